@@ -1,0 +1,468 @@
+"""The game model: which codes exist, how they are written, and how a secret answers a guess.
+
+A :class:`Game` is ``(positions, symbols, repetition)`` plus an alphabet for writing codes.  Codes
+are identified by their index in lexicographic order (``Code``), responses by a small integer
+(``Response`` = ``bulls * (positions + 1) + cows``).  This module validates everything a person can
+type (codes, responses, histories) and raises the precise :mod:`solver.errors` subclass; past this
+boundary the rest of the solver trusts its inputs.
+
+It must not know about strategies or search: those live in :mod:`solver.heuristics` and
+:mod:`solver.search`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import kernels
+from solver.errors import (
+    GameTooLargeError,
+    InconsistentHistoryError,
+    InvalidCodeError,
+    InvalidGameError,
+    InvalidResponseError,
+)
+
+Code: TypeAlias = int
+"""Index of a code in the game's lexicographic enumeration."""
+
+Response: TypeAlias = int
+"""Encoded response: ``bulls * (positions + 1) + cows``."""
+
+CandidateSet: TypeAlias = npt.NDArray[np.int32]
+"""Ascending array of the codes still consistent with a history."""
+
+DEFAULT_ALPHABET: str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+MAX_SYMBOLS: int = 62  # bitmasks are int64; one alphabet character per symbol
+MAX_CODES: int = 5_000_000
+"""Hard ceiling of the solver itself; the service sets a lower, configurable one."""
+
+TABLE_MAX_BYTES: int = 64 * 1024 * 1024
+"""Largest response table (n*n bytes) built by default; larger games compute responses on the fly."""
+
+PRESETS: dict[str, tuple[int, int, bool]] = {
+    "bulls-cows": (4, 10, False),
+    "mastermind": (4, 6, True),
+}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One entry of a history: a guess and the response it received."""
+
+    guess: Code
+    """The guessed code."""
+    response: Response
+    """The encoded response to it."""
+
+
+History: TypeAlias = Sequence[Turn]
+
+
+@dataclass(frozen=True)
+class GameArrays:
+    """The numpy arrays the kernels work on (see :mod:`solver.kernels` for shapes and meaning)."""
+
+    codes: npt.NDArray[np.int8]
+    masks: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.uint8]
+    table: npt.NDArray[np.uint8]
+    """Response table, or an empty ``(0, 0)`` array when responses are computed on the fly."""
+
+    def kernel_args(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8],
+                                   npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+        """The leading ``(table, codes, masks, counts)`` arguments every kernel takes."""
+        return self.table, self.codes, self.masks, self.counts
+
+
+_EMPTY_TABLE: npt.NDArray[np.uint8] = np.zeros((0, 0), dtype=np.uint8)
+
+
+def count_codes(positions: int, symbols: int, repetition: bool) -> int:
+    """Number of codes of a game, computed without enumerating them."""
+    if repetition:
+        return int(symbols**positions)
+    return math.perm(symbols, positions)
+
+
+@functools.lru_cache(maxsize=8)
+def _enumerate(positions: int, symbols: int, repetition: bool) -> GameArrays:
+    """Codes, symbol masks and symbol counts of a game, in lexicographic order (cached per game)."""
+    if repetition:
+        n = symbols**positions
+        idx = np.arange(n, dtype=np.int64)
+        codes = np.empty((n, positions), dtype=np.int8)
+        for k in range(positions - 1, -1, -1):
+            codes[:, k] = idx % symbols
+            idx //= symbols
+    else:
+        codes = np.array(list(permutations(range(symbols), positions)), dtype=np.int8)
+        codes = codes.reshape(-1, positions)
+    masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), codes.astype(np.int64)), axis=1)
+    masks = np.ascontiguousarray(masks, dtype=np.int64)
+    if repetition:
+        counts = np.zeros((codes.shape[0], symbols), dtype=np.uint8)
+        rows = np.arange(codes.shape[0])
+        for k in range(positions):
+            np.add.at(counts, (rows, codes[:, k]), 1)
+    else:
+        counts = np.zeros((0, 0), dtype=np.uint8)
+    codes.setflags(write=False)
+    masks.setflags(write=False)
+    counts.setflags(write=False)
+    return GameArrays(np.ascontiguousarray(codes), masks, counts, _EMPTY_TABLE)
+
+
+@functools.lru_cache(maxsize=4)
+def _table(positions: int, symbols: int, repetition: bool) -> npt.NDArray[np.uint8]:
+    arrays = _enumerate(positions, symbols, repetition)
+    table: npt.NDArray[np.uint8] = kernels.response_table(arrays.codes, arrays.masks, arrays.counts)
+    table.setflags(write=False)
+    return table
+
+
+_PAREN_RESPONSE = re.compile(r"\(\s*(\d+)\s*[,.]\s*(\d+)\s*\)")
+"""The article's ``0123(0,1)`` way of writing a turn."""
+
+_GAME_TEXT = re.compile(r"^\s*(\d+)\s*[,x:/ ]\s*(\d+)\s*[,:/ ]\s*([01]|yes|no|true|false)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A code-breaking game: ``positions`` places, ``symbols`` symbols, with or without repetition.
+
+    Codes are written with the first ``symbols`` characters of ``alphabet``.  Construct with
+    :meth:`from_spec` to accept presets and the ``"4,10,0"`` short form.
+    """
+
+    positions: int
+    """Number of places in a code."""
+    symbols: int
+    """Number of distinct symbols available."""
+    repetition: bool
+    """Whether a code may use a symbol more than once."""
+    alphabet: str = DEFAULT_ALPHABET
+    """Characters used to write symbols 0, 1, 2, ... (only the first ``symbols`` are used)."""
+    max_codes: int = field(default=MAX_CODES, compare=False, repr=False)
+    """Refuse games with more codes than this."""
+    table_max_bytes: int = field(default=TABLE_MAX_BYTES, compare=False, repr=False)
+    """Build a response table only when its n*n bytes fit this budget."""
+
+    def __post_init__(self) -> None:
+        p, s = self.positions, self.symbols
+        if not isinstance(p, int) or isinstance(p, bool) or p < 1:
+            raise InvalidGameError(f"positions must be a positive integer, got {p!r}")
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
+            raise InvalidGameError(f"symbols must be a positive integer, got {s!r}")
+        if s > MAX_SYMBOLS:
+            raise InvalidGameError(f"at most {MAX_SYMBOLS} symbols are supported, got {s}")
+        if p > 15:
+            raise InvalidGameError(f"at most 15 positions are supported, got {p}")
+        if not self.repetition and p > s:
+            raise InvalidGameError(
+                f"{p} positions cannot hold distinct symbols from only {s} symbols"
+            )
+        alphabet = self.alphabet
+        if len(alphabet) < s:
+            raise InvalidGameError(
+                f"alphabet {alphabet!r} has {len(alphabet)} characters, {s} symbols need as many"
+            )
+        used = alphabet[:s]
+        if len(set(used)) != s:
+            raise InvalidGameError(f"alphabet {used!r} repeats a character")
+        if any(ch.isspace() or ch in ".,;" for ch in used):
+            raise InvalidGameError(f"alphabet {used!r} may not contain spaces or '.,;'")
+        n = count_codes(p, s, self.repetition)
+        if n > self.max_codes:
+            raise GameTooLargeError(
+                f"game {p},{s},{int(self.repetition)} has {n} codes, more than the limit of "
+                f"{self.max_codes}"
+            )
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_spec(cls, spec: str | Game, alphabet: str | None = None, **limits: int) -> Game:
+        """A game from a preset name (``bulls-cows``, ``mastermind``) or ``"positions,symbols,rep"``.
+
+        :raises InvalidGameError: the text is neither a preset nor a valid triple.
+        """
+        if isinstance(spec, Game):
+            return spec
+        key = spec.strip().lower()
+        if key in PRESETS:
+            p, s, rep = PRESETS[key]
+        elif key in ("bullscows", "bulls-and-cows", "bulls_cows", "moo"):
+            p, s, rep = PRESETS["bulls-cows"]
+        else:
+            m = _GAME_TEXT.match(key)
+            if not m:
+                raise InvalidGameError(
+                    f"unknown game {spec!r}: use a preset ({', '.join(PRESETS)}) or "
+                    "'positions,symbols,repetition' such as '4,10,0'"
+                )
+            p, s = int(m.group(1)), int(m.group(2))
+            rep = m.group(3).lower() in ("1", "yes", "true")
+        return cls(p, s, rep, alphabet if alphabet is not None else DEFAULT_ALPHABET, **limits)
+
+    # -- sizes and names ----------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """Number of codes."""
+        return count_codes(self.positions, self.symbols, self.repetition)
+
+    @property
+    def n_responses(self) -> int:
+        """Size of the response encoding space, ``(positions + 1) ** 2`` (not all are possible)."""
+        return (self.positions + 1) ** 2
+
+    @property
+    def all_bulls(self) -> Response:
+        """The winning response."""
+        return self.positions * (self.positions + 1)
+
+    @property
+    def name(self) -> str:
+        """Preset name where there is one, else ``"p,s,r"``."""
+        for name, triple in PRESETS.items():
+            if triple == (self.positions, self.symbols, self.repetition):
+                return name
+        return self.spec
+
+    @property
+    def spec(self) -> str:
+        """The ``"positions,symbols,repetition"`` short form."""
+        return f"{self.positions},{self.symbols},{int(self.repetition)}"
+
+    def describe(self) -> dict[str, object]:
+        """JSON-friendly description."""
+        return {
+            "name": self.name,
+            "positions": self.positions,
+            "symbols": self.symbols,
+            "repetition": self.repetition,
+            "alphabet": self.alphabet[: self.symbols],
+            "codes": self.size,
+        }
+
+    # -- arrays -------------------------------------------------------------------------------
+
+    def arrays(self, *, table: bool | None = None) -> GameArrays:
+        """Arrays for the kernels.
+
+        ``table=None`` uses the response table if it has already been built (cheap one-off
+        questions stay cheap), ``True`` builds it when it fits ``table_max_bytes`` (bulk work such
+        as trees and searches), ``False`` never uses it.
+        """
+        base = _enumerate(self.positions, self.symbols, self.repetition)
+        key = (self.positions, self.symbols, self.repetition)
+        want = table
+        if want is None:
+            want = key in _built_tables
+        if want and self.size**2 <= self.table_max_bytes:
+            t = _table(*key)
+            _built_tables.add(key)
+            return GameArrays(base.codes, base.masks, base.counts, t)
+        return base
+
+    @property
+    def all_codes(self) -> CandidateSet:
+        """Every code index, ascending."""
+        return np.arange(self.size, dtype=np.int32)
+
+    # -- codes --------------------------------------------------------------------------------
+
+    def parse_code(self, text: str) -> Code:
+        """Index of a written code.
+
+        :raises InvalidCodeError: wrong length, a character outside the alphabet, or a repeated
+            symbol in a game without repetition.
+        """
+        if not isinstance(text, str):
+            raise InvalidCodeError(f"a code must be a string, got {text!r}")
+        t = text.strip()
+        if len(t) != self.positions:
+            raise InvalidCodeError(
+                f"code {text!r} has {len(t)} symbols, this game needs {self.positions}"
+            )
+        alphabet = self.alphabet[: self.symbols]
+        syms: list[int] = []
+        for ch in t:
+            s = alphabet.find(ch)
+            if s < 0:
+                raise InvalidCodeError(
+                    f"code {text!r}: symbol {ch!r} is not one of the {self.symbols} symbols "
+                    f"{alphabet!r}"
+                )
+            syms.append(s)
+        if not self.repetition and len(set(syms)) != len(syms):
+            dup = next(ch for ch in t if t.count(ch) > 1)
+            raise InvalidCodeError(
+                f"code {text!r} repeats symbol {dup!r}, but this game has no repetition"
+            )
+        return self._rank(syms)
+
+    def _rank(self, syms: Sequence[int]) -> Code:
+        s, p = self.symbols, self.positions
+        if self.repetition:
+            idx = 0
+            for v in syms:
+                idx = idx * s + v
+            return idx
+        idx = 0
+        used: set[int] = set()
+        for k, v in enumerate(syms):
+            smaller_free = sum(1 for u in range(v) if u not in used)
+            idx += smaller_free * math.perm(s - k - 1, p - k - 1)
+            used.add(v)
+        return idx
+
+    def format_code(self, code: Code) -> str:
+        """Written form of a code index."""
+        row = self.arrays().codes[code]
+        return "".join(self.alphabet[int(v)] for v in row)
+
+    def format_codes(self, codes: Iterable[Code]) -> list[str]:
+        """Written forms of several code indices."""
+        return [self.format_code(int(c)) for c in codes]
+
+    # -- responses ----------------------------------------------------------------------------
+
+    def encode_response(self, bulls: int, cows: int) -> Response:
+        """Encoded response, after checking it can occur in this game.
+
+        :raises InvalidResponseError: negative counts, more than ``positions`` in all, the
+            impossible ``positions-1`` bulls with one cow, or fewer shared symbols than two codes
+            without repetition must share.
+        """
+        p = self.positions
+        for what, v in (("bulls", bulls), ("cows", cows)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise InvalidResponseError(f"{what} must be a non-negative integer, got {v!r}")
+        if bulls + cows > p:
+            raise InvalidResponseError(
+                f"response {bulls}.{cows} is impossible: bulls + cows cannot exceed {p} positions"
+            )
+        if bulls == p - 1 and cows == 1:
+            raise InvalidResponseError(
+                f"response {bulls}.{cows} is impossible: with {p - 1} symbols in place the last "
+                "one cannot be a cow"
+            )
+        if not self.repetition:
+            least = max(0, 2 * p - self.symbols)
+            if bulls + cows < least:
+                raise InvalidResponseError(
+                    f"response {bulls}.{cows} is impossible: two codes of {p} distinct symbols "
+                    f"out of {self.symbols} always share at least {least}"
+                )
+        if self.symbols == 1 and bulls != p:
+            raise InvalidResponseError(
+                f"response {bulls}.{cows} is impossible: with one symbol every guess is right"
+            )
+        return bulls * (p + 1) + cows
+
+    def parse_response(self, text: str) -> Response:
+        """Encoded response from ``"b.c"`` (also ``"b,c"``, ``"b c"``, ``"bBcC"``).
+
+        :raises InvalidResponseError: malformed text or an impossible response.
+        """
+        if not isinstance(text, str):
+            raise InvalidResponseError(f"a response must be a string like '1.2', got {text!r}")
+        m = re.fullmatch(r"\s*(\d+)\s*(?:[.,:/ ]|[bB]\s*)\s*(\d+)\s*[cC]?\s*", text)
+        if not m:
+            raise InvalidResponseError(
+                f"response {text!r} is not of the form 'bulls.cows', e.g. '1.2'"
+            )
+        return self.encode_response(int(m.group(1)), int(m.group(2)))
+
+    def bulls_cows(self, response: Response) -> tuple[int, int]:
+        """``(bulls, cows)`` of an encoded response."""
+        return divmod(int(response), self.positions + 1)
+
+    def format_response(self, response: Response) -> str:
+        """``"b.c"`` text of an encoded response."""
+        b, c = self.bulls_cows(response)
+        return f"{b}.{c}"
+
+    def response(self, guess: Code, secret: Code) -> Response:
+        """Encoded response of ``secret`` to ``guess``."""
+        a = self.arrays()
+        if a.table.shape[0]:
+            return int(a.table[guess, secret])
+        return int(kernels.response(a.codes, a.masks, a.counts, guess, secret))
+
+    # -- histories ----------------------------------------------------------------------------
+
+    def parse_turn(self, text: str) -> Turn:
+        """A turn from ``"0123 0.1"`` (guess, whitespace, response).
+
+        :raises InvalidCodeError, InvalidResponseError: either half is bad.
+        """
+        if not isinstance(text, str):
+            raise InvalidResponseError(f"a turn must be written like '0123 0.1', got {text!r}")
+        parts = _PAREN_RESPONSE.sub(r" \1.\2", text).split()
+        if len(parts) != 2:
+            raise InvalidResponseError(
+                f"turn {text!r} is not of the form 'GUESS BULLS.COWS', e.g. '0123 0.1'"
+            )
+        return Turn(self.parse_code(parts[0]), self.parse_response(parts[1]))
+
+    def parse_history(self, entries: Iterable[str] | str) -> list[Turn]:
+        """A history from turns such as ``["0123 0.1", "1245 0.2"]`` or ``"0123 0.1, 1245 0.2"``.
+
+        A string is read as a stream of ``GUESS RESPONSE`` pairs separated by spaces, commas,
+        semicolons or ``+``; the article's ``0123(0,1)+1245(0,2)`` is accepted too.
+
+        :raises InvalidCodeError, InvalidResponseError: a bad guess, response or a missing half.
+        """
+        if not isinstance(entries, str):
+            return [self.parse_turn(e) for e in entries]
+        flat = _PAREN_RESPONSE.sub(r" \1.\2", entries)
+        tokens = [t for t in re.split(r"[\s,;+]+", flat) if t]
+        if len(tokens) % 2:
+            raise InvalidResponseError(
+                f"history {entries!r} has a guess without a response (write turns as '0123 0.1')"
+            )
+        return [
+            self.parse_turn(f"{tokens[k]} {tokens[k + 1]}") for k in range(0, len(tokens), 2)
+        ]
+
+    def format_turn(self, turn: Turn) -> str:
+        """``"0123 0.1"`` text of a turn."""
+        return f"{self.format_code(turn.guess)} {self.format_response(turn.response)}"
+
+    def candidates(self, history: History = (), *, start: CandidateSet | None = None) -> CandidateSet:
+        """Codes consistent with every turn of ``history`` (ascending).
+
+        :raises InconsistentHistoryError: some turn leaves no candidate; the message names it.
+        """
+        a = self.arrays()
+        cands = self.all_codes if start is None else start
+        for k, turn in enumerate(history):
+            if turn.response == self.all_bulls and k != len(history) - 1:
+                raise InconsistentHistoryError(
+                    f"turn {k + 1} ({self.format_turn(turn)!r}) already won; the game ended there"
+                )
+            cands = kernels.filter_candidates(*a.kernel_args(), cands, turn.guess, turn.response)
+            if cands.shape[0] == 0:
+                shown = ", ".join(self.format_turn(t) for t in history[: k + 1])
+                raise InconsistentHistoryError(
+                    f"no code is consistent with the history: turn {k + 1} "
+                    f"({self.format_turn(turn)!r}) contradicts the turns before it ({shown})"
+                    if k
+                    else f"no code can answer {self.format_turn(turn)!r} in this game"
+                )
+        return cands
+
+
+_built_tables: set[tuple[int, int, bool]] = set()

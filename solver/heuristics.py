@@ -1,0 +1,195 @@
+"""One-step strategies: pick the next guess by looking one response ahead.
+
+Each strategy scores every allowed guess by how it partitions the candidate set, in one numba
+kernel call (:func:`solver.kernels.best_guess`).  The registry :data:`STRATEGIES` maps the public
+names to factories; :func:`get_strategy` is the only way in and rejects unknown names.
+
+Tie-break, shared by all of them and relied upon by the tests: among guesses of equal score a
+candidate (a code still consistent with the history) wins, then the lowest code index.  A single
+remaining candidate is always the guess.
+
+This module does no exact search (see :mod:`solver.search`) and no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import kernels
+from solver.errors import InconsistentHistoryError, UnknownStrategyError
+from solver.game import CandidateSet, Code, Game, GameArrays
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A chosen guess with the score that chose it."""
+
+    guess: Code
+    """The code to play next."""
+    score: float | None
+    """The strategy's score of that guess (lower is better), or None for score-free strategies."""
+
+
+class Strategy(Protocol):
+    """Anything that picks a guess for a candidate set."""
+
+    @property
+    def name(self) -> str:
+        """Registry name."""
+        ...
+
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+        """The next guess when ``cands`` are the codes still possible."""
+        ...
+
+
+@functools.lru_cache(maxsize=8)
+def _nlogn(n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``k*log2(k)`` and ``k*ln(k)`` for ``k = 0..n`` (0 at 0)."""
+    k = np.arange(n + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log2n = np.where(k > 0, k * np.log2(np.maximum(k, 1)), 0.0)
+        lnn = np.where(k > 0, k * np.log(np.maximum(k, 1)), 0.0)
+    return np.ascontiguousarray(log2n), np.ascontiguousarray(lnn)
+
+
+def guess_pool(game: Game, cands: CandidateSet, from_set_only: bool = False) -> npt.NDArray[np.int32]:
+    """Candidates first (ascending), then every other code (ascending), as the kernels expect."""
+    if from_set_only:
+        return cands
+    outside = np.ones(game.size, dtype=bool)
+    outside[cands] = False
+    rest = np.flatnonzero(outside).astype(np.int32)
+    return np.concatenate((cands, rest))
+
+
+def _check(cands: CandidateSet) -> None:
+    if cands.shape[0] == 0:
+        raise InconsistentHistoryError("no candidate is left: the history is inconsistent")
+
+
+@dataclass(frozen=True)
+class PartitionStrategy:
+    """A strategy that scores guesses by the sizes of the parts they split the candidates into."""
+
+    name: str
+    """Registry name."""
+    kernel_id: int
+    """Strategy identifier of :func:`solver.kernels.best_guess`."""
+    from_set_only: bool = False
+    """Only candidates may be guessed."""
+
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+        _check(cands)
+        if cands.shape[0] <= 2:
+            # One left: it is the guess.  Two left: either candidate is optimal for every score, and
+            # the tie-break takes the lower.
+            return Choice(int(cands[0]), None)
+        a = arrays if arrays is not None else game.arrays()
+        pool = guess_pool(game, cands, self.from_set_only)
+        log2n, lnn = _nlogn(int(cands.shape[0]))
+        guess, score = kernels.best_guess(
+            *a.kernel_args(), cands, pool, int(cands.shape[0]), game.n_responses,
+            self.kernel_id, log2n, lnn,
+        )
+        return Choice(int(guess), float(score))
+
+
+@dataclass(frozen=True)
+class FirstConsistent:
+    """Always the lowest-index candidate (the classic "next consistent in order" player)."""
+
+    name: str = "first-consistent"
+
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+        _check(cands)
+        return Choice(int(cands[0]), None)
+
+
+@dataclass(frozen=True)
+class RandomConsistent:
+    """A uniformly random candidate, reproducible from ``seed``.
+
+    The draw depends only on the seed and the candidate set (not on call order), so a whole tree of
+    this strategy is deterministic and the same position always gets the same answer.
+    """
+
+    seed: int = 0
+    """Seed of the pseudo-random choice."""
+    name: str = "random-consistent"
+
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+        _check(cands)
+        digest = zlib.crc32(np.ascontiguousarray(cands, dtype=np.int32).tobytes())
+        rng = np.random.default_rng([self.seed & 0xFFFFFFFF, digest, int(cands.shape[0])])
+        return Choice(int(cands[int(rng.integers(cands.shape[0]))]), None)
+
+
+def _partition(name: str, kernel_id: int) -> Callable[..., Strategy]:
+    def make(*, from_set_only: bool = False, seed: int = 0) -> Strategy:
+        return PartitionStrategy(name, kernel_id, from_set_only)
+
+    return make
+
+
+def _random(*, from_set_only: bool = False, seed: int = 0) -> Strategy:
+    return RandomConsistent(seed)
+
+
+def _first(*, from_set_only: bool = False, seed: int = 0) -> Strategy:
+    return FirstConsistent()
+
+
+STRATEGIES: dict[str, Callable[..., Strategy]] = {
+    "minimax": _partition("minimax", kernels.MINIMAX),
+    "most-parts": _partition("most-parts", kernels.MOST_PARTS),
+    "entropy": _partition("entropy", kernels.ENTROPY),
+    "expected-size": _partition("expected-size", kernels.EXPECTED_SIZE),
+    "larmouth": _partition("larmouth", kernels.LARMOUTH),
+    "crush": _partition("crush", kernels.CRUSH),
+    "first-consistent": _first,
+    "random-consistent": _random,
+}
+"""One-step strategies by public name."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "minimax": "Knuth: smallest largest part",
+    "most-parts": "Kooi: most distinct responses",
+    "entropy": "Neuwirth: largest entropy of the response distribution",
+    "expected-size": "smallest expected size of the next candidate set (sum of squared parts)",
+    "larmouth": "Larmouth: smallest sum of n*ln(n), a bonus for a candidate",
+    "crush": "Slovesnov: part sizes sorted largest first, compared lexicographically",
+    "first-consistent": "the lowest-index code still possible",
+    "random-consistent": "a random code still possible (seeded)",
+}
+
+
+def get_strategy(name: str, *, from_set_only: bool = False, seed: int = 0) -> Strategy:
+    """The one-step strategy registered as ``name``.
+
+    :raises UnknownStrategyError: ``name`` is not registered.
+    """
+    try:
+        factory = STRATEGIES[name]
+    except KeyError:
+        raise UnknownStrategyError(
+            f"unknown strategy {name!r}; one-step strategies are: {', '.join(STRATEGIES)}"
+        ) from None
+    return factory(from_set_only=from_set_only, seed=seed)
+
+
+def partition(game: Game, guess: Code, cands: CandidateSet,
+              arrays: GameArrays | None = None) -> dict[int, int]:
+    """Number of candidates giving each response to ``guess`` (responses with none omitted)."""
+    a = arrays if arrays is not None else game.arrays()
+    counts = kernels.partition_matrix(
+        *a.kernel_args(), np.array([guess], dtype=np.int32), cands, game.n_responses
+    )[0]
+    return {int(r): int(c) for r, c in enumerate(counts) if c}

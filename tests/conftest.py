@@ -1,0 +1,32 @@
+"""Shared fixtures: the published figures and the two preset games."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from solver.game import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ROOT.parent / "shared" / "reference" / "published.json"
+
+
+@pytest.fixture(scope="session")
+def published() -> dict[str, Any]:
+    """``shared/reference/published.json``: the figures of the seed documents to reproduce."""
+    assert PUBLISHED.exists(), f"published figures missing at {PUBLISHED} (shared/ must sit beside the repo)"
+    data: dict[str, Any] = json.loads(PUBLISHED.read_text())
+    return data
+
+
+@pytest.fixture(scope="session")
+def bulls_cows() -> Game:
+    return Game.from_spec("bulls-cows")
+
+
+@pytest.fixture(scope="session")
+def mastermind() -> Game:
+    return Game.from_spec("mastermind")

@@ -1,0 +1,81 @@
+"""The ``bullscows`` command line, through click's runner and once as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from service.cli import main
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def run_json(*args: str) -> Any:
+    code, out, err = run(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_next_defaults_and_history_forms() -> None:
+    assert run("next")[1].strip() == "0123"
+    a = run_json("next", "--game", "bulls-cows", "--history", "0123 0.1", "1245 0.2")
+    b = run_json("next", "0123", "0.1", "1245", "0.2")
+    c = run_json("next", "-H", "0123 0.1, 1245 0.2")
+    assert a == b == c
+    assert a["candidates"] == 312 and a["guess_number"] == 3
+
+
+def test_next_mastermind_strategies() -> None:
+    assert run_json("next", "-g", "mastermind")["guess"] == "0011"
+    assert run_json("next", "-g", "mastermind", "--strategy", "most-parts")["guess"] == "0012"
+    out = run_json("next", "-g", "4,6,1", "0011 2.0", "0123 1.1", "--strategy", "first-consistent")
+    assert out["consistent"] and out["candidate_list"] is not None
+
+
+def test_next_custom_alphabet() -> None:
+    out = run_json("next", "-g", "3,7,0", "--alphabet", "1234567", "--strategy", "expected-size", "123 2.0")
+    assert out["consistent"] is False, "the blog: an inconsistent guess (such as 134) is best here"
+    assert out["candidates"] == 12
+
+
+def test_partition() -> None:
+    out = run_json("partition", "--guess", "0123")
+    assert out["parts"]["0.1"] == 1440 and sum(out["parts"].values()) == 5040
+
+
+def test_tree_json_keys(tmp_path: Any) -> None:
+    target = tmp_path / "t.json"
+    out = run_json("tree", "-g", "mastermind", "--strategy", "minimax", "--first", "0011", "-o", str(target))
+    assert {"total", "average", "worst_case", "histogram", "nodes", "first_guess"} <= set(out)
+    assert out["worst_case"] == 5 and out["first_guess"] == "0011"
+    assert json.loads(target.read_text())["stats"]["total"] == out["total"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["next", "0123", "5.0"], "impossible"), (["next", "0113", "0.1"], "repeats symbol"),
+     (["next", "0123", "0.0", "4567", "0.4", "5674", "0.0"], "turn 3"),
+     (["next", "--strategy", "nope"], "unknown strategy"), (["next", "-g", "4,3,0"], "distinct"),
+     (["tree", "--first", "01"], "has 2 symbols"), (["partition", "--guess", "abcd"], "not one of"),
+     (["next", "0123"], "without a response")],
+)
+def test_errors_exit_non_zero_with_a_message(args: list[str], needle: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ") and needle in err
+
+
+def test_console_script_runs() -> None:
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "next", "-g", "mastermind", "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["guess"] == "0011"

@@ -1,0 +1,204 @@
+"""Game model: enumeration, text forms, responses, validation (the foundation issue)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import kernels
+from solver.errors import (
+    GameTooLargeError,
+    InconsistentHistoryError,
+    InvalidCodeError,
+    InvalidGameError,
+    InvalidResponseError,
+    SolverError,
+)
+from solver.game import Game, Turn
+from solver.heuristics import partition
+from tests import reference
+
+
+@st.composite
+def games(draw: st.DrawFn, max_codes: int = 1500) -> Game:
+    """Small random games, with and without repetition."""
+    rep = draw(st.booleans())
+    p = draw(st.integers(1, 4))
+    s = draw(st.integers(1 if rep else p, 7))
+    g = Game(p, s, rep)
+    if g.size > max_codes:
+        g = Game(min(p, 3), s, rep)
+    return g
+
+
+def test_presets(bulls_cows: Game, mastermind: Game, published: dict[str, Any]) -> None:
+    for name, game in (("bulls-cows", bulls_cows), ("mastermind", mastermind)):
+        spec = published["games"][name]
+        assert (game.positions, game.symbols, game.repetition) == (
+            spec["positions"], spec["symbols"], spec["repetition"])
+        assert game.size == spec["codes"] == game.arrays().codes.shape[0]
+    assert Game.from_spec("4,10,0") == bulls_cows
+    assert Game.from_spec("4,6,1") == mastermind
+    assert Game.from_spec(" 4, 6, yes ") == mastermind
+
+
+@given(games())
+@settings(max_examples=40, deadline=None)
+def test_enumeration_is_lexicographic_and_ranks_invert(game: Game) -> None:
+    texts = reference.all_codes(game.positions, game.symbols, game.repetition, game.alphabet)
+    assert game.format_codes(range(game.size)) == texts
+    for k in range(0, game.size, max(1, game.size // 50)):
+        assert game.parse_code(texts[k]) == k
+
+
+def test_custom_alphabet() -> None:
+    g = Game(3, 7, False, "1234567")
+    assert g.size == 210
+    assert g.format_code(0) == "123"
+    assert g.parse_code("765") == g.size - 1
+    with pytest.raises(InvalidCodeError, match="'8'"):
+        g.parse_code("128")
+
+
+def test_partition_after_0123(bulls_cows: Game, published: dict[str, Any]) -> None:
+    parts = partition(bulls_cows, bulls_cows.parse_code("0123"), bulls_cows.all_codes)
+    got = {bulls_cows.format_response(r): n for r, n in parts.items()}
+    assert got == published["partition_after_0123_bulls_cows"]
+
+
+@given(games(), st.data())
+@settings(max_examples=60, deadline=None)
+def test_responses_match_reference_and_are_symmetric(game: Game, data: st.DataObject) -> None:
+    a = game.arrays()
+    for _ in range(20):
+        i = data.draw(st.integers(0, game.size - 1))
+        j = data.draw(st.integers(0, game.size - 1))
+        r = int(kernels.response(a.codes, a.masks, a.counts, i, j))
+        assert r == int(kernels.response(a.codes, a.masks, a.counts, j, i))
+        b, c = game.bulls_cows(r)
+        assert 0 <= b + c <= game.positions
+        assert (b, c) == reference.bulls_cows(game.format_code(i), game.format_code(j))
+        assert (r == game.all_bulls) == (i == j)
+        # every response that occurs passes the validator
+        assert game.encode_response(b, c) == r
+
+
+@given(games(max_codes=800))
+@settings(max_examples=25, deadline=None)
+def test_table_equals_on_the_fly_kernel(game: Game) -> None:
+    a = game.arrays()
+    table = kernels.response_table(a.codes, a.masks, a.counts)
+    assert table.shape == (game.size, game.size)
+    assert np.array_equal(table, table.T)
+    for i in range(0, game.size, max(1, game.size // 30)):
+        row = np.array([kernels.response(a.codes, a.masks, a.counts, i, j) for j in range(game.size)])
+        assert np.array_equal(table[i], row)
+
+
+def test_large_game_runs_on_the_fly() -> None:
+    g = Game(5, 10, False)
+    assert g.size == 30240
+    a = g.arrays(table=True)
+    assert a.table.shape == (0, 0), "30240^2 bytes exceed the default table budget"
+    history = g.parse_history("01234 1.2, 56789 0.2")
+    cands = g.candidates(history)
+    texts = reference.all_codes(5, 10, False, g.alphabet)
+    expect = [t for t in texts
+              if reference.bulls_cows("01234", t) == (1, 2) and reference.bulls_cows("56789", t) == (0, 2)]
+    assert g.format_codes(cands) == expect
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("012", "has 3 symbols"), ("01234", "has 5 symbols"), ("01a3", "'a' is not one of"),
+     ("0113", "repeats symbol '1'"), ("", "has 0 symbols")],
+)
+def test_malformed_codes(bulls_cows: Game, text: str, needle: str) -> None:
+    with pytest.raises(InvalidCodeError, match=needle):
+        bulls_cows.parse_code(text)
+
+
+def test_mastermind_allows_repeats_but_not_foreign_symbols(mastermind: Game) -> None:
+    assert mastermind.format_code(mastermind.parse_code("0011")) == "0011"
+    with pytest.raises(InvalidCodeError, match="'6'"):
+        mastermind.parse_code("0016")
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [("3.1", "cannot be a cow"), ("2.3", "cannot exceed"), ("5.0", "cannot exceed"),
+     ("x.1", "not of the form"), ("1", "not of the form"), ("-1.0", "not of the form")],
+)
+def test_impossible_responses(bulls_cows: Game, text: str, needle: str) -> None:
+    with pytest.raises(InvalidResponseError, match=needle):
+        bulls_cows.parse_response(text)
+
+
+def test_response_forms(bulls_cows: Game) -> None:
+    r = bulls_cows.encode_response(1, 2)
+    assert bulls_cows.format_response(r) == "1.2"
+    for text in ("1.2", "1,2", "1 2", "1b2c", " 1.2 "):
+        assert bulls_cows.parse_response(text) == r
+
+
+def test_distinct_symbols_must_share_some() -> None:
+    g = Game(4, 6, False)
+    with pytest.raises(InvalidResponseError, match="at least 2"):
+        g.parse_response("0.1")
+    assert g.parse_response("0.2") == 2
+
+
+def test_histories(bulls_cows: Game) -> None:
+    forms = ["0123 0.1, 1245 0.2", "0123(0,1)+1245(0,2)", "0123 0.1 1245 0.2"]
+    parsed = [bulls_cows.parse_history(f) for f in forms]
+    assert parsed[0] == parsed[1] == parsed[2] == [
+        Turn(bulls_cows.parse_code("0123"), bulls_cows.parse_response("0.1")),
+        Turn(bulls_cows.parse_code("1245"), bulls_cows.parse_response("0.2")),
+    ]
+    cands = bulls_cows.candidates(parsed[0])
+    expect = [t for t in reference.all_codes(4, 10, False, bulls_cows.alphabet)
+              if reference.bulls_cows("0123", t) == (0, 1) and reference.bulls_cows("1245", t) == (0, 2)]
+    assert bulls_cows.format_codes(cands) == expect
+
+
+@pytest.mark.parametrize(
+    ("history", "needle"),
+    [("0123 0.0, 4567 0.4, 5674 0.0", "turn 3"), ("0123 4.0, 4567 0.0", "already won"),
+     ("0123 0.0, 0123 0.1", "turn 2")],
+)
+def test_inconsistent_histories(bulls_cows: Game, history: str, needle: str) -> None:
+    with pytest.raises(InconsistentHistoryError, match=needle):
+        bulls_cows.candidates(bulls_cows.parse_history(history))
+
+
+def test_response_impossible_for_that_guess(mastermind: Game) -> None:
+    with pytest.raises(InconsistentHistoryError, match=r"no code can answer '0000 0\.1'"):
+        mastermind.candidates(mastermind.parse_history("0000 0.1"))
+
+
+@pytest.mark.parametrize(
+    ("spec", "error", "needle"),
+    [("4,3,0", InvalidGameError, "distinct symbols"), ("chess", InvalidGameError, "unknown game"),
+     ("0,6,1", InvalidGameError, "positive"), ("4,63,0", InvalidGameError, "at most 62"),
+     ("9,10,1", GameTooLargeError, "1000000000 codes")],
+)
+def test_bad_games(spec: str, error: type[SolverError], needle: str) -> None:
+    with pytest.raises(error, match=needle):
+        Game.from_spec(spec)
+
+
+def test_game_limit_is_configurable() -> None:
+    with pytest.raises(GameTooLargeError):
+        Game(4, 10, False, max_codes=1000)
+    with pytest.raises(InvalidGameError, match="repeats a character"):
+        Game(3, 3, False, "aab")
+
+
+def test_errors_are_value_errors() -> None:
+    for cls in (InvalidGameError, InvalidCodeError, InvalidResponseError, InconsistentHistoryError):
+        assert issubclass(cls, SolverError)
+        assert issubclass(cls, ValueError)
