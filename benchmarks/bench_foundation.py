@@ -17,12 +17,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import machine, timed  # noqa: E402
+from common import machine, timed
 
-from solver import kernels  # noqa: E402
-from solver.game import Game  # noqa: E402
-from solver.heuristics import STRATEGIES, get_strategy  # noqa: E402
-from solver.tree import build_tree, strategy_chooser  # noqa: E402
+from solver import kernels
+from solver.game import Game
+from solver.heuristics import STRATEGIES, get_strategy
+from solver.tree import build_tree, strategy_chooser
 
 
 def main() -> None:
