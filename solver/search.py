@@ -1,0 +1,432 @@
+"""Exact (and hybrid) optimal-strategy search: the article's branch and bound, orchestrated.
+
+Criteria (values count every guess of the game, those already in the history included):
+
+``total``
+    Λ: the fewest guesses summed over the secrets still possible; optional ``max_guesses`` limit.
+``kmovers``
+    Φ_k with k = ``max_guesses``: every secret solved within k guesses, the fewest needing exactly
+    k.  With ``depth_count`` = j < k the *chain* continues while the count is 0: Φ_{k-1} (all within
+    k-1), ... down to Φ_j, the way the article's trees minimise 7-movers, then 6-movers, and so on.
+
+Hybrids (article section 3.3): turns after ``mde`` use the heuristic's guess instead of a search
+(crush for k-movers, Larmouth for totals), except the last two turns before the limit; with
+``from_set_only`` those turns instead search only candidates (the *fso* column).  ``mde=None`` with
+``from_set_only`` restricts every turn to candidates.  Article names: crush35 = mde 2, crush45 =
+mde 3, crush5 = mde 4 (likewise avg35/avg45/avg5), fso = mde 3 with from_set_only.
+
+The recursion itself is :func:`solver.searchkernels.search`; this module builds its arrays (lower
+bound tables, equivalence-set pools for the first two plies, workspace, the transposition table)
+and turns its integers into results.  No I/O.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import kernels
+from solver import searchkernels as sk
+from solver.errors import SolverError
+from solver.game import CandidateSet, Code, Game, GameArrays, History, Turn
+from solver.heuristics import _nlogn
+from solver.symmetry import equivalence_set
+from solver.table import MMAX, TableKey, TranspositionTable
+from solver.tree import Tree, build_tree
+
+CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
+"""Criterion names and the kernel's identifiers."""
+
+MAX_PLY = 48
+
+
+class InvalidSearchError(SolverError):
+    """Search parameters that do not make sense together (e.g. k-movers without a limit)."""
+
+    slug = "invalid-search-parameters"
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """What to compute about a position."""
+
+    criterion: str = "total"
+    """``total`` or ``kmovers``."""
+    max_guesses: int | None = None
+    """Depth limit of the whole game (required for kmovers: it is the k)."""
+    depth_count: int | None = None
+    """Kmovers only: continue the chain Φ_k, Φ_{k-1}, ... while counts are 0, down to this k."""
+    mde: int | None = None
+    """Last turn searched exactly; later turns follow the hybrid rule (None = exact)."""
+    from_set_only: bool = False
+    """Try only candidates (on hybrid turns when ``mde`` is set, else on every turn)."""
+    upper_bound: int | None = None
+    """Prune everything at or above this value (the article's β); results reaching it are bounds."""
+    node_limit: int = 0
+    """Abort after this many nodes (0 = no limit); the result is then not exact."""
+
+    def validate(self, game: Game, turn: int) -> None:
+        """:raises InvalidSearchError: inconsistent parameters."""
+        if self.criterion not in CRITERIA:
+            raise InvalidSearchError(
+                f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERIA)}"
+            )
+        if self.criterion == "kmovers" and self.max_guesses is None:
+            raise InvalidSearchError("the kmovers criterion needs max_guesses (the k of k-movers)")
+        if self.max_guesses is not None and not 1 <= self.max_guesses < MMAX:
+            raise InvalidSearchError(f"max_guesses must be between 1 and {MMAX - 1}, got {self.max_guesses}")
+        if self.max_guesses is not None and self.max_guesses < turn:
+            raise InvalidSearchError(
+                f"max_guesses {self.max_guesses} is already used up: the next guess is number {turn}"
+            )
+        if self.depth_count is not None:
+            if self.criterion != "kmovers":
+                raise InvalidSearchError("depth_count applies to the kmovers criterion only")
+            assert self.max_guesses is not None
+            if not turn <= self.depth_count <= self.max_guesses:
+                raise InvalidSearchError(
+                    f"depth_count must be between the next guess number ({turn}) and max_guesses "
+                    f"({self.max_guesses}), got {self.depth_count}"
+                )
+        if self.mde is not None and self.mde < 0:
+            raise InvalidSearchError(f"mde must be a non-negative turn number, got {self.mde}")
+        if self.upper_bound is not None and self.upper_bound < 0:
+            raise InvalidSearchError(f"upper_bound must be non-negative, got {self.upper_bound}")
+        if self.node_limit < 0:
+            raise InvalidSearchError(f"node_limit must be non-negative, got {self.node_limit}")
+
+    def table_key(self, game: Game, max_guesses: int | None = None) -> TableKey:
+        """The transposition-table key of this question (with an explicit k for the chain)."""
+        return TableKey(
+            game=game.spec,
+            criterion=self.criterion,
+            max_guesses=self.max_guesses if max_guesses is None else max_guesses,
+            mde=self.mde,
+            heuristic=self.mde is not None and not self.from_set_only,
+            from_set_only=self.from_set_only,
+        )
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The value of a position, its best guess and the value after each response to it."""
+
+    value: int | None
+    """Game-level value (total guesses, or number of k-movers); None when no strategy fits."""
+    possible: bool
+    """False when no strategy solves every secret within ``max_guesses``."""
+    exact: bool
+    """False when ``value`` is only a lower bound (upper bound reached, or the search was cut)."""
+    best_guess: Code | None
+    """An optimal next guess (None when impossible or only bounded)."""
+    per_response: dict[int, int | None]
+    """Value of each response's sub-position after ``best_guess`` (winning response included)."""
+    nodes: int
+    """Search nodes visited."""
+    seconds: float
+    """Wall-clock time."""
+    candidates: int
+    """Codes still possible before the guess."""
+    movers: int | None = None
+    """Kmovers: which k the value counts (differs from max_guesses after a depth_count chain)."""
+    chain: dict[int, int | None] = field(default_factory=dict)
+    """Kmovers: Φ_k for each k of the chain."""
+    stats: dict[str, int] = field(default_factory=dict)
+    """Kernel counters: table hits, stores, fast estimates."""
+
+    def as_dict(self, game: Game) -> dict[str, Any]:
+        """JSON-friendly form with codes and responses written out."""
+        return {
+            "value": self.value,
+            "possible": self.possible,
+            "exact": self.exact,
+            "best_guess": None if self.best_guess is None else game.format_code(self.best_guess),
+            "per_response": {game.format_response(r): v for r, v in sorted(self.per_response.items())},
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+            "candidates": self.candidates,
+            "movers": self.movers,
+            "chain": {str(k): v for k, v in self.chain.items()},
+        }
+
+
+def valid_response_count(game: Game) -> int:
+    """How many distinct responses a guess can receive, the winning one included."""
+    n = 0
+    for b in range(game.positions + 1):
+        for c in range(game.positions + 1 - b):
+            try:
+                game.encode_response(b, c)
+            except SolverError:
+                continue
+            n += 1
+    return n
+
+
+def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
+    """``lb[criterion, m, s]``: admissible lower bounds for any set of ``s`` codes with ``m`` left.
+
+    A guess solves at most one secret and has at most ``b`` non-winning answers, so at most b^(j-1)
+    secrets can be solved with the j-th guess from here.  Totals fill those levels greedily
+    (Σ j·count); k-movers count what cannot fit before the last level.  INF where even a perfect
+    tree cannot finish in ``m`` guesses.
+    """
+    b = max(valid_response_count(game) - 1, 1)
+    out = np.full((2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
+    s = np.arange(size + 1, dtype=np.int64)
+    level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
+    cum = [0] * (MMAX + 1)  # cum[m]: most secrets m guesses can solve
+    for j in range(1, MMAX + 1):
+        level[j] = 1 if j == 1 else min(level[j - 1] * b, size + 1)
+        cum[j] = min(cum[j - 1] + level[j], size + 1)
+    for m in range(0, MMAX + 1):
+        feasible = s <= cum[m]
+        remaining = s.copy()
+        cost = np.zeros(size + 1, dtype=np.int64)
+        for j in range(1, m + 1):
+            take = np.minimum(remaining, level[j])
+            cost += take * j
+            remaining -= take
+            if not remaining.any():
+                break
+        out[0, m] = np.where(feasible, cost, sk.INF)
+        before = cum[m - 1] if m >= 1 else 0
+        out[1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
+    return out
+
+
+class Searcher:
+    """Solves positions of one game under one set of options, keeping its transposition tables.
+
+    Reuse one searcher for many positions of the same question: the tables carry over.
+    """
+
+    def __init__(self, game: Game, options: SolveOptions, *, table_capacity: int = 1 << 20,
+                 export_threshold: int = 64) -> None:
+        self.game = game
+        self.options = options
+        self.arrays: GameArrays = game.arrays(table=True)
+        self.n_valid = valid_response_count(game)
+        self._lb = lower_bound_tables(game, game.size)
+        self._tables: dict[int | None, TranspositionTable] = {}
+        self._capacity = table_capacity
+        self._threshold = export_threshold
+        n = game.size
+        self._ws_keys = np.zeros((MAX_PLY, n), dtype=np.int64)
+        self._ws_parts = np.zeros((MAX_PLY, n), dtype=np.int32)
+        self._ws_buf = np.zeros((MAX_PLY, n), dtype=np.uint8)
+        self._ws_inset = np.zeros((MAX_PLY, n), dtype=np.uint8)
+        self._ws_pool = np.zeros((MAX_PLY, n), dtype=np.int32)
+        self._ws_best = np.zeros(MAX_PLY + 1, dtype=np.int64)
+        self._log2n, self._lnn = _nlogn(n)
+        self.stats = np.zeros(6, dtype=np.int64)
+
+    def table(self, max_guesses: int | None = None) -> TranspositionTable:
+        """The transposition table of this question (per k, for the k-movers chain)."""
+        k = self.options.max_guesses if max_guesses is None else max_guesses
+        if k not in self._tables:
+            self._tables[k] = TranspositionTable(
+                self.game, self.options.table_key(self.game, k), capacity=self._capacity,
+                export_threshold=self._threshold,
+            )
+        return self._tables[k]
+
+    @property
+    def tables(self) -> list[TranspositionTable]:
+        """Every table used so far."""
+        return list(self._tables.values())
+
+    def _params(self, k: int | None) -> npt.NDArray[np.int64]:
+        o = self.options
+        crit = CRITERIA[o.criterion]
+        prm = np.zeros(14, dtype=np.int64)
+        prm[0] = crit
+        prm[1] = o.mde if o.mde is not None else 1 << 30
+        prm[2] = 0 if o.mde is None else (2 if o.from_set_only else 1)
+        prm[3] = kernels.CRUSH if crit == 1 else kernels.LARMOUTH
+        prm[4] = 1 if (o.from_set_only and o.mde is None) else 0
+        prm[5] = MMAX
+        prm[6] = self.game.size
+        prm[7] = self.game.n_responses
+        prm[8] = self.game.all_bulls
+        prm[9] = 1 if o.mde is not None else 0
+        prm[10] = self._threshold
+        prm[11] = o.node_limit
+        prm[12] = self.n_valid
+        return prm
+
+    def pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Equivalence-set pools: for the root, and (short histories) for each root guess's children."""
+        g = self.game
+        moves = [t.guess for t in history]
+        responses = [t.response for t in history]
+        pool0 = equivalence_set(g, moves, responses if len(history) > 1 else None)
+        n = g.size
+        empty_rows = np.zeros((0, 1), dtype=np.int32)
+        row_of = np.full(n, -1, dtype=np.int64)
+        if len(history) > 1 or pool0.shape[0] >= n - len(moves):
+            return pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of
+        rows = [equivalence_set(g, [*moves, int(c)]) for c in pool0]
+        width = max(1, max(r.shape[0] for r in rows))
+        pools1 = np.full((len(rows), width), -1, dtype=np.int32)
+        lens = np.zeros(len(rows), dtype=np.int64)
+        for i, (c, r) in enumerate(zip(pool0, rows, strict=True)):
+            pools1[i, : r.shape[0]] = r
+            lens[i] = r.shape[0]
+            row_of[int(c)] = i
+        return pool0, pools1, lens, row_of
+
+    def _run(self, cands: CandidateSet, turn: int, k: int | None, beta: int,
+             pools: tuple[Any, ...] | None) -> tuple[int, int]:
+        """Raw kernel call: (turn-independent value, best guess)."""
+        o = self.options
+        m = MMAX if k is None else k - turn + 1
+        if o.criterion == "kmovers" and k is not None:
+            m = k - turn + 1
+        tt = self.table(k)
+        a = self.arrays
+        if pools is None:
+            empty32 = np.zeros(0, dtype=np.int32)
+            pools = (empty32, np.zeros((0, 1), dtype=np.int32), np.zeros(0, dtype=np.int64),
+                     np.full(1, -1, dtype=np.int64))
+        pool0, pools1, lens, row_of = pools
+        prm = self._params(k)
+        value = sk.search(
+            np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, a.table, a.codes,
+            a.masks, a.counts, self._lb[CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
+            self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
+            self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
+            tt.log_n, self.stats, self._log2n, self._lnn,
+        )
+        return int(value), int(self._ws_best[0])
+
+    def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:
+        """(turn-independent value, best guess) of a set at a turn, without symmetry pools."""
+        kk = self.options.max_guesses if k is None else k
+        return self._run(cands, turn, kk, sk.INF + 1, None)
+
+    def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
+        """Value, best guess and per-response values of the position after ``history``."""
+        g = self.game
+        o = self.options
+        turn = len(history) + 1
+        o.validate(g, turn)
+        cands = g.candidates(history) if cands is None else cands
+        n = int(cands.shape[0])
+        t0 = time.perf_counter()
+        nodes0 = int(self.stats[0])
+        self.stats[5] = 0
+        pools = self.pools(history)
+        chain: dict[int, int | None] = {}
+        offset = n * (turn - 1) if o.criterion == "total" else 0
+        beta = sk.INF + 1
+        if o.upper_bound is not None:
+            beta = max(0, o.upper_bound - offset)
+        ks: list[int | None] = [o.max_guesses]
+        if o.depth_count is not None and o.max_guesses is not None:
+            ks = list(range(o.max_guesses, o.depth_count - 1, -1))
+        value = best = 0
+        k_used = ks[0]
+        for k in ks:
+            k_used = k
+            value, best = self._run(cands, turn, k, beta if k == ks[0] else sk.INF + 1, pools)
+            if o.criterion == "kmovers" and k is not None:
+                chain[k] = None if value >= sk.INF else value
+            if self.stats[5] or value != 0:
+                break
+        aborted = bool(self.stats[5])
+        possible = value < sk.INF
+        exact = not aborted and (value < beta or value >= sk.INF)
+        per: dict[int, int | None] = {}
+        if exact and possible and best >= 0:
+            per = self._per_response(cands, turn, k_used, best)
+        seconds = time.perf_counter() - t0
+        return SolveResult(
+            value=(value + offset) if possible else None,
+            possible=possible or not exact,
+            exact=exact,
+            best_guess=best if exact and possible and best >= 0 else None,
+            per_response=per,
+            nodes=int(self.stats[0]) - nodes0,
+            seconds=seconds,
+            candidates=n,
+            movers=k_used if o.criterion == "kmovers" else None,
+            chain=chain,
+            stats={"table_hits": int(self.stats[1]), "table_stores": int(self.stats[2]),
+                   "fast_estimates": int(self.stats[3])},
+        )
+
+    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code) -> dict[int, int | None]:
+        g = self.game
+        a = self.arrays
+        order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
+        out: dict[int, int | None] = {}
+        crit = self.options.criterion
+        for r in range(g.n_responses):
+            lo, hi = int(starts[r]), int(starts[r + 1])
+            if hi == lo:
+                continue
+            if r == g.all_bulls:
+                if crit == "total":
+                    out[r] = turn
+                else:
+                    out[r] = 1 if k == turn else 0
+                continue
+            v, _ = self._run(order[lo:hi], turn + 1, k, sk.INF + 1, None)
+            part_offset = (hi - lo) * turn if crit == "total" else 0
+            out[r] = None if v >= sk.INF else v + part_offset
+        return out
+
+    def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, int], Code]:
+        """A tree chooser playing this searcher's optimal guesses (k-movers: the chain down to
+        ``lowest_k``: while the count is 0, minimise the next lower movers)."""
+        o = self.options
+
+        def choose(cands: CandidateSet, depth: int) -> Code:
+            if cands.shape[0] <= 2:
+                return int(cands[0])
+            if o.criterion == "kmovers" and o.max_guesses is not None:
+                stop = lowest_k if lowest_k is not None else o.max_guesses
+                k = o.max_guesses
+                while True:
+                    value, best = self._run(cands, depth, k, sk.INF + 1, None)
+                    if value != 0 or k - 1 < max(stop, depth):
+                        break
+                    k -= 1
+            else:
+                value, best = self._run(cands, depth, o.max_guesses, sk.INF + 1, None)
+            if value >= sk.INF or best < 0:
+                raise SolverError(
+                    f"no strategy fits the limit for a position of {cands.shape[0]} candidates at guess {depth}"
+                )
+            return best
+
+        return choose
+
+
+def solve(game: Game, history: History = (), options: SolveOptions | None = None) -> SolveResult:
+    """One-off :meth:`Searcher.solve` (a fresh table each call; keep a Searcher to reuse one)."""
+    return Searcher(game, options or SolveOptions()).solve(history)
+
+
+def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
+                 first: Code | None = None, searcher: Searcher | None = None,
+                 on_solved: Callable[[int], None] | None = None) -> Tree:
+    """Whole tree of the optimal (or hybrid) strategy for ``options``; the k-movers chain runs down
+    to ``options.depth_count`` (default: down to the next guess number, as the article's trees do)."""
+    s = searcher or Searcher(game, options)
+    lowest = options.depth_count if options.depth_count is not None else 1
+    name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
+    return build_tree(game, s.chooser(lowest), history, first=first, strategy=name,
+                      arrays=s.arrays, on_solved=on_solved)
+
+
+def history_of(game: Game, turns: list[tuple[str, str]]) -> list[Turn]:
+    """Convenience: a history from (guess, response) texts."""
+    return [Turn(game.parse_code(gs), game.parse_response(rs)) for gs, rs in turns]

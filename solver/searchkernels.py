@@ -1,0 +1,454 @@
+"""The exact branch-and-bound search as one recursive numba kernel.
+
+Kept apart from :mod:`solver.kernels` because it is large and has its own workspace conventions;
+like it, it does no I/O and takes only arrays.  :mod:`solver.search` prepares every array and is the
+only caller.
+
+Values are *turn-independent* where possible:
+
+``total``   C(S) = sum over the secrets of S of the guesses still needed, the one made here included.
+``kmovers`` Φ(S, m) = number of secrets solved with exactly the last allowed guess, ``m`` guesses left.
+
+``m`` is the number of guesses still allowed, this one included; ``MMAX`` means unlimited (totals only).
+A search returns a value ``v``: exact when ``v < beta``, otherwise a lower bound (``v >= beta``,
+fail-soft).  ``INF`` means no strategy finishes within the limit.
+
+Parameters (``prm``, int64):
+
+== ===============================================================================
+0  criterion: 0 total, 1 kmovers
+1  mde: the hybrid region is every turn > mde (a large value disables it)
+2  hybrid mode: 0 none, 1 heuristic replaces search, 2 only candidates are tried
+3  heuristic kernel id (kernels.CRUSH or kernels.LARMOUTH)
+4  1 = try only candidates everywhere (from_set_only)
+5  MMAX, the "unlimited" value of m
+6  number of codes
+7  size of the response encoding
+8  the winning response
+9  1 = the turn is part of the transposition key (hybrid searches: values depend on the turn)
+10 export threshold: entries whose search cost reaches it are logged for persistence
+11 node limit (0 = none); past it the search aborts and stats[5] is set
+12 number of valid responses (max parts a guess can make, the winning one included)
+13 scratch: row of ``pools1`` for the root guess being searched
+== ===============================================================================
+
+Statistics (``stats``, int64): 0 nodes, 1 table hits, 2 table stores, 3 fast estimates,
+4 logged entries dropped for lack of room, 5 aborted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.kernels import best_guess, is_perfect_split, response_row
+
+INF = np.int64(1) << np.int64(40)
+
+# Transposition-table entry fields (tt_info columns); see solver.table for the full layout.
+F_M = 0
+F_FLAG = 1
+F_VALUE = 2
+F_BEST = 3
+F_COST = 4
+F_TURN = 5
+FLAG_EMPTY = 0
+FLAG_EXACT = 1
+FLAG_LOWER = 2
+BUCKET = 4
+
+
+@njit(cache=True)
+def set_keys(S, z1, z2, ctx):  # type: ignore[no-untyped-def]
+    """Two independent 64-bit Zobrist sums of a set, the context mixed into both."""
+    k1 = np.uint64(ctx) * np.uint64(0x9E3779B97F4A7C15)
+    k2 = np.uint64(ctx) * np.uint64(0xC2B2AE3D27D4EB4F)
+    for i in range(S.shape[0]):
+        k1 += z1[S[i]]
+        k2 += z2[S[i]]
+    k1 += np.uint64(S.shape[0])
+    if k1 == 0:
+        k1 = np.uint64(1)
+    return k1, k2
+
+
+@njit(cache=True)
+def tt_find(tt_k1, tt_k2, k1, k2):  # type: ignore[no-untyped-def]
+    """Slot holding key (k1, k2), or -1."""
+    nb = tt_k1.shape[0] // BUCKET
+    base = np.int64(k1 % np.uint64(nb)) * BUCKET
+    for j in range(BUCKET):
+        if tt_k1[base + j] == k1 and tt_k2[base + j] == k2:
+            return base + j
+    return -1
+
+
+@njit(cache=True)
+def tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, value, best, cost, turn):  # type: ignore[no-untyped-def]
+    """Store an entry: same key → overwrite (newer knowledge of the same set); else the bucket's
+    empty slot, else the slot whose entry cost the fewest nodes (cheap to recompute) is replaced."""
+    nb = tt_k1.shape[0] // BUCKET
+    base = np.int64(k1 % np.uint64(nb)) * BUCKET
+    slot = -1
+    for j in range(BUCKET):
+        if tt_k1[base + j] == k1 and tt_k2[base + j] == k2:
+            slot = base + j
+            break
+    if slot < 0:
+        cheapest = np.int64(1) << np.int64(62)
+        for j in range(BUCKET):
+            s = base + j
+            if tt_info[s, F_FLAG] == FLAG_EMPTY:
+                slot = s
+                break
+            if tt_info[s, F_COST] < cheapest:
+                cheapest = tt_info[s, F_COST]
+                slot = s
+    tt_k1[slot] = k1
+    tt_k2[slot] = k2
+    tt_info[slot, F_M] = m
+    tt_info[slot, F_FLAG] = flag
+    tt_info[slot, F_VALUE] = value
+    tt_info[slot, F_BEST] = best
+    tt_info[slot, F_COST] = cost
+    tt_info[slot, F_TURN] = turn
+
+
+@njit(cache=True)
+def tt_bounds(tt_info, slot, m, crit, mmax):  # type: ignore[no-untyped-def]
+    """(lower, upper, best) that entry ``slot`` proves for the same set with ``m`` guesses left.
+
+    Totals: exact at m_e answers m == m_e exactly and is a lower bound for m < m_e (less room
+    cannot help); a lower bound at m_e holds for every m <= m_e.  K-movers: exact at m_e answers
+    m == m_e; a finite value at m_e means 0 for every m > m_e (all finish before the last guess);
+    a positive value at m_e means no strategy exists for m < m_e.
+    """
+    me = tt_info[slot, F_M]
+    flag = tt_info[slot, F_FLAG]
+    v = tt_info[slot, F_VALUE]
+    best = tt_info[slot, F_BEST]
+    lo = np.int64(0)
+    hi = INF
+    if crit == 0:
+        if m == me:
+            lo = v
+            if flag == FLAG_EXACT:
+                hi = v
+        elif m < me:
+            lo = v
+            if v >= INF:
+                hi = INF
+            best = -1
+        else:
+            best = -1
+    else:
+        if m == me:
+            lo = v
+            if flag == FLAG_EXACT:
+                hi = v
+        elif m > me:
+            if flag == FLAG_EXACT and v < INF:
+                hi = np.int64(0)
+            best = -1
+        else:
+            if v > 0:
+                lo = INF
+                hi = INF
+            best = -1
+    return lo, hi, best
+
+
+@njit(cache=True)
+def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost, turn, stats):  # type: ignore[no-untyped-def]
+    k = log_n[0]
+    pos = log_n[1]
+    if k >= log_meta.shape[0] or pos + S.shape[0] > log_sets.shape[0]:
+        stats[4] += 1
+        return
+    log_meta[k, 0] = m
+    log_meta[k, 1] = flag
+    log_meta[k, 2] = value
+    log_meta[k, 3] = best
+    log_meta[k, 4] = cost
+    log_meta[k, 5] = turn
+    for i in range(S.shape[0]):
+        log_sets[pos + i] = S[i]
+    log_off[k] = pos
+    log_n[0] = k + 1
+    log_n[1] = pos + S.shape[0]
+
+
+@njit(cache=True)
+def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, fso):  # type: ignore[no-untyped-def]
+    """(guess, in_set) of the first code splitting S into singletons: candidates first, then others."""
+    for i in range(S.shape[0]):
+        if is_perfect_split(table, codes, masks, counts, S[i], S, n_resp, seen):
+            return S[i], True
+    if fso:
+        return -1, False
+    for g in range(n_codes):
+        if inset[g]:
+            continue
+        if is_perfect_split(table, codes, masks, counts, g, S, n_resp, seen):
+            return g, False
+    return -1, False
+
+
+@njit(cache=True)
+def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, z2,
+           tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
+           pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn):  # type: ignore[no-untyped-def]
+    """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
+
+    ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
+    and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
+    guesses tried to equivalence sets; empty arrays mean "no restriction".
+    """
+    crit = prm[0]
+    mmax = prm[5]
+    n_codes = prm[6]
+    n_resp = prm[7]
+    win = prm[8]
+    n = S.shape[0]
+    stats[0] += 1
+    ws_best[ply] = -1
+    if prm[11] > 0 and stats[0] > prm[11]:
+        stats[5] = 1
+        return INF
+    # -- fast estimates ------------------------------------------------------------------------
+    if m <= 0:
+        return INF
+    if n == 1:
+        ws_best[ply] = S[0]
+        if crit == 0:
+            return np.int64(1)
+        return np.int64(1) if m == 1 else np.int64(0)
+    if m == 1:
+        return INF
+    if n == 2:
+        ws_best[ply] = S[0]
+        if crit == 0:
+            return np.int64(3)
+        return np.int64(1) if m == 2 else np.int64(0)
+    mm = m if m < mmax else mmax
+    child_m = m - 1 if m < mmax else mmax
+    lb_node = lb_tab[mm, n]
+    if lb_node >= INF:
+        return INF
+    if lb_node >= beta:
+        return lb_node
+    hybrid = turn > prm[1]
+    fso = prm[4] == 1 or (hybrid and prm[2] == 2)
+    inset = ws_inset[ply]
+    for i in range(n):
+        inset[S[i]] = 1
+    seen = np.zeros(n_resp, dtype=np.uint8)
+    if n <= prm[12]:
+        # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
+        # which is also the bound when no candidate does it): the fast estimates and the
+        # penultimate-turn algorithm of the article in one.
+        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, fso)
+        if g >= 0:
+            for i in range(n):
+                inset[S[i]] = 0
+            stats[3] += 1
+            ws_best[ply] = g
+            if crit == 0:
+                return np.int64(2 * n - 1) if g_in else np.int64(2 * n)
+            if m > 2:
+                return np.int64(0)
+            return np.int64(n - 1) if g_in else np.int64(n)
+    if m == 2:
+        # Penultimate guess and no code splits S into singletons: nothing finishes in time.
+        for i in range(n):
+            inset[S[i]] = 0
+        return INF
+    if crit == 0 and lb_node < 2 * n:
+        lb_node = np.int64(2 * n)  # no candidate splits S perfectly, so every secret but none pays twice
+    # -- transposition table ---------------------------------------------------------------------
+    ctx = turn if prm[9] == 1 else 0
+    k1, k2 = set_keys(S, z1, z2, ctx)
+    slot = tt_find(tt_k1, tt_k2, k1, k2)
+    if slot >= 0:
+        lo, hi, tbest = tt_bounds(tt_info, slot, m, crit, mmax)
+        if lo == hi or lo >= beta:
+            stats[1] += 1
+            for i in range(n):
+                inset[S[i]] = 0
+            ws_best[ply] = tbest if lo == hi else -1
+            return lo
+        if lo > lb_node:
+            lb_node = lo
+    nodes_before = stats[0]
+    # -- candidate guesses, with their partition lower bounds -----------------------------------
+    keys = ws_keys[ply]
+    buf = ws_buf[ply]
+    cnt = np.zeros(n_resp, dtype=np.int64)
+    nk = 0
+    fail_lb = INF
+    base = np.int64(n) if crit == 0 else np.int64(0)
+    heuristic = hybrid and prm[2] == 1
+    if heuristic:
+        pool = ws_pool[ply]
+        npool = 0
+        for i in range(n):
+            pool[npool] = S[i]
+            npool += 1
+        if not fso:
+            for g in range(n_codes):
+                if inset[g] == 0:
+                    pool[npool] = g
+                    npool += 1
+        hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n, n_resp, prm[3], log2n, lnn)
+        keys[0] = hg
+        nk = 1
+    else:
+        use_pool = ply == 0 and pool0.shape[0] > 0
+        use_pool1 = ply == 1 and pools1.shape[0] > 0
+        if use_pool:
+            npool = pool0.shape[0]
+        elif use_pool1:
+            npool = pools1_len[prm[13]]
+        elif fso:
+            npool = n
+        else:
+            npool = n_codes
+        for gi in range(npool):
+            if use_pool:
+                g = pool0[gi]
+            elif use_pool1:
+                g = pools1[prm[13], gi]
+            elif fso:
+                g = S[gi]
+            else:
+                g = gi
+            if fso and inset[g] == 0:
+                continue
+            response_row(table, codes, masks, counts, g, S, buf)
+            for k in range(n):
+                cnt[buf[k]] += 1
+            lb = base
+            useless = False
+            for r in range(n_resp):
+                c = cnt[r]
+                if c > 0:
+                    if r != win:
+                        if c == n:
+                            useless = True
+                        lb += lb_tab[child_m, c]
+                    cnt[r] = 0
+            if useless:
+                continue
+            if lb >= beta:
+                if lb < fail_lb:
+                    fail_lb = lb
+                continue
+            # sort key: lower bound, then candidates first, then code index
+            keys[nk] = (lb * 2 + (0 if inset[g] else 1)) * n_codes + g
+            nk += 1
+        keys[:nk].sort()
+    for i in range(n):
+        inset[S[i]] = 0
+    # -- evaluate guesses in order -----------------------------------------------------------------
+    best_val = INF
+    best_g = -1
+    cur_beta = beta
+    parts = ws_parts[ply]
+    starts = np.zeros(n_resp + 1, dtype=np.int64)
+    fill = np.zeros(n_resp, dtype=np.int64)
+    psize = np.zeros(n_resp, dtype=np.int64)
+    pres = np.zeros(n_resp, dtype=np.int64)
+    for idx in range(nk):
+        if heuristic:
+            g = keys[0]
+        else:
+            g = keys[idx] % n_codes
+            lbg = keys[idx] // n_codes // 2
+            if lbg >= cur_beta:
+                if lbg < fail_lb:
+                    fail_lb = lbg
+                break
+        # split S by g (stable counting sort into parts)
+        response_row(table, codes, masks, counts, g, S, buf)
+        starts[:] = 0
+        for k in range(n):
+            starts[buf[k] + 1] += 1
+        for r in range(n_resp):
+            starts[r + 1] += starts[r]
+        for r in range(n_resp):
+            fill[r] = starts[r]
+        for k in range(n):
+            r = buf[k]
+            parts[fill[r]] = S[k]
+            fill[r] += 1
+        # parts largest first: they decide most, and fail soonest
+        np_ = 0
+        rest = np.int64(0)
+        for r in range(n_resp):
+            c = starts[r + 1] - starts[r]
+            if c > 0 and r != win:
+                psize[np_] = c
+                pres[np_] = r
+                np_ += 1
+                rest += lb_tab[child_m, c]
+        for a in range(1, np_):
+            vs = psize[a]
+            vr = pres[a]
+            b = a - 1
+            while b >= 0 and psize[b] < vs:
+                psize[b + 1] = psize[b]
+                pres[b + 1] = pres[b]
+                b -= 1
+            psize[b + 1] = vs
+            pres[b + 1] = vr
+        acc = base
+        ok = True
+        if heuristic and acc + rest >= INF:
+            ok = False
+            if acc + rest < fail_lb:
+                fail_lb = acc + rest
+        for j in range(np_):
+            if not ok:
+                break
+            r = pres[j]
+            lbp = lb_tab[child_m, psize[j]]
+            rest -= lbp
+            budget = cur_beta - acc - rest
+            if ply == 0 and pools1.shape[0] > 0:
+                prm[13] = pool1_row[g]
+            v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm, table,
+                       codes, masks, counts, lb_tab, z1, z2, tt_k1, tt_k2, tt_info, ws_keys,
+                       ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1, pools1_len,
+                       pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn)
+            if stats[5] != 0:
+                return INF
+            acc += v
+            if acc >= INF:
+                acc = INF
+            if acc + rest >= cur_beta:
+                ok = False
+                if acc + rest < fail_lb:
+                    fail_lb = acc + rest if acc + rest < INF else INF
+        if ok:
+            best_val = acc
+            best_g = g
+            cur_beta = acc
+            if acc <= lb_node:
+                break
+    cost = stats[0] - nodes_before
+    if best_g >= 0:
+        ws_best[ply] = best_g
+        tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_EXACT, best_val, best_g, cost, turn)
+        if cost >= prm[10]:
+            _log_entry(log_meta, log_sets, log_off, log_n, S, m, FLAG_EXACT, best_val, best_g, cost,
+                       turn, stats)
+        stats[2] += 1
+        return best_val
+    if fail_lb < beta:
+        fail_lb = beta  # every guess was proven at least beta even if its bound was found lower
+    flag = FLAG_EXACT if fail_lb >= INF else FLAG_LOWER
+    tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, fail_lb, -1, cost, turn)
+    if cost >= prm[10]:
+        _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, fail_lb, -1, cost, turn, stats)
+    stats[2] += 1
+    return fail_lb

@@ -1,0 +1,171 @@
+"""Symmetry: permutations of symbols and positions, and the equivalence sets they induce.
+
+A transformation ψ permutes positions (π) and symbols (σ); it preserves every response, so two
+guesses that a transformation fixing the history maps onto each other have the same value
+(the article's Lemma 5).  Only one guess per class — its lexicographically smallest member — needs
+searching: the *equivalence set* of a history.  With ``same_response=True`` the transformations may
+also permute turns that received the same response (Lemma 9), which only ever merges more classes.
+
+The stabiliser is never enumerated in full (10!·4! elements for Bulls-and-Cows).  For each position
+permutation the constraints ψ(t_i) = t_j fix σ on the symbols the history uses; symbols it never uses
+are free, and the smallest image of a code under them is obtained by renaming free symbols in order of
+first appearance.  The smallest image over all valid (π, σ) is the class representative; a numba
+kernel computes it for every code at once.
+
+No search or I/O here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from solver.game import Code, Game
+
+
+def _transforms(game: Game, moves: Sequence[Code], groups: Sequence[Sequence[int]]
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Valid (position permutation, partial symbol map) pairs of the stabiliser.
+
+    ``groups`` lists turns that may be permuted among themselves (singletons for Lemma 5).
+    Returns ``perms`` int64[k, p] (image position k takes the symbol from ``perms[., k]``) and
+    ``sigma`` int64[k, s] with -1 for free symbols.
+    """
+    p, s = game.positions, game.symbols
+    codes = game.arrays().codes
+    moves_sym = [codes[m].astype(np.int64) for m in moves]
+    used = sorted({int(v) for row in moves_sym for v in row})
+    group_perms = [list(itertools.permutations(g)) for g in groups]
+    perms_out: list[list[int]] = []
+    sigma_out: list[list[int]] = []
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for pi in itertools.permutations(range(p)):
+        for choice in itertools.product(*group_perms):
+            target = list(range(len(moves)))
+            for g, img in zip(groups, choice, strict=True):
+                for a, b in zip(g, img, strict=True):
+                    target[a] = b
+            sigma = [-1] * s
+            ok = True
+            for i, row in enumerate(moves_sym):
+                dst = moves_sym[target[i]]
+                for k in range(p):
+                    a, b = int(row[pi[k]]), int(dst[k])
+                    if sigma[a] == -1:
+                        sigma[a] = b
+                    elif sigma[a] != b:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if not ok or len({sigma[u] for u in used}) != len(used):
+                continue
+            key = (pi, tuple(sigma))
+            if key not in seen:
+                seen.add(key)
+                perms_out.append(list(pi))
+                sigma_out.append(sigma)
+    return (np.array(perms_out, dtype=np.int64).reshape(-1, p),
+            np.array(sigma_out, dtype=np.int64).reshape(-1, s))
+
+
+@njit(cache=True)
+def _rank(img, s, rep):  # type: ignore[no-untyped-def]
+    p = img.shape[0]
+    idx = 0
+    if rep:
+        for k in range(p):
+            idx = idx * s + img[k]
+        return idx
+    used = np.zeros(s, dtype=np.bool_)
+    for k in range(p):
+        v = img[k]
+        smaller = 0
+        for u in range(v):
+            if not used[u]:
+                smaller += 1
+        # number of arrangements of the remaining p-k-1 places from s-k-1 symbols
+        rest = 1
+        for j in range(p - k - 1):
+            rest *= s - k - 1 - j
+        idx += smaller * rest
+        used[v] = True
+    return idx
+
+
+@njit(cache=True)
+def canonical_codes(codes, perms, sigma, free, rep):  # type: ignore[no-untyped-def]
+    """For every code, the index of its smallest image under the given transformations.
+
+    ``free`` lists the free symbols ascending; each (perms[t], sigma[t]) is applied, then free symbols
+    are renamed in order of first appearance to the smallest free symbols (the smallest image the free
+    part of the group can produce).
+    """
+    n, p = codes.shape
+    s = sigma.shape[1]
+    out = np.empty(n, dtype=np.int64)
+    img = np.empty(p, dtype=np.int64)
+    best = np.empty(p, dtype=np.int64)
+    rename = np.empty(s, dtype=np.int64)
+    for c in range(n):
+        have = False
+        for t in range(perms.shape[0]):
+            rename[:] = -1
+            nxt = 0
+            for k in range(p):
+                v = codes[c, perms[t, k]]
+                m = sigma[t, v]
+                if m < 0:
+                    if rename[v] < 0:
+                        rename[v] = free[nxt]
+                        nxt += 1
+                    m = rename[v]
+                img[k] = m
+            smaller = not have
+            if have:
+                for k in range(p):
+                    if img[k] != best[k]:
+                        smaller = img[k] < best[k]
+                        break
+            if smaller:
+                best[:] = img
+                have = True
+        out[c] = _rank(best, s, rep)
+    return out
+
+
+def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | None = None
+            ) -> npt.NDArray[np.int64]:
+    """Class representative (smallest member) of every code under the stabiliser of ``moves``.
+
+    With ``responses`` given, turns that got the same response may be exchanged (Lemma 9).
+    """
+    if responses is not None:
+        by_resp: dict[int, list[int]] = {}
+        for i, r in enumerate(responses):
+            by_resp.setdefault(int(r), []).append(i)
+        groups: list[list[int]] = list(by_resp.values())
+    else:
+        groups = [[i] for i in range(len(moves))]
+    perms, sigma = _transforms(game, list(moves), groups)
+    used = {int(v) for m in moves for v in game.arrays().codes[m]}
+    free = np.array([v for v in range(game.symbols) if v not in used], dtype=np.int64)
+    if free.shape[0] == 0:
+        free = np.zeros(1, dtype=np.int64)
+    rep: npt.NDArray[np.int64] = canonical_codes(game.arrays().codes, perms, sigma, free,
+                                                 game.repetition)
+    return rep
+
+
+def equivalence_set(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | None = None
+                    ) -> npt.NDArray[np.int32]:
+    """One guess per equivalence class after ``moves`` (ascending), the moves themselves excluded."""
+    rep = classes(game, moves, responses)
+    reps = np.unique(rep).astype(np.int32)
+    if moves:
+        reps = reps[~np.isin(reps, np.array(list(moves), dtype=np.int32))]
+    return reps

@@ -1,0 +1,221 @@
+"""The in-memory transposition table of the exact search, and its export/import format.
+
+Design.  One table serves one *question*: a game, a criterion with its depth limit, the hybrid
+parameters (``mde``, heuristic or from-set-only) — the parts of the article's hash-table item that
+are the same for every entry of a search.  Entries live in numpy arrays that the numba search
+reads and writes directly; Python never touches them per node.  Keys are two independent 64-bit
+Zobrist sums of the candidate set (plus the turn, in hybrid searches whose values depend on it);
+the chance that two different sets share both is about 2⁻¹²⁸ per pair, accepted in exchange for
+not storing a 630-byte bitset per slot.  The full set of every entry *worth keeping* (its search
+cost reached ``export_threshold`` nodes) is logged on the side, so that it can be persisted with
+its bitset.
+
+Entry layout (``info`` columns, int64):
+
+====== =========================================================================================
+M      guesses still allowed when it was computed, this one included (``MMAX`` = unlimited)
+FLAG   0 empty, 1 exact, 2 lower bound (the value is at least VALUE)
+VALUE  turn-independent value: remaining guesses summed over the set (total), or the number of
+       secrets needing the very last allowed guess (k-movers); ``INF`` = no strategy fits
+BEST   best guess (code index) for exact entries, -1 otherwise
+COST   nodes searched to produce it (replacement priority; threshold for persisting)
+TURN   guess number it was computed at (informational, and part of the key in hybrid searches)
+====== =========================================================================================
+
+Reuse (``searchkernels.tt_bounds``), clause by clause, for the same set with ``m`` guesses left:
+
+- total, exact at m_e: exact if m = m_e; a lower bound if m < m_e (less room never helps).
+- total, lower bound at m_e: still a lower bound for every m <= m_e.
+- k-movers, exact at m_e: exact if m = m_e; 0 if m > m_e and the value is finite (everything then
+  finishes before the last allowed guess); impossible if m < m_e and the value is positive (some
+  secret needed all m_e guesses).
+- k-movers, lower bound at m_e: a lower bound if m = m_e; impossible if m < m_e.
+
+Replacement: buckets of four slots; the same key is overwritten (newer knowledge of the same set),
+else an empty slot, else the entry with the smallest search cost — cheap entries are the cheapest to
+recompute, as in Stockfish's depth-preferred replacement.
+
+No I/O here: :meth:`TranspositionTable.export` and :meth:`TranspositionTable.load` exchange plain
+records with the service, whose store implements :class:`TTStore`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import searchkernels as sk
+from solver.game import Game
+
+MMAX: int = 64
+"""The value of ``m`` that stands for "no depth limit"."""
+
+
+@dataclass(frozen=True)
+class TableKey:
+    """What every entry of one table has in common (the question it answers)."""
+
+    game: str
+    """Game spec ``"positions,symbols,repetition"``."""
+    criterion: str
+    """``total`` or ``kmovers``."""
+    max_guesses: int | None
+    """Depth limit of the whole game (None = unlimited, totals only)."""
+    mde: int | None
+    """Last turn searched exactly; later turns use the hybrid rule (None = exact everywhere)."""
+    heuristic: bool
+    """Hybrid turns take the heuristic's guess (crush for k-movers, Larmouth for totals)."""
+    from_set_only: bool
+    """Hybrid turns (or every turn, with ``mde`` None) try only candidates."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One persisted position: a candidate set and what the search proved about it."""
+
+    key: TableKey
+    """The question."""
+    codes: tuple[int, ...]
+    """The candidate set, ascending code indices."""
+    m: int
+    """Guesses still allowed when computed (``MMAX`` = unlimited)."""
+    turn: int
+    """Guess number it was computed at."""
+    exact: bool
+    """Exact value (else a lower bound)."""
+    value: int | None
+    """Turn-independent value; None = no strategy fits."""
+    best_guess: int | None
+    """Best guess for exact entries."""
+    cost: int
+    """Nodes searched to produce it."""
+
+    def bitset(self, n_codes: int) -> bytes:
+        """The candidate set as a little-endian bitset of ``n_codes`` bits."""
+        bits = np.zeros(n_codes, dtype=np.uint8)
+        bits[list(self.codes)] = 1
+        return np.packbits(bits, bitorder="little").tobytes()
+
+    @staticmethod
+    def codes_from_bitset(data: bytes, n_codes: int) -> tuple[int, ...]:
+        """Inverse of :meth:`bitset`.
+
+        :raises ValueError: the bitset has the wrong length or bits past ``n_codes``.
+        """
+        need = (n_codes + 7) // 8
+        if len(data) != need:
+            raise ValueError(f"bitset has {len(data)} bytes, {need} expected for {n_codes} codes")
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        if bits[n_codes:].any():
+            raise ValueError("bitset has bits set past the last code")
+        return tuple(int(i) for i in np.flatnonzero(bits[:n_codes]))
+
+
+class TTStore(Protocol):
+    """Persistence of entries, implemented by the service's store with bulk calls."""
+
+    def load_entries(self, key: TableKey) -> Iterable[Entry]:
+        """Every stored entry answering ``key``."""
+        ...
+
+    def save_entries(self, entries: Sequence[Entry]) -> None:
+        """Upsert entries (monotone: never replace better knowledge with worse)."""
+        ...
+
+
+def _zobrist(n: int, seed: int) -> npt.NDArray[np.uint64]:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, np.iinfo(np.uint64).max, size=n, dtype=np.uint64, endpoint=True)
+
+
+class TranspositionTable:
+    """Bounded in-memory table for one :class:`TableKey`, plus the log of entries worth persisting.
+
+    ``capacity`` slots (rounded up to a multiple of the bucket size) cost 64 bytes each.
+    """
+
+    def __init__(self, game: Game, key: TableKey, capacity: int = 1 << 20,
+                 export_threshold: int = 64, log_capacity: int = 1 << 16) -> None:
+        self.game = game
+        self.key = key
+        cap = max(sk.BUCKET, (capacity + sk.BUCKET - 1) // sk.BUCKET * sk.BUCKET)
+        self.k1 = np.zeros(cap, dtype=np.uint64)
+        self.k2 = np.zeros(cap, dtype=np.uint64)
+        self.info = np.zeros((cap, 6), dtype=np.int64)
+        self.z1 = _zobrist(game.size, 0x5EED1)
+        self.z2 = _zobrist(game.size, 0x5EED2)
+        self.export_threshold = export_threshold
+        self.log_meta = np.zeros((log_capacity, 6), dtype=np.int64)
+        self.log_sets = np.zeros(log_capacity * 64, dtype=np.int32)
+        self.log_off = np.zeros(log_capacity + 1, dtype=np.int64)
+        self.log_n = np.zeros(2, dtype=np.int64)
+        self.dropped = 0
+
+    @property
+    def capacity(self) -> int:
+        """Number of slots."""
+        return int(self.k1.shape[0])
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.info[:, sk.F_FLAG]))
+
+    def turn_keyed(self) -> bool:
+        """Whether values depend on the turn (hybrid searches), making the turn part of the key."""
+        return self.key.mde is not None
+
+    def clear(self) -> None:
+        """Forget every entry and the export log."""
+        self.k1[:] = 0
+        self.k2[:] = 0
+        self.info[:] = 0
+        self.log_n[:] = 0
+
+    # -- persistence -------------------------------------------------------------------------------
+
+    def export(self, *, drain: bool = True) -> list[Entry]:
+        """Entries logged since the last drain (those whose cost reached the threshold)."""
+        k = int(self.log_n[0])
+        out: list[Entry] = []
+        offs = self.log_off
+        for i in range(k):
+            lo = int(offs[i])
+            hi = int(offs[i + 1]) if i + 1 < k else int(self.log_n[1])
+            m, flag, value, best, cost, turn = (int(v) for v in self.log_meta[i])
+            out.append(Entry(
+                key=self.key,
+                codes=tuple(int(c) for c in self.log_sets[lo:hi]),
+                m=m,
+                turn=turn,
+                exact=flag == sk.FLAG_EXACT,
+                value=None if value >= sk.INF else value,
+                best_guess=best if best >= 0 else None,
+                cost=cost,
+            ))
+        if drain:
+            self.log_n[:] = 0
+        return out
+
+    def load(self, entries: Iterable[Entry]) -> int:
+        """Put persisted entries into the table (warm start); returns how many were taken.
+
+        Entries for another question, or with codes outside the game, are skipped.
+        """
+        taken = 0
+        n = self.game.size
+        for e in entries:
+            if e.key != self.key or not e.codes or max(e.codes) >= n or min(e.codes) < 0:
+                continue
+            s = np.array(sorted(e.codes), dtype=np.int32)
+            ctx = e.turn if self.turn_keyed() else 0
+            k1, k2 = sk.set_keys(s, self.z1, self.z2, ctx)
+            value = sk.INF if e.value is None else e.value
+            flag = sk.FLAG_EXACT if e.exact else sk.FLAG_LOWER
+            best = -1 if e.best_guess is None else e.best_guess
+            sk.tt_store(self.k1, self.k2, self.info, k1, k2, e.m, flag, value, best,
+                        max(e.cost, 1 << 30), e.turn)
+            taken += 1
+        return taken
