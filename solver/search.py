@@ -40,6 +40,8 @@ from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
 
 CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
+INF: int = int(sk.INF)
+"""The kernel's "no strategy fits" value."""
 """Criterion names and the kernel's identifiers."""
 
 MAX_PLY = 48
@@ -169,34 +171,38 @@ def valid_response_count(game: Game) -> int:
 
 
 def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
-    """``lb[criterion, m, s]``: admissible lower bounds for any set of ``s`` codes with ``m`` left.
+    """``lb[kind, criterion, m, s]``: admissible lower bounds for a set of ``s`` codes, ``m`` guesses
+    left (this one included).
 
-    A guess solves at most one secret and has at most ``b`` non-winning answers, so at most b^(j-1)
-    secrets can be solved with the j-th guess from here.  Totals fill those levels greedily
-    (Σ j·count); k-movers count what cannot fit before the last level.  INF where even a perfect
-    tree cannot finish in ``m`` guesses.
+    A guess solves at most one secret and has at most ``b`` non-winning answers, so the j-th guess
+    from here solves at most b^(j-1) secrets — and none at j = 1 when the first guess is not a
+    candidate.  Kind 0 bounds any strategy, kind 1 those starting with a non-candidate.  Totals fill
+    the levels greedily (Σ j·count); k-movers count what cannot fit before the last level.  INF
+    where even a perfect tree cannot finish in ``m`` guesses.
     """
     b = max(valid_response_count(game) - 1, 1)
-    out = np.full((2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
+    out = np.full((2, 2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
     s = np.arange(size + 1, dtype=np.int64)
-    level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
-    cum = [0] * (MMAX + 1)  # cum[m]: most secrets m guesses can solve
-    for j in range(1, MMAX + 1):
-        level[j] = 1 if j == 1 else min(level[j - 1] * b, size + 1)
-        cum[j] = min(cum[j - 1] + level[j], size + 1)
-    for m in range(0, MMAX + 1):
-        feasible = s <= cum[m]
-        remaining = s.copy()
-        cost = np.zeros(size + 1, dtype=np.int64)
-        for j in range(1, m + 1):
-            take = np.minimum(remaining, level[j])
-            cost += take * j
-            remaining -= take
-            if not remaining.any():
-                break
-        out[0, m] = np.where(feasible, cost, sk.INF)
-        before = cum[m - 1] if m >= 1 else 0
-        out[1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
+    for kind in (0, 1):
+        level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
+        cum = [0] * (MMAX + 1)  # cum[m]: most secrets m guesses can solve
+        for j in range(1, MMAX + 1):
+            # only the first level differs: a non-candidate solves nothing with this guess
+            level[j] = (1 - kind) if j == 1 else min(b ** (j - 1), size + 1)
+            cum[j] = min(cum[j - 1] + level[j], size + 1)
+        for m in range(0, MMAX + 1):
+            feasible = s <= cum[m]
+            remaining = s.copy()
+            cost = np.zeros(size + 1, dtype=np.int64)
+            for j in range(1, m + 1):
+                take = np.minimum(remaining, level[j])
+                cost += take * j
+                remaining -= take
+                if not remaining.any():
+                    break
+            out[kind, 0, m] = np.where(feasible, cost, sk.INF)
+            before = cum[m - 1] if m >= 1 else 0
+            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
     return out
 
 
@@ -224,7 +230,12 @@ class Searcher:
         self._ws_pool = np.zeros((MAX_PLY, n), dtype=np.int32)
         self._ws_best = np.zeros(MAX_PLY + 1, dtype=np.int64)
         self._log2n, self._lnn = _nlogn(n)
-        self.stats = np.zeros(6, dtype=np.int64)
+        self.stats = np.zeros(10, dtype=np.int64)
+        self._seen = np.zeros(game.n_responses, dtype=np.int64)
+        self._stamp = np.zeros(1, dtype=np.int64)
+        hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
+        self._ws_hkey = np.zeros((MAX_PLY, hsize), dtype=np.uint64)
+        self._ws_hstamp = np.full((MAX_PLY, hsize), -1, dtype=np.int64)
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of this question (per k, for the k-movers chain)."""
@@ -299,17 +310,19 @@ class Searcher:
         prm = self._params(k)
         value = sk.search(
             np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, a.table, a.codes,
-            a.masks, a.counts, self._lb[CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
+            a.masks, a.counts, self._lb[0, CRITERIA[o.criterion]],
+            self._lb[1, CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
-            tt.log_n, self.stats, self._log2n, self._lnn,
+            tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
+            self._ws_hkey, self._ws_hstamp,
         )
         return int(value), int(self._ws_best[0])
 
     def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:
         """(turn-independent value, best guess) of a set at a turn, without symmetry pools."""
         kk = self.options.max_guesses if k is None else k
-        return self._run(cands, turn, kk, sk.INF + 1, None)
+        return self._run(cands, turn, kk, INF + 1, None)
 
     def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
         """Value, best guess and per-response values of the position after ``history``."""
@@ -325,7 +338,7 @@ class Searcher:
         pools = self.pools(history)
         chain: dict[int, int | None] = {}
         offset = n * (turn - 1) if o.criterion == "total" else 0
-        beta = sk.INF + 1
+        beta = INF + 1
         if o.upper_bound is not None:
             beta = max(0, o.upper_bound - offset)
         ks: list[int | None] = [o.max_guesses]
@@ -335,14 +348,14 @@ class Searcher:
         k_used = ks[0]
         for k in ks:
             k_used = k
-            value, best = self._run(cands, turn, k, beta if k == ks[0] else sk.INF + 1, pools)
+            value, best = self._run(cands, turn, k, beta if k == ks[0] else INF + 1, pools)
             if o.criterion == "kmovers" and k is not None:
-                chain[k] = None if value >= sk.INF else value
+                chain[k] = None if value >= INF else value
             if self.stats[5] or value != 0:
                 break
         aborted = bool(self.stats[5])
-        possible = value < sk.INF
-        exact = not aborted and (value < beta or value >= sk.INF)
+        possible = bool(value < INF)
+        exact = bool(not aborted and (value < beta or value >= INF))
         per: dict[int, int | None] = {}
         if exact and possible and best >= 0:
             per = self._per_response(cands, turn, k_used, best)
@@ -362,7 +375,8 @@ class Searcher:
                    "fast_estimates": int(self.stats[3])},
         )
 
-    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code) -> dict[int, int | None]:
+    def _per_response(self, cands: CandidateSet, turn: int, k: int | None,
+                      guess: Code) -> dict[int, int | None]:
         g = self.game
         a = self.arrays
         order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
@@ -378,9 +392,9 @@ class Searcher:
                 else:
                     out[r] = 1 if k == turn else 0
                 continue
-            v, _ = self._run(order[lo:hi], turn + 1, k, sk.INF + 1, None)
+            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None)
             part_offset = (hi - lo) * turn if crit == "total" else 0
-            out[r] = None if v >= sk.INF else v + part_offset
+            out[r] = None if v >= INF else v + part_offset
         return out
 
     def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, int], Code]:
@@ -395,15 +409,16 @@ class Searcher:
                 stop = lowest_k if lowest_k is not None else o.max_guesses
                 k = o.max_guesses
                 while True:
-                    value, best = self._run(cands, depth, k, sk.INF + 1, None)
+                    value, best = self._run(cands, depth, k, INF + 1, None)
                     if value != 0 or k - 1 < max(stop, depth):
                         break
                     k -= 1
             else:
-                value, best = self._run(cands, depth, o.max_guesses, sk.INF + 1, None)
-            if value >= sk.INF or best < 0:
+                value, best = self._run(cands, depth, o.max_guesses, INF + 1, None)
+            if value >= INF or best < 0:
                 raise SolverError(
-                    f"no strategy fits the limit for a position of {cands.shape[0]} candidates at guess {depth}"
+                    f"no strategy fits the limit for a position of {cands.shape[0]} candidates "
+                    f"at guess {depth}"
                 )
             return best
 

@@ -179,30 +179,145 @@ def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost
 
 
 @njit(cache=True)
-def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, fso):  # type: ignore[no-untyped-def]
-    """(guess, in_set) of the first code splitting S into singletons: candidates first, then others."""
+def _splits_perfectly(row, S, seen, stamp):  # type: ignore[no-untyped-def]
+    """Whether the responses ``row[S[k]]`` are pairwise distinct.
+
+    ``seen`` holds, per response, the stamp of the last check that met it, so no reset is needed
+    between checks (the caller passes a fresh stamp each time).
+    """
+    for k in range(S.shape[0]):
+        r = row[S[k]]
+        if seen[r] == stamp:
+            return False
+        seen[r] = stamp
+    return True
+
+
+@njit(cache=True)
+def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, stamp, fso):  # type: ignore[no-untyped-def]
+    """(guess, in_set) of the first code splitting S into singletons: candidates first, then others.
+
+    ``stamp`` is a one-element array incremented per code tried (see :func:`_splits_perfectly`).
+    """
+    if table.shape[0] > 0:
+        for i in range(S.shape[0]):
+            stamp[0] += 1
+            if _splits_perfectly(table[S[i]], S, seen, stamp[0]):
+                return S[i], True
+        if fso or S.shape[0] >= n_resp:
+            return -1, False
+        for g in range(n_codes):
+            if inset[g]:
+                continue
+            stamp[0] += 1
+            if _splits_perfectly(table[g], S, seen, stamp[0]):
+                return g, False
+        return -1, False
+    flags = np.zeros(n_resp, dtype=np.uint8)
     for i in range(S.shape[0]):
-        if is_perfect_split(table, codes, masks, counts, S[i], S, n_resp, seen):
+        if is_perfect_split(table, codes, masks, counts, S[i], S, n_resp, flags):
             return S[i], True
     if fso:
         return -1, False
     for g in range(n_codes):
         if inset[g]:
             continue
-        if is_perfect_split(table, codes, masks, counts, g, S, n_resp, seen):
+        if is_perfect_split(table, codes, masks, counts, g, S, n_resp, flags):
             return g, False
     return -1, False
 
 
 @njit(cache=True)
-def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, z2,
+def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, child_m, base, win,
+             beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id, fail):  # type: ignore[no-untyped-def]
+    """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
+
+    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or all codes
+    (phase 1).  A guess is dropped when it does not split S, when its partition bound reaches
+    ``beta`` (its bound then lowers ``fail[0]``, the smallest bound proven for a dropped guess), or
+    when it splits S exactly like a guess already kept (equivalent splits).  Returns the new ``nk``.
+    """
+    hmask = hkey.shape[0] - 1
+    count = g_hi - g_lo if use_pool else (n if phase == 0 else n_codes)
+    for gi in range(count):
+        if use_pool:
+            g = pool[g_lo + gi]
+            if (inset[g] == 1) != (phase == 0):
+                continue
+        elif phase == 0:
+            g = S[gi]
+        else:
+            g = gi
+            if inset[g]:
+                continue
+        row = table[g]
+        nt = 0
+        for k in range(n):
+            x = S[k]
+            r = row[x]
+            c = cnt[r]
+            if c == 0:
+                touched[nt] = r
+                nt += 1
+            cnt[r] = c + 1
+            zs[r] += z1[x]
+        lb = base
+        useless = False
+        sig = np.uint64(phase + 1) * np.uint64(0x9E3779B97F4A7C15)
+        for t in range(nt):
+            r = touched[t]
+            c = cnt[r]
+            if r != win:
+                if c == n:
+                    useless = True
+                lb += lb_tab[child_m, c]
+                if c == 1:
+                    # parts of one or two codes are worth the same whatever they hold; each size
+                    # has its own constant (c*K would let two singletons equal one pair)
+                    sig += np.uint64(0xD6E8FEB86659FD93)
+                elif c == 2:
+                    sig += np.uint64(0x8EBC6AF09C88C6E3)
+                else:
+                    h = zs[r] ^ (zs[r] >> np.uint64(31))
+                    h *= np.uint64(0x94D049BB133111EB)
+                    sig += h ^ (h >> np.uint64(29))
+            else:
+                sig += np.uint64(0xA0761D6478BD642F)
+            cnt[r] = 0
+            zs[r] = 0
+        if useless:
+            continue
+        if lb >= beta:
+            if lb < fail[0]:
+                fail[0] = lb
+            continue
+        slot = np.int64(sig & np.uint64(hmask))
+        dup = False
+        while hstamp[slot] == node_id:
+            if hkey[slot] == sig:
+                dup = True
+                break
+            slot = (slot + 1) & hmask
+        if dup:
+            continue
+        hstamp[slot] = node_id
+        hkey[slot] = sig
+        keys[nk] = lb * n_codes + g
+        nk += 1
+    return nk
+
+
+@njit(cache=True)
+def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
-           pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn):  # type: ignore[no-untyped-def]
+           pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
+           seen, stamp, ws_hkey, ws_hstamp):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
-    guesses tried to equivalence sets; empty arrays mean "no restriction".
+    guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
+    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.
     """
     crit = prm[0]
     mmax = prm[5]
@@ -242,12 +357,12 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, 
     inset = ws_inset[ply]
     for i in range(n):
         inset[S[i]] = 1
-    seen = np.zeros(n_resp, dtype=np.uint8)
     if n <= prm[12]:
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
-        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, fso)
+        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, stamp,
+                                fso)
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
@@ -264,7 +379,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, 
             inset[S[i]] = 0
         return INF
     if crit == 0 and lb_node < 2 * n:
-        lb_node = np.int64(2 * n)  # no candidate splits S perfectly, so every secret but none pays twice
+        lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
     # -- transposition table ---------------------------------------------------------------------
     ctx = turn if prm[9] == 1 else 0
     k1, k2 = set_keys(S, z1, z2, ctx)
@@ -280,161 +395,151 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, 
         if lo > lb_node:
             lb_node = lo
     nodes_before = stats[0]
-    # -- candidate guesses, with their partition lower bounds -----------------------------------
     keys = ws_keys[ply]
-    buf = ws_buf[ply]
     cnt = np.zeros(n_resp, dtype=np.int64)
-    nk = 0
-    fail_lb = INF
+    zs = np.zeros(n_resp, dtype=np.uint64)
+    touched = np.zeros(n_resp, dtype=np.int64)
+    fail = np.full(1, INF, dtype=np.int64)
     base = np.int64(n) if crit == 0 else np.int64(0)
     heuristic = hybrid and prm[2] == 1
-    if heuristic:
-        pool = ws_pool[ply]
-        npool = 0
-        for i in range(n):
-            pool[npool] = S[i]
-            npool += 1
-        if not fso:
-            for g in range(n_codes):
-                if inset[g] == 0:
-                    pool[npool] = g
-                    npool += 1
-        hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n, n_resp, prm[3], log2n, lnn)
-        keys[0] = hg
-        nk = 1
-    else:
-        use_pool = ply == 0 and pool0.shape[0] > 0
-        use_pool1 = ply == 1 and pools1.shape[0] > 0
-        if use_pool:
-            npool = pool0.shape[0]
-        elif use_pool1:
-            npool = pools1_len[prm[13]]
-        elif fso:
-            npool = n
-        else:
-            npool = n_codes
-        for gi in range(npool):
-            if use_pool:
-                g = pool0[gi]
-            elif use_pool1:
-                g = pools1[prm[13], gi]
-            elif fso:
-                g = S[gi]
-            else:
-                g = gi
-            if fso and inset[g] == 0:
-                continue
-            response_row(table, codes, masks, counts, g, S, buf)
-            for k in range(n):
-                cnt[buf[k]] += 1
-            lb = base
-            useless = False
-            for r in range(n_resp):
-                c = cnt[r]
-                if c > 0:
-                    if r != win:
-                        if c == n:
-                            useless = True
-                        lb += lb_tab[child_m, c]
-                    cnt[r] = 0
-            if useless:
-                continue
-            if lb >= beta:
-                if lb < fail_lb:
-                    fail_lb = lb
-                continue
-            # sort key: lower bound, then candidates first, then code index
-            keys[nk] = (lb * 2 + (0 if inset[g] else 1)) * n_codes + g
-            nk += 1
-        keys[:nk].sort()
-    for i in range(n):
-        inset[S[i]] = 0
-    # -- evaluate guesses in order -----------------------------------------------------------------
-    best_val = INF
-    best_g = -1
-    cur_beta = beta
     parts = ws_parts[ply]
+    buf = ws_buf[ply]
     starts = np.zeros(n_resp + 1, dtype=np.int64)
     fill = np.zeros(n_resp, dtype=np.int64)
     psize = np.zeros(n_resp, dtype=np.int64)
     pres = np.zeros(n_resp, dtype=np.int64)
-    for idx in range(nk):
+    best_val = INF
+    best_g = -1
+    cur_beta = beta
+    done = False
+    use_pool = ply == 0 and pool0.shape[0] > 0
+    use_pool1 = ply == 1 and pools1.shape[0] > 0
+    # Phase 0 tries the candidates, phase 1 the other codes (the article's "order of numbers":
+    # the best guess is a candidate in most positions, and a good candidate value lets the bound
+    # for non-candidates skip their whole scan).
+    for phase in range(2):
+        if done:
+            break
+        nk = 0
         if heuristic:
-            g = keys[0]
+            if phase == 1:
+                break
+            pool = ws_pool[ply]
+            npool = 0
+            for i in range(n):
+                pool[npool] = S[i]
+                npool += 1
+            if not fso:
+                for g in range(n_codes):
+                    if inset[g] == 0:
+                        pool[npool] = g
+                        npool += 1
+            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n, n_resp, prm[3],
+                               log2n, lnn)
+            keys[0] = hg
+            nk = 1
         else:
-            g = keys[idx] % n_codes
-            lbg = keys[idx] // n_codes // 2
-            if lbg >= cur_beta:
-                if lbg < fail_lb:
-                    fail_lb = lbg
+            if phase == 1 and (fso or nc_tab[mm, n] >= cur_beta):
+                if phase == 1 and not fso and nc_tab[mm, n] < fail[0]:
+                    fail[0] = nc_tab[mm, n]
                 break
-        # split S by g (stable counting sort into parts)
-        response_row(table, codes, masks, counts, g, S, buf)
-        starts[:] = 0
-        for k in range(n):
-            starts[buf[k] + 1] += 1
-        for r in range(n_resp):
-            starts[r + 1] += starts[r]
-        for r in range(n_resp):
-            fill[r] = starts[r]
-        for k in range(n):
-            r = buf[k]
-            parts[fill[r]] = S[k]
-            fill[r] += 1
-        # parts largest first: they decide most, and fail soonest
-        np_ = 0
-        rest = np.int64(0)
-        for r in range(n_resp):
-            c = starts[r + 1] - starts[r]
-            if c > 0 and r != win:
-                psize[np_] = c
-                pres[np_] = r
-                np_ += 1
-                rest += lb_tab[child_m, c]
-        for a in range(1, np_):
-            vs = psize[a]
-            vr = pres[a]
-            b = a - 1
-            while b >= 0 and psize[b] < vs:
-                psize[b + 1] = psize[b]
-                pres[b + 1] = pres[b]
-                b -= 1
-            psize[b + 1] = vs
-            pres[b + 1] = vr
-        acc = base
-        ok = True
-        if heuristic and acc + rest >= INF:
-            ok = False
-            if acc + rest < fail_lb:
-                fail_lb = acc + rest
-        for j in range(np_):
-            if not ok:
-                break
-            r = pres[j]
-            lbp = lb_tab[child_m, psize[j]]
-            rest -= lbp
-            budget = cur_beta - acc - rest
-            if ply == 0 and pools1.shape[0] > 0:
-                prm[13] = pool1_row[g]
-            v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm, table,
-                       codes, masks, counts, lb_tab, z1, z2, tt_k1, tt_k2, tt_info, ws_keys,
-                       ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1, pools1_len,
-                       pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn)
-            if stats[5] != 0:
-                return INF
-            acc += v
-            if acc >= INF:
-                acc = INF
+            if use_pool:
+                nk = _collect(S, n, phase, 0, pool0.shape[0], pool0, True, inset, table, z1, lb_tab,
+                              child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs, touched,
+                              ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
+            elif use_pool1:
+                row_i = prm[13]
+                nk = _collect(S, n, phase, 0, pools1_len[row_i], pools1[row_i], True, inset, table,
+                              z1, lb_tab, child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs,
+                              touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
+            else:
+                nk = _collect(S, n, phase, 0, 0, S, False, inset, table, z1, lb_tab, child_m, base,
+                              win, cur_beta, n_codes, keys, nk, cnt, zs, touched, ws_hkey[ply],
+                              ws_hstamp[ply], stats[0] * 2 + phase, fail)
+            keys[:nk].sort()
+        for idx in range(nk):
+            if heuristic:
+                g = keys[0]
+            else:
+                g = keys[idx] % n_codes
+                lbg = keys[idx] // n_codes
+                if lbg >= cur_beta:
+                    if lbg < fail[0]:
+                        fail[0] = lbg
+                    break
+            # split S by g (stable counting sort into parts)
+            response_row(table, codes, masks, counts, g, S, buf)
+            starts[:] = 0
+            for k in range(n):
+                starts[buf[k] + 1] += 1
+            for r in range(n_resp):
+                starts[r + 1] += starts[r]
+            for r in range(n_resp):
+                fill[r] = starts[r]
+            for k in range(n):
+                r = buf[k]
+                parts[fill[r]] = S[k]
+                fill[r] += 1
+            # parts largest first: they decide most, and fail soonest
+            np_ = 0
+            rest = np.int64(0)
+            for r in range(n_resp):
+                c = starts[r + 1] - starts[r]
+                if c > 0 and r != win:
+                    psize[np_] = c
+                    pres[np_] = r
+                    np_ += 1
+                    rest += lb_tab[child_m, c]
+            for a in range(1, np_):
+                vs = psize[a]
+                vr = pres[a]
+                b = a - 1
+                while b >= 0 and psize[b] < vs:
+                    psize[b + 1] = psize[b]
+                    pres[b + 1] = pres[b]
+                    b -= 1
+                psize[b + 1] = vs
+                pres[b + 1] = vr
+            acc = base
+            ok = True
             if acc + rest >= cur_beta:
                 ok = False
-                if acc + rest < fail_lb:
-                    fail_lb = acc + rest if acc + rest < INF else INF
-        if ok:
-            best_val = acc
-            best_g = g
-            cur_beta = acc
-            if acc <= lb_node:
-                break
+                if acc + rest < fail[0]:
+                    fail[0] = acc + rest if acc + rest < INF else INF
+            for j in range(np_):
+                if not ok:
+                    break
+                r = pres[j]
+                lbp = lb_tab[child_m, psize[j]]
+                rest -= lbp
+                budget = cur_beta - acc - rest
+                if ply == 0 and pools1.shape[0] > 0:
+                    prm[13] = pool1_row[g]
+                v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm,
+                           table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
+                           ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
+                           pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
+                           lnn, seen, stamp, ws_hkey, ws_hstamp)
+                if stats[5] != 0:
+                    for i in range(n):
+                        inset[S[i]] = 0
+                    return INF
+                acc += v
+                if acc >= INF:
+                    acc = INF
+                if acc + rest >= cur_beta:
+                    ok = False
+                    if acc + rest < fail[0]:
+                        fail[0] = acc + rest if acc + rest < INF else INF
+            if ok:
+                best_val = acc
+                best_g = g
+                cur_beta = acc
+                if acc <= lb_node:
+                    done = True
+                    break
+    for i in range(n):
+        inset[S[i]] = 0
     cost = stats[0] - nodes_before
     if best_g >= 0:
         ws_best[ply] = best_g
@@ -444,6 +549,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, z1, 
                        turn, stats)
         stats[2] += 1
         return best_val
+    fail_lb = fail[0]
     if fail_lb < beta:
         fail_lb = beta  # every guess was proven at least beta even if its bound was found lower
     flag = FLAG_EXACT if fail_lb >= INF else FLAG_LOWER

@@ -20,7 +20,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -31,10 +31,8 @@ from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, GameArrays, 
 FORMAT = "bullscows-tree/1"
 
 
-class Chooser(Protocol):
-    """What a tree needs from a strategy: a guess for a candidate set at a given depth."""
-
-    def __call__(self, cands: CandidateSet, depth: int) -> Code: ...
+Chooser: TypeAlias = Callable[[CandidateSet, int], Code]
+"""What a tree needs from a strategy: a guess for a candidate set at a given guess number."""
 
 
 @dataclass
