@@ -232,6 +232,7 @@ class Searcher:
         self._log2n, self._lnn = _nlogn(n)
         self.stats = np.zeros(10, dtype=np.int64)
         self._seen = np.zeros(game.n_responses, dtype=np.int64)
+        self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
         self._stamp = np.zeros(1, dtype=np.int64)
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((MAX_PLY, hsize), dtype=np.uint64)
@@ -273,7 +274,21 @@ class Searcher:
 
     def pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
                                                npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Equivalence-set pools: for the root, and (short histories) for each root guess's children."""
+        """Equivalence-set pools: for the root, and (short histories) for each root guess's children.
+
+        Cached: they depend on the moves only (and on the responses from two turns on, Lemma 9).
+        """
+        key = tuple((t.guess, t.response if len(history) > 1 else -1) for t in history)
+        hit = self._pool_cache.get(key)
+        if hit is None:
+            hit = self._pools(history)
+            if len(self._pool_cache) > 4096:
+                self._pool_cache.clear()
+            self._pool_cache[key] = hit
+        return hit
+
+    def _pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                                                npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         g = self.game
         moves = [t.guess for t in history]
         responses = [t.response for t in history]
@@ -335,7 +350,6 @@ class Searcher:
         t0 = time.perf_counter()
         nodes0 = int(self.stats[0])
         self.stats[5] = 0
-        pools = self.pools(history)
         chain: dict[int, int | None] = {}
         offset = n * (turn - 1) if o.criterion == "total" else 0
         beta = INF + 1
@@ -345,10 +359,12 @@ class Searcher:
         if o.depth_count is not None and o.max_guesses is not None:
             ks = list(range(o.max_guesses, o.depth_count - 1, -1))
         value = best = 0
+        per: dict[int, int | None] = {}
         k_used = ks[0]
         for k in ks:
             k_used = k
-            value, best = self._run(cands, turn, k, beta if k == ks[0] else INF + 1, pools)
+            value, best, per = self._solve_root(history, cands, turn, k,
+                                                beta if k == ks[0] else INF + 1)
             if o.criterion == "kmovers" and k is not None:
                 chain[k] = None if value >= INF else value
             if self.stats[5] or value != 0:
@@ -356,18 +372,16 @@ class Searcher:
         aborted = bool(self.stats[5])
         possible = bool(value < INF)
         exact = bool(not aborted and (value < beta or value >= INF))
-        per: dict[int, int | None] = {}
-        if exact and possible and best >= 0:
+        if exact and possible and best >= 0 and not per:
             per = self._per_response(cands, turn, k_used, best)
-        seconds = time.perf_counter() - t0
         return SolveResult(
             value=(value + offset) if possible else None,
             possible=possible or not exact,
             exact=exact,
             best_guess=best if exact and possible and best >= 0 else None,
-            per_response=per,
+            per_response=per if exact and possible else {},
             nodes=int(self.stats[0]) - nodes0,
-            seconds=seconds,
+            seconds=time.perf_counter() - t0,
             candidates=n,
             movers=k_used if o.criterion == "kmovers" else None,
             chain=chain,
@@ -375,27 +389,131 @@ class Searcher:
                    "fast_estimates": int(self.stats[3])},
         )
 
-    def _per_response(self, cands: CandidateSet, turn: int, k: int | None,
-                      guess: Code) -> dict[int, int | None]:
+    def _solve_root(self, history: History, cands: CandidateSet, turn: int, k: int | None,
+                    beta: int) -> tuple[int, int, dict[int, int | None]]:
+        """(value, best guess, per-response game values) of the root, turn-independent value.
+
+        Short histories are searched here, one kernel call per (guess, response) part with that
+        part's own equivalence-set pools, so symmetry prunes three plies deep instead of two; the
+        best guess's parts come out exact, which gives the per-response values for free.  Longer
+        histories, tiny sets and hybrid turns go to the kernel in one call.
+        """
+        o = self.options
+        g = self.game
+        n = int(cands.shape[0])
+        hybrid_root = o.mde is not None and turn > o.mde
+        if len(history) > 2 or n <= self.n_valid or hybrid_root:
+            pools = self.pools(history)
+            value, best = self._run(cands, turn, k, beta, pools)
+            return value, best, {}
+        crit = CRITERIA[o.criterion]
+        m = MMAX if k is None else k - turn + 1
+        if m <= 2:
+            value, best = self._run(cands, turn, k, beta, self.pools(history))
+            return value, best, {}
+        child_m = MMAX if k is None else m - 1
+        lb_part = self._lb[0, crit, child_m]
+        pool = self.pools(history)[0]
+        if o.from_set_only:
+            pool = pool[np.isin(pool, cands)]
+        a = self.arrays
+        counts = kernels.partition_matrix(*a.kernel_args(), pool, cands, g.n_responses)
+        win = g.all_bulls
+        base = n if crit == 0 else 0
+        in_set = np.isin(pool, cands)
+        nonwin = np.ones(g.n_responses, dtype=bool)
+        nonwin[win] = False
+        useless = (counts[:, nonwin] == n).any(axis=1)
+        lbs = base + lb_part[counts][:, nonwin].sum(axis=1)
+        order = sorted(
+            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]), i)
+            for i in range(pool.shape[0]) if not useless[i]
+        )
+        best_val, best_g = INF, -1
+        best_per: dict[int, int | None] = {}
+        fail = INF
+        cur_beta = beta
+        for lb, _, guess, i in order:
+            if lb >= cur_beta:
+                fail = min(fail, lb)
+                break
+            order_parts, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
+            parts = sorted(((int(starts[r + 1] - starts[r]), r) for r in range(g.n_responses)
+                            if starts[r + 1] > starts[r] and r != win), key=lambda t: (-t[0], t[1]))
+            acc = base
+            rest = lb - base
+            per: dict[int, int | None] = {}
+            ok = True
+            for size, r in parts:
+                rest -= int(lb_part[size])
+                budget = cur_beta - acc - rest
+                sub = order_parts[int(starts[r]):int(starts[r + 1])]
+                v, _ = self._run(sub, turn + 1, k, budget, self.pools([*history, Turn(guess, r)]))
+                if self.stats[5]:
+                    return INF, -1, {}
+                acc = min(acc + v, INF)
+                per[r] = None if v >= INF else v + (size * turn if crit == 0 else 0)
+                if acc + rest >= cur_beta:
+                    fail = min(fail, acc + rest)
+                    ok = False
+                    break
+            if ok:
+                best_val, best_g, cur_beta = acc, guess, acc
+                if starts[win + 1] > starts[win]:
+                    per[win] = turn if crit == 0 else int(k == turn)
+                best_per = dict(sorted(per.items()))
+        if best_g >= 0:
+            return best_val, best_g, best_per
+        return max(fail, beta) if fail < INF else INF, -1, {}
+
+    def evaluate_guess(self, history: History, guess: Code) -> SolveResult:
+        """Value of playing ``guess`` next after ``history`` (the article's Φ[T(t, *)], Λ[T(t, *)]):
+        the sum of its responses' values, each found by an exact search of its own."""
+        g = self.game
+        o = self.options
+        turn = len(history) + 1
+        o.validate(g, turn)
+        cands = g.candidates(history)
+        t0 = time.perf_counter()
+        nodes0 = int(self.stats[0])
+        self.stats[5] = 0
+        per = self._per_response(cands, turn, o.max_guesses, guess, history)
+        aborted = bool(self.stats[5])
+        possible = all(v is not None for v in per.values())
+        total = sum(v for v in per.values() if v is not None) if possible else None
+        return SolveResult(
+            value=total, possible=possible, exact=not aborted, best_guess=guess, per_response=per,
+            nodes=int(self.stats[0]) - nodes0, seconds=time.perf_counter() - t0,
+            candidates=int(cands.shape[0]),
+            movers=o.max_guesses if o.criterion == "kmovers" else None,
+        )
+
+    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code,
+                      history: History | None = None) -> dict[int, int | None]:
+        """Value of each response's part after ``guess``; largest parts first, and once one proves
+        impossible the others are left out (the sum is impossible anyway).  With ``history`` the
+        parts are searched with their equivalence-set pools."""
         g = self.game
         a = self.arrays
         order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
         out: dict[int, int | None] = {}
         crit = self.options.criterion
-        for r in range(g.n_responses):
+        sizes = [(int(starts[r + 1] - starts[r]), r) for r in range(g.n_responses)]
+        for size, r in sorted(sizes, key=lambda t: (-t[0], t[1])):
+            if size == 0:
+                continue
             lo, hi = int(starts[r]), int(starts[r + 1])
-            if hi == lo:
-                continue
             if r == g.all_bulls:
-                if crit == "total":
-                    out[r] = turn
-                else:
-                    out[r] = 1 if k == turn else 0
+                out[r] = turn if crit == "total" else int(k == turn)
                 continue
-            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None)
-            part_offset = (hi - lo) * turn if crit == "total" else 0
-            out[r] = None if v >= INF else v + part_offset
-        return out
+            pools = None if history is None else self.pools([*history, Turn(guess, r)])
+            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, pools)
+            if self.stats[5]:
+                break
+            out[r] = None if v >= INF else v + (size * turn if crit == "total" else 0)
+            if out[r] is None:
+                break
+        return dict(sorted(out.items()))
 
     def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, int], Code]:
         """A tree chooser playing this searcher's optimal guesses (k-movers: the chain down to
