@@ -426,14 +426,14 @@ class Searcher:
         useless = (counts[:, nonwin] == n).any(axis=1)
         lbs = base + lb_part[counts][:, nonwin].sum(axis=1)
         order = sorted(
-            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]), i)
+            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]))
             for i in range(pool.shape[0]) if not useless[i]
         )
         best_val, best_g = INF, -1
         best_per: dict[int, int | None] = {}
         fail = INF
         cur_beta = beta
-        for lb, _, guess, i in order:
+        for lb, _, guess in order:
             if lb >= cur_beta:
                 fail = min(fail, lb)
                 break
