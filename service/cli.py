@@ -63,6 +63,19 @@ def _history_options(fn: F) -> F:
     return fn
 
 
+def _search_options(fn: F) -> F:
+    fn = click.option("--upper-bound", type=int, default=None,
+                      help="The article's beta: prune at or above it (results reaching it are bounds).")(fn)
+    fn = click.option("--mde", type=int, default=None,
+                      help="Last turn searched exactly; later turns use the heuristic (crush for "
+                           "kmovers, Larmouth for totals), or only candidates with --from-set-only.")(fn)
+    fn = click.option("--depth-count", type=int, default=None,
+                      help="Kmovers: while the count is 0, count (k-1)-movers, ... down to this k.")(fn)
+    fn = click.option("--max-guesses", type=int, default=None,
+                      help="Guesses allowed in the whole game (the k of kmovers).")(fn)
+    return fn
+
+
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     from solver.game import Game
 
@@ -149,12 +162,78 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
         click.echo(f"{g.format_response(r)}\t{n}")
 
 
+@main.command("solve")
+@_game_options
+@_history_options
+@click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default="total",
+              show_default=True, help="total: fewest guesses in all; kmovers: fewest secrets "
+                                      "needing exactly --max-guesses guesses.")
+@_search_options
+@click.option("--from-set-only", is_flag=True,
+              help="Try only candidates (on the turns after --mde, or everywhere without it).")
+@click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
+@click.option("--node-limit", type=int, default=0, help="Stop after this many nodes (0: none).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@_solver_errors
+def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
+              criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
+              upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
+              as_json: bool, progress: bool | None) -> None:
+    """Exact value of a position, its best guess and the value after each response.
+
+    Values count every guess of the game, the history's included: after 0123 0.1 the total is
+    over the 1440 secrets left, each counting 0123 as its first guess.
+    """
+    from tqdm import tqdm
+
+    from solver.search import Searcher, SolveOptions
+
+    g, history = _load(game, alphabet, turns)
+    options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,
+                           mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
+                           node_limit=node_limit)
+    options.validate(g, len(history) + 1)
+    searcher = Searcher(g, options)
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(disable=not show, unit="guess", desc="searching", file=sys.stderr, leave=False) as bar:
+        def report(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        searcher.progress = report
+        if guess is not None:
+            result = searcher.evaluate_guess(history, g.parse_code(guess))
+        else:
+            result = searcher.solve(history)
+    out = result.as_dict(g)
+    if as_json:
+        _emit_json(out)
+        return
+    what = "total guesses" if criterion == "total" else f"{result.movers}-movers"
+    if result.value is None and result.exact:
+        click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
+    else:
+        bound = "" if result.exact else ">= "
+        click.echo(f"{what}: {bound}{result.value}")
+    if out["best_guess"]:
+        click.echo(f"{'guess' if guess else 'best guess'}: {out['best_guess']}")
+    for resp, v in out["per_response"].items():
+        click.echo(f"  {resp:>4}  {'impossible' if v is None else v}")
+    if len(out["chain"]) > 1:
+        click.echo("chain: " + ", ".join(f"{k}-movers {v}" for k, v in out["chain"].items()))
+    click.echo(f"# {result.nodes} nodes, {result.seconds:.2f} s", err=True)
+
+
 @main.command("tree")
 @_game_options
 @_history_options
 @click.option("--strategy", "-s", default="minimax", show_default=True,
-              help="One-step strategy to build the tree of.")
+              help="One-step strategy, or optimal-total / optimal-kmovers (exact or hybrid search).")
 @click.option("--first", default=None, help="Force the first guess of the tree.")
+@_search_options
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
@@ -164,23 +243,40 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @_solver_errors
 def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-             strategy: str, first: str | None, from_set_only: bool, seed: int, as_json: bool,
-             output: str | None, progress: bool | None) -> None:
-    """Whole strategy tree and its statistics."""
+             strategy: str, first: str | None, max_guesses: int | None, depth_count: int | None,
+             mde: int | None, upper_bound: int | None, from_set_only: bool, seed: int,
+             as_json: bool, output: str | None, progress: bool | None) -> None:
+    """Whole strategy tree and its statistics.
+
+    Optimal strategies: optimal-total (fewest guesses in all, optionally within --max-guesses)
+    and optimal-kmovers (fewest secrets needing --max-guesses guesses, then fewest needing one
+    less, and so on down to --depth-count); --mde and --from-set-only make them hybrids.
+    """
     from tqdm import tqdm
 
     from solver.heuristics import get_strategy
     from solver.tree import build_tree, strategy_chooser, to_compact, to_json
 
-    strat = get_strategy(strategy, from_set_only=from_set_only, seed=seed)
     g, history = _load(game, alphabet, turns)
     first_code = g.parse_code(first) if first is not None else None
     n = int(g.candidates(history).shape[0])
     show = sys.stderr.isatty() if progress is None else progress
     with tqdm(total=n, disable=not show, unit="secret", desc=f"{strategy} tree",
               file=sys.stderr, leave=False) as bar:
-        tree = build_tree(g, strategy_chooser(g, strat), history, first=first_code,
-                          strategy=strategy, on_solved=bar.update)
+        if strategy in ("optimal-total", "optimal-kmovers"):
+            from solver.search import SolveOptions, optimal_tree
+
+            options = SolveOptions(
+                criterion=strategy.removeprefix("optimal-"), max_guesses=max_guesses,
+                depth_count=depth_count, mde=mde, from_set_only=from_set_only,
+                upper_bound=upper_bound,
+            )
+            options.validate(g, len(history) + 1)
+            tree = optimal_tree(g, options, history, first=first_code, on_solved=bar.update)
+        else:
+            strat = get_strategy(strategy, from_set_only=from_set_only, seed=seed)
+            tree = build_tree(g, strategy_chooser(g, strat), history, first=first_code,
+                              strategy=strategy, on_solved=bar.update)
     stats = tree.stats()
     if output:
         with open(output, "w", encoding="utf-8") as fh:

@@ -233,6 +233,8 @@ class Searcher:
         self.stats = np.zeros(10, dtype=np.int64)
         self._seen = np.zeros(game.n_responses, dtype=np.int64)
         self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
+        self.progress: Callable[[int, int], None] | None = None
+        """Called with (guesses tried, guesses to try) while the root is searched."""
         self._stamp = np.zeros(1, dtype=np.int64)
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((MAX_PLY, hsize), dtype=np.uint64)
@@ -414,7 +416,7 @@ class Searcher:
         child_m = MMAX if k is None else m - 1
         lb_part = self._lb[0, crit, child_m]
         pool = self.pools(history)[0]
-        if o.from_set_only:
+        if o.from_set_only and o.mde is None:
             pool = pool[np.isin(pool, cands)]
         a = self.arrays
         counts = kernels.partition_matrix(*a.kernel_args(), pool, cands, g.n_responses)
@@ -433,7 +435,9 @@ class Searcher:
         best_per: dict[int, int | None] = {}
         fail = INF
         cur_beta = beta
-        for lb, _, guess in order:
+        for done, (lb, _, guess) in enumerate(order):
+            if self.progress is not None:
+                self.progress(done, len(order))
             if lb >= cur_beta:
                 fail = min(fail, lb)
                 break
@@ -515,28 +519,27 @@ class Searcher:
                 break
         return dict(sorted(out.items()))
 
-    def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, int], Code]:
-        """A tree chooser playing this searcher's optimal guesses (k-movers: the chain down to
-        ``lowest_k``: while the count is 0, minimise the next lower movers)."""
+    def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, list[Turn]], Code]:
+        """A tree chooser playing this searcher's optimal guesses.  K-movers follow the article's
+        chain: where the count of k-movers is 0, minimise (k-1)-movers, and so on down to
+        ``lowest_k``."""
         o = self.options
 
-        def choose(cands: CandidateSet, depth: int) -> Code:
+        def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             if cands.shape[0] <= 2:
                 return int(cands[0])
-            if o.criterion == "kmovers" and o.max_guesses is not None:
-                stop = lowest_k if lowest_k is not None else o.max_guesses
-                k = o.max_guesses
-                while True:
-                    value, best = self._run(cands, depth, k, INF + 1, None)
-                    if value != 0 or k - 1 < max(stop, depth):
-                        break
-                    k -= 1
-            else:
-                value, best = self._run(cands, depth, o.max_guesses, INF + 1, None)
+            turn = len(turns) + 1
+            k = o.max_guesses
+            while True:
+                value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)
+                if (o.criterion != "kmovers" or k is None or value != 0
+                        or k - 1 < max(lowest_k or k, turn)):
+                    break
+                k -= 1
             if value >= INF or best < 0:
                 raise SolverError(
                     f"no strategy fits the limit for a position of {cands.shape[0]} candidates "
-                    f"at guess {depth}"
+                    f"at guess {turn}"
                 )
             return best
 

@@ -31,8 +31,9 @@ from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, GameArrays, 
 FORMAT = "bullscows-tree/1"
 
 
-Chooser: TypeAlias = Callable[[CandidateSet, int], Code]
-"""What a tree needs from a strategy: a guess for a candidate set at a given guess number."""
+Chooser: TypeAlias = Callable[[CandidateSet, list[Turn]], Code]
+"""What a tree needs from a strategy: a guess for a candidate set reached by the given turns (the
+tree's history included; the next guess is number ``len(turns) + 1``)."""
 
 
 @dataclass
@@ -185,8 +186,10 @@ def build_tree(
     win = game.all_bulls
     max_depth = len(history) + game.size + 1
 
+    path: list[Turn] = list(history)
+
     def grow(cands: CandidateSet, depth: int, forced: Code | None) -> Node:
-        guess = forced if forced is not None else int(choose(cands, depth))
+        guess = forced if forced is not None else int(choose(cands, path))
         order, starts = kernels.split(*args, guess, cands, n_resp)
         node = Node(
             guess=guess,
@@ -205,7 +208,9 @@ def build_tree(
                     f"guess {game.format_code(guess)!r} does not split the candidates; "
                     f"the strategy {strategy or 'given'} makes no progress"
                 )
+            path.append(Turn(guess, r))
             node.children[r] = grow(order[lo:hi], depth + 1, None)
+            path.pop()
         return node
 
     cands = game.candidates(history)
@@ -405,7 +410,7 @@ def strategy_chooser(game: Game, strategy: Any, arrays: GameArrays | None = None
     """Adapt a one-step :class:`solver.heuristics.Strategy` to a :class:`Chooser`."""
     a = arrays if arrays is not None else game.arrays(table=True)
 
-    def choose(cands: CandidateSet, depth: int) -> Code:
+    def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
         return int(strategy.choose(game, cands, a).guess)
 
     return choose

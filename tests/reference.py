@@ -63,3 +63,44 @@ def best(strategy: str, codes: list[str], cands: list[str], from_set_only: bool 
         return (score(strategy, list(parts(g, cands).values()), g in cset), g not in cset, index[g])
 
     return min(pool, key=key)
+
+
+INF = float("inf")
+
+
+def exhaustive(codes: list[str], cands: tuple[str, ...], m: int | None, criterion: str,
+               from_set_only: bool = False, memo: dict[tuple[object, ...], float] | None = None) -> float:
+    """Optimal value by plain exhaustive search: every guess, no bounds, no pruning, only memoised.
+
+    ``m`` guesses are left (this one included; None = no limit, totals only — recursion still ends,
+    since a guess that splits nothing is skipped).  total: guesses still needed summed over the
+    candidates; kmovers: candidates needing exactly the last allowed guess.  INF when impossible.
+    """
+    memo = {} if memo is None else memo
+    key = (cands, m, criterion, from_set_only)
+    if key in memo:
+        return memo[key]
+    n = len(cands)
+    if m is not None and m <= 0:
+        return INF
+    if n == 1:
+        return 1 if criterion == "total" or m == 1 else 0
+    if m == 1:
+        return INF
+    child = None if m is None else m - 1
+    best = INF
+    pool = cands if from_set_only else codes
+    for g in pool:
+        groups: dict[tuple[int, int], list[str]] = {}
+        for c in cands:
+            groups.setdefault(bulls_cows(g, c), []).append(c)
+        win = (len(g), 0)
+        if any(len(v) == n and k != win for k, v in groups.items()):
+            continue  # splits nothing: never part of an optimal strategy
+        value: float = n if criterion == "total" else 0
+        for k, v in groups.items():
+            if k != win:
+                value += exhaustive(codes, tuple(v), child, criterion, from_set_only, memo)
+        best = min(best, value)
+    memo[key] = best
+    return best

@@ -29,10 +29,14 @@ def games(draw: st.DrawFn, max_codes: int = 1500) -> Game:
     rep = draw(st.booleans())
     p = draw(st.integers(1, 4))
     s = draw(st.integers(1 if rep else p, 7))
-    g = Game(p, s, rep)
-    if g.size > max_codes:
-        g = Game(min(p, 3), s, rep)
-    return g
+    while Game(p, s, rep).size > max_codes:
+        # shrink until the game fits the cap (symbols first, keeping p <= s without repetition)
+        if s > (1 if rep else p) and s > 2:
+            s -= 1
+        else:
+            p -= 1
+            s = max(s, 1 if rep else p)
+    return Game(p, s, rep)
 
 
 def test_presets(bulls_cows: Game, mastermind: Game, published: dict[str, Any]) -> None:
