@@ -79,3 +79,49 @@ def test_console_script_runs() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["guess"] == "0011"
+
+
+def test_solve_json_keys_and_values() -> None:
+    out = run_json("solve", "-g", "mastermind", "-c", "kmovers", "--max-guesses", "5")
+    assert {"value", "possible", "exact", "best_guess", "per_response", "nodes", "seconds"} <= set(out)
+    assert out["value"] == 539 and out["possible"] and out["exact"] and out["best_guess"] == "0012"
+    assert sum(out["per_response"].values()) == 539
+
+
+def test_solve_after_history_counts_the_whole_game() -> None:
+    out = run_json("solve", "-g", "mastermind", "--max-guesses", "5", "0012 1.1")
+    parts = run_json("partition", "-g", "mastermind", "--guess", "0012")["parts"]
+    assert out["value"] == 1029 and out["candidates"] == parts["1.1"]
+    assert sum(out["per_response"].values()) == out["value"]
+
+
+def test_solve_impossible_and_forced_guess() -> None:
+    out = run_json("solve", "-g", "mastermind", "-c", "kmovers", "--max-guesses", "4")
+    assert out["possible"] is False and out["value"] is None and out["exact"] is True
+    forced = run_json("solve", "-g", "mastermind", "--max-guesses", "5", "--guess", "0000")
+    assert forced["possible"] is False and forced["value"] is None
+    forced = run_json("solve", "-g", "mastermind", "--max-guesses", "5", "--guess", "0011")
+    assert forced["value"] == 5702
+
+
+def test_solve_depth_count_chain() -> None:
+    out = run_json("solve", "-c", "kmovers", "--max-guesses", "7", "--depth-count", "4", "0123 2.2")
+    assert out["chain"] == {"7": 0, "6": 0, "5": 0, "4": 4} and out["value"] == 4 and out["movers"] == 4
+
+
+def test_optimal_tree_cli() -> None:
+    out = run_json("tree", "-g", "mastermind", "-s", "optimal-total", "--max-guesses", "5")
+    assert out["total"] == 5626 and out["worst_case"] == 5 and out["first_guess"] == "0012"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["solve", "-c", "kmovers"], "needs max_guesses"),
+     (["solve", "--depth-count", "5"], "kmovers criterion only"),
+     (["solve", "--max-guesses", "1", "0123 0.1"], "already used up"),
+     (["tree", "-s", "optimal-kmovers"], "needs max_guesses"),
+     (["solve", "-c", "kmovers", "--max-guesses", "7", "--depth-count", "9"], "depth_count must be")],
+)
+def test_solve_errors(args: list[str], needle: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == "" and needle in err
