@@ -215,7 +215,8 @@ class TranspositionTable:
             value = sk.INF if e.value is None else e.value
             flag = sk.FLAG_EXACT if e.exact else sk.FLAG_LOWER
             best = -1 if e.best_guess is None else e.best_guess
-            sk.tt_store(self.k1, self.k2, self.info, k1, k2, e.m, flag, value, best,
+            # numba returns uint64 scalars as Python ints; keep them unsigned on the way back in
+            sk.tt_store(self.k1, self.k2, self.info, np.uint64(k1), np.uint64(k2), e.m, flag, value, best,
                         max(e.cost, 1 << 30), e.turn)
             taken += 1
         return taken
