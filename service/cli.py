@@ -299,5 +299,50 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
 
 
+@main.group("db")
+def db_group() -> None:
+    """The service's database (DATABASE_URL, default an SQLite file in ./instance)."""
+
+
+@db_group.command("upgrade")
+@click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(url: str | None, revision: str) -> None:
+    """Create or migrate the schema."""
+    from service.migrate import upgrade
+
+    upgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@db_group.command("downgrade")
+@click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+@click.option("--revision", default="base", show_default=True)
+def db_downgrade(url: str | None, revision: str) -> None:
+    """Undo migrations (down to an empty database by default)."""
+    from service.migrate import downgrade
+
+    downgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@main.command("serve")
+@click.option("--bind", default="127.0.0.1:8000", show_default=True, help="Address to listen on.")
+@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
+@click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
+def serve(bind: str, workers: int, no_migrate: bool) -> None:
+    """Run the HTTP service under gunicorn (migrating the database first)."""
+    import os
+
+    if not no_migrate:
+        from service.migrate import upgrade
+
+        upgrade()
+    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    args = [gunicorn, "--bind", bind, "--workers", str(workers), "--timeout", "120",
+            "--access-logfile", "-", "service.wsgi:app"]
+    os.execv(gunicorn, args)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

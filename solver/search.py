@@ -231,6 +231,8 @@ class Searcher:
         self._ws_best = np.zeros(MAX_PLY + 1, dtype=np.int64)
         self._log2n, self._lnn = _nlogn(n)
         self.stats = np.zeros(10, dtype=np.int64)
+        self._node_cap = 0
+        """Absolute value of the node counter at which the current call aborts (0 = never)."""
         self._seen = np.zeros(game.n_responses, dtype=np.int64)
         self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
         self.progress: Callable[[int, int], None] | None = None
@@ -270,7 +272,7 @@ class Searcher:
         prm[8] = self.game.all_bulls
         prm[9] = 1 if o.mde is not None else 0
         prm[10] = self._threshold
-        prm[11] = o.node_limit
+        prm[11] = self._node_cap
         prm[12] = self.n_valid
         return prm
 
@@ -352,6 +354,7 @@ class Searcher:
         t0 = time.perf_counter()
         nodes0 = int(self.stats[0])
         self.stats[5] = 0
+        self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
         chain: dict[int, int | None] = {}
         offset = n * (turn - 1) if o.criterion == "total" else 0
         beta = INF + 1
@@ -481,6 +484,7 @@ class Searcher:
         t0 = time.perf_counter()
         nodes0 = int(self.stats[0])
         self.stats[5] = 0
+        self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
         per = self._per_response(cands, turn, o.max_guesses, guess, history)
         aborted = bool(self.stats[5])
         possible = all(v is not None for v in per.values())

@@ -245,3 +245,13 @@ def test_bulls_cows_exact_small_responses(bulls_cows: Game, published: dict[str,
     for response in ("2.2", "1.3", "0.4", "3.0", "2.1"):
         r = s.solve(bulls_cows.parse_history(f"0123 {response}"))
         assert r.value == _published_column(published, "exact", response), response
+
+
+def test_node_limit_is_per_call(mastermind: Game) -> None:
+    """A warm searcher's limit counts the nodes of each call, not of its whole life."""
+    needed = Searcher(mastermind, SolveOptions("total", max_guesses=5)).solve().nodes
+    s = Searcher(mastermind, SolveOptions("total", max_guesses=5, node_limit=needed + 1000))
+    first = s.solve()
+    second = s.solve(mastermind.parse_history("1123 1.0"))  # about 4000 nodes the first call did not do
+    assert first.exact and first.nodes == needed
+    assert second.exact and second.nodes > 1000, "the limit must not count the first call's nodes"

@@ -1,0 +1,32 @@
+"""Liveness (``/healthz``) and readiness (``/readyz``: the database answers and has its schema)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import current_app
+
+from service.problems import problem
+from service.schemas import Health
+from service.store.db import get_db
+
+bp = APIBlueprint("health", __name__, tag="health")
+
+
+@bp.get("/healthz")
+@bp.output(Health)
+def healthz() -> dict[str, Any]:
+    """The process is alive."""
+    return {"status": "ok"}
+
+
+@bp.get("/readyz")
+@bp.output(Health)
+@bp.doc(responses={503: "the database is unreachable or not migrated"})
+def readyz() -> Any:
+    """The service can answer: its database is reachable and migrated."""
+    if not get_db(current_app).ping():
+        return problem(503, "database-unavailable", "Service Unavailable",
+                       "the database is unreachable or has no schema (run `bullscows db upgrade`)")
+    return {"status": "ok", "database": "ok"}

@@ -1,0 +1,69 @@
+"""The application factory: configuration, database, blueprints, problem+json errors."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from apiflask import APIFlask
+
+from service import problems
+from service.config import Settings
+from service.store import db as store_db
+from service.store.positions import PositionStore
+
+INSTANCE_DB = "bullscows.sqlite3"
+
+
+def instance_path() -> str:
+    """The instance folder (``BULLSCOWS_INSTANCE_PATH``, else ``./instance``)."""
+    return os.path.abspath(os.environ.get("BULLSCOWS_INSTANCE_PATH", "instance"))
+
+
+def default_database_url() -> str:
+    """``DATABASE_URL``, else an SQLite file in the instance folder."""
+    url = Settings().database_url
+    if url:
+        return url
+    folder = instance_path()
+    os.makedirs(folder, exist_ok=True)
+    return "sqlite:///" + os.path.join(folder, INSTANCE_DB)
+
+
+def create_app(config: dict[str, Any] | None = None) -> APIFlask:
+    """A configured app.  ``config`` overrides settings (``DATABASE_URL``, ``MAX_CODES``, …)."""
+    from service.engine import SolverPool
+
+    app = APIFlask("service", title="bullscows", version="1", instance_path=instance_path(),
+                   spec_path="/openapi.json", docs_path="/docs")
+    overrides = {k.lower(): v for k, v in (config or {}).items()}
+    settings = Settings(**overrides)
+    url = settings.database_url or default_database_url()
+    app.config["SETTINGS"] = settings
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
+    app.config["JSON_SORT_KEYS"] = False
+    app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
+    app.config["INFO"] = {"description": "Solver for Bulls-and-Cows, Mastermind and their variants: next moves, "
+                                         "exact solutions, a shared persistent transposition table."}
+    database = store_db.init_app(app, url)
+    store = PositionStore(database)
+    app.extensions["bullscows_store"] = store
+    app.extensions["bullscows_pool"] = SolverPool(store, settings)
+    problems.init_app(app)
+
+    from service.api import health, moves, solve
+
+    app.register_blueprint(health.bp)
+    app.register_blueprint(moves.bp)
+    app.register_blueprint(solve.bp)
+    _register_solver_errors(app)
+    return app
+
+
+def _register_solver_errors(app: APIFlask) -> None:
+    from solver.errors import GameTooLargeError, SolverError
+
+    @app.errorhandler(SolverError)
+    def _solver_error(err: SolverError) -> Any:
+        status = 422 if isinstance(err, GameTooLargeError) else 400
+        return problems.problem(status, err.slug, type(err).__name__, str(err))

@@ -1,0 +1,41 @@
+"""Service configuration from the environment (pydantic-settings), overridable per app instance.
+
+``DATABASE_URL`` drives both the app and Alembic; without it the service uses an SQLite file in the
+instance folder.  Everything else is prefixed ``BULLSCOWS_`` (e.g. ``BULLSCOWS_MAX_CODES``).
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Limits and connections of one service instance."""
+
+    model_config = SettingsConfigDict(env_prefix="BULLSCOWS_", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "BULLSCOWS_DATABASE_URL")
+    )
+    """SQLAlchemy URL (``sqlite:///…`` or ``postgresql+psycopg://…``); None = SQLite in the instance folder."""
+    max_codes: int = 100_000
+    """Largest game (number of codes) a request may name."""
+    max_history: int = 32
+    """Longest history a request may carry."""
+    max_request_bytes: int = 4 * 1024 * 1024
+    """Largest request body."""
+    default_time_budget_ms: int = 2_000
+    """Search budget of a request that names none."""
+    max_time_budget_ms: int = 20_000
+    """Largest search budget a request may ask for."""
+    nodes_per_ms: int = 40
+    """Search nodes granted per millisecond of budget (measured: 40–100 nodes/ms on this machine)."""
+    import_tokens: list[str] = Field(default_factory=list)
+    """Bearer tokens allowed to import positions."""
+    table_capacity: int = 1 << 20
+    """Slots of each in-memory transposition table."""
+    export_threshold: int = 64
+    """Search cost (nodes) from which a solved position is written to the database."""
+    searchers: int = 8
+    """How many questions keep a warm searcher (and its table) in memory."""

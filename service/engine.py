@@ -1,0 +1,227 @@
+"""Glue between the HTTP layer, the solver and the store: the two-level cache.
+
+A :class:`SolverPool` keeps a warm :class:`solver.search.Searcher` (and so its in-memory
+transposition table) per question, created with the question's persisted entries loaded (warm
+start) and guarded by a lock (the kernels share workspace arrays).  A solve first asks the database
+for the exact position and its best guess's parts — O(1) queries, zero nodes searched when found —
+and otherwise searches; afterwards the root, its parts and every entry whose search cost passed the
+threshold are written back in one bulk upsert.  The database is never touched per search node.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.config import Settings
+from service.schemas import GameSpec, TurnIn
+from service.store.positions import PositionStore
+from solver import kernels
+from solver.errors import InvalidGameError, SolverError
+from solver.game import DEFAULT_ALPHABET, Game, Turn
+from solver.heuristics import get_strategy
+from solver.search import INF, Searcher, SolveOptions, SolveResult
+from solver.table import MMAX, Entry
+
+
+class HistoryTooLongError(SolverError):
+    """More turns than the service accepts."""
+
+    slug = "history-too-long"
+
+
+def game_of(spec: str | GameSpec, settings: Settings) -> Game:
+    """The game a request names, within the service's size limit."""
+    if isinstance(spec, GameSpec):
+        return Game(spec.positions, spec.symbols, spec.repetition, spec.alphabet or DEFAULT_ALPHABET,
+                    max_codes=settings.max_codes)
+    return Game.from_spec(spec, max_codes=settings.max_codes)
+
+
+def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> list[Turn]:
+    """A validated history (codes, responses, consistency)."""
+    if len(items) > settings.max_history:
+        raise HistoryTooLongError(
+            f"history has {len(items)} turns, more than the limit of {settings.max_history}"
+        )
+    turns = [game.parse_turn(it) if isinstance(it, str)
+             else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
+    game.candidates(turns)  # raises InconsistentHistoryError naming the turn
+    return turns
+
+
+@dataclass
+class _Slot:
+    searcher: Searcher
+    lock: threading.Lock
+
+
+class SolverPool:
+    """Warm searchers per question (LRU), each loaded from the store when created."""
+
+    def __init__(self, store: PositionStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._slots: OrderedDict[tuple[Any, ...], _Slot] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def slot(self, game: Game, options: SolveOptions) -> _Slot:
+        key = (game.spec, options.criterion, options.max_guesses, options.mde, options.from_set_only)
+        with self._lock:
+            slot = self._slots.get(key)
+            if slot is not None:
+                self._slots.move_to_end(key)
+                return slot
+        if game.size * game.size > game.table_max_bytes:
+            raise InvalidGameError(
+                f"exact search needs the response table, and game {game.spec} has {game.size} codes "
+                f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+            )
+        searcher = Searcher(game, SolveOptions(options.criterion, options.max_guesses, None, options.mde,
+                                               options.from_set_only),
+                            table_capacity=self.settings.table_capacity,
+                            export_threshold=self.settings.export_threshold)
+        searcher.table().load(self.store.load_entries(searcher.options.table_key(game)))
+        slot = _Slot(searcher, threading.Lock())
+        with self._lock:
+            slot = self._slots.setdefault(key, slot)
+            while len(self._slots) > self.settings.searchers:
+                self._slots.popitem(last=False)
+        return slot
+
+
+def _parts(game: Game, cands: np.ndarray, guess: int) -> list[tuple[int, tuple[int, ...]]]:
+    a = game.arrays(table=True)
+    order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
+    return [(r, tuple(int(c) for c in order[starts[r]:starts[r + 1]]))
+            for r in range(game.n_responses) if starts[r + 1] > starts[r]]
+
+
+def _remaining(options: SolveOptions, turn: int) -> int:
+    return MMAX if options.max_guesses is None else options.max_guesses - turn + 1
+
+
+def cached_solve(store: PositionStore, game: Game, history: list[Turn], options: SolveOptions
+                 ) -> SolveResult | None:
+    """The answer from the database alone (root and every part of its best guess), or None."""
+    if options.depth_count is not None or options.upper_bound is not None:
+        return None
+    t0 = time.perf_counter()
+    cands = game.candidates(history)
+    turn = len(history) + 1
+    key = options.table_key(game)
+    root_codes = tuple(int(c) for c in cands)
+    found = store.lookup(key, [root_codes], _remaining(options, turn), turn)
+    root = found.get(root_codes)
+    if root is None or not root.exact:
+        return None
+    n = len(root_codes)
+    total = options.criterion == "total"
+    offset = n * (turn - 1) if total else 0
+    if root.value is None:
+        return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n,
+                           options.max_guesses if not total else None)
+    if root.best_guess is None:
+        return None
+    parts = _parts(game, cands, root.best_guess)
+    sub = store.lookup(key, [codes for r, codes in parts if r != game.all_bulls and len(codes) > 1],
+                       _remaining(options, turn + 1), turn + 1)
+    per: dict[int, int | None] = {}
+    for r, codes in parts:
+        size = len(codes)
+        if r == game.all_bulls:
+            per[r] = turn if total else int(options.max_guesses == turn)
+            continue
+        if size == 1:
+            per[r] = (turn + 1) if total else int(options.max_guesses == turn + 1)
+            continue
+        e = sub.get(codes)
+        if e is None or not e.exact or e.value is None:
+            return None
+        per[r] = e.value + (size * turn if total else 0)
+    return SolveResult(root.value + offset, True, True, root.best_guess, per, 0, time.perf_counter() - t0, n,
+                       options.max_guesses if not total else None)
+
+
+def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: SolveOptions) -> list[Entry]:
+    """The root and its parts as table entries (turn-independent values)."""
+    if not result.exact or options.depth_count is not None or options.upper_bound is not None:
+        return []
+    cands = game.candidates(history)
+    turn = len(history) + 1
+    key = options.table_key(game)
+    total = options.criterion == "total"
+    n = int(cands.shape[0])
+    root_value = None if result.value is None else result.value - (n * (turn - 1) if total else 0)
+    out = [Entry(key, tuple(int(c) for c in cands), _remaining(options, turn), turn, True, root_value,
+                 result.best_guess, max(result.nodes, 1))]
+    if result.best_guess is not None:
+        for r, codes in _parts(game, cands, result.best_guess):
+            v = result.per_response.get(r)
+            if r == game.all_bulls or len(codes) < 2 or v is None:
+                continue
+            out.append(Entry(key, codes, _remaining(options, turn + 1), turn + 1, True,
+                             v - (len(codes) * turn if total else 0), None, 1))
+    return out
+
+
+def solve(pool: SolverPool, game: Game, history: list[Turn], options: SolveOptions, budget_ms: int,
+          guess: int | None = None) -> tuple[SolveResult, str, bool]:
+    """(result, source, complete): from the database when it knows, else by a bounded search."""
+    options.validate(game, len(history) + 1)
+    if guess is None:
+        hit = cached_solve(pool.store, game, history, options)
+        if hit is not None:
+            return hit, "cache", True
+    slot = pool.slot(game, options)
+    limit = max(1, budget_ms) * pool.settings.nodes_per_ms
+    with slot.lock:
+        searcher = slot.searcher
+        searcher.options = SolveOptions(options.criterion, options.max_guesses, options.depth_count, options.mde,
+                                        options.from_set_only, options.upper_bound, node_limit=limit)
+        try:
+            if guess is not None:
+                result = searcher.evaluate_guess(history, guess)
+            else:
+                result = searcher.solve(history)
+        finally:
+            searcher.options = SolveOptions(options.criterion, options.max_guesses, None, options.mde,
+                                            options.from_set_only)
+        aborted = bool(searcher.stats[5])
+        exported = [e for t in searcher.tables for e in t.export()]
+    complete = not aborted
+    entries = exported + (_entries_of(result, game, history, options) if complete and guess is None else [])
+    pool.store.save_entries(entries, source="search")
+    return result, "search", complete
+
+
+def heuristic_move(game: Game, history: list[Turn], strategy: str, seed: int = 0) -> int:
+    """The guess of a one-step strategy."""
+    return get_strategy(strategy, seed=seed).choose(game, game.candidates(history)).guess
+
+
+def optimal_move(pool: SolverPool, game: Game, history: list[Turn], strategy: str, max_guesses: int | None,
+                 budget_ms: int) -> tuple[int, bool, str, float | None]:
+    """(guess, exact, source, expected guesses still needed) for an optimal strategy within a budget;
+    past the budget, the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
+    criterion = "total" if strategy == "optimal-total" else "kmovers"
+    options = SolveOptions(criterion, max_guesses)
+    result, source, complete = solve(pool, game, history, options, budget_ms)
+    n = result.candidates
+    if complete and result.exact and result.best_guess is not None:
+        expected = None
+        if criterion == "total" and result.value is not None:
+            expected = (result.value - n * len(history)) / n
+        return result.best_guess, True, source, expected
+    if complete and result.exact and result.best_guess is None and not result.possible:
+        raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
+    fallback = "larmouth" if criterion == "total" else "crush"
+    return heuristic_move(game, history, fallback), False, "heuristic", None
+
+
+__all__ = ["INF", "SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move", "solve"]
