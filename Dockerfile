@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: build a wheel with its dependencies, then run as an unprivileged user.
+# Build wheels in one stage, run the service as an unprivileged user in the next.
 FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
@@ -11,10 +11,18 @@ FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 app
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/* && rm -rf /wheels
+WORKDIR /app
+COPY alembic.ini ./
+COPY migrations ./migrations
+COPY scripts/boot.sh ./boot.sh
+ENV BULLSCOWS_MIGRATIONS_DIR=/app \
+    BULLSCOWS_INSTANCE_PATH=/home/app/instance \
+    NUMBA_CACHE_DIR=/home/app/.numba-cache \
+    PYTHONUNBUFFERED=1
 USER app
-WORKDIR /home/app
-# Compile and cache the numba kernels once, at build time of the image layer owned by the user.
-ENV NUMBA_CACHE_DIR=/home/app/.numba-cache
-RUN bullscows next --game mastermind >/dev/null
-ENTRYPOINT ["bullscows"]
-CMD ["tree", "--game", "mastermind", "--strategy", "minimax"]
+# Compile the numba kernels once, into the image, so that the first request is not slow.
+RUN bullscows solve -g mastermind -c kmovers --max-guesses 5 >/dev/null
+EXPOSE 8000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
+    CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/readyz').status != 200)"
+ENTRYPOINT ["sh", "/app/boot.sh"]

@@ -51,11 +51,15 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.extensions["bullscows_pool"] = SolverPool(store, settings)
     problems.init_app(app)
 
-    from service.api import health, moves, solve
+    from service import metrics
+    from service.api import health, moves, positions, solve, strategies
 
     app.register_blueprint(health.bp)
     app.register_blueprint(moves.bp)
     app.register_blueprint(solve.bp)
+    app.register_blueprint(positions.bp)
+    app.register_blueprint(strategies.bp)
+    metrics.init_app(app)
     _register_solver_errors(app)
     return app
 

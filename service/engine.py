@@ -174,9 +174,12 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], options: SolveOptio
           guess: int | None = None) -> tuple[SolveResult, str, bool]:
     """(result, source, complete): from the database when it knows, else by a bounded search."""
     options.validate(game, len(history) + 1)
+    from service.metrics import record_solve
+
     if guess is None:
         hit = cached_solve(pool.store, game, history, options)
         if hit is not None:
+            record_solve("cache", 0)
             return hit, "cache", True
     slot = pool.slot(game, options)
     limit = max(1, budget_ms) * pool.settings.nodes_per_ms
@@ -197,6 +200,7 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], options: SolveOptio
     complete = not aborted
     entries = exported + (_entries_of(result, game, history, options) if complete and guess is None else [])
     pool.store.save_entries(entries, source="search")
+    record_solve("search", result.nodes)
     return result, "search", complete
 
 

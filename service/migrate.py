@@ -7,7 +7,8 @@ import os
 from alembic import command
 from alembic.config import Config
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.environ.get("BULLSCOWS_MIGRATIONS_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""Folder holding ``alembic.ini`` and ``migrations/`` (the source tree, or where an image copied them)."""
 
 
 def alembic_config(url: str | None = None) -> Config:

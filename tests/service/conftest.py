@@ -20,7 +20,34 @@ from service import create_app
 from service.migrate import downgrade, upgrade
 from service.store.db import get_db
 
-PG_URL = os.environ.get("BULLSCOWS_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PG_BASE = os.environ.get("BULLSCOWS_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PG_SCHEMA = f"bullscows_test_{os.getpid()}"
+"""A schema of this test session's own, so that two runs on one server never see each other's tables."""
+PG_URL = f"{PG_BASE}{'&' if '?' in PG_BASE else '?'}options=-csearch_path%3D{PG_SCHEMA}"
+
+_apps: list[APIFlask] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pg_schema() -> Iterator[None]:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(PG_BASE)
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
+        conn.execute(text(f"CREATE SCHEMA {PG_SCHEMA}"))
+    yield
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _dispose_apps() -> Iterator[None]:
+    """Close the pools of every app a test made, even when the test failed."""
+    yield
+    while _apps:
+        get_db(_apps.pop()).dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -34,14 +61,14 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def make_app(url: str, **config: Any) -> APIFlask:
-    return create_app({"DATABASE_URL": url, **config})
+    application = create_app({"DATABASE_URL": url, **config})
+    _apps.append(application)
+    return application
 
 
 @pytest.fixture
-def app(db_url: str) -> Iterator[APIFlask]:
-    application = make_app(db_url)
-    yield application
-    get_db(application).dispose()
+def app(db_url: str) -> APIFlask:
+    return make_app(db_url)
 
 
 @pytest.fixture

@@ -1,0 +1,164 @@
+"""``GET /v1/positions`` (NDJSON export) and ``POST /v1/positions`` (NDJSON import, bearer token).
+
+An import is all or nothing: every line is parsed and checked (known question, game, bitset length,
+a legal best guess, a value no lower than the admissible bound of its set) before one bulk upsert;
+the first bad line rejects the whole body with its line number, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+from apiflask import APIBlueprint
+from flask import Response, current_app, request, stream_with_context
+
+from service.problems import problem
+from service.store.positions import PositionStore
+from solver.errors import SolverError
+from solver.game import Game
+from solver.search import CRITERIA, lower_bound_tables
+from solver.table import MMAX, Entry, TableKey
+
+bp = APIBlueprint("positions", __name__, tag="positions", url_prefix="/v1")
+NDJSON = "application/x-ndjson"
+FIELDS = {"game", "criterion", "max_guesses", "mde", "heuristic", "from_set_only", "bitset", "m", "turn",
+          "exact", "value", "best_guess", "cost"}
+
+
+def _store() -> PositionStore:
+    store: PositionStore = current_app.extensions["bullscows_store"]
+    return store
+
+
+@bp.get("/positions")
+@bp.doc(responses={200: "one JSON object per line (application/x-ndjson)"})
+def export_positions() -> Response:
+    """Every cached position, one JSON object per line (filters: ``game``, ``criterion``)."""
+    game = request.args.get("game")
+    if game is not None:
+        try:
+            game = Game.from_spec(game).spec
+        except SolverError as exc:
+            return problem(400, exc.slug, "Bad game filter", str(exc))
+    criterion = request.args.get("criterion")
+    if criterion is not None and criterion not in CRITERIA:
+        return problem(400, "invalid-criterion", "Bad criterion filter",
+                       f"criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
+    store = _store()
+
+    def lines() -> Iterator[bytes]:
+        for row in store.iter_rows(game, criterion):
+            yield orjson.dumps({
+                "game": row.game, "criterion": row.criterion,
+                "max_guesses": None if row.max_guesses < 0 else row.max_guesses,
+                "mde": None if row.mde < 0 else row.mde, "heuristic": row.heuristic,
+                "from_set_only": row.from_set_only, "bitset": base64.b64encode(row.bitset).decode(),
+                "m": row.m, "turn": row.turn, "exact": row.exact, "value": row.value,
+                "best_guess": row.best_guess, "cost": row.cost, "source": row.source,
+            }) + b"\n"
+
+    return Response(stream_with_context(lines()), mimetype=NDJSON)
+
+
+class ImportError_(ValueError):
+    """A line of an import is not acceptable."""
+
+
+def _entry_of(obj: Any, games: dict[str, Game]) -> Entry:
+    if not isinstance(obj, dict):
+        raise ImportError_("not a JSON object")
+    missing = FIELDS - set(obj)
+    if missing:
+        raise ImportError_(f"missing fields {sorted(missing)}")
+    try:
+        spec = str(obj["game"])
+        if spec not in games:
+            games[spec] = Game.from_spec(spec, max_codes=current_app.config["SETTINGS"].max_codes)
+        game = games[spec]
+    except SolverError as exc:
+        raise ImportError_(str(exc)) from None
+    if obj["criterion"] not in CRITERIA:
+        raise ImportError_(f"unknown criterion {obj['criterion']!r}")
+    ints = ("m", "turn", "cost")
+    if any(not isinstance(obj[k], int) or isinstance(obj[k], bool) or obj[k] < 0 for k in ints):
+        raise ImportError_(f"{', '.join(ints)} must be non-negative integers")
+    if not 1 <= obj["m"] <= MMAX or obj["turn"] < 1:
+        raise ImportError_(f"m must be 1..{MMAX} and turn at least 1")
+    for k in ("max_guesses", "mde"):
+        if obj[k] is not None and (not isinstance(obj[k], int) or not 0 <= obj[k] < MMAX):
+            raise ImportError_(f"{k} must be null or an integer below {MMAX}")
+    if not all(isinstance(obj[k], bool) for k in ("heuristic", "from_set_only", "exact")):
+        raise ImportError_("heuristic, from_set_only and exact must be booleans")
+    try:
+        bits = base64.b64decode(str(obj["bitset"]), validate=True)
+        codes = Entry.codes_from_bitset(bits, game.size)
+    except (binascii.Error, ValueError) as exc:
+        raise ImportError_(f"bitset: {exc}") from None
+    if not codes:
+        raise ImportError_("bitset is empty")
+    best = obj["best_guess"]
+    if best is not None and (not isinstance(best, int) or not 0 <= best < game.size):
+        raise ImportError_(f"best_guess {best!r} is not a code of game {game.spec}")
+    value = obj["value"]
+    if value is not None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ImportError_("value must be an integer or null")
+        crit = CRITERIA[obj["criterion"]]
+        bound = int(_bounds(game)[0, crit, obj["m"], len(codes)])
+        ceiling = len(codes) if crit == 1 else len(codes) * obj["m"] if obj["m"] < MMAX else len(codes) ** 2
+        if not bound <= value <= ceiling:
+            raise ImportError_(f"value {value} is outside the provable range [{bound}, {ceiling}] of a set of "
+                               f"{len(codes)} codes with {obj['m']} guesses left")
+    key = TableKey(game.spec, obj["criterion"], obj["max_guesses"], obj["mde"], obj["heuristic"],
+                   obj["from_set_only"])
+    return Entry(key, codes, obj["m"], obj["turn"], obj["exact"], value, best, obj["cost"])
+
+
+_BOUNDS: dict[str, Any] = {}
+
+
+def _bounds(game: Game) -> Any:
+    if game.spec not in _BOUNDS:
+        _BOUNDS[game.spec] = lower_bound_tables(game, game.size)
+    return _BOUNDS[game.spec]
+
+
+def _authorised() -> str | None:
+    """The label of the bearer token presented, or None."""
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        return None
+    presented = header[len("Bearer "):].encode()
+    for i, token in enumerate(current_app.config["SETTINGS"].import_tokens):
+        if hmac.compare_digest(presented, token.encode()):
+            return f"token{i}"
+    return None
+
+
+@bp.post("/positions")
+@bp.doc(responses={401: "no or wrong bearer token", 422: "a line is invalid; nothing was stored"})
+def import_positions() -> Any:
+    """Import positions (NDJSON, the export's format); requires a bearer token."""
+    label = _authorised()
+    if label is None:
+        resp = problem(401, "unauthorized", "Unauthorized", "importing positions needs a valid bearer token")
+        resp.headers["WWW-Authenticate"] = 'Bearer realm="bullscows"'
+        return resp
+    entries: list[Entry] = []
+    games: dict[str, Game] = {}
+    for number, raw in enumerate(request.get_data().splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            entries.append(_entry_of(orjson.loads(raw), games))
+        except orjson.JSONDecodeError:
+            return problem(422, "invalid-import", "Invalid import", f"line {number}: not valid JSON; nothing stored")
+        except ImportError_ as exc:
+            return problem(422, "invalid-import", "Invalid import", f"line {number}: {exc}; nothing stored")
+    stored = _store().save_entries(entries, source=f"import:{label}")
+    return {"imported": stored}

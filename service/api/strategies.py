@@ -1,0 +1,83 @@
+"""``GET /v1/strategies/{game}/{strategy}`` (statistics) and ``…/tree`` (the whole tree).
+
+One-step strategies are built on demand (about a second for Bulls-and-Cows) and kept in memory;
+optimal strategies are built by the exact search, for games small enough to do it within a request
+(at most ``STRATEGY_MAX_CODES`` codes), with ``max_guesses`` as a query parameter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from apiflask import APIBlueprint
+from flask import current_app, request
+
+from service.problems import problem
+from solver.errors import SolverError
+from solver.game import Game
+from solver.heuristics import STRATEGIES, get_strategy
+from solver.search import SolveOptions, optimal_tree
+from solver.tree import Tree, build_tree, strategy_chooser, to_json
+
+bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
+STRATEGY_MAX_CODES = 2000
+_cache: OrderedDict[tuple[Any, ...], Tree] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _tree(game_spec: str, strategy: str) -> Tree | Any:
+    settings = current_app.config["SETTINGS"]
+    game = Game.from_spec(game_spec, max_codes=settings.max_codes)
+    max_guesses = request.args.get("max_guesses", type=int)
+    first = request.args.get("first")
+    first_code = game.parse_code(first) if first else None
+    key = (game.spec, strategy, max_guesses, first_code)
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    if strategy in STRATEGIES:
+        tree = build_tree(game, strategy_chooser(game, get_strategy(strategy)), first=first_code, strategy=strategy)
+    elif strategy in ("optimal-total", "optimal-kmovers"):
+        if game.size > STRATEGY_MAX_CODES:
+            return problem(422, "strategy-too-expensive", "Too expensive",
+                           f"building {strategy} for game {game.spec} ({game.size} codes) is a long job; "
+                           f"within a request only games of at most {STRATEGY_MAX_CODES} codes are built")
+        options = SolveOptions(strategy.removeprefix("optimal-"), max_guesses)
+        options.validate(game, 1)
+        tree = optimal_tree(game, options, first=first_code)
+    else:
+        names = [*STRATEGIES, "optimal-total", "optimal-kmovers"]
+        return problem(404, "unknown-strategy", "Unknown strategy",
+                       f"unknown strategy {strategy!r}; known: {', '.join(names)}")
+    with _lock:
+        _cache[key] = tree
+        while len(_cache) > 32:
+            _cache.popitem(last=False)
+    return tree
+
+
+@bp.get("/strategies/<game>/<strategy>")
+def statistics(game: str, strategy: str) -> Any:
+    """Total, average, worst case, histogram of game lengths and node counts of a whole tree."""
+    try:
+        tree = _tree(game, strategy)
+    except SolverError as exc:
+        return problem(400, exc.slug, type(exc).__name__, str(exc))
+    if not isinstance(tree, Tree):
+        return tree
+    return {"game": tree.game.name, "strategy": strategy, **tree.stats().as_dict()}
+
+
+@bp.get("/strategies/<game>/<strategy>/tree")
+def whole_tree(game: str, strategy: str) -> Any:
+    """The whole tree (nested JSON; guesses and responses as text)."""
+    try:
+        tree = _tree(game, strategy)
+    except SolverError as exc:
+        return problem(400, exc.slug, type(exc).__name__, str(exc))
+    if not isinstance(tree, Tree):
+        return tree
+    return to_json(tree)

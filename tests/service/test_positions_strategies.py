@@ -1,0 +1,126 @@
+"""Export/import of positions, strategy statistics, metrics — through the real app."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+from apiflask import APIFlask
+from flask.testing import FlaskClient
+
+from service.store.db import get_db
+from service.store.positions import PositionStore
+from tests.service.conftest import make_app
+
+TOKEN = "s3cret-token"
+
+
+def store_of(app: APIFlask) -> PositionStore:
+    store: PositionStore = app.extensions["bullscows_store"]
+    return store
+
+
+@pytest.fixture
+def tapp(db_url: str) -> Any:
+    application = make_app(db_url, IMPORT_TOKENS=[TOKEN])
+    yield application
+    get_db(application).dispose()
+
+
+def _export(client: FlaskClient, **params: str) -> list[dict[str, Any]]:
+    r = client.get("/v1/positions", query_string=params)
+    assert r.status_code == 200 and r.mimetype == "application/x-ndjson"
+    return [json.loads(line) for line in r.data.splitlines() if line.strip()]
+
+
+def test_export_import_round_trip(tapp: APIFlask, db_url: str, tmp_path: Any) -> None:
+    client = tapp.test_client()
+    body = {"game": "mastermind", "criterion": "total", "max_guesses": 5, "history": ["0011 1.0"]}
+    solved = client.post("/v1/solve", json=body).json
+    lines = _export(client, game="mastermind", criterion="total")
+    assert lines and all(x["game"] == "4,6,1" for x in lines)
+    assert _export(client, criterion="kmovers") == []
+    # import into another database, then that instance answers from its cache
+    from service.migrate import upgrade
+
+    other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    upgrade(other)
+    dst = make_app(other, IMPORT_TOKENS=[TOKEN])
+    ndjson = "\n".join(json.dumps(x) for x in lines)
+    r = dst.test_client().post("/v1/positions", data=ndjson, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 200 and r.json["imported"] == len(lines)
+    again = dst.test_client().post("/v1/solve", json=body).json
+    assert again["source"] == "cache"
+    assert (again["value"], again["best_guess"]) == (solved["value"], solved["best_guess"])
+    assert {x["source"] for x in _export(dst.test_client())} == {"import:token0"}
+    get_db(dst).dispose()
+
+
+def _line(**over: Any) -> str:
+    bits = bytearray(162)
+    bits[0] = 0b111
+    base = {"game": "4,6,1", "criterion": "total", "max_guesses": None, "mde": None, "heuristic": False,
+            "from_set_only": False, "bitset": base64.b64encode(bytes(bits)).decode(), "m": 64, "turn": 3,
+            "exact": True, "value": 5, "best_guess": 1, "cost": 1}
+    base.update(over)
+    return json.dumps(base)
+
+
+@pytest.mark.parametrize(
+    ("lines", "needle"),
+    [([_line(), "{not json"], "line 2: not valid JSON"),
+     ([_line(game="4,63,0")], "line 1: at most 62"),
+     ([_line(bitset=base64.b64encode(b"\x07").decode())], "bitset"),
+     ([_line(value=4)], "outside the provable range"),
+     ([_line(best_guess=1296)], "is not a code"),
+     ([_line(criterion="fastest")], "unknown criterion"),
+     ([_line(), _line(m=0)], "line 2: m must be"),
+     ([json.dumps({"game": "4,6,1"})], "missing fields")],
+)
+def test_bad_imports_change_nothing(tapp: APIFlask, lines: list[str], needle: str) -> None:
+    client = tapp.test_client()
+    r = client.post("/v1/positions", data="\n".join(lines), headers={"Authorization": f"Bearer {TOKEN}"})
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    assert r.json["type"] == "/problems/invalid-import" and needle in r.json["detail"]
+    assert store_of(tapp).count() == 0
+
+
+def test_import_needs_the_token(tapp: APIFlask) -> None:
+    client = tapp.test_client()
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"}):
+        r = client.post("/v1/positions", data=_line(), headers=headers)
+        assert r.status_code == 401 and r.json["type"] == "/problems/unauthorized"
+        assert r.headers["WWW-Authenticate"].startswith("Bearer")
+    assert store_of(tapp).count() == 0
+    ok = client.post("/v1/positions", data=_line(), headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and store_of(tapp).count() == 1
+
+
+def test_export_filters_are_checked(client: FlaskClient) -> None:
+    assert client.get("/v1/positions?game=chess").json["type"] == "/problems/invalid-game"
+    assert client.get("/v1/positions?criterion=x").json["type"] == "/problems/invalid-criterion"
+
+
+def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
+    stats = client.get("/v1/strategies/mastermind/minimax").json
+    assert stats["total"] == 5801 and stats["worst_case"] == 5 and sum(stats["histogram"].values()) == 1296
+    tree = client.get("/v1/strategies/mastermind/minimax/tree").json
+    assert tree["root"]["guess"] == "0011" and tree["stats"]["total"] == stats["total"]
+    optimal = client.get("/v1/strategies/4,6,1/optimal-total?max_guesses=5").json
+    assert optimal["total"] == 5626
+    r = client.get("/v1/strategies/mastermind/knuth")
+    assert r.status_code == 404 and r.json["type"] == "/problems/unknown-strategy"
+    r = client.get("/v1/strategies/bulls-cows/optimal-total")
+    assert r.status_code == 422 and r.json["type"] == "/problems/strategy-too-expensive"
+    r = client.get("/v1/strategies/mastermind/optimal-kmovers")
+    assert r.status_code == 400 and r.json["type"] == "/problems/invalid-search-parameters"
+
+
+def test_metrics(client: FlaskClient) -> None:
+    client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5, "history": ["0012 2.2"]})
+    client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5, "history": ["0012 2.2"]})
+    text = client.get("/metrics").data.decode()
+    assert 'bullscows_requests_total{endpoint="solve.solve",status="200"}' in text
+    assert 'bullscows_cache_total{source="cache"}' in text and "bullscows_nodes_searched_total" in text
