@@ -49,6 +49,9 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     store = PositionStore(database)
     app.extensions["bullscows_store"] = store
     app.extensions["bullscows_pool"] = SolverPool(store, settings)
+    from service.trees import TreeLibrary
+
+    app.extensions["bullscows_trees"] = TreeLibrary()
     problems.init_app(app)
 
     from service import metrics

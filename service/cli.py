@@ -299,6 +299,53 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
 
 
+@main.group("trees")
+def trees_group() -> None:
+    """The strategy trees shipped with the service (package data)."""
+
+
+@trees_group.command("build")
+@click.option("--output", default=None, help="Folder (default: the package's data/trees).")
+@click.option("--game", "games", multiple=True, help="Only these games (default: all).")
+def trees_build(output: str | None, games: tuple[str, ...]) -> None:
+    """Rebuild the stored trees and their manifest (reproducible: searches from scratch)."""
+    import datetime
+    import os
+
+    from service.trees import MANIFEST, SPECS, TREE_DIR
+    from solver.game import Game
+    from solver.search import SolveOptions, optimal_tree
+    from solver.tree import to_compact
+
+    folder = output or TREE_DIR
+    os.makedirs(folder, exist_ok=True)
+    manifest_path = os.path.join(folder, os.path.basename(MANIFEST))
+    old: list[dict[str, object]] = []
+    if os.path.exists(manifest_path):
+        with open(manifest_path, encoding="utf-8") as fh:
+            old = json.load(fh)["trees"]
+    entries = {(str(e["game"]), str(e["strategy"])): e for e in old}
+    for spec in SPECS:
+        if games and spec["game"] not in games:
+            continue
+        g = Game.from_spec(spec["game"])
+        options = SolveOptions(spec["criterion"], spec["max_guesses"], None, spec["mde"], spec["from_set_only"])
+        tree = optimal_tree(g, options)
+        stats = tree.stats()
+        name = f"{spec['game']}-{spec['strategy']}.tree"
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
+            fh.write(to_compact(tree))
+        entries[(spec["game"], spec["strategy"])] = {
+            **spec, "file": name, "total": stats.total, "worst_case": stats.worst_case,
+            "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+            "built": datetime.date.today().isoformat(),
+        }
+        click.echo(f"{name}: total {stats.total}, worst case {stats.worst_case}, {stats.nodes} nodes")
+    with open(manifest_path, "w", encoding="utf-8") as fh:
+        json.dump({"trees": list(entries.values())}, fh, indent=1)
+        fh.write("\n")
+
+
 @main.group("db")
 def db_group() -> None:
     """The service's database (DATABASE_URL, default an SQLite file in ./instance)."""

@@ -20,15 +20,25 @@ bp = APIBlueprint("moves", __name__, tag="moves", url_prefix="/v1")
 @bp.input(NextMoveIn, location="json", arg_name="body")
 @bp.output(NextMoveOut)
 def next_move(body: NextMoveIn) -> dict[str, Any]:
-    """The next guess.  Optimal strategies answer from the cache, else by a search within
-    ``time_budget_ms``, else (``exact: false``) by their criterion's heuristic."""
+    """The next guess.  Optimal strategies answer from the stored tree while the history follows it,
+    else from the cache, else by a search within ``time_budget_ms``, else (``exact: false``) by their
+    criterion's heuristic."""
     t0 = time.perf_counter()
     settings: Settings = current_app.config["SETTINGS"]
     game = engine.game_of(body.game, settings)
     history = engine.history_of(game, body.history, settings)
     cands = game.candidates(history)
     expected: float | None = None
+    worst: int | None = None
+    stored = None
     if body.strategy.startswith("optimal-"):
+        stored = current_app.extensions["bullscows_trees"].get(game, body.strategy, body.max_guesses)
+    found = stored.lookup(history) if stored is not None else None
+    if stored is not None and found is not None:
+        node, (secrets, remaining, worst) = found
+        guess, exact, source = node.guess, bool(stored.meta["exact"]), "tree"
+        expected = remaining / secrets
+    elif body.strategy.startswith("optimal-"):
         guess, exact, source, expected = engine.optimal_move(
             current_app.extensions["bullscows_pool"], game, history, body.strategy, body.max_guesses,
             budget(settings, body.time_budget_ms))
@@ -43,7 +53,7 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
         "candidate_list": game.format_codes(cands) if n <= 20 else None,
         "solved": n == 1,
         "exact": exact,
-        "value": {"expected": expected, "worst_case": 1 if n == 1 else None},
+        "value": {"expected": expected, "worst_case": 1 if n == 1 else worst},
         "source": source,
         "strategy": body.strategy,
         "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3),

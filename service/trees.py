@@ -1,0 +1,104 @@
+"""Stored strategy trees: shipped as package data, produced by ``bullscows trees build``.
+
+``next-move`` answers a preset game from its stored tree while the history follows the tree — no
+search, no database.  Each tree is a compact file (:func:`solver.tree.to_compact`) listed in
+``manifest.json`` with the command parameters that produced it and its total; loading re-verifies it
+against its game (:func:`solver.tree.from_compact`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from solver.game import Game, Turn
+from solver.tree import Node, Tree, from_compact
+
+TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
+MANIFEST = os.path.join(TREE_DIR, "manifest.json")
+
+# What `bullscows trees build` produces: (game, strategy, options, exact).  Bulls-and-Cows ships the
+# best tree reachable today, the fso hybrid (26296 in all), marked not exact: the optimum is 26274.
+SPECS: list[dict[str, Any]] = [
+    {"game": "mastermind", "strategy": "optimal-total", "criterion": "total", "max_guesses": None,
+     "mde": None, "from_set_only": False, "exact": True},
+    {"game": "mastermind", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 5,
+     "mde": None, "from_set_only": False, "exact": True},
+    {"game": "bulls-cows", "strategy": "optimal-total", "criterion": "total", "max_guesses": 7,
+     "mde": 3, "from_set_only": True, "exact": False},
+]
+
+
+@dataclass
+class StoredTree:
+    """A loaded tree with, per node, the secrets below it and the guesses they still need."""
+
+    meta: dict[str, Any]
+    tree: Tree
+    below: dict[int, tuple[int, int, int]]
+    """id(node) → (secrets, total guesses still needed from this node, most guesses still needed)."""
+
+    def lookup(self, history: list[Turn]) -> tuple[Node, tuple[int, int, int]] | None:
+        node = self.tree.node_at(history)
+        if node is None:
+            return None
+        return node, self.below[id(node)]
+
+
+def _annotate(tree: Tree) -> dict[int, tuple[int, int, int]]:
+    out: dict[int, tuple[int, int, int]] = {}
+
+    def walk(node: Node) -> tuple[int, int, int]:
+        secrets, total, worst = (1, 1, 1) if node.hit else (0, 0, 0)
+        for child in node.children.values():
+            s, t, w = walk(child)
+            secrets += s
+            total += t + s  # every secret below also pays this node's guess
+            worst = max(worst, w + 1)
+        out[id(node)] = (secrets, total, worst)
+        return secrets, total, worst
+
+    walk(tree.root)
+    return out
+
+
+class TreeLibrary:
+    """The shipped trees, loaded on first use."""
+
+    def __init__(self, folder: str = TREE_DIR) -> None:
+        self.folder = folder
+        self._trees: dict[tuple[str, str], StoredTree] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[tuple[str, str], StoredTree]:
+        with self._lock:
+            if self._trees is None:
+                trees: dict[tuple[str, str], StoredTree] = {}
+                manifest = os.path.join(self.folder, "manifest.json")
+                if os.path.exists(manifest):
+                    with open(manifest, encoding="utf-8") as fh:
+                        for meta in json.load(fh)["trees"]:
+                            with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
+                                tree = from_compact(tf.read())
+                            trees[(Game.from_spec(meta["game"]).spec, meta["strategy"])] = StoredTree(
+                                meta, tree, _annotate(tree))
+                self._trees = trees
+            return self._trees
+
+    def get(self, game: Game, strategy: str, max_guesses: int | None) -> StoredTree | None:
+        """The stored tree for this game and strategy, if it answers the same question."""
+        stored = self._load().get((game.spec, strategy))
+        if stored is None or stored.tree.game.alphabet[: game.symbols] != game.alphabet[: game.symbols]:
+            return None
+        if strategy == "optimal-kmovers" and stored.meta["max_guesses"] != max_guesses:
+            return None
+        if strategy == "optimal-total" and max_guesses is not None and max_guesses != stored.meta["max_guesses"]:
+            return None
+        return stored
+
+    def all(self) -> list[StoredTree]:
+        """Every stored tree."""
+        return list(self._load().values())

@@ -1,0 +1,74 @@
+"""Stored trees: shipped files verified by playing every secret; next-move follows them over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.trees import SPECS, TreeLibrary
+from solver.game import Game
+
+
+@pytest.fixture(scope="module")
+def library() -> TreeLibrary:
+    return TreeLibrary()
+
+
+def test_manifest_covers_the_specs(library: TreeLibrary) -> None:
+    shipped = {(t.meta["game"], t.meta["strategy"]) for t in library.all()}
+    assert {("mastermind", "optimal-total"), ("mastermind", "optimal-kmovers")} <= shipped
+    assert shipped <= {(s["game"], s["strategy"]) for s in SPECS}
+
+
+def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[str, Any]) -> None:
+    for stored in library.all():
+        tree, meta = stored.tree, stored.meta
+        game = tree.game
+        lengths = [len(tree.play(secret)) for secret in range(game.size)]
+        assert sum(lengths) == tree.stats().total == meta["total"]
+        if meta["game"] == "mastermind" and meta["strategy"] == "optimal-total":
+            assert meta["total"] == published["min_total"]["mastermind"]["optimum_total_unlimited"]
+        if meta["strategy"] == "optimal-kmovers":
+            assert lengths.count(meta["max_guesses"]) == published["min_kmovers"]["mastermind"]["optimum"]
+            assert max(lengths) == meta["max_guesses"]
+
+
+def _play(client: FlaskClient, game: Game, secret: int, strategy: str, **extra: Any) -> tuple[int, set[str]]:
+    history: list[str] = []
+    sources: set[str] = set()
+    while True:
+        r = client.post("/v1/next-move", json={"game": game.name, "history": history, "strategy": strategy,
+                                               **extra}).json
+        sources.add(r["source"])
+        guess = game.parse_code(r["guess"])
+        resp = game.response(guess, secret)
+        history.append(f"{r['guess']} {game.format_response(resp)}")
+        if guess == secret:
+            return len(history), sources
+
+
+def test_http_bot_reproduces_the_mastermind_trees(client: FlaskClient, library: TreeLibrary) -> None:
+    mm = Game.from_spec("mastermind")
+    for strategy, extra in (("optimal-total", {}), ("optimal-kmovers", {"max_guesses": 5})):
+        stored = library.get(mm, strategy, extra.get("max_guesses"))
+        assert stored is not None
+        total = 0
+        sources: set[str] = set()
+        for secret in range(mm.size):
+            n, s = _play(client, mm, secret, strategy, **extra)
+            total += n
+            sources |= s
+        assert total == stored.meta["total"]
+        assert sources == {"tree"}
+
+
+def test_tree_answers_carry_values(client: FlaskClient) -> None:
+    r = client.post("/v1/next-move", json={"game": "mastermind", "strategy": "optimal-total"}).json
+    assert r["source"] == "tree" and r["guess"] == "0012" and r["exact"] is True
+    assert r["value"]["expected"] == pytest.approx(5625 / 1296) and r["value"]["worst_case"] == 6
+    # leaving the tree (a guess it would not play) falls back to the cache/search
+    r = client.post("/v1/next-move", json={"game": "mastermind", "strategy": "optimal-total",
+                                           "history": ["5432 0.1"], "time_budget_ms": 5000}).json
+    assert r["source"] in ("search", "cache")
