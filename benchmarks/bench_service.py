@@ -1,0 +1,214 @@
+"""Service load benchmark: gunicorn on this machine, load from separate processes, figures as JSON.
+
+1. ``next-move`` answered from the stored Mastermind tree: requests per second and latency
+   percentiles under ``--clients`` concurrent clients for ``--seconds`` seconds (histories drawn
+   along the tree, so every answer is a tree answer).
+2. ``solve`` of a cached position with PostgreSQL behind the service: end-to-end latency of
+   repeated requests after one priming search.
+
+Targets (issue 4): next-move from a stored tree at >= 1000 requests/s with p99 < 20 ms; a cached
+position from PostgreSQL in < 20 ms end to end.  The load generator shares the 2 cores with the
+server, so the figures are a lower bound of what the server alone would do.
+
+    python benchmarks/bench_service.py [--seconds 10] [--clients 16] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import machine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_BIN = os.path.dirname(sys.executable)
+PG_URL = os.environ.get("BULLSCOWS_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    subprocess.run([os.path.join(VENV_BIN, "bullscows"), "db", "upgrade"], env=env, check=True,
+                   capture_output=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [os.path.join(VENV_BIN, "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+         "--log-level", "warning", "service.wsgi:app"],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/readyz")
+            if conn.getresponse().status == 200:
+                return proc, port
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not become ready")
+
+
+def post(port: int, path: str, body: dict[str, Any]) -> tuple[int, float, dict[str, Any]]:
+    data = json.dumps(body)
+    t0 = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    payload = resp.read()
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return resp.status, elapsed, json.loads(payload) if payload else {}
+
+
+def tree_histories(count: int, seed: int = 1) -> list[list[str]]:
+    """Histories that follow the stored optimal Mastermind tree (prefixes of real games)."""
+    from service.trees import TreeLibrary
+    from solver.game import Game
+
+    mm = Game.from_spec("mastermind")
+    stored = TreeLibrary().get(mm, "optimal-total", None)
+    assert stored is not None, "no stored Mastermind tree (run bullscows trees build)"
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        secret = rng.randrange(mm.size)
+        guesses = stored.tree.play(secret)
+        cut = rng.randrange(len(guesses))
+        out.append([f"{mm.format_code(g)} {mm.format_response(mm.response(g, secret))}" for g in guesses[:cut]])
+    return out
+
+
+def _client(port: int, histories: list[list[str]], seconds: float, threads: int, queue: Any) -> None:
+    import threading
+
+    lat: list[float] = []
+    errors = [0]
+    stop = time.time() + seconds
+    lock = threading.Lock()
+
+    def run(k: int) -> None:
+        rng = random.Random(k)
+        mine: list[float] = []
+        bad = 0
+        while time.time() < stop:
+            h = histories[rng.randrange(len(histories))]
+            try:
+                status, elapsed, body = post(port, "/v1/next-move",
+                                             {"game": "mastermind", "history": h, "strategy": "optimal-total"})
+                if status != 200 or body.get("source") != "tree":
+                    bad += 1
+                mine.append(elapsed)
+            except OSError:
+                bad += 1
+        with lock:
+            lat.extend(mine)
+            errors[0] += bad
+
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    queue.put((lat, errors[0]))
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def load_tree(port: int, seconds: float, clients: int) -> dict[str, Any]:
+    histories = tree_histories(2000)
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = 2
+    ps = [ctx.Process(target=_client, args=(port, histories, seconds, max(1, clients // procs), queue))
+          for _ in range(procs)]
+    t0 = time.perf_counter()
+    for p in ps:
+        p.start()
+    results = [queue.get() for _ in ps]
+    for p in ps:
+        p.join()
+    wall = time.perf_counter() - t0
+    lat = [x for r in results for x in r[0]]
+    return {
+        "requests": len(lat), "errors": sum(r[1] for r in results), "seconds": round(wall, 2),
+        "requests_per_s": round(len(lat) / seconds, 1),
+        "p50_ms": round(pct(lat, 0.5) * 1000, 2), "p90_ms": round(pct(lat, 0.9) * 1000, 2),
+        "p99_ms": round(pct(lat, 0.99) * 1000, 2), "max_ms": round(max(lat) * 1000, 2) if lat else None,
+    }
+
+
+def cached_solves(port: int, repeats: int) -> dict[str, Any]:
+    body = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "history": ["0012 1.0"]}
+    status, first, r = post(port, "/v1/solve", body)
+    assert status == 200 and r["source"] == "search", r
+    times = []
+    for _ in range(repeats):
+        status, elapsed, r = post(port, "/v1/solve", body)
+        assert status == 200 and r["source"] == "cache" and r["nodes"] == 0, r
+        times.append(elapsed)
+    return {"priming_search_ms": round(first * 1000, 1), "repeats": repeats,
+            "median_ms": round(statistics.median(times) * 1000, 2), "p99_ms": round(pct(times, 0.99) * 1000, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=200)
+    args = ap.parse_args()
+    out: dict[str, Any] = {"benchmark": "service", "machine": machine(), "workers": args.workers}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
+        env.pop("DATABASE_URL", None)
+        proc, port = start_server(env, args.workers)
+        try:
+            post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
+            out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    schema = f"bullscows_bench_{os.getpid()}"
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(PG_URL)
+    with engine.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        url = f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+        proc, port = start_server({**os.environ, "DATABASE_URL": url}, args.workers)
+        try:
+            out["cached_solve_postgresql"] = cached_solves(port, args.repeats)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
