@@ -11,5 +11,7 @@ until bullscows db upgrade; do
     echo "boot: database not ready, retrying in 3 s" >&2
     sleep 3
 done
-exec gunicorn --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-2}" --timeout 120 \
-    --access-logfile - service.wsgi:app
+export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$(mktemp -d)}"
+exec gunicorn --config "$(python -c "import service, os; print(os.path.join(os.path.dirname(service.__file__), 'gunicorn_conf.py'))")" \
+    --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-2}" \
+    service.wsgi:app

@@ -54,7 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.extensions["bullscows_trees"] = TreeLibrary()
     problems.init_app(app)
 
-    from service import metrics
+    from service import logs, metrics
     from service.api import health, moves, positions, solve, strategies
 
     app.register_blueprint(health.bp)
@@ -63,6 +63,7 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.register_blueprint(positions.bp)
     app.register_blueprint(strategies.bp)
     metrics.init_app(app)
+    logs.init_app(app)
     _register_solver_errors(app)
     return app
 

@@ -385,9 +385,13 @@ def serve(bind: str, workers: int, no_migrate: bool) -> None:
         from service.migrate import upgrade
 
         upgrade()
+    import tempfile
+
+    # one folder of metric files shared by the workers, fresh at every start
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="bullscows-metrics-"))
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
-    args = [gunicorn, "--bind", bind, "--workers", str(workers), "--timeout", "120",
-            "--access-logfile", "-", "service.wsgi:app"]
+    conf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gunicorn_conf.py")
+    args = [gunicorn, "--config", conf, "--bind", bind, "--workers", str(workers), "service.wsgi:app"]
     os.execv(gunicorn, args)
 
 

@@ -1,11 +1,13 @@
 """Prometheus metrics: requests, latencies, cache hits and misses, nodes searched (``/metrics``).
 
-Counters live in this process; under gunicorn with several workers each worker reports its own
-(set ``PROMETHEUS_MULTIPROC_DIR`` to aggregate, as prometheus_client documents).
+Under gunicorn every worker is a process: with ``PROMETHEUS_MULTIPROC_DIR`` set (``bullscows serve``
+sets it) the workers write their values to files there and ``/metrics`` aggregates all of them, so
+any worker answers for the whole server.  Without it, the counters are this process's own.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -38,6 +40,12 @@ def init_app(app: Flask) -> None:
 
     @app.get("/metrics")
     def metrics() -> Any:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            from prometheus_client import multiprocess
+
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
         return Response(generate_latest(REGISTRY), mimetype=CONTENT_TYPE_LATEST)
 
 

@@ -1,0 +1,18 @@
+"""gunicorn settings for ``bullscows serve`` and the container."""
+
+from __future__ import annotations
+
+from typing import Any
+
+timeout = 120
+accesslog = None  # the app logs one JSON line per request (service.logs)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Drop a dead worker's live gauges from the shared metric files."""
+    import os
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]

@@ -1,0 +1,67 @@
+"""Operations: request ids and JSON logs; metrics aggregated across real gunicorn workers."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+from flask.testing import FlaskClient
+from structlog.testing import capture_logs
+
+
+def test_request_id_is_echoed_and_logged(client: FlaskClient) -> None:
+    with capture_logs() as logs:
+        r = client.get("/healthz", headers={"X-Request-ID": "abc-123"})
+    assert r.headers["X-Request-ID"] == "abc-123"
+    line = next(x for x in logs if x["event"] == "request")
+    assert line["path"] == "/healthz" and line["status"] == 200 and line["log_level"] == "info"
+    generated = client.get("/healthz", headers={"X-Request-ID": "bad id with $paces"}).headers["X-Request-ID"]
+    assert re.fullmatch(r"[0-9a-f]{32}", generated)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _get(port: int, path: str) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    return resp.status, resp.read().decode()
+
+
+def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
+    port = _free_port()
+    env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": str(tmp_path), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    bullscows = os.path.join(os.path.dirname(sys.executable), "bullscows")
+    proc = subprocess.Popen([bullscows, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                if _get(port, "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "service did not start"
+            time.sleep(0.2)
+        for _ in range(40):
+            assert _get(port, "/healthz")[0] == 200
+        status, text = _get(port, "/metrics")
+        assert status == 200
+        m = re.search(r'bullscows_requests_total\{endpoint="health.healthz",status="200"\} (\d+(?:\.\d+)?)', text)
+        assert m and float(m.group(1)) == 40, "every worker's requests are counted, whichever worker answers"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
