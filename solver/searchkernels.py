@@ -443,19 +443,18 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if phase == 1 and not fso and nc_tab[mm, n] < fail[0]:
                     fail[0] = nc_tab[mm, n]
                 break
+            # the guesses: an equivalence-set pool at the first two plies, else S or every code
+            src = S
+            hi = 0
             if use_pool:
-                nk = _collect(S, n, phase, 0, pool0.shape[0], pool0, True, inset, table, z1, lb_tab,
-                              child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs, touched,
-                              ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
+                src = pool0
+                hi = pool0.shape[0]
             elif use_pool1:
-                row_i = prm[13]
-                nk = _collect(S, n, phase, 0, pools1_len[row_i], pools1[row_i], True, inset, table,
-                              z1, lb_tab, child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs,
-                              touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
-            else:
-                nk = _collect(S, n, phase, 0, 0, S, False, inset, table, z1, lb_tab, child_m, base,
-                              win, cur_beta, n_codes, keys, nk, cnt, zs, touched, ws_hkey[ply],
-                              ws_hstamp[ply], stats[0] * 2 + phase, fail)
+                src = pools1[prm[13]]
+                hi = pools1_len[prm[13]]
+            nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, z1, lb_tab,
+                          child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs, touched, ws_hkey[ply],
+                          ws_hstamp[ply], stats[0] * 2 + phase, fail)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:

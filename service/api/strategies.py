@@ -59,13 +59,18 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
     return tree
 
 
+def _loaded(game: str, strategy: str) -> Tree | Any:
+    """The tree, or the problem response explaining why there is none."""
+    try:
+        return _tree(game, strategy)
+    except SolverError as exc:
+        return problem(400, exc.slug, type(exc).__name__, str(exc))
+
+
 @bp.get("/strategies/<game>/<strategy>")
 def statistics(game: str, strategy: str) -> Any:
     """Total, average, worst case, histogram of game lengths and node counts of a whole tree."""
-    try:
-        tree = _tree(game, strategy)
-    except SolverError as exc:
-        return problem(400, exc.slug, type(exc).__name__, str(exc))
+    tree = _loaded(game, strategy)
     if not isinstance(tree, Tree):
         return tree
     return {"game": tree.game.name, "strategy": strategy, **tree.stats().as_dict()}
@@ -74,10 +79,7 @@ def statistics(game: str, strategy: str) -> Any:
 @bp.get("/strategies/<game>/<strategy>/tree")
 def whole_tree(game: str, strategy: str) -> Any:
     """The whole tree (nested JSON; guesses and responses as text)."""
-    try:
-        tree = _tree(game, strategy)
-    except SolverError as exc:
-        return problem(400, exc.slug, type(exc).__name__, str(exc))
+    tree = _loaded(game, strategy)
     if not isinstance(tree, Tree):
         return tree
     return to_json(tree)
