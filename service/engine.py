@@ -25,7 +25,7 @@ from solver import kernels
 from solver.errors import InvalidGameError, SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.heuristics import get_strategy
-from solver.search import INF, Searcher, SolveOptions, SolveResult
+from solver.search import Searcher, SolveOptions, SolveResult
 from solver.table import MMAX, Entry
 
 
@@ -228,4 +228,4 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], strategy: st
     return heuristic_move(game, history, fallback), False, "heuristic", None
 
 
-__all__ = ["INF", "SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move", "solve"]
+__all__ = ["SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move", "solve"]

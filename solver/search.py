@@ -565,8 +565,3 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
     name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
     return build_tree(game, s.chooser(lowest), history, first=first, strategy=name,
                       arrays=s.arrays, on_solved=on_solved)
-
-
-def history_of(game: Game, turns: list[tuple[str, str]]) -> list[Turn]:
-    """Convenience: a history from (guess, response) texts."""
-    return [Turn(game.parse_code(gs), game.parse_response(rs)) for gs, rs in turns]
