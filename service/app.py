@@ -48,6 +48,9 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     database = store_db.init_app(app, url)
     store = PositionStore(database)
     app.extensions["bullscows_store"] = store
+    from service.store.strategies import StrategyStore
+
+    app.extensions["bullscows_strategies"] = StrategyStore(database)
     app.extensions["bullscows_pool"] = SolverPool(store, settings)
     from service.trees import TreeLibrary
 

@@ -1,8 +1,9 @@
 """``GET /v1/strategies/{game}/{strategy}`` (statistics) and ``…/tree`` (the whole tree).
 
-One-step strategies are built on demand (about a second for Bulls-and-Cows) and kept in memory;
-optimal strategies are built by the exact search, for games small enough to do it within a request
-(at most ``STRATEGY_MAX_CODES`` codes), with ``max_guesses`` as a query parameter.
+One-step strategies are built on demand (about a second for Bulls-and-Cows); optimal strategies by
+the exact search, for games small enough to do it within a request (at most ``STRATEGY_MAX_CODES``
+codes), with ``max_guesses`` as a query parameter.  A built tree is kept in memory and in the
+``strategies`` table, so that no process sharing the database builds it again.
 """
 
 from __future__ import annotations
@@ -15,16 +16,23 @@ from apiflask import APIBlueprint
 from flask import current_app, request
 
 from service.problems import problem
+from service.store.strategies import StrategyStore
 from solver.errors import SolverError
 from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
 from solver.search import SolveOptions, optimal_tree
-from solver.tree import Tree, build_tree, strategy_chooser, to_json
+from solver.tree import Tree, build_tree, from_compact, strategy_chooser, to_compact, to_json
 
 bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
 STRATEGY_MAX_CODES = 2000
-_cache: OrderedDict[tuple[Any, ...], Tree] = OrderedDict()
 _lock = threading.Lock()
+
+
+def _memory() -> OrderedDict[tuple[Any, ...], Tree]:
+    """This app's trees in memory (per app: two apps in one process may use different databases)."""
+    cache: OrderedDict[tuple[Any, ...], Tree] = current_app.extensions.setdefault(
+        "bullscows_tree_cache", OrderedDict())
+    return cache
 
 
 def _tree(game_spec: str, strategy: str) -> Tree | Any:
@@ -34,11 +42,17 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
     first = request.args.get("first")
     first_code = game.parse_code(first) if first else None
     key = (game.spec, strategy, max_guesses, first_code)
+    memory = _memory()
     with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    if strategy in STRATEGIES:
+        if key in memory:
+            memory.move_to_end(key)
+            return memory[key]
+    store: StrategyStore = current_app.extensions["bullscows_strategies"]
+    params = f"max_guesses={max_guesses};first={first_code}"
+    text = store.get(game.spec, strategy, params)
+    if text is not None:
+        tree = from_compact(text)
+    elif strategy in STRATEGIES:
         tree = build_tree(game, strategy_chooser(game, get_strategy(strategy)), first=first_code, strategy=strategy)
     elif strategy in ("optimal-total", "optimal-kmovers"):
         if game.size > STRATEGY_MAX_CODES:
@@ -52,10 +66,14 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
         names = [*STRATEGIES, "optimal-total", "optimal-kmovers"]
         return problem(404, "unknown-strategy", "Unknown strategy",
                        f"unknown strategy {strategy!r}; known: {', '.join(names)}")
+    if text is None:
+        stats = tree.stats()
+        store.put(game.spec, strategy, params, to_compact(tree), stats.total, stats.nodes,
+                  exact=strategy.startswith("optimal-"))
     with _lock:
-        _cache[key] = tree
-        while len(_cache) > 32:
-            _cache.popitem(last=False)
+        memory[key] = tree
+        while len(memory) > 32:
+            memory.popitem(last=False)
     return tree
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, LargeBinary, String, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -60,3 +60,22 @@ class Position(Base):
     """Provenance: ``search`` (this service), ``import:<token label>``…"""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+
+
+class StrategyTree(Base):
+    """A whole strategy tree built by the service, kept so that no process builds it twice."""
+
+    __tablename__ = "strategies"
+    __table_args__ = (UniqueConstraint("game", "strategy", "params", name="uq_strategies_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    strategy: Mapped[str] = mapped_column(String(32))
+    params: Mapped[str] = mapped_column(String(128))
+    """Canonical text of the parameters (max_guesses, first guess)."""
+    tree: Mapped[str] = mapped_column(Text)
+    """The compact form (solver.tree.to_compact), verified again when loaded."""
+    total: Mapped[int] = mapped_column(BigInteger)
+    nodes: Mapped[int] = mapped_column(Integer)
+    exact: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

@@ -124,3 +124,27 @@ def test_metrics(client: FlaskClient) -> None:
     text = client.get("/metrics").data.decode()
     assert 'bullscows_requests_total{endpoint="solve.solve",status="200"}' in text
     assert 'bullscows_cache_total{source="cache"}' in text and "bullscows_nodes_searched_total" in text
+
+
+def test_built_trees_are_stored_for_other_processes(db_url: str) -> None:
+    from service.api import strategies as module
+
+    first = make_app(db_url)
+    stats = first.test_client().get("/v1/strategies/mastermind/entropy").json
+    from sqlalchemy import func, select
+
+    from service.store.models import StrategyTree
+
+    with get_db(first).session() as session:
+        assert session.scalar(select(func.count()).select_from(StrategyTree)) == 1
+    second = make_app(db_url)  # what a second process would have: nothing in memory, the same database
+    import solver.tree as tree_module
+
+    calls: list[int] = []
+    original = tree_module.build_tree
+    module.build_tree = lambda *a, **k: calls.append(1) or original(*a, **k)  # type: ignore[assignment]
+    try:
+        again = second.test_client().get("/v1/strategies/mastermind/entropy").json
+    finally:
+        module.build_tree = original  # type: ignore[assignment]
+    assert again == stats and calls == [], "the second instance loads the stored tree instead of building it"
