@@ -179,8 +179,9 @@ def test_next_move_heuristic_and_optimal(client: FlaskClient) -> None:
 
 
 def test_next_move_falls_back_within_budget(client: FlaskClient) -> None:
+    # 1234 is not the stored tree's first guess, so neither the tree nor the cache knows this position
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total",
-                                           "history": ["0123 0.1"], "time_budget_ms": 1}).json
+                                           "history": ["1234 0.1"], "time_budget_ms": 1}).json
     assert r["source"] == "heuristic" and r["exact"] is False and len(r["guess"]) == 4
 
 
