@@ -16,3 +16,11 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def post_worker_init(worker: Any) -> None:
+    """Load (and verify) the stored trees and compile the kernels before the first request, not during it."""
+    app = getattr(worker, "wsgi", None)
+    library = getattr(app, "extensions", {}).get("bullscows_trees") if app is not None else None
+    if library is not None:
+        library.all()
