@@ -43,16 +43,15 @@ def game_of(spec: str | GameSpec, settings: Settings) -> Game:
     return Game.from_spec(spec, max_codes=settings.max_codes)
 
 
-def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> list[Turn]:
-    """A validated history (codes, responses, consistency)."""
+def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:
+    """A validated history (codes, responses, consistency) and the candidates it leaves."""
     if len(items) > settings.max_history:
         raise HistoryTooLongError(
             f"history has {len(items)} turns, more than the limit of {settings.max_history}"
         )
     turns = [game.parse_turn(it) if isinstance(it, str)
              else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
-    game.candidates(turns)  # raises InconsistentHistoryError naming the turn
-    return turns
+    return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn
 
 
 @dataclass
@@ -106,13 +105,15 @@ def _remaining(options: SolveOptions, turn: int) -> int:
     return MMAX if options.max_guesses is None else options.max_guesses - turn + 1
 
 
-def cached_solve(store: PositionStore, game: Game, history: list[Turn], options: SolveOptions
-                 ) -> SolveResult | None:
-    """The answer from the database alone (root and every part of its best guess), or None."""
+def cached_solve(store: PositionStore, game: Game, history: list[Turn], options: SolveOptions,
+                 cands: np.ndarray) -> SolveResult | None:
+    """The answer from the database alone (root and every part of its best guess), or None.
+
+    ``cands`` are the candidates after ``history`` (computed once by the caller).
+    """
     if options.depth_count is not None or options.upper_bound is not None:
         return None
     t0 = time.perf_counter()
-    cands = game.candidates(history)
     turn = len(history) + 1
     key = options.table_key(game)
     root_codes = tuple(int(c) for c in cands)
@@ -148,11 +149,11 @@ def cached_solve(store: PositionStore, game: Game, history: list[Turn], options:
                        options.max_guesses if not total else None)
 
 
-def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: SolveOptions) -> list[Entry]:
+def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: SolveOptions,
+                cands: np.ndarray) -> list[Entry]:
     """The root and its parts as table entries (turn-independent values)."""
     if not result.exact or options.depth_count is not None or options.upper_bound is not None:
         return []
-    cands = game.candidates(history)
     turn = len(history) + 1
     key = options.table_key(game)
     total = options.criterion == "total"
@@ -170,14 +171,17 @@ def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: S
     return out
 
 
-def solve(pool: SolverPool, game: Game, history: list[Turn], options: SolveOptions, budget_ms: int,
-          guess: int | None = None) -> tuple[SolveResult, str, bool]:
-    """(result, source, complete): from the database when it knows, else by a bounded search."""
+def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, options: SolveOptions,
+          budget_ms: int, guess: int | None = None) -> tuple[SolveResult, str, bool]:
+    """(result, source, complete): from the database when it knows, else by a bounded search.
+
+    ``cands`` are the candidates after ``history`` (from :func:`history_of`).
+    """
     options.validate(game, len(history) + 1)
     from service.metrics import record_solve
 
     if guess is None:
-        hit = cached_solve(pool.store, game, history, options)
+        hit = cached_solve(pool.store, game, history, options, cands)
         if hit is not None:
             record_solve("cache", 0)
             return hit, "cache", True
@@ -191,31 +195,31 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], options: SolveOptio
             if guess is not None:
                 result = searcher.evaluate_guess(history, guess)
             else:
-                result = searcher.solve(history)
+                result = searcher.solve(history, cands=cands)
         finally:
             searcher.options = SolveOptions(options.criterion, options.max_guesses, None, options.mde,
                                             options.from_set_only)
         aborted = bool(searcher.stats[5])
         exported = [e for t in searcher.tables for e in t.export()]
     complete = not aborted
-    entries = exported + (_entries_of(result, game, history, options) if complete and guess is None else [])
+    entries = exported + (_entries_of(result, game, history, options, cands) if complete and guess is None else [])
     pool.store.save_entries(entries, source="search")
     record_solve("search", result.nodes)
     return result, "search", complete
 
 
-def heuristic_move(game: Game, history: list[Turn], strategy: str, seed: int = 0) -> int:
-    """The guess of a one-step strategy."""
-    return get_strategy(strategy, seed=seed).choose(game, game.candidates(history)).guess
+def heuristic_move(game: Game, cands: np.ndarray, strategy: str, seed: int = 0) -> int:
+    """The guess of a one-step strategy for the candidates ``cands``."""
+    return get_strategy(strategy, seed=seed).choose(game, cands).guess
 
 
-def optimal_move(pool: SolverPool, game: Game, history: list[Turn], strategy: str, max_guesses: int | None,
-                 budget_ms: int) -> tuple[int, bool, str, float | None]:
+def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, strategy: str,
+                 max_guesses: int | None, budget_ms: int) -> tuple[int, bool, str, float | None]:
     """(guess, exact, source, expected guesses still needed) for an optimal strategy within a budget;
     past the budget, the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
     criterion = "total" if strategy == "optimal-total" else "kmovers"
     options = SolveOptions(criterion, max_guesses)
-    result, source, complete = solve(pool, game, history, options, budget_ms)
+    result, source, complete = solve(pool, game, history, cands, options, budget_ms)
     n = result.candidates
     if complete and result.exact and result.best_guess is not None:
         expected = None
@@ -225,7 +229,7 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], strategy: st
     if complete and result.exact and result.best_guess is None and not result.possible:
         raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
     fallback = "larmouth" if criterion == "total" else "crush"
-    return heuristic_move(game, history, fallback), False, "heuristic", None
+    return heuristic_move(game, cands, fallback), False, "heuristic", None
 
 
 __all__ = ["SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move", "solve"]

@@ -26,8 +26,7 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
     t0 = time.perf_counter()
     settings: Settings = current_app.config["SETTINGS"]
     game = engine.game_of(body.game, settings)
-    history = engine.history_of(game, body.history, settings)
-    cands = game.candidates(history)
+    history, cands = engine.history_of(game, body.history, settings)
     expected: float | None = None
     worst: int | None = None
     stored = None
@@ -40,10 +39,10 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
         expected = remaining / secrets
     elif body.strategy.startswith("optimal-"):
         guess, exact, source, expected = engine.optimal_move(
-            current_app.extensions["bullscows_pool"], game, history, body.strategy, body.max_guesses,
+            current_app.extensions["bullscows_pool"], game, history, cands, body.strategy, body.max_guesses,
             budget(settings, body.time_budget_ms))
     else:
-        guess, exact, source = engine.heuristic_move(game, history, body.strategy, body.seed), False, "heuristic"
+        guess, exact, source = engine.heuristic_move(game, cands, body.strategy, body.seed), False, "heuristic"
     n = int(cands.shape[0])
     if n == 1:
         exact, expected = True, 1.0

@@ -31,12 +31,12 @@ def solve(body: SolveIn) -> dict[str, Any]:
     """
     settings: Settings = current_app.config["SETTINGS"]
     game = engine.game_of(body.game, settings)
-    history = engine.history_of(game, body.history, settings)
+    history, cands = engine.history_of(game, body.history, settings)
     options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only,
                            body.upper_bound)
     guess = game.parse_code(body.guess) if body.guess is not None else None
-    result, source, complete = engine.solve(current_app.extensions["bullscows_pool"], game, history, options,
-                                            budget(settings, body.time_budget_ms), guess)
+    result, source, complete = engine.solve(current_app.extensions["bullscows_pool"], game, history, cands,
+                                            options, budget(settings, body.time_budget_ms), guess)
     out = result.as_dict(game)
     out["source"] = source
     out["complete"] = complete
