@@ -22,7 +22,7 @@ from service.config import Settings
 from service.schemas import GameSpec, TurnIn
 from service.store.positions import PositionStore
 from solver import kernels
-from solver.errors import InvalidGameError, SolverError
+from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.heuristics import get_strategy
 from solver.search import Searcher, SolveOptions, SolveResult
@@ -76,11 +76,6 @@ class SolverPool:
             if slot is not None:
                 self._slots.move_to_end(key)
                 return slot
-        if game.size * game.size > game.table_max_bytes:
-            raise InvalidGameError(
-                f"exact search needs the response table, and game {game.spec} has {game.size} codes "
-                f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
-            )
         searcher = Searcher(game, SolveOptions(options.criterion, options.max_guesses, None, options.mde,
                                                options.from_set_only),
                             table_capacity=self.settings.table_capacity,

@@ -217,6 +217,12 @@ class Searcher:
         self.game = game
         self.options = options
         self.arrays: GameArrays = game.arrays(table=True)
+        if self.arrays.table.shape[0] == 0:
+            # the search kernels read the response table directly; without one they must not run
+            raise InvalidSearchError(
+                f"exact search needs the response table, and game {game.spec} has {game.size} codes "
+                f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+            )
         self.n_valid = valid_response_count(game)
         self._lb = lower_bound_tables(game, game.size)
         self._tables: dict[int | None, TranspositionTable] = {}

@@ -120,7 +120,8 @@ def test_optimal_tree_cli() -> None:
      (["solve", "--depth-count", "5"], "kmovers criterion only"),
      (["solve", "--max-guesses", "1", "0123 0.1"], "already used up"),
      (["tree", "-s", "optimal-kmovers"], "needs max_guesses"),
-     (["solve", "-c", "kmovers", "--max-guesses", "7", "--depth-count", "9"], "depth_count must be")],
+     (["solve", "-c", "kmovers", "--max-guesses", "7", "--depth-count", "9"], "depth_count must be"),
+     (["solve", "-g", "5,10,0", "01234 1.2"], "needs the response table")],
 )
 def test_solve_errors(args: list[str], needle: str) -> None:
     code, out, err = run(*args)

@@ -255,3 +255,10 @@ def test_node_limit_is_per_call(mastermind: Game) -> None:
     second = s.solve(mastermind.parse_history("1123 1.0"))  # about 4000 nodes the first call did not do
     assert first.exact and first.nodes == needed
     assert second.exact and second.nodes > 1000, "the limit must not count the first call's nodes"
+
+
+def test_game_without_a_response_table_is_refused() -> None:
+    """The kernels read the table directly: a game too large for one gets an error, not a crash."""
+    big = Game(5, 10, False)
+    with pytest.raises(InvalidSearchError, match="needs the response table"):
+        Searcher(big, SolveOptions("total"))

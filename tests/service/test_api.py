@@ -200,6 +200,7 @@ ERRORS = [
     ({"game": "9,10,1"}, 422, "game-too-large"),
     ({"game": {"positions": 4, "symbols": 3, "repetition": False}}, 400, "invalid-game"),
     ({"criterion": "kmovers"}, 400, "invalid-search-parameters"),
+    ({"game": "5,10,0", "history": ["01234 1.2"]}, 400, "invalid-search-parameters"),  # no response table
     ({"criterion": "fastest"}, 422, "validation-error"),
     ({"max_guesses": 0}, 422, "validation-error"),
     ({"history": "0123 0.1"}, 422, "validation-error"),
