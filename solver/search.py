@@ -206,6 +206,20 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
     return out
 
 
+def require_response_table(game: Game) -> GameArrays:
+    """The game's arrays with their response table, which the search kernels read directly.
+
+    :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
+    """
+    arrays = game.arrays(table=True)
+    if arrays.table.shape[0] == 0:
+        raise InvalidSearchError(
+            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
+            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+        )
+    return arrays
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
@@ -216,13 +230,7 @@ class Searcher:
                  export_threshold: int = 64) -> None:
         self.game = game
         self.options = options
-        self.arrays: GameArrays = game.arrays(table=True)
-        if self.arrays.table.shape[0] == 0:
-            # the search kernels read the response table directly; without one they must not run
-            raise InvalidSearchError(
-                f"exact search needs the response table, and game {game.spec} has {game.size} codes "
-                f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
-            )
+        self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
         self._lb = lower_bound_tables(game, game.size)
         self._tables: dict[int | None, TranspositionTable] = {}
@@ -247,6 +255,21 @@ class Searcher:
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((MAX_PLY, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((MAX_PLY, hsize), -1, dtype=np.int64)
+
+    def lower_bound(self, size: int, turn: int, k: int | None) -> int:
+        """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
+        (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
+        m = MMAX if k is None else max(k - turn + 1, 0)
+        return int(self._lb[0, CRITERIA[self.options.criterion], m, size])
+
+    def request_stop(self) -> None:
+        """Ask the search running in another thread to stop at its next node (it then answers as
+        if its node limit had been reached).  Stays set until :meth:`clear_stop`."""
+        self.stats[6] = 1
+
+    def clear_stop(self) -> None:
+        """Allow searches again after :meth:`request_stop`."""
+        self.stats[6] = 0
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of this question (per k, for the k-movers chain)."""
@@ -349,20 +372,27 @@ class Searcher:
         kk = self.options.max_guesses if k is None else k
         return self._run(cands, turn, kk, INF + 1, None)
 
-    def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
-        """Value, best guess and per-response values of the position after ``history``."""
-        g = self.game
+    def _begin(self, history: History, cands: CandidateSet | None
+               ) -> tuple[int, CandidateSet, int, float, int, int]:
+        """Start a call: validate, find the candidates, arm the node limit.  Returns (turn,
+        candidates, their count, start time, node counter, offset from turn-independent values to
+        game-level ones)."""
         o = self.options
         turn = len(history) + 1
-        o.validate(g, turn)
-        cands = g.candidates(history) if cands is None else cands
+        o.validate(self.game, turn)
+        cands = self.game.candidates(history) if cands is None else cands
         n = int(cands.shape[0])
-        t0 = time.perf_counter()
         nodes0 = int(self.stats[0])
         self.stats[5] = 0
         self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
-        chain: dict[int, int | None] = {}
         offset = n * (turn - 1) if o.criterion == "total" else 0
+        return turn, cands, n, time.perf_counter(), nodes0, offset
+
+    def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
+        """Value, best guess and per-response values of the position after ``history``."""
+        o = self.options
+        turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
+        chain: dict[int, int | None] = {}
         beta = INF + 1
         if o.upper_bound is not None:
             beta = max(0, o.upper_bound - offset)
@@ -410,36 +440,18 @@ class Searcher:
         histories, tiny sets and hybrid turns go to the kernel in one call.
         """
         o = self.options
-        g = self.game
         n = int(cands.shape[0])
         hybrid_root = o.mde is not None and turn > o.mde
         if len(history) > 2 or n <= self.n_valid or hybrid_root:
             pools = self.pools(history)
             value, best = self._run(cands, turn, k, beta, pools)
             return value, best, {}
-        crit = CRITERIA[o.criterion]
+        CRITERIA[o.criterion]
         m = MMAX if k is None else k - turn + 1
         if m <= 2:
             value, best = self._run(cands, turn, k, beta, self.pools(history))
             return value, best, {}
-        child_m = MMAX if k is None else m - 1
-        lb_part = self._lb[0, crit, child_m]
-        pool = self.pools(history)[0]
-        if o.from_set_only and o.mde is None:
-            pool = pool[np.isin(pool, cands)]
-        a = self.arrays
-        counts = kernels.partition_matrix(*a.kernel_args(), pool, cands, g.n_responses)
-        win = g.all_bulls
-        base = n if crit == 0 else 0
-        in_set = np.isin(pool, cands)
-        nonwin = np.ones(g.n_responses, dtype=bool)
-        nonwin[win] = False
-        useless = (counts[:, nonwin] == n).any(axis=1)
-        lbs = base + lb_part[counts][:, nonwin].sum(axis=1)
-        order = sorted(
-            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]))
-            for i in range(pool.shape[0]) if not useless[i]
-        )
+        order = self.guess_order(history, cands, turn, k)
         best_val, best_g = INF, -1
         best_per: dict[int, int | None] = {}
         fail = INF
@@ -450,63 +462,117 @@ class Searcher:
             if lb >= cur_beta:
                 fail = min(fail, lb)
                 break
-            order_parts, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
-            parts = sorted(((int(starts[r + 1] - starts[r]), r) for r in range(g.n_responses)
-                            if starts[r + 1] > starts[r] and r != win), key=lambda t: (-t[0], t[1]))
-            acc = base
-            rest = lb - base
-            per: dict[int, int | None] = {}
-            ok = True
-            for size, r in parts:
-                rest -= int(lb_part[size])
-                budget = cur_beta - acc - rest
-                sub = order_parts[int(starts[r]):int(starts[r + 1])]
-                v, _ = self._run(sub, turn + 1, k, budget, self.pools([*history, Turn(guess, r)]))
-                if self.stats[5]:
-                    return INF, -1, {}
-                acc = min(acc + v, INF)
-                per[r] = None if v >= INF else v + (size * turn if crit == 0 else 0)
-                if acc + rest >= cur_beta:
-                    fail = min(fail, acc + rest)
-                    ok = False
-                    break
+            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb)
+            if self.stats[5]:
+                return INF, -1, {}
             if ok:
-                best_val, best_g, cur_beta = acc, guess, acc
-                if starts[win + 1] > starts[win]:
-                    per[win] = turn if crit == 0 else int(k == turn)
-                best_per = dict(sorted(per.items()))
+                best_val, best_g, cur_beta, best_per = acc, guess, acc, per
+            else:
+                fail = min(fail, acc)
         if best_g >= 0:
             return best_val, best_g, best_per
         return max(fail, beta) if fail < INF else INF, -1, {}
 
-    def evaluate_guess(self, history: History, guess: Code) -> SolveResult:
-        """Value of playing ``guess`` next after ``history`` (the article's Φ[T(t, *)], Λ[T(t, *)]):
-        the sum of its responses' values, each found by an exact search of its own."""
-        g = self.game
+    def guess_order(self, history: History, cands: CandidateSet, turn: int,
+                    k: int | None) -> list[tuple[int, int, int]]:
+        """The guesses worth trying at a position, best bound first: (lower bound, 0 for a candidate
+        else 1, guess), one per equivalence class, without guesses that cannot split the set."""
         o = self.options
-        turn = len(history) + 1
-        o.validate(g, turn)
-        cands = g.candidates(history)
-        t0 = time.perf_counter()
-        nodes0 = int(self.stats[0])
-        self.stats[5] = 0
-        self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
-        per = self._per_response(cands, turn, o.max_guesses, guess, history)
+        g = self.game
+        n = int(cands.shape[0])
+        crit = CRITERIA[o.criterion]
+        m = MMAX if k is None else k - turn + 1
+        child_m = MMAX if k is None else max(m - 1, 0)
+        lb_part = self._lb[0, crit, child_m]
+        pool = self.pools(history)[0]
+        if o.from_set_only and (o.mde is None or turn > o.mde):
+            pool = pool[np.isin(pool, cands)]
+        a = self.arrays
+        counts = kernels.partition_matrix(*a.kernel_args(), pool, cands, g.n_responses)
+        win = g.all_bulls
+        base = n if crit == 0 else 0
+        in_set = np.isin(pool, cands)
+        nonwin = np.ones(g.n_responses, dtype=bool)
+        nonwin[win] = False
+        useless = (counts[:, nonwin] == n).any(axis=1)
+        lbs = np.minimum(base + lb_part[counts][:, nonwin].sum(axis=1), INF)
+        return sorted(
+            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]))
+            for i in range(pool.shape[0]) if not useless[i]
+        )
+
+    def _try_guess(self, history: History, cands: CandidateSet, turn: int, k: int | None, guess: Code,
+                   beta: int, lb: int | None = None) -> tuple[int, dict[int, int | None], bool]:
+        """Value of playing ``guess`` (turn-independent) with every part below it searched on its own,
+        largest first, with the part's equivalence-set pools and a β shared out part by part.
+
+        Returns (value, game-level value per response, True) when the value is below ``beta``, else
+        (a lower bound >= ``beta``, the parts seen so far, False).  ``lb`` is the guess's own lower
+        bound (the level-fill bound of its parts) when the caller already has it.
+        """
+        g = self.game
+        a = self.arrays
+        crit = CRITERIA[self.options.criterion]
+        m = MMAX if k is None else k - turn + 1
+        child_m = MMAX if k is None else m - 1
+        lb_part = self._lb[0, crit, max(child_m, 0)]
+        win = g.all_bulls
+        n = int(cands.shape[0])
+        order_parts, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
+        sizes = np.diff(starts)
+        parts = sorted(((int(sizes[r]), r) for r in range(g.n_responses) if sizes[r] > 0 and r != win),
+                       key=lambda t: (-t[0], t[1]))
+        base = n if crit == 0 else 0
+        has_win = bool(sizes[win] > 0)
+        if crit == 1 and has_win and k == turn:
+            base += 1  # the secret guessed now is itself a k-mover
+        if child_m <= 0 and parts:
+            return INF, {}, False  # no guess left for the secrets this one does not hit
+        if lb is None:
+            lb = min(base + sum(int(lb_part[size]) for size, _ in parts), INF)
+        acc = base
+        rest = lb - base
+        per: dict[int, int | None] = {}
+        for size, r in parts:
+            rest -= int(lb_part[size])
+            budget = beta - acc - rest
+            sub = order_parts[int(starts[r]):int(starts[r + 1])]
+            v, _ = self._run(sub, turn + 1, k, budget, self.pools([*history, Turn(guess, r)]))
+            if self.stats[5]:
+                return INF, per, False
+            acc = min(acc + v, INF)
+            per[r] = None if v >= INF else v + (size * turn if crit == 0 else 0)
+            if acc + rest >= beta:
+                return min(acc + rest, INF), per, False
+        if has_win:
+            per[win] = turn if crit == 0 else int(k == turn)
+        return acc, dict(sorted(per.items())), True
+
+    def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None) -> SolveResult:
+        """Value of playing ``guess`` next after ``history`` (the article's Φ[T(t, *)], Λ[T(t, *)]):
+        the sum of its responses' values, each found by an exact search of its own.
+
+        With ``options.upper_bound`` (β) the evaluation stops as soon as the guess provably reaches
+        β: the result is then a lower bound (``exact`` False), which is how a split job's sibling
+        guesses are cut by the best one found so far.
+        """
+        o = self.options
+        turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
+        beta = INF + 1 if o.upper_bound is None else max(0, o.upper_bound - offset)
+        value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)
         aborted = bool(self.stats[5])
-        possible = all(v is not None for v in per.values())
-        total = sum(v for v in per.values() if v is not None) if possible else None
+        possible = aborted or value < INF
+        exact = not aborted and (ok or value >= INF)
         return SolveResult(
-            value=total, possible=possible, exact=not aborted, best_guess=guess, per_response=per,
-            nodes=int(self.stats[0]) - nodes0, seconds=time.perf_counter() - t0,
-            candidates=int(cands.shape[0]),
+            value=(value + offset) if value < INF and not aborted else None, possible=possible,
+            exact=exact, best_guess=guess, per_response=per if exact else {},
+            nodes=int(self.stats[0]) - nodes0, seconds=time.perf_counter() - t0, candidates=n,
             movers=o.max_guesses if o.criterion == "kmovers" else None,
         )
 
-    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code,
-                      history: History | None = None) -> dict[int, int | None]:
+    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code) -> dict[int, int | None]:
         """Value of each response's part after ``guess``; largest parts first, and once one proves
-        impossible the others are left out (the sum is impossible anyway).  With ``history`` the
-        parts are searched with their equivalence-set pools."""
+        impossible the others are left out (the sum is impossible anyway)."""
         g = self.game
         a = self.arrays
         order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
@@ -520,8 +586,7 @@ class Searcher:
             if r == g.all_bulls:
                 out[r] = turn if crit == "total" else int(k == turn)
                 continue
-            pools = None if history is None else self.pools([*history, Turn(guess, r)])
-            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, pools)
+            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None)
             if self.stats[5]:
                 break
             out[r] = None if v >= INF else v + (size * turn if crit == "total" else 0)

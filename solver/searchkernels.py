@@ -33,7 +33,8 @@ Parameters (``prm``, int64):
 == ===============================================================================
 
 Statistics (``stats``, int64): 0 nodes, 1 table hits, 2 table stores, 3 fast estimates,
-4 logged entries dropped for lack of room, 5 aborted.
+4 logged entries dropped for lack of room, 5 aborted, 6 stop requested (set by another thread while the
+kernel runs: the search kernel releases the GIL, so a watcher can ask a long search to stop).
 """
 
 from __future__ import annotations
@@ -307,7 +308,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, 
     return nk
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
@@ -327,7 +328,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     n = S.shape[0]
     stats[0] += 1
     ws_best[ply] = -1
-    if prm[11] > 0 and stats[0] > prm[11]:
+    if stats[6] != 0 or (prm[11] > 0 and stats[0] > prm[11]):
         stats[5] = 1
         return INF
     # -- fast estimates ------------------------------------------------------------------------

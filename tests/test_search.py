@@ -262,3 +262,35 @@ def test_game_without_a_response_table_is_refused() -> None:
     big = Game(5, 10, False)
     with pytest.raises(InvalidSearchError, match="needs the response table"):
         Searcher(big, SolveOptions("total"))
+
+
+def test_evaluate_guess_with_upper_bound_stops_at_beta(mastermind: Game) -> None:
+    """β-bounded evaluation (how a job cuts sibling guesses): below β exact, at or above it a
+    lower bound that is still at least β."""
+    s = Searcher(mastermind, SolveOptions("total", max_guesses=5))
+    exact = s.evaluate_guess([], mastermind.parse_code("0011")).value
+    assert exact == 5702
+    s.options = SolveOptions("total", max_guesses=5, upper_bound=5702)
+    cut = s.evaluate_guess([], mastermind.parse_code("0011"))
+    assert not cut.exact and cut.value is not None and 5702 <= cut.value <= exact
+    s.options = SolveOptions("total", max_guesses=5, upper_bound=5703)
+    again = s.evaluate_guess([], mastermind.parse_code("0011"))
+    assert again.exact and again.value == 5702
+
+
+def test_request_stop_interrupts_a_running_search(bulls_cows: Game) -> None:
+    """The kernel releases the GIL, so another thread can stop a long search (job cancellation)."""
+    import threading
+    import time
+
+    s = Searcher(bulls_cows, SolveOptions("total"))
+    history = bulls_cows.parse_history("0123 1.1")  # minutes of search
+    timer = threading.Timer(0.5, s.request_stop)
+    t0 = time.perf_counter()
+    timer.start()
+    r = s.solve(history)
+    elapsed = time.perf_counter() - t0
+    assert not r.exact and r.value is None and elapsed < 30
+    s.clear_stop()
+    small = s.solve(bulls_cows.parse_history("0123 0.0, 4567 0.4"))
+    assert small.exact
