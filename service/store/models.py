@@ -12,7 +12,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -79,3 +91,97 @@ class StrategyTree(Base):
     nodes: Mapped[int] = mapped_column(Integer)
     exact: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class Job(Base):
+    """A long solve, durable: its request, plan, progress and result live here, not in any process.
+
+    Statuses: ``queued`` (waiting for a worker to plan it), ``planning`` (a worker is cutting it into
+    units), ``running``, then ``done``, ``failed`` or ``cancelled``.
+    """
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status", "status"), Index("ix_jobs_request_hash", "request_hash"))
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    request: Mapped[str] = mapped_column(Text)
+    """Canonical JSON of the question (game, history as code numbers, criterion and options)."""
+    request_hash: Mapped[str] = mapped_column(String(64))
+    game: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))
+    phase: Mapped[int] = mapped_column(Integer, default=0)
+    """The k of the k-movers chain being searched (0 for totals)."""
+    plan: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """JSON: the guesses of the root, their parts, and the values of the parts solved while planning."""
+    units_total: Mapped[int] = mapped_column(Integer, default=0)
+    units_done: Mapped[int] = mapped_column(Integer, default=0)
+    nodes: Mapped[int] = mapped_column(BigInteger, default=0)
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    submitted_by: Mapped[str] = mapped_column(String(64))
+    planner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+
+
+class JobUnit(Base):
+    """One sub-problem of a job: a whole position (``root``, ``part``) or one guess in it (``guess``).
+
+    A unit is claimed with a fresh ``lease``; only the holder of the current lease may record its
+    result, so a unit re-queued after its worker vanished is never recorded twice.
+    """
+
+    __tablename__ = "job_units"
+    __table_args__ = (
+        Index("ix_job_units_job_status", "job_id", "status"),
+        Index("ix_job_units_status_priority", "status", "priority"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    job_id: Mapped[str] = mapped_column(String(32), ForeignKey("jobs.id", ondelete="CASCADE"))
+    phase: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))
+    g1: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    g2: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    history: Mapped[str] = mapped_column(Text)
+    """JSON list of [guess, response] code numbers: the position this unit searches."""
+    size: Mapped[int] = mapped_column(Integer)
+    lower_bound: Mapped[int] = mapped_column(BigInteger)
+    expected_cost: Mapped[int] = mapped_column(BigInteger)
+    priority: Mapped[int] = mapped_column(BigInteger)
+    """Claim order, highest first."""
+    beta: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    value: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    exact: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    possible: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    best_guess: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    per_response: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """JSON {response: game-level value} of a whole-position unit's best guess."""
+    nodes: Mapped[int] = mapped_column(BigInteger, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class WorkerRow(Base):
+    """A ``bullscows worker`` process, with a heartbeat (so clients can tell whether any is alive)."""
+
+    __tablename__ = "workers"
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    host: Mapped[str] = mapped_column(String(128))
+    pid: Mapped[int] = mapped_column(Integer)
+    processes: Mapped[int] = mapped_column(Integer)
+    scheduler: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -1,0 +1,117 @@
+"""Computing one unit, with no I/O: what a Dask task runs between reading and writing the store.
+
+:func:`solve_locally` runs a whole job's phases in this process, unit after unit, through the same
+functions (tests compare it with a plain search; it is also handy for debugging a plan).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from service.engine import position_entries
+from service.jobs.plan import JobRequest, Outcome, Plan, UnitState, aggregate, make_plan
+from solver.game import Game, Turn
+from solver.search import INF, Searcher, SolveOptions
+from solver.table import Entry
+
+
+@dataclass
+class UnitResult:
+    """What a finished unit reports."""
+
+    value: int | None
+    exact: bool
+    possible: bool
+    best_guess: int | None
+    nodes: int
+    seconds: float
+    aborted: bool
+    per_response: dict[int, int | None] = field(default_factory=dict)
+    entries: list[Entry] = field(default_factory=list)
+    """Positions it proved, for the persistent table (the searcher's costly entries included)."""
+
+
+def compute_unit(searcher: Searcher, req: JobRequest, kind: str, g2: int | None, history: list[Turn],
+                 k: int | None, beta: int | None) -> UnitResult:
+    """Run one unit with ``searcher`` (set up for the job's question; its options are replaced for
+    the call and restored).  ``beta``: game-level bound the unit must beat to matter (None = none);
+    at or past it the unit answers a lower bound."""
+    game = searcher.game
+    saved = searcher.options
+    opts = req.options(k, None if beta is None or beta > INF else beta)
+    searcher.options = opts
+    try:
+        if kind == "guess":
+            assert g2 is not None
+            res = searcher.evaluate_guess(history, g2)
+        else:
+            res = searcher.solve(history)
+    finally:
+        searcher.options = SolveOptions(saved.criterion, saved.max_guesses, None, saved.mde, saved.from_set_only)
+    aborted = bool(searcher.stats[5])
+    entries: list[Entry] = [e for t in searcher.tables for e in t.export()]
+    # a guess unit proves its responses only, not the position (another guess may be better)
+    if not aborted and res.exact and (kind != "guess" or res.value is not None):
+        best = res.best_guess if res.value is not None else None
+        entries.extend(position_entries(game, opts, game.candidates(history), len(history) + 1, res.value, best,
+                                        res.per_response, root=kind != "guess", cost=res.nodes))
+    return UnitResult(res.value, res.exact and not aborted, res.possible, res.best_guess if kind != "guess" else g2,
+                      res.nodes, res.seconds, aborted, dict(res.per_response), entries)
+
+
+def phase_entries(req: JobRequest, plan: Plan, outcome: Outcome, game: Game) -> list[Entry]:
+    """Entries a finished phase proves: its root and the responses of its best first guess, so that
+    the next request for the position is answered from the database with no search."""
+    if not outcome.finished or plan.mode != "split":
+        return []
+    return position_entries(game, req.options(plan.k), game.candidates(req.turns()), plan.turn, outcome.value,
+                            outcome.best_guess, outcome.per_response, part_best=outcome.part_best)
+
+
+def next_phase(req: JobRequest, plan: Plan, outcome: Outcome) -> int | None:
+    """The k of the next phase of a k-movers chain, or None when the job is over."""
+    if (req.criterion != "kmovers" or req.depth_count is None or plan.k is None or outcome.value != 0
+            or plan.k - 1 < max(req.depth_count, plan.turn)):
+        return None
+    return plan.k - 1
+
+
+def solve_locally(req: JobRequest, searcher: Searcher | None = None, **plan_args: int
+                  ) -> tuple[Outcome, dict[int, int | None], int]:
+    """(last phase's outcome, chain {k: value}, nodes) of a job computed here, unit by unit, in the
+    order a single worker would claim them."""
+    game = req.game_obj()
+    k: int | None = req.max_guesses
+    chain: dict[int, int | None] = {}
+    nodes = 0
+    while True:
+        s = searcher or Searcher(game, req.options(k))
+        s.options = req.options(k)
+        plan, specs = make_plan(req, k, s, **plan_args)
+        nodes += plan.nodes
+        states = [UnitState(u.kind, u.g1, u.response, u.g2, "queued", u.lower_bound, expected_cost=u.expected_cost,
+                            id=i) for i, u in enumerate(specs)]
+        order = sorted(range(len(specs)), key=lambda i: (-specs[i].priority, i))
+        for i in order:
+            outcome = aggregate(plan, states)
+            st = states[i]
+            if st.g1 in outcome.dominated:
+                st.status = "skipped"
+                continue
+            beta = None
+            if st.kind != "root":
+                assert st.g1 is not None and st.response is not None
+                beta = outcome.bounds.get((st.g1, st.response))
+            res = compute_unit(s, req, st.kind, st.g2, [Turn(g, r) for g, r in specs[i].history], k, beta)
+            nodes += res.nodes
+            st.status, st.value, st.exact, st.best_guess, st.nodes = "done", res.value, res.exact, res.best_guess, \
+                res.nodes
+            st.per_response = res.per_response
+        outcome = aggregate(plan, states)
+        assert outcome.finished
+        if k is not None and req.criterion == "kmovers":
+            chain[k] = outcome.value
+        nk = next_phase(req, plan, outcome)
+        if nk is None:
+            return outcome, chain, nodes
+        k = nk

@@ -1,0 +1,168 @@
+"""Job bookkeeping shared by the worker, the HTTP API and the CLI: planning a phase, refreshing a
+job from its units (skips, β, completion, the next phase of a chain) and the public view of a job.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from service.jobs.compute import next_phase, phase_entries
+from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan
+from service.store.jobs import JobStore, as_aware
+from service.store.models import Job, JobUnit
+from service.store.positions import PositionStore
+from solver.game import Game
+from solver.search import INF, Searcher
+
+
+def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher) -> bool:
+    """Cut the job's current phase into units and start it (the caller holds it in ``planning``)."""
+    req = JobRequest.from_json(job.request)
+    k = job.phase or None
+    searcher.options = req.options(k)
+    plan, units = make_plan(req, k, searcher)
+    positions.save_entries([e for t in searcher.tables for e in t.export()], source=f"job:{job.id}")
+    return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, plan.nodes)
+
+
+def outcome_of(jobs: JobStore, job: Job, units: list[JobUnit] | None = None) -> tuple[Plan, Outcome, list[JobUnit]]:
+    """The current phase's plan, its combined state, and its units."""
+    assert job.plan is not None
+    plan = Plan.from_json(job.plan)
+    units = jobs.units(job.id, job.phase) if units is None else units
+    return plan, aggregate(plan, [jobs.state_of(u) for u in units]), units
+
+
+def result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, chain: dict[str, int | None],
+              nodes: int, seconds: float) -> dict[str, Any]:
+    """The job's answer, with the keys of ``POST /v1/solve``."""
+    value = outcome.value
+    return {
+        "value": value,
+        "possible": value is not None,
+        "exact": True,
+        "best_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+        "per_response": {game.format_response(r): v for r, v in sorted(outcome.per_response.items())},
+        "nodes": nodes,
+        "seconds": round(seconds, 3),
+        "candidates": plan.n,
+        "movers": plan.k if req.criterion == "kmovers" else None,
+        "chain": chain,
+    }
+
+
+def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
+    """Bring a running job up to date with its units: skip units that can no longer matter, record
+    progress, and finish the phase when it is done (result, or the next phase of a chain).
+    Idempotent; any worker may call it.  Returns the job's status."""
+    job = jobs.get(job_id)
+    if job is None or job.status != "running" or job.plan is None:
+        return None if job is None else job.status
+    plan, outcome, units = outcome_of(jobs, job)
+    if outcome.dominated:
+        jobs.skip_units(job.id, job.phase, outcome.dominated)
+    done = sum(1 for u in units if u.status in ("done", "skipped"))
+    if any(u.status == "failed" for u in units):
+        jobs.fail_job(job.id, "a unit failed")
+        return "failed"
+    if not outcome.finished:
+        if done != job.units_done:
+            jobs.touch_progress(job.id, done)
+        return "running"
+    req = JobRequest.from_json(job.request)
+    game = req.game_obj()
+    positions.save_entries(phase_entries(req, plan, outcome, game), source=f"job:{job.id}")
+    chain: dict[str, int | None] = {}
+    if job.result:
+        chain = dict(orjson.loads(job.result).get("chain", {}))
+    if req.criterion == "kmovers" and plan.k is not None:
+        chain[str(plan.k)] = outcome.value
+    unit_nodes = sum(int(u.nodes) for u in units)
+    nk = next_phase(req, plan, outcome)
+    if nk is not None:
+        jobs.requeue_job(job.id, nk, unit_nodes, orjson.dumps({"chain": chain}).decode())
+        return "queued"
+    started = as_aware(job.started_at) or as_aware(job.created_at) or datetime.now(UTC)
+    seconds = (datetime.now(UTC) - started).total_seconds()
+    result = result_of(game, req, plan, outcome, chain, int(job.nodes) + unit_nodes, seconds)
+    jobs.finish_job(job.id, orjson.dumps(result).decode(), unit_nodes)
+    return "done"
+
+
+def _iso(ts: datetime | None) -> str | None:
+    ts = as_aware(ts)
+    return None if ts is None else ts.isoformat()
+
+
+def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
+    """The public form of a job: status, progress (units, nodes, best value so far and whether it
+    is proven, lower bound, ETA), and the result once done."""
+    req = JobRequest.from_json(job.request)
+    game = req.game_obj()
+    out: dict[str, Any] = {
+        "id": job.id,
+        "status": job.status,
+        "request": {
+            "game": req.game if req.alphabet is None else {"spec": req.game, "alphabet": req.alphabet},
+            "history": [game.format_turn(t) for t in req.turns()],
+            "criterion": req.criterion, "max_guesses": req.max_guesses, "depth_count": req.depth_count,
+            "mde": req.mde, "from_set_only": req.from_set_only,
+        },
+        "created_at": _iso(job.created_at),
+        "started_at": _iso(job.started_at),
+        "finished_at": _iso(job.finished_at),
+        "error": job.error,
+        "result": None,
+    }
+    phase_units: list[JobUnit] = []
+    progress: dict[str, Any] = {"phase": job.phase or None, "units_total": 0, "units_done": 0, "units_running": 0,
+                                "nodes": int(job.nodes), "best_value": None, "best_exact": False,
+                                "lower_bound": None, "eta_seconds": None}
+    if job.status == "done" and job.result:
+        out["result"] = orjson.loads(job.result)
+        progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"])
+    if job.plan is not None and job.status != "done":
+        _plan, outcome, phase_units = outcome_of(jobs, job)
+        done = [u for u in phase_units if u.status in ("done", "skipped")]
+        progress.update(
+            units_total=len(phase_units), units_done=len(done),
+            units_running=sum(1 for u in phase_units if u.status == "running"),
+            nodes=int(job.nodes) + sum(int(u.nodes) for u in phase_units),
+            best_value=outcome.upper, best_exact=False,
+            lower_bound=None if outcome.lower >= INF else outcome.lower,
+        )
+        cost_done = sum(int(u.expected_cost) for u in done)
+        cost_all = sum(int(u.expected_cost) for u in phase_units if u.status != "cancelled")
+        started = as_aware(job.started_at)
+        if job.status == "running" and started is not None and 0 < cost_done < cost_all:
+            elapsed = (datetime.now(UTC) - started).total_seconds()
+            progress["eta_seconds"] = round(elapsed * (cost_all - cost_done) / cost_done, 1)
+    elif job.status == "done":
+        phase_units = jobs.units(job.id, job.phase)
+        progress.update(units_total=len(phase_units),
+                        units_done=sum(1 for u in phase_units if u.status in ("done", "skipped")))
+    out["progress"] = progress
+    if units:
+        out["units"] = [{
+            "id": int(u.id), "kind": u.kind, "status": u.status, "attempts": u.attempts,
+            "first_guess": None if u.g1 is None else game.format_code(u.g1),
+            "response": None if u.response is None else game.format_response(u.response),
+            "second_guess": None if u.g2 is None else game.format_code(u.g2),
+            "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
+            "seconds": round(float(u.seconds), 3), "worker": u.worker,
+        } for u in (phase_units or jobs.units(job.id, job.phase))]
+    return out
+
+
+def wait_for(jobs: JobStore, job_id: str, timeout_s: float, poll_s: float = 0.05) -> Job | None:
+    """Poll until the job is final or the timeout passes; the job as last seen."""
+    deadline = time.monotonic() + timeout_s
+    job = jobs.get(job_id)
+    while job is not None and job.status not in ("done", "failed", "cancelled") and time.monotonic() < deadline:
+        time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
+        job = jobs.get(job_id)
+    return job

@@ -1,0 +1,396 @@
+"""Cutting a long solve into units, and putting the units' answers back together.
+
+The cut follows the article's hand-managed runs: the position's own guesses (one per equivalence
+class, best lower bound first), each guess's responses, and — for the big responses — each second
+guess of that response.  A unit is then one of:
+
+``root``
+    the whole position (tiny sets, hybrid turns, or too few guesses left to be worth cutting);
+``part``
+    the position after (first guess, response), solved whole;
+``guess``
+    one second guess in such a position, evaluated with a β: the best value its siblings already
+    proved, and the bound the best finished first guess leaves for it.  Past β it answers a lower
+    bound only, which is all the combination needs (see :func:`aggregate`).
+
+Small responses are solved while planning (microseconds each).  Values here are game-level (every
+guess counted, the history's included), so sums and minima combine without conversions.
+
+Nothing here does I/O: the store keeps plans and units, the runner computes units.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import orjson
+
+from solver import kernels
+from solver.game import DEFAULT_ALPHABET, Game, Turn
+from solver.search import INF, Searcher, SolveOptions
+
+SMALL_PART = 12
+"""Responses with at most this many candidates are solved while planning."""
+SPLIT_MIN = 200
+"""Only responses with at least this many candidates are cut into one unit per second guess
+(cutting smaller ones costs more in bookkeeping than it gains in parallelism)."""
+MAX_UNITS = 256
+"""Cutting stops before a plan would exceed this many units."""
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """The question a job answers: a position and the solve options (no budgets, no bounds)."""
+
+    game: str
+    """Game spec ``"p,s,r"``."""
+    alphabet: str | None
+    history: tuple[tuple[int, int], ...]
+    """(guess, response) code numbers."""
+    criterion: str = "total"
+    max_guesses: int | None = None
+    depth_count: int | None = None
+    mde: int | None = None
+    from_set_only: bool = False
+
+    @classmethod
+    def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
+        """The request for ``options`` at ``history`` (validated by the caller)."""
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet,
+                   tuple((int(t.guess), int(t.response)) for t in history), options.criterion,
+                   options.max_guesses, options.depth_count, options.mde, options.from_set_only)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys): equal requests give equal text, hence equal hashes."""
+        d = {"game": self.game, "alphabet": self.alphabet, "history": [list(t) for t in self.history],
+             "criterion": self.criterion, "max_guesses": self.max_guesses, "depth_count": self.depth_count,
+             "mde": self.mde, "from_set_only": self.from_set_only}
+        return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
+
+    @classmethod
+    def from_json(cls, text: str) -> JobRequest:
+        d = orjson.loads(text)
+        return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]), d["criterion"],
+                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]))
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON (finds an earlier job asking the same)."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    def game_obj(self) -> Game:
+        return Game.from_spec(self.game, self.alphabet) if self.alphabet else Game.from_spec(self.game)
+
+    def turns(self) -> list[Turn]:
+        return [Turn(g, r) for g, r in self.history]
+
+    def options(self, k: int | None = None, upper_bound: int | None = None) -> SolveOptions:
+        """Options of one phase (``k`` replaces max_guesses; the chain is the job's business)."""
+        return SolveOptions(self.criterion, self.max_guesses if k is None else k, None, self.mde,
+                            self.from_set_only, upper_bound)
+
+    def first_phase(self) -> int:
+        """The k of the first phase (0 when there is no depth limit)."""
+        return self.max_guesses or 0
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit as planned (the store adds its id, status and result)."""
+
+    kind: str
+    g1: int | None
+    response: int | None
+    g2: int | None
+    history: tuple[tuple[int, int], ...]
+    size: int
+    lower_bound: int
+    """Game-level lower bound of the unit's value (before it runs)."""
+    expected_cost: int
+    """Relative cost estimate (sum of squared part sizes), for progress and ETA."""
+    priority: int = 0
+    """Claim order, highest first: first guesses in bound order (so the best one tends to finish
+    early and cut the others), then biggest response first (the article's longest first)."""
+
+
+@dataclass
+class Plan:
+    """The structure a job's units hang from, stored as JSON with the job."""
+
+    k: int | None
+    turn: int
+    n: int
+    mode: str
+    """``root`` (one unit) or ``split``."""
+    guesses: list[dict[str, Any]] = field(default_factory=list)
+    """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
+    candidate), win_response, fixed (game-level value of the win and the small parts, None =
+    impossible), small {response: value}, parts {response: size} (the units' responses)."""
+    nodes: int = 0
+    """Nodes searched while planning."""
+
+    def to_json(self) -> str:
+        return orjson.dumps({"k": self.k, "turn": self.turn, "n": self.n, "mode": self.mode,
+                             "guesses": self.guesses, "nodes": self.nodes}).decode()
+
+    @classmethod
+    def from_json(cls, text: str) -> Plan:
+        d = orjson.loads(text)
+        return cls(d["k"], d["turn"], d["n"], d["mode"], d["guesses"], d["nodes"])
+
+
+def _cost(sizes: np.ndarray) -> int:
+    # Search effort grows much faster than the set; the sum of squared part sizes ranks units well
+    # enough to start the long ones first (the article's "longest first").
+    return int((sizes.astype(np.int64) ** 2).sum()) + 1
+
+
+def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
+              split_min: int = SPLIT_MIN, max_units: int = MAX_UNITS) -> tuple[Plan, list[UnitSpec]]:
+    """The plan and units of one phase (``k`` its depth limit) of ``req``.
+
+    ``searcher`` must be set up for the phase's question; small parts are solved with it.  One unit
+    per response of each first guess; then the biggest responses (at least ``split_min``
+    candidates, on exactly searched turns) become one unit per second guess, biggest first, as
+    long as the plan stays within ``max_units`` units.
+    """
+    game = searcher.game
+    opts = searcher.options
+    history = req.turns()
+    turn = len(history) + 1
+    cands = game.candidates(history)
+    n = int(cands.shape[0])
+    crit_total = opts.criterion == "total"
+    offset = n * (turn - 1) if crit_total else 0
+    m = None if k is None else k - turn + 1
+    nodes0 = int(searcher.stats[0])
+
+    def exact_turn(t: int) -> bool:
+        return opts.mde is None or t <= opts.mde
+
+    if n <= searcher.n_valid or not exact_turn(turn) or (m is not None and m <= 2):
+        lb = searcher.lower_bound(n, turn, k)
+        unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
+        return Plan(k, turn, n, "root"), [unit]
+
+    a = searcher.arrays
+    win = game.all_bulls
+    plan = Plan(k, turn, n, "split")
+    order_g1 = searcher.guess_order(history, cands, turn, k)
+    per_g1: list[list[UnitSpec]] = []
+    splittable: list[tuple[int, int, int, list[Turn], np.ndarray]] = []  # (-size, g1 index, part index, …)
+    for lb, _, g1 in order_g1:
+        order, starts = kernels.split(*a.kernel_args(), g1, cands, game.n_responses)
+        sizes = np.diff(starts)
+        win_value = None
+        if sizes[win] > 0:
+            win_value = turn if crit_total else int(k == turn)
+        fixed: int | None = win_value or 0
+        small_values: dict[str, int | None] = {}
+        parts: dict[str, int] = {}
+        g1_units: list[UnitSpec] = []
+        for r in np.argsort(-sizes, kind="stable"):
+            r = int(r)
+            size = int(sizes[r])
+            if size == 0 or r == win:
+                continue
+            q_turns = [*history, Turn(g1, r)]
+            q_cands = order[int(starts[r]):int(starts[r + 1])]
+            if size <= small:
+                v = searcher.solve(q_turns, cands=q_cands).value
+                small_values[str(r)] = v
+                fixed = None if (fixed is None or v is None) else fixed + v
+                continue
+            parts[str(r)] = size
+            q_lb = searcher.lower_bound(size, turn + 1, k)
+            q_off = size * turn if crit_total else 0
+            if size >= split_min and exact_turn(turn + 1):
+                splittable.append((-size, len(per_g1), len(g1_units), q_turns, q_cands))
+            g1_units.append(UnitSpec("part", g1, r, None, (*req.history, (g1, r)), size, min(q_lb + q_off, INF),
+                                     size * size))
+        plan.guesses.append({"guess": g1, "lb": min(lb + offset, INF), "fixed": fixed, "win": win_value,
+                             "win_response": win, "small": small_values, "parts": parts})
+        per_g1.append(g1_units if fixed is not None else [])  # an impossible guess needs no units
+    # cut the biggest responses into one unit per second guess while the plan stays within max_units
+    total = sum(len(us) for us in per_g1)
+    replaced: dict[tuple[int, int], list[UnitSpec]] = {}
+    for _, gi, pi, q_turns, q_cands in sorted(splittable, key=lambda t: (t[0], t[1], t[2])):
+        if not per_g1[gi]:
+            continue
+        part = per_g1[gi][pi]
+        q_off = part.size * turn if crit_total else 0
+        guesses = searcher.guess_order(q_turns, q_cands, turn + 1, k)
+        if total - 1 + len(guesses) > max_units:
+            continue
+        total += len(guesses) - 1
+        replaced[(gi, pi)] = [
+            UnitSpec("guess", part.g1, part.response, g2, part.history, part.size, min(lb2 + q_off, INF),
+                     _cost(np.diff(kernels.split(*a.kernel_args(), g2, q_cands, game.n_responses)[1])))
+            for lb2, _, g2 in guesses
+        ]
+    units: list[UnitSpec] = []
+    for gi, g1_units in enumerate(per_g1):
+        expanded = [u for pi, part in enumerate(g1_units) for u in replaced.get((gi, pi), [part])]
+        # biggest responses first; inside one, second guesses in bound order, so that the likely
+        # best is proven early and its value cuts its siblings
+        expanded.sort(key=lambda u: (-u.size, u.lower_bound, u.g2 if u.g2 is not None else -1))
+        top = (len(order_g1) - gi) << 32
+        units.extend(UnitSpec(u.kind, u.g1, u.response, u.g2, u.history, u.size, u.lower_bound, u.expected_cost,
+                              top + len(expanded) - i) for i, u in enumerate(expanded))
+    plan.nodes = int(searcher.stats[0]) - nodes0
+    return plan, units
+
+
+@dataclass
+class UnitState:
+    """What :func:`aggregate` needs of a unit."""
+
+    kind: str
+    g1: int | None
+    response: int | None
+    g2: int | None
+    status: str
+    """queued, running, done, skipped, failed, cancelled."""
+    lower_bound: int
+    value: int | None = None
+    exact: bool | None = None
+    best_guess: int | None = None
+    nodes: int = 0
+    expected_cost: int = 1
+    id: int = 0
+    per_response: dict[int, int | None] | None = None
+    """Whole-position units: the values after their best guess."""
+
+
+@dataclass
+class _Part:
+    lower: int
+    upper: int | None
+    known: bool
+    """The exact value is known (``upper``, or impossible when upper is None)."""
+    best: int | None = None
+
+
+@dataclass
+class Outcome:
+    """The state of a phase, computed from its plan and units."""
+
+    finished: bool
+    value: int | None = None
+    """Game-level value once finished (None = no strategy fits)."""
+    best_guess: int | None = None
+    per_response: dict[int, int | None] = field(default_factory=dict)
+    part_best: dict[int, int | None] = field(default_factory=dict)
+    """Best second guess of each split response of the best first guess."""
+    upper: int | None = None
+    """Best value of a complete strategy found so far."""
+    lower: int = 0
+    """Proven lower bound of the phase's value."""
+    dominated: set[int] = field(default_factory=set)
+    """First guesses that can no longer be the best: their queued units may be skipped."""
+    bounds: dict[tuple[int, int], int] = field(default_factory=dict)
+    """β for the still-open parts: the value a unit of (g1, response) must beat to matter."""
+
+
+def _part_state(units: list[UnitState]) -> _Part:
+    if len(units) == 1 and units[0].kind in ("part", "root"):
+        u = units[0]
+        if u.status == "done" and (u.exact or u.value is None):
+            return _Part(INF if u.value is None else u.value, u.value, True, u.best_guess)
+        if u.status == "done":  # cut at its β: a lower bound only
+            return _Part(max(u.lower_bound, u.value or 0), None, False)
+        return _Part(u.lower_bound, None, False)
+    exact = [(u.value, u.g2) for u in units if u.status == "done" and u.exact and u.value is not None]
+    upper, best = min(exact, key=lambda t: (t[0], t[1] if t[1] is not None else -1)) if exact else (None, None)
+    lows = []
+    for u in units:
+        if u.status == "done":
+            lows.append(INF if u.value is None else u.value)
+        else:
+            lows.append(u.lower_bound)
+    lower = min(lows) if lows else INF
+    all_done = all(u.status == "done" for u in units)
+    # a bound below the best exact value would mean that guess might be better: not known then
+    known = all_done and ((upper is None and lower >= INF) or (upper is not None and lower >= upper))
+    if known and upper is not None:
+        lower = upper
+    return _Part(lower, upper, known, best)
+
+
+def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
+    """Combine the units of one phase: bounds and best-so-far while running, the answer at the end.
+
+    A first guess is *finished* when every one of its parts is known; *dominated* when its lower
+    bound reaches the best finished guess's value.  The phase is finished when every first guess
+    is one or the other.  Soundness of the β cuts: a guess unit cut at β reports a bound ≥ β, and β
+    is never above what its part must beat for the first guess to win, so a cut never hides the
+    best value (see the module docstring).
+    """
+    if plan.mode == "root":
+        u = units[0]
+        done = u.status == "done"
+        return Outcome(done, u.value if done else None, u.best_guess if done else None,
+                       dict(u.per_response or {}) if done else {},
+                       upper=u.value if done else None, lower=u.value if done and u.value is not None else
+                       (INF if done else u.lower_bound))
+    by_part: dict[tuple[int, int], list[UnitState]] = {}
+    for u in units:
+        assert u.g1 is not None and u.response is not None
+        by_part.setdefault((u.g1, u.response), []).append(u)
+    rows: list[tuple[int, int, int | None, bool, dict[int, _Part]]] = []
+    for g in plan.guesses:
+        g1 = int(g["guess"])
+        if g["fixed"] is None:
+            rows.append((g1, INF, None, True, {}))
+            continue
+        states = {int(r): _part_state(by_part.get((g1, int(r)), [])) for r in g["parts"]}
+        lower = min(int(g["fixed"]) + sum(min(p.lower, INF) for p in states.values()), INF)
+        known = all(p.known for p in states.values())
+        uppers = [p.upper for p in states.values()]
+        upper = None if any(v is None for v in uppers) else int(g["fixed"]) + sum(v for v in uppers if v is not None)
+        if known and upper is None:
+            lower = INF
+        rows.append((g1, lower, upper, known, states))
+    finished_values = [(r[2], i) for i, r in enumerate(rows) if r[3] and r[2] is not None]
+    best_exact = min(finished_values)[0] if finished_values else None
+    out = Outcome(False)
+    uppers_any = [r[2] for r in rows if r[2] is not None]
+    out.upper = min(uppers_any) if uppers_any else None
+    out.lower = min((r[1] for r in rows), default=INF)
+    for g1, lower, _upper, known, states in rows:
+        if not known and best_exact is not None and lower >= best_exact:
+            out.dominated.add(g1)
+        if known or g1 in out.dominated:
+            continue
+        # β for each open part: the best value among its own guesses, and what the best finished
+        # first guess leaves once the other parts' lower bounds are paid
+        g_fixed = lower - sum(min(p.lower, INF) for p in states.values())
+        for r, p in states.items():
+            if p.known:
+                continue
+            bound = p.upper if p.upper is not None else INF + 1
+            if best_exact is not None:
+                others = sum(min(q.lower, INF) for rr, q in states.items() if rr != r)
+                bound = min(bound, best_exact - g_fixed - others)
+            out.bounds[(g1, r)] = bound
+    out.finished = all(r[3] or r[0] in out.dominated for r in rows)
+    if not out.finished:
+        return out
+    out.value = best_exact
+    if best_exact is None:
+        return out
+    best_row = min((r for r in rows if r[3] and r[2] is not None), key=lambda r: (r[2], rows.index(r)))
+    g1 = best_row[0]
+    out.best_guess = g1
+    g = next(x for x in plan.guesses if int(x["guess"]) == g1)
+    per: dict[int, int | None] = {int(r): v for r, v in g["small"].items()}
+    for r, p in best_row[4].items():
+        per[r] = p.upper
+        out.part_best[r] = p.best
+    if g["win"] is not None:
+        per[int(g["win_response"])] = int(g["win"])
+    out.per_response = dict(sorted(per.items()))
+    return out

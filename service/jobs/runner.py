@@ -1,0 +1,121 @@
+"""The Dask task: run one claimed unit inside a worker process, heartbeating as it goes.
+
+A task reads its unit and job from the database, searches with a warm per-process searcher (its
+transposition table loaded from the persistent one on first use and kept between units), writes
+what it proved to the persistent table, and then records the unit — positions first, so that a
+crash between the two loses nothing: the unit runs again and finds its positions.  A watcher
+thread heartbeats while the kernel runs (the kernel releases the GIL) and stops the search when
+the unit's lease was lost or its job cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import traceback
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+
+from service.engine import warm_searcher
+from service.jobs.compute import compute_unit
+from service.jobs.plan import JobRequest
+from service.store.db import Database
+from service.store.jobs import JobStore
+from service.store.positions import PositionStore
+from solver.game import Turn
+from solver.search import Searcher
+
+_DBS: dict[tuple[str, int], Database] = {}
+_SEARCHERS: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
+_LOCK = threading.Lock()
+MAX_SEARCHERS = 4
+
+
+def database(url: str) -> Database:
+    """One engine per process and URL (Dask runs many tasks in one worker process)."""
+    key = (url, os.getpid())  # never share pooled connections with a forked parent
+    with _LOCK:
+        db = _DBS.get(key)
+        if db is None:
+            db = _DBS[key] = Database(url)
+        return db
+
+
+def dispose_all() -> None:
+    """Close this process's pooled connections (tests, and a worker that shuts down cleanly)."""
+    with _LOCK:
+        for db in _DBS.values():
+            db.dispose()
+        _DBS.clear()
+
+
+def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
+                 threshold: int = 64) -> Searcher:
+    """A warm searcher for the question of ``req`` at depth limit ``k`` (LRU per process)."""
+    key = (req.game, req.alphabet, req.criterion, k, req.mde, req.from_set_only)
+    with _LOCK:
+        s = _SEARCHERS.get(key)
+        if s is not None:
+            _SEARCHERS.move_to_end(key)
+            return s
+    s = warm_searcher(positions, req.game_obj(), req.options(k), capacity, threshold)
+    with _LOCK:
+        _SEARCHERS[key] = s
+        while len(_SEARCHERS) > MAX_SEARCHERS:
+            _SEARCHERS.popitem(last=False)
+    return s
+
+
+def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3) -> dict[str, Any]:
+    """Run a claimed unit to the end (or until told to stop); returns a small status report."""
+    db = database(url)
+    jobs = JobStore(db)
+    positions = PositionStore(db)
+    got = jobs.unit(unit_id)
+    if got is None:
+        return {"unit": unit_id, "status": "missing"}
+    unit, job = got
+    if unit.lease != lease or unit.status != "running":
+        return {"unit": unit_id, "status": "lost"}
+    req = JobRequest.from_json(job.request)
+    k = job.phase or None
+    history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
+    searcher = searcher_for(positions, req, k)
+    searcher.clear_stop()
+    start_nodes = int(searcher.stats[0])
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(heartbeat_s):
+            try:
+                keep = jobs.heartbeat(unit_id, lease, int(searcher.stats[0]) - start_nodes)
+            except Exception:  # a database hiccup must not kill the search; the next beat retries
+                continue
+            if not keep:
+                searcher.request_stop()
+                return
+
+    watcher = threading.Thread(target=watch, name=f"heartbeat-{unit_id}", daemon=True)
+    watcher.start()
+    try:
+        beta = None if unit.beta is None else int(unit.beta)
+        result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta)
+    except Exception as err:
+        done.set()
+        watcher.join()
+        status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                   max_attempts)
+        return {"unit": unit_id, "status": status or "lost", "error": str(err)}
+    finally:
+        done.set()
+        watcher.join()
+        searcher.clear_stop()
+    positions.save_entries(result.entries, source=f"job:{job.id}")
+    if result.aborted:
+        status = jobs.release_unit(unit_id, lease, None, max_attempts)
+        return {"unit": unit_id, "status": status or "lost", "nodes": result.nodes}
+    ok = jobs.finish_unit(unit_id, lease, result.value, result.exact, result.possible, result.best_guess,
+                          result.nodes, result.seconds, result.per_response if unit.kind == "root" else None)
+    return {"unit": unit_id, "job": job.id, "status": "done" if ok else "lost", "nodes": result.nodes}

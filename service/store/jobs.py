@@ -1,0 +1,361 @@
+"""Durable jobs: the ``jobs``, ``job_units`` and ``workers`` tables.
+
+Every state change is one short transaction guarded by a compare-and-set ``UPDATE … WHERE``
+(status, lease), which works the same on SQLite (writers serialised) and PostgreSQL (row locks): two
+workers can never both claim a unit, a unit re-queued after its worker vanished can never be
+recorded twice, and a job finishes exactly once.  Clocks are the workers' own (UTC); keep machines
+NTP-synchronised, as the stale-unit timeout compares them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from service.jobs.plan import JobRequest, UnitSpec, UnitState
+from service.store.db import Database
+from service.store.models import Job, JobUnit, WorkerRow
+
+ACTIVE = ("queued", "planning", "running")
+FINAL = ("done", "failed", "cancelled")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(ts: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back naive; they were written in UTC."""
+    if ts is None or ts.tzinfo is not None:
+        return ts
+    return ts.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A unit this worker now holds."""
+
+    unit_id: int
+    job_id: str
+    lease: str
+    kind: str
+    g1: int | None
+    response: int | None
+
+
+class JobStore:
+    """Jobs and their units."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- jobs ------------------------------------------------------------------------------------
+
+    def submit(self, req: JobRequest, submitted_by: str) -> tuple[Job, bool]:
+        """(job, created): an active or finished job asking the same is reused (not a failed or
+        cancelled one, which a new submission retries)."""
+        digest = req.digest
+        existing = self.find(req)
+        if existing is not None:
+            return existing, False
+        job = Job(id=uuid.uuid4().hex, request=req.to_json(), request_hash=digest, game=req.game,
+                  status="queued", phase=req.first_phase(), units_total=0, units_done=0, nodes=0,
+                  submitted_by=submitted_by[:64], created_at=_now(), updated_at=_now())
+        try:
+            with self.db.session() as s:
+                s.add(job)
+        except IntegrityError:  # an identical submission won the race: share its job
+            existing = self.find(req)
+            if existing is None:
+                raise
+            return existing, False
+        return job, True
+
+    def find(self, req: JobRequest) -> Job | None:
+        """The newest active or finished job asking ``req`` (not failed or cancelled ones)."""
+        with self.db.session() as s:
+            return s.scalars(
+                select(Job).where(Job.request_hash == req.digest, Job.status.in_((*ACTIVE, "done")))
+                .order_by(Job.created_at.desc()).limit(1)
+            ).first()
+
+    def get(self, job_id: str) -> Job | None:
+        with self.db.session() as s:
+            return s.get(Job, job_id)
+
+    def list_jobs(self, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Job]:
+        """Newest first."""
+        with self.db.session() as s:
+            q = select(Job).order_by(Job.created_at.desc(), Job.id).limit(limit).offset(offset)
+            if status is not None:
+                q = q.where(Job.status == status)
+            return list(s.scalars(q).all())
+
+    def cancel(self, job_id: str) -> tuple[str | None, bool]:
+        """Cancel an active job: its queued units are dropped, its running units see the status at
+        their next heartbeat and stop.  Returns (the job's status afterwards (None: no such job),
+        whether this call cancelled it)."""
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(ACTIVE))
+                            .values(status="cancelled", finished_at=_now(), updated_at=_now()))
+            changed = bool(res.rowcount)  # type: ignore[attr-defined]
+            if changed:
+                s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
+                          .values(status="cancelled"))
+            job = s.get(Job, job_id)
+            return (None if job is None else job.status), changed
+
+    def claim_for_planning(self, worker: str, stale_after: float) -> Job | None:
+        """Take a queued job to plan (or one whose planner vanished mid-plan)."""
+        cutoff = _now() - timedelta(seconds=stale_after)
+        with self.db.session() as s:
+            ids = s.scalars(
+                select(Job.id).where(
+                    (Job.status == "queued") | ((Job.status == "planning") & (Job.updated_at < cutoff))
+                ).order_by(Job.created_at).limit(5)
+            ).all()
+            for job_id in ids:
+                res = s.execute(
+                    update(Job).where(Job.id == job_id, (Job.status == "queued")
+                                      | ((Job.status == "planning") & (Job.updated_at < cutoff)))
+                    .values(status="planning", planner=worker[:128], updated_at=_now(),
+                            started_at=func.coalesce(Job.started_at, _now()))
+                )
+                if res.rowcount:  # type: ignore[attr-defined]
+                    s.commit()
+                    return s.get(Job, job_id)
+        return None
+
+    def save_plan(self, job_id: str, worker: str, phase: int, plan_json: str, units: Sequence[UnitSpec],
+                  nodes: int) -> bool:
+        """Store a phase's plan and units and start running it (only by the worker planning it)."""
+        import orjson
+
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status == "planning", Job.planner == worker)
+                            .values(status="running", phase=phase, plan=plan_json, updated_at=_now(),
+                                    units_total=len(units), units_done=0, nodes=Job.nodes + nodes))
+            if not res.rowcount:  # type: ignore[attr-defined]
+                return False
+            s.add_all(JobUnit(job_id=job_id, phase=phase, kind=u.kind, g1=u.g1, response=u.response, g2=u.g2,
+                              history=orjson.dumps([list(t) for t in u.history]).decode(), size=u.size,
+                              lower_bound=u.lower_bound, expected_cost=u.expected_cost, priority=u.priority,
+                              status="queued", nodes=0, seconds=0.0, attempts=0) for u in units)
+        return True
+
+    def requeue_job(self, job_id: str, phase: int, nodes: int, chain_json: str) -> bool:
+        """Queue the next phase of a k-movers chain (the previous phase's result kept in ``result``)."""
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
+                            .values(status="queued", phase=phase, plan=None, result=chain_json,
+                                    nodes=Job.nodes + nodes, updated_at=_now()))
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    def finish_job(self, job_id: str, result_json: str, nodes: int) -> bool:
+        """Record the result of a running job, once."""
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
+                            .values(status="done", result=result_json, nodes=Job.nodes + nodes,
+                                    finished_at=_now(), updated_at=_now()))
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    def fail_job(self, job_id: str, error: str) -> bool:
+        with self.db.session() as s:
+            res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(ACTIVE))
+                            .values(status="failed", error=error[:4000], finished_at=_now(), updated_at=_now()))
+            if res.rowcount:  # type: ignore[attr-defined]
+                s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
+                          .values(status="cancelled"))
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    def touch_progress(self, job_id: str, units_done: int) -> None:
+        with self.db.session() as s:
+            s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
+                      .values(units_done=units_done, updated_at=_now()))
+
+    def running_jobs(self) -> list[Job]:
+        with self.db.session() as s:
+            return list(s.scalars(select(Job).where(Job.status == "running").order_by(Job.created_at)).all())
+
+    def statuses(self, job_ids: Iterable[str]) -> dict[str, str]:
+        ids = list(set(job_ids))
+        if not ids:
+            return {}
+        with self.db.session() as s:
+            return dict(s.execute(select(Job.id, Job.status).where(Job.id.in_(ids))).tuples().all())
+
+    # -- units -----------------------------------------------------------------------------------
+
+    def units(self, job_id: str, phase: int | None = None) -> list[JobUnit]:
+        with self.db.session() as s:
+            q = select(JobUnit).where(JobUnit.job_id == job_id).order_by(JobUnit.id)
+            if phase is not None:
+                q = q.where(JobUnit.phase == phase)
+            return list(s.scalars(q).all())
+
+    def unit(self, unit_id: int) -> tuple[JobUnit, Job] | None:
+        with self.db.session() as s:
+            u = s.get(JobUnit, unit_id)
+            if u is None:
+                return None
+            job = s.get(Job, u.job_id)
+            assert job is not None
+            return u, job
+
+    @staticmethod
+    def state_of(u: JobUnit) -> UnitState:
+        per = None if u.per_response is None else {int(r): v for r, v in orjson.loads(u.per_response).items()}
+        return UnitState(u.kind, u.g1, u.response, u.g2, u.status, int(u.lower_bound), u.value, u.exact,
+                         u.best_guess, int(u.nodes), int(u.expected_cost), int(u.id), per)
+
+    def claim_units(self, worker: str, limit: int) -> list[Claim]:
+        """Up to ``limit`` queued units of running jobs, highest priority first (oldest job first
+        among equals), each taken with a compare-and-set so no two workers hold one unit."""
+        out: list[Claim] = []
+        if limit <= 0:
+            return out
+        with self.db.session() as s:
+            rows = s.execute(
+                select(JobUnit.id, JobUnit.job_id, JobUnit.kind, JobUnit.g1, JobUnit.response)
+                .join(Job, Job.id == JobUnit.job_id)
+                .where(JobUnit.status == "queued", Job.status == "running", JobUnit.phase == Job.phase)
+                .order_by(Job.created_at, JobUnit.priority.desc(), JobUnit.id).limit(limit * 4)
+            ).all()
+            for uid, job_id, kind, g1, resp in rows:
+                lease = uuid.uuid4().hex[:16]
+                now = _now()
+                res = s.execute(update(JobUnit).where(JobUnit.id == uid, JobUnit.status == "queued")
+                                .values(status="running", lease=lease, worker=worker[:128], heartbeat_at=now,
+                                        started_at=now, attempts=JobUnit.attempts + 1))
+                if res.rowcount:  # type: ignore[attr-defined]
+                    s.commit()
+                    out.append(Claim(int(uid), job_id, lease, kind, g1, resp))
+                    if len(out) >= limit:
+                        break
+        return out
+
+    def set_beta(self, unit_id: int, lease: str, beta: int | None) -> None:
+        with self.db.session() as s:
+            s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease).values(beta=beta))
+
+    def heartbeat(self, unit_id: int, lease: str, nodes: int) -> bool:
+        """Refresh a running unit; False when it should stop (lease lost, or its job is over)."""
+        with self.db.session() as s:
+            res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
+                                                  JobUnit.status == "running")
+                            .values(heartbeat_at=_now(), nodes=nodes))
+            if not res.rowcount:  # type: ignore[attr-defined]
+                return False
+            status = s.scalar(select(Job.status).join(JobUnit, JobUnit.job_id == Job.id)
+                              .where(JobUnit.id == unit_id))
+            return status == "running"
+
+    def finish_unit(self, unit_id: int, lease: str, value: int | None, exact: bool, possible: bool,
+                    best_guess: int | None, nodes: int, seconds: float,
+                    per_response: dict[int, int | None] | None = None) -> bool:
+        """Record a unit's result, only by the holder of its lease (so at most once)."""
+        per = None if per_response is None else orjson.dumps({str(r): v for r, v in per_response.items()}).decode()
+        with self.db.session() as s:
+            res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
+                                                  JobUnit.status == "running")
+                            .values(status="done", value=value, exact=exact, possible=possible,
+                                    best_guess=best_guess, per_response=per, nodes=nodes, seconds=seconds,
+                                    finished_at=_now(), heartbeat_at=_now()))
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    def release_unit(self, unit_id: int, lease: str, error: str | None, max_attempts: int) -> str | None:
+        """Give a unit back after an error or a stop: queued again while attempts remain, else
+        failed (and its job with it).  Returns the new status (None if the lease was lost)."""
+        with self.db.session() as s:
+            u = s.get(JobUnit, unit_id)
+            if u is None or u.lease != lease or u.status != "running":
+                return None
+            job = s.get(Job, u.job_id)
+            if job is not None and job.status == "cancelled":
+                u.status = "cancelled"
+            elif job is not None and job.status in ("done", "failed"):
+                u.status = "skipped"  # its job ended without it (a first guess that could not win)
+            elif error is not None and u.attempts >= max_attempts:
+                u.status = "failed"
+                u.error = error[:4000]
+            else:
+                u.status = "queued"
+                u.error = None if error is None else error[:4000]
+            u.lease = None
+            status = u.status
+        if status == "failed":
+            self.fail_job(u.job_id, f"unit {unit_id} failed {max_attempts} times: {error}")
+        return status
+
+    def requeue_stale(self, stale_after: float, max_attempts: int) -> int:
+        """Units whose worker stopped heartbeating go back to the queue (or fail past the cap)."""
+        cutoff = _now() - timedelta(seconds=stale_after)
+        with self.db.session() as s:
+            stale = s.execute(select(JobUnit.id, JobUnit.job_id, JobUnit.attempts)
+                              .where(JobUnit.status == "running", JobUnit.heartbeat_at < cutoff)).all()
+            n = 0
+            failed: list[tuple[int, str]] = []
+            for uid, job_id, attempts in stale:
+                new = "failed" if attempts >= max_attempts else "queued"
+                res = s.execute(update(JobUnit).where(JobUnit.id == uid, JobUnit.status == "running",
+                                                      JobUnit.heartbeat_at < cutoff)
+                                .values(status=new, lease=None,
+                                        error="worker stopped heartbeating" if new == "failed" else None))
+                n += res.rowcount  # type: ignore[attr-defined]
+                if new == "failed" and res.rowcount:  # type: ignore[attr-defined]
+                    failed.append((uid, job_id))
+        for uid, job_id in failed:
+            self.fail_job(job_id, f"unit {uid} was lost {max_attempts} times (its worker stopped)")
+        return n
+
+    def skip_units(self, job_id: str, phase: int, g1s: Iterable[int]) -> int:
+        """Queued units under first guesses that can no longer win are not worth running."""
+        g1s = list(g1s)
+        if not g1s:
+            return 0
+        with self.db.session() as s:
+            res = s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.phase == phase,
+                                                  JobUnit.status == "queued", JobUnit.g1.in_(g1s))
+                            .values(status="skipped"))
+            return int(res.rowcount)  # type: ignore[attr-defined]
+
+    # -- workers ---------------------------------------------------------------------------------
+
+    def register_worker(self, worker: str, host: str, pid: int, processes: int, scheduler: str | None) -> None:
+        with self.db.session() as s:
+            s.merge(WorkerRow(id=worker[:128], host=host[:128], pid=pid, processes=processes,
+                              scheduler=scheduler, started_at=_now(), heartbeat_at=_now(), stopped_at=None))
+
+    def beat_worker(self, worker: str) -> None:
+        with self.db.session() as s:
+            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(heartbeat_at=_now()))
+
+    def stop_worker(self, worker: str) -> None:
+        with self.db.session() as s:
+            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(stopped_at=_now()))
+
+    def live_workers(self, within: float) -> list[WorkerRow]:
+        cutoff = _now() - timedelta(seconds=within)
+        with self.db.session() as s:
+            return list(s.scalars(select(WorkerRow).where(WorkerRow.heartbeat_at >= cutoff,
+                                                          WorkerRow.stopped_at.is_(None))).all())
+
+
+def as_aware(ts: datetime | None) -> datetime | None:
+    """Timestamps from either backend as aware UTC datetimes."""
+    return _aware(ts)
+
+
+def counts(units: Sequence[JobUnit]) -> dict[str, Any]:
+    """Unit counts by status."""
+    out: dict[str, int] = {}
+    for u in units:
+        out[u.status] = out.get(u.status, 0) + 1
+    return out
