@@ -1,5 +1,6 @@
 #!/bin/sh
 # Container entry: apply migrations (retrying while the database comes up), then exec gunicorn.
+# `boot.sh worker [options]` runs a job worker instead (same image, e.g. a second container).
 set -e
 tries=0
 until bullscows db upgrade; do
@@ -11,6 +12,10 @@ until bullscows db upgrade; do
     echo "boot: database not ready, retrying in 3 s" >&2
     sleep 3
 done
+if [ "${1:-}" = "worker" ]; then
+    shift
+    exec bullscows worker --no-migrate "$@"
+fi
 export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$(mktemp -d)}"
 exec gunicorn --config "$(python -c "import service, os; print(os.path.join(os.path.dirname(service.__file__), 'gunicorn_conf.py'))")" \
     --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-2}" \

@@ -52,19 +52,23 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
 
     app.extensions["bullscows_strategies"] = StrategyStore(database)
     app.extensions["bullscows_pool"] = SolverPool(store, settings)
+    from service.store.jobs import JobStore
+
+    app.extensions["bullscows_jobs"] = JobStore(database)
     from service.trees import TreeLibrary
 
     app.extensions["bullscows_trees"] = TreeLibrary()
     problems.init_app(app)
 
     from service import logs, metrics
-    from service.api import health, moves, positions, solve, strategies
+    from service.api import health, jobs, moves, positions, solve, strategies
 
     app.register_blueprint(health.bp)
     app.register_blueprint(moves.bp)
     app.register_blueprint(solve.bp)
     app.register_blueprint(positions.bp)
     app.register_blueprint(strategies.bp)
+    app.register_blueprint(jobs.bp)
     metrics.init_app(app)
     logs.init_app(app)
     _register_solver_errors(app)

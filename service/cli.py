@@ -76,6 +76,9 @@ def _search_options(fn: F) -> F:
     return fn
 
 
+_url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+
+
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     from solver.game import Game
 
@@ -176,11 +179,16 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--job", "as_job", is_flag=True,
+              help="Submit as a durable job (run by `bullscows worker`) and follow it.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="With --job: follow the job to its end, or print its id and return.")
+@click.option("--url", default=None, help="With --job: database URL (default: DATABASE_URL or the SQLite file).")
 @_solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
-              as_json: bool, progress: bool | None) -> None:
+              as_json: bool, progress: bool | None, as_job: bool, wait: bool, url: str | None) -> None:
     """Exact value of a position, its best guess and the value after each response.
 
     Values count every guess of the game, the history's included: after 0123 0.1 the total is
@@ -195,6 +203,11 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                            mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
                            node_limit=node_limit)
     options.validate(g, len(history) + 1)
+    if as_job:
+        if guess is not None or upper_bound is not None or node_limit:
+            _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
+        _solve_job(g, history, options, url, wait, as_json, progress)
+        return
     searcher = Searcher(g, options)
     show = sys.stderr.isatty() if progress is None else progress
     with tqdm(disable=not show, unit="guess", desc="searching", file=sys.stderr, leave=False) as bar:
@@ -212,18 +225,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     if as_json:
         _emit_json(out)
         return
-    what = "total guesses" if criterion == "total" else f"{result.movers}-movers"
-    if result.value is None and result.exact:
-        click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
-    else:
-        bound = "" if result.exact else ">= "
-        click.echo(f"{what}: {bound}{result.value}")
-    if out["best_guess"]:
-        click.echo(f"{'guess' if guess else 'best guess'}: {out['best_guess']}")
-    for resp, v in out["per_response"].items():
-        click.echo(f"  {resp:>4}  {'impossible' if v is None else v}")
-    if len(out["chain"]) > 1:
-        click.echo("chain: " + ", ".join(f"{k}-movers {v}" for k, v in out["chain"].items()))
+    _print_result(out, criterion, max_guesses, "guess" if guess else "best guess")
     click.echo(f"# {result.nodes} nodes, {result.seconds:.2f} s", err=True)
 
 
@@ -299,6 +301,204 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
 
 
+def _database_url(url: str | None) -> str:
+    """``--url``, else DATABASE_URL, else the service's SQLite file."""
+    if url is not None:
+        return url
+    from service.app import default_database_url
+
+    return default_database_url()
+
+
+def _job_store(url: str | None) -> Any:
+    from service.store.db import Database
+    from service.store.jobs import JobStore
+
+    return JobStore(Database(_database_url(url)))
+
+
+def _print_result(out: dict[str, Any], criterion: str, max_guesses: int | None,
+                  guess_label: str = "best guess") -> None:
+    """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
+    what = "total guesses" if criterion == "total" else f"{out['movers']}-movers"
+    if out["value"] is None and out["exact"]:
+        click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
+    else:
+        click.echo(f"{what}: {'' if out['exact'] else '>= '}{out['value']}")
+    if out["best_guess"]:
+        click.echo(f"{guess_label}: {out['best_guess']}")
+    for resp, v in out["per_response"].items():
+        click.echo(f"  {resp:>4}  {'impossible' if v is None else v}")
+    if len(out["chain"]) > 1:
+        click.echo("chain: " + ", ".join(f"{k}-movers {v}" for k, v in out["chain"].items()))
+
+
+def _follow(jobs: Any, job_id: str, show: bool) -> Any:
+    """Poll a job with a progress bar (units done of total) until it is final."""
+    import time
+
+    from tqdm import tqdm
+
+    from service.jobs import manage
+
+    with tqdm(disable=not show, unit="unit", desc="job", file=sys.stderr, leave=False) as bar:
+        while True:
+            job = jobs.get(job_id)
+            if job is None or job.status in ("done", "failed", "cancelled"):
+                return job
+            p = manage.view(jobs, job)["progress"]
+            bar.total = p["units_total"] or None
+            bar.n = p["units_done"]
+            best = p["best_value"]
+            bar.set_postfix_str(f"{job.status}, best {best if best is not None else '-'}, "
+                                f"{p['nodes']} nodes", refresh=False)
+            bar.refresh()
+            time.sleep(0.5)
+
+
+def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait: bool, as_json: bool,
+               progress: bool | None) -> None:
+    from service.config import Settings
+    from service.jobs.plan import JobRequest
+    from solver.search import require_response_table
+
+    require_response_table(g)  # refused now rather than failing at planning
+    jobs = _job_store(url)
+    job, created = jobs.submit(JobRequest.of(g, history, options), "cli")
+    click.echo(f"# job {job.id} ({'submitted' if created else 'already known'}, {job.status})", err=True)
+    if job.status not in ("done", "failed", "cancelled") and not jobs.live_workers(Settings().worker_live_s):
+        click.echo("# no worker is alive: start one with `bullscows worker` (the job waits for it)", err=True)
+    if not wait:
+        if as_json:
+            _emit_json({"id": job.id, "status": job.status})
+        return
+    show = sys.stderr.isatty() if progress is None else progress
+    try:
+        job = _follow(jobs, job.id, show)
+    except KeyboardInterrupt:
+        click.echo(f"# stopped following; the job goes on: bullscows jobs show {job.id}", err=True)
+        sys.exit(130)
+    if job.status != "done":
+        _fail(f"job {job.id} {job.status}: {job.error or 'no result'}")
+    import orjson
+
+    out = orjson.loads(job.result)
+    if as_json:
+        _emit_json({**out, "job": job.id})
+        return
+    _print_result(out, options.criterion, options.max_guesses)
+    click.echo(f"# job {job.id}: {out['nodes']} nodes, {out['seconds']:.2f} s", err=True)
+
+
+@main.group("jobs")
+def jobs_group() -> None:
+    """Long solves run by `bullscows worker` (in DATABASE_URL, default the SQLite file)."""
+
+
+@jobs_group.command("list")
+@click.option("--status", type=click.Choice(["queued", "planning", "running", "done", "failed", "cancelled"]),
+              default=None)
+@click.option("--limit", default=20, show_default=True)
+@_url_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) -> None:
+    """Jobs, newest first."""
+    from service.jobs import manage
+
+    jobs = _job_store(url)
+    views = [manage.view(jobs, j) for j in jobs.list_jobs(status, limit)]
+    if as_json:
+        _emit_json(views)
+        return
+    for v in views:
+        p = v["progress"]
+        r = v["request"]
+        value = v["result"]["value"] if v["result"] else p["best_value"]
+        click.echo(f"{v['id']}  {v['status']:<9} {r['game']!s:<7} {r['criterion']:<7} "
+                   f"k={r['max_guesses']} mde={r['mde']} fso={int(r['from_set_only'])} "
+                   f"history={'; '.join(r['history']) or '-'}  units {p['units_done']}/{p['units_total']}  "
+                   f"value {value if value is not None else '-'}")
+
+
+@jobs_group.command("show")
+@click.argument("job_id")
+@click.option("--units", is_flag=True, help="List the units too.")
+@_url_option
+def jobs_show(job_id: str, units: bool, url: str | None) -> None:
+    """One job as JSON: status, progress, result (and units)."""
+    from service.jobs import manage
+
+    jobs = _job_store(url)
+    job = jobs.get(job_id)
+    if job is None:
+        _fail(f"there is no job {job_id!r}")
+    click.echo(json.dumps(manage.view(jobs, job, units=units), indent=1))
+
+
+@jobs_group.command("cancel")
+@click.argument("job_id")
+@_url_option
+def jobs_cancel(job_id: str, url: str | None) -> None:
+    """Cancel a queued or running job (running units stop at their next heartbeat)."""
+    jobs = _job_store(url)
+    status, changed = jobs.cancel(job_id)
+    if status is None:
+        _fail(f"there is no job {job_id!r}")
+    if not changed:
+        _fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
+    click.echo(f"job {job_id} cancelled")
+
+
+@main.command("worker")
+@click.option("--scheduler", default=None,
+              help="Dask scheduler address (tcp://host:8786); default: a LocalCluster on this machine.")
+@click.option("--processes", type=int, default=None, help="LocalCluster processes (default: one per core).")
+@click.option("--name", default=None, help="Worker name in the database (default: host-pid-random).")
+@_url_option
+@click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
+@click.option("--exit-with-parent", is_flag=True, hidden=True,
+              help="Stop when the parent process goes away (set by `serve --with-worker`).")
+def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, url: str | None,
+               no_migrate: bool, exit_with_parent: bool) -> None:
+    """Run jobs: claim them from the database and compute their units on Dask."""
+    import datetime
+    import os
+    import threading
+
+    import orjson
+
+    from service.config import Settings
+    from service.jobs.coordinator import WorkerConfig, serve
+
+    url = _database_url(url)
+    if not no_migrate:
+        from service.migrate import upgrade
+
+        upgrade(url)
+    st = Settings()
+    cfg = WorkerConfig(heartbeat_s=st.job_heartbeat_s, stale_after_s=st.job_stale_after_s,
+                       max_attempts=st.job_max_attempts)
+
+    def log(event: str, **fields: Any) -> None:
+        line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}
+        sys.stderr.write(orjson.dumps(line, default=str).decode() + "\n")
+        sys.stderr.flush()
+
+    if exit_with_parent:
+        parent = os.getppid()
+
+        def watch_parent() -> None:
+            import signal
+            import time
+
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=watch_parent, daemon=True).start()
+    serve(url, processes=processes, scheduler=scheduler, config=cfg, name=name, log=log)
+
+
 @main.group("trees")
 def trees_group() -> None:
     """The strategy trees shipped with the service (package data)."""
@@ -352,7 +552,7 @@ def db_group() -> None:
 
 
 @db_group.command("upgrade")
-@click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+@_url_option
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(url: str | None, revision: str) -> None:
     """Create or migrate the schema."""
@@ -363,7 +563,7 @@ def db_upgrade(url: str | None, revision: str) -> None:
 
 
 @db_group.command("downgrade")
-@click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+@_url_option
 @click.option("--revision", default="base", show_default=True)
 def db_downgrade(url: str | None, revision: str) -> None:
     """Undo migrations (down to an empty database by default)."""
@@ -377,14 +577,20 @@ def db_downgrade(url: str | None, revision: str) -> None:
 @click.option("--bind", default="127.0.0.1:8000", show_default=True, help="Address to listen on.")
 @click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
 @click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
-def serve(bind: str, workers: int, no_migrate: bool) -> None:
+@click.option("--with-worker", is_flag=True,
+              help="Also run a `bullscows worker` for jobs (stops with the server).")
+def serve(bind: str, workers: int, no_migrate: bool, with_worker: bool) -> None:
     """Run the HTTP service under gunicorn (migrating the database first)."""
     import os
+    import subprocess
 
     if not no_migrate:
         from service.migrate import upgrade
 
         upgrade()
+    if with_worker:
+        # the worker outlives this exec (gunicorn takes over this pid) and stops when it ends
+        subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--no-migrate", "--exit-with-parent"])
     import tempfile
 
     # one folder of metric files shared by the workers, fresh at every start

@@ -39,3 +39,15 @@ class Settings(BaseSettings):
     """Search cost (nodes) from which a solved position is written to the database."""
     searchers: int = 8
     """How many questions keep a warm searcher (and its table) in memory."""
+    solve_wait_ms: int = 1_000
+    """How long ``POST /v1/solve`` waits for a job it started before answering 202 (per request: wait_ms)."""
+    max_wait_ms: int = 30_000
+    """Longest ``wait_ms`` a request may ask for."""
+    job_heartbeat_s: float = 2.0
+    """How often a running unit reports to the database."""
+    job_stale_after_s: float = 60.0
+    """A running unit silent this long is re-queued (its worker is presumed dead)."""
+    job_max_attempts: int = 3
+    """A unit lost or failing this many times fails its job."""
+    worker_live_s: float = 30.0
+    """A worker whose heartbeat is older than this is not counted as alive."""

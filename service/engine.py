@@ -54,6 +54,17 @@ def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tup
     return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn
 
 
+def warm_searcher(store: PositionStore, game: Game, options: SolveOptions, capacity: int = 1 << 20,
+                  threshold: int = 64) -> Searcher:
+    """A searcher for the question of ``options`` (no budget, bound or chain: those are per call)
+    whose transposition table starts with every position the store holds for that question."""
+    searcher = Searcher(game, SolveOptions(options.criterion, options.max_guesses, None, options.mde,
+                                           options.from_set_only),
+                        table_capacity=capacity, export_threshold=threshold)
+    searcher.table().load(store.load_entries(searcher.options.table_key(game)))
+    return searcher
+
+
 @dataclass
 class _Slot:
     searcher: Searcher
@@ -76,11 +87,8 @@ class SolverPool:
             if slot is not None:
                 self._slots.move_to_end(key)
                 return slot
-        searcher = Searcher(game, SolveOptions(options.criterion, options.max_guesses, None, options.mde,
-                                               options.from_set_only),
-                            table_capacity=self.settings.table_capacity,
-                            export_threshold=self.settings.export_threshold)
-        searcher.table().load(self.store.load_entries(searcher.options.table_key(game)))
+        searcher = warm_searcher(self.store, game, options, self.settings.table_capacity,
+                                 self.settings.export_threshold)
         slot = _Slot(searcher, threading.Lock())
         with self._lock:
             slot = self._slots.setdefault(key, slot)
@@ -144,38 +152,50 @@ def cached_solve(store: PositionStore, game: Game, history: list[Turn], options:
                        options.max_guesses if not total else None)
 
 
+def position_entries(game: Game, options: SolveOptions, cands: np.ndarray, turn: int, value: int | None,
+                     best_guess: int | None, per_response: dict[int, int | None], *, root: bool = True,
+                     cost: int = 1, part_best: dict[int, int | None] | None = None) -> list[Entry]:
+    """A solved position as table entries (turn-independent values): the root itself (unless
+    ``root`` is False) and each response of ``best_guess`` whose game-level value is in
+    ``per_response``, with its own best guess from ``part_best`` when known."""
+    key = options.table_key(game)
+    total = options.criterion == "total"
+    out: list[Entry] = []
+    if root:
+        n = int(cands.shape[0])
+        root_value = None if value is None else value - (n * (turn - 1) if total else 0)
+        out.append(Entry(key, tuple(int(c) for c in cands), _remaining(options, turn), turn, True, root_value,
+                         best_guess, max(cost, 1)))
+    if best_guess is not None:
+        for r, codes in _parts(game, cands, best_guess):
+            v = per_response.get(r)
+            if r == game.all_bulls or len(codes) < 2 or v is None:
+                continue
+            out.append(Entry(key, codes, _remaining(options, turn + 1), turn + 1, True,
+                             v - (len(codes) * turn if total else 0), (part_best or {}).get(r), 1))
+    return out
+
+
 def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: SolveOptions,
                 cands: np.ndarray) -> list[Entry]:
     """The root and its parts as table entries (turn-independent values)."""
     if not result.exact or options.depth_count is not None or options.upper_bound is not None:
         return []
-    turn = len(history) + 1
-    key = options.table_key(game)
-    total = options.criterion == "total"
-    n = int(cands.shape[0])
-    root_value = None if result.value is None else result.value - (n * (turn - 1) if total else 0)
-    out = [Entry(key, tuple(int(c) for c in cands), _remaining(options, turn), turn, True, root_value,
-                 result.best_guess, max(result.nodes, 1))]
-    if result.best_guess is not None:
-        for r, codes in _parts(game, cands, result.best_guess):
-            v = result.per_response.get(r)
-            if r == game.all_bulls or len(codes) < 2 or v is None:
-                continue
-            out.append(Entry(key, codes, _remaining(options, turn + 1), turn + 1, True,
-                             v - (len(codes) * turn if total else 0), None, 1))
-    return out
+    return position_entries(game, options, cands, len(history) + 1, result.value, result.best_guess,
+                            result.per_response, cost=result.nodes)
 
 
 def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, options: SolveOptions,
-          budget_ms: int, guess: int | None = None) -> tuple[SolveResult, str, bool]:
+          budget_ms: int, guess: int | None = None, *, cache: bool = True) -> tuple[SolveResult, str, bool]:
     """(result, source, complete): from the database when it knows, else by a bounded search.
 
-    ``cands`` are the candidates after ``history`` (from :func:`history_of`).
+    ``cands`` are the candidates after ``history`` (from :func:`history_of`); ``cache`` False skips
+    the database lookup (the caller already made it).
     """
     options.validate(game, len(history) + 1)
     from service.metrics import record_solve
 
-    if guess is None:
+    if guess is None and cache:
         hit = cached_solve(pool.store, game, history, options, cands)
         if hit is not None:
             record_solve("cache", 0)
@@ -227,4 +247,5 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.nd
     return heuristic_move(game, cands, fallback), False, "heuristic", None
 
 
-__all__ = ["SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move", "solve"]
+__all__ = ["SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move",
+           "position_entries", "solve"]

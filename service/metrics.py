@@ -53,3 +53,12 @@ def record_solve(source: str, nodes: int) -> None:
     """Count one answer and the nodes it cost."""
     CACHE.labels(source).inc()
     NODES.inc(max(nodes, 0))
+
+
+JOBS = Counter("bullscows_jobs_total", "Jobs submitted, reused (an identical one existed) or cancelled over HTTP",
+               ["event"], registry=REGISTRY)
+
+
+def record_job(event: str) -> None:
+    """Count a job event of the web tier."""
+    JOBS.labels(event).inc()

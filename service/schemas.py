@@ -69,8 +69,8 @@ class NextMoveOut(BaseModel):
     elapsed_ms: float
 
 
-class SolveIn(BaseModel):
-    """Ask for the value of a position."""
+class PositionQuestion(BaseModel):
+    """A position and the criterion to solve it under (shared by ``/v1/solve`` and ``/v1/jobs``)."""
 
     model_config = ConfigDict(extra="forbid")
     game: Game = "bulls-cows"
@@ -80,9 +80,17 @@ class SolveIn(BaseModel):
     depth_count: int | None = Field(default=None, ge=1, le=63)
     mde: int | None = Field(default=None, ge=0, le=63)
     from_set_only: bool = False
+
+
+class SolveIn(PositionQuestion):
+    """Ask for the value of a position."""
+
     upper_bound: int | None = Field(default=None, ge=0)
     guess: str | None = Field(default=None, max_length=15, description="Evaluate this guess instead.")
-    time_budget_ms: int | None = Field(default=None, ge=1)
+    time_budget_ms: int | None = Field(default=None, ge=1, description="Search budget of the synchronous attempt.")
+    job: bool = Field(default=True, description="Past the budget, continue as a job (202 + Location) instead of "
+                                                "answering complete: false.")
+    wait_ms: int | None = Field(default=None, ge=0, description="How long to wait for that job before answering 202.")
 
 
 class SolveOut(BaseModel):
@@ -98,8 +106,85 @@ class SolveOut(BaseModel):
     candidates: int
     movers: int | None
     chain: dict[str, int | None]
-    source: Literal["cache", "search"]
+    source: Literal["cache", "search", "job"]
     complete: bool = Field(description="False when the time budget ran out before the search ended.")
+    job: str | None = Field(default=None, description="The job that computed the answer (source job).")
+
+
+class JobIn(PositionQuestion):
+    """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
+
+    wait_ms: int | None = Field(default=0, ge=0, description="Wait this long for the result before answering 202.")
+
+
+class JobProgress(BaseModel):
+    """How far a job got."""
+
+    phase: int | None = Field(description="The k being searched (k-movers chains), else null.")
+    units_total: int
+    units_done: int
+    units_running: int
+    nodes: int
+    best_value: int | None = Field(description="Value of the best complete strategy found so far.")
+    best_exact: bool = Field(description="Whether best_value is proven optimal.")
+    lower_bound: int | None
+    eta_seconds: float | None
+
+
+class JobResult(BaseModel):
+    """The answer of a finished job (the keys of ``/v1/solve``)."""
+
+    value: int | None
+    possible: bool
+    exact: bool
+    best_guess: str | None
+    per_response: dict[str, int | None]
+    nodes: int
+    seconds: float
+    candidates: int
+    movers: int | None
+    chain: dict[str, int | None]
+
+
+class JobUnitOut(BaseModel):
+    """One unit of a job."""
+
+    id: int
+    kind: Literal["root", "part", "guess"]
+    status: str
+    attempts: int
+    first_guess: str | None
+    response: str | None
+    second_guess: str | None
+    candidates: int
+    value: int | None
+    exact: bool | None
+    beta: int | None
+    nodes: int
+    seconds: float
+    worker: str | None
+
+
+class JobOut(BaseModel):
+    """A job: its question, status, progress and, once done, its result."""
+
+    id: str
+    status: Literal["queued", "planning", "running", "done", "failed", "cancelled"]
+    request: dict[str, object]
+    created_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    error: str | None
+    result: JobResult | None
+    progress: JobProgress
+    units: list[JobUnitOut] | None = None
+
+
+class JobList(BaseModel):
+    """Jobs, newest first, and how many workers are alive to run them."""
+
+    jobs: list[JobOut]
+    workers_alive: int
 
 
 class Health(BaseModel):
