@@ -1,0 +1,317 @@
+"""Durable jobs with real workers: `bullscows worker` processes, each a Dask LocalCluster, on SQLite
+and PostgreSQL; killed with SIGKILL mid-job and restarted; two of them sharing one job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from flask.testing import FlaskClient
+
+from service.cli import main as cli
+from service.jobs import manage, runner
+from service.jobs.plan import JobRequest
+from service.jobs.runner import run_unit
+from service.store import db as store_db
+from service.store.jobs import JobStore
+from service.store.positions import PositionStore
+from solver.game import Game
+from solver.search import Searcher, SolveOptions
+from tests.service.conftest import PG_URL, make_app
+
+ENV = {"BULLSCOWS_JOB_STALE_AFTER_S": "3", "BULLSCOWS_JOB_HEARTBEAT_S": "0.5"}
+MM_TOTAL = SolveOptions("total")
+
+
+_dbs: list[store_db.Database] = []
+
+
+def Database(url: str) -> store_db.Database:
+    db = store_db.Database(url)
+    _dbs.append(db)
+    return db
+
+
+@pytest.fixture(autouse=True)
+def _close_connections() -> Iterator[None]:
+    yield
+    while _dbs:
+        _dbs.pop().dispose()
+    runner.dispose_all()
+
+
+@pytest.fixture(scope="module")
+def mm_direct() -> Any:
+    """The in-process search the jobs must agree with."""
+    return Searcher(Game.from_spec("mastermind"), MM_TOTAL).solve()
+
+
+class Workers:
+    """Start `bullscows worker` processes (each in its own session) and always clean them up."""
+
+    def __init__(self, url: str, logs: Path) -> None:
+        self.url = url
+        self.logs = logs
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, name: str, processes: int = 2) -> subprocess.Popen[bytes]:
+        log = open(self.logs / f"{name}-{len(self.procs)}.log", "wb")  # noqa: SIM115 (closed with the process)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker", "--processes", str(processes), "--name", name,
+             "--url", self.url, "--no-migrate"],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ENV}, start_new_session=True,
+        )
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def stop_all(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=30)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def workers(db_url: str, tmp_path: Path) -> Iterator[Workers]:
+    w = Workers(db_url, tmp_path)
+    yield w
+    w.stop_all()
+
+
+def _wait(cond: Callable[[], Any], timeout: float, what: str, poll: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(poll)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def _session_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _submit(url: str, options: SolveOptions = MM_TOTAL, game: str = "mastermind", history: str = "") -> str:
+    g = Game.from_spec(game)
+    job, created = JobStore(Database(url)).submit(JobRequest.of(g, g.parse_history(history), options), "test")
+    assert created
+    return job.id
+
+
+def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_direct: Any) -> None:
+    """POST /v1/solve → 202 + Location; a worker (2 Dask processes) finishes it with the in-process
+    value; then the same question is answered from the database with no search."""
+    client: FlaskClient = make_app(db_url).test_client()
+    body = {"game": "mastermind", "time_budget_ms": 1, "wait_ms": 0}
+    r = client.post("/v1/solve", json=body)
+    assert r.status_code == 202, r.json
+    location = r.headers["Location"]
+    assert location.startswith("/v1/jobs/") and r.json["status"] == "queued"
+    # asking again while it waits reuses the job instead of searching again
+    again = client.post("/v1/solve", json=body)
+    assert again.status_code == 202 and again.headers["Location"] == location
+    workers.start("w", processes=2)
+    job = _wait(lambda: (j := client.get(location).json)["status"] in ("done", "failed") and j, 180, "the job")
+    assert job["status"] == "done", job
+    result = job["result"]
+    mm = Game.from_spec("mastermind")
+    assert result["value"] == mm_direct.value == 5625 and result["exact"] is True
+    assert result["best_guess"] == mm.format_code(mm_direct.best_guess)
+    assert result["per_response"] == {mm.format_response(k): v for k, v in mm_direct.per_response.items()}
+    p = job["progress"]
+    assert p["units_done"] == p["units_total"] > 10 and p["best_exact"] and p["lower_bound"] == 5625
+    listed = client.get("/v1/jobs").json
+    assert listed["workers_alive"] >= 1 and listed["jobs"][0]["id"] == job["id"]
+    units = client.get(f"{location}?units=true").json["units"]
+    assert len(units) == p["units_total"]
+    assert all(u["attempts"] == (1 if u["status"] == "done" else 0) for u in units)
+    assert {u["status"] for u in units} <= {"done", "skipped"}
+    cached = client.post("/v1/solve", json=body)
+    assert cached.status_code == 200
+    assert cached.json["source"] == "cache" and cached.json["nodes"] == 0 and cached.json["value"] == 5625
+    assert cached.json["per_response"] == result["per_response"]
+
+
+def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Workers, mm_direct: Any) -> None:
+    """SIGKILL the worker mid-job: its Dask processes go with it; a new worker re-queues the lost
+    units (heartbeats stopped) and finishes with the same value, never re-running a finished unit."""
+    jobs = JobStore(Database(db_url))
+    job_id = _submit(db_url)
+    first = workers.start("a", processes=2)
+
+    def some_done() -> bool:
+        units = jobs.units(job_id)
+        return sum(u.status == "done" for u in units) >= 6 and any(u.status == "running" for u in units)
+
+    _wait(some_done, 180, "units to finish")
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    _wait(lambda: _session_gone(first.pid), 30, "the killed worker's Dask processes to exit")
+    before = {u.id: (u.nodes, u.finished_at, u.attempts) for u in jobs.units(job_id) if u.status == "done"}
+    job = jobs.get(job_id)
+    assert job is not None and job.status == "running"
+    workers.start("b", processes=2)
+    job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180, "the job")
+    assert job.status == "done", job.error
+    result = orjson.loads(job.result)
+    assert result["value"] == mm_direct.value
+    units = jobs.units(job_id)
+    after = {u.id: u for u in units}
+    for uid, (nodes, finished, attempts) in before.items():
+        u = after[uid]
+        assert attempts == 1 and (u.status, u.nodes, u.finished_at, u.attempts) == ("done", nodes, finished, 1)
+    rerun = [u for u in units if u.id not in before]
+    assert all(u.attempts <= 2 for u in units) and all(u.status in ("done", "skipped") for u in units)
+    nodes_before = sum(n for n, _, _ in before.values())
+    nodes_b = sum(int(u.nodes) for u in rerun if u.worker == "b")
+    # the second worker searched only what the first had not finished
+    assert nodes_before > 0 and 0 < nodes_b < result["nodes"]
+    assert any(u.worker == "b" for u in rerun)
+    assert all(u.worker and u.worker.startswith("a") for u in after.values() if u.id in before)
+
+
+def test_two_workers_share_a_job_and_cancel_stops_them(tmp_path: Path) -> None:
+    """Two workers on one PostgreSQL: every unit runs once, both take part; cancelling a long job
+    stops its running units within a few heartbeats and leaves the workers ready for more."""
+    from service.migrate import downgrade, upgrade
+
+    url = PG_URL
+    downgrade(url)
+    upgrade(url)
+    w = Workers(url, tmp_path)
+    try:
+        job_id = _submit(url)
+        w.start("left", processes=1)
+        w.start("right", processes=1)
+        jobs = JobStore(Database(url))
+        job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180,
+                    "the shared job")
+        assert job.status == "done" and orjson.loads(job.result)["value"] == 5625
+        units = jobs.units(job_id)
+        assert all(u.attempts == (1 if u.status == "done" else 0) for u in units)  # none ran twice
+        assert {u.worker for u in units if u.status == "done"} == {"left", "right"}
+
+        long_id = _submit(url, SolveOptions("total"), "bulls-cows")  # hours of search
+        _wait(lambda: sum(u.status == "running" for u in jobs.units(long_id)) >= 2, 120, "units to start")
+        assert jobs.cancel(long_id) == ("cancelled", True)
+        _wait(lambda: not any(u.status in ("running", "queued") for u in jobs.units(long_id)), 30,
+              "running units to stop")
+        assert {u.status for u in jobs.units(long_id)} <= {"cancelled", "done"}
+        assert all(p.poll() is None for p in w.procs)  # the workers carry on
+        again = _submit(url, SolveOptions("kmovers", 5))
+        job = _wait(lambda: (j := jobs.get(again)) is not None and j.status == "done" and j, 120, "a later job")
+        assert orjson.loads(job.result)["value"] == 539
+    finally:
+        w.stop_all()
+        downgrade(url)
+
+
+def test_a_unit_run_twice_writes_nothing_twice(db_url: str) -> None:
+    """Idempotence: a unit re-queued and run again gives the same result, adds no position rows,
+    and the stale run's late report is refused (its lease is gone)."""
+    db = Database(db_url)
+    jobs, positions = JobStore(db), PositionStore(db)
+    bc = Game.from_spec("bulls-cows")
+    job_id = _submit(db_url, SolveOptions("kmovers", 7, mde=3), "bulls-cows", "0123 0.2, 1045 1.1")
+    job = jobs.claim_for_planning("t", 60)
+    assert job is not None and job.id == job_id
+    req = JobRequest.from_json(job.request)
+    assert manage.plan_job(jobs, positions, job, "t", Searcher(bc, req.options(7)))
+    claim = jobs.claim_units("t", 1)[0]
+    first = run_unit(db_url, claim.unit_id, claim.lease, 0.5)
+    assert first["status"] == "done"
+    unit = next(u for u in jobs.units(job_id) if u.id == claim.unit_id)
+    rows = positions.count()
+    # put it back as a stale unit would be, and run it again under a new lease
+    with db.session() as s:
+        from sqlalchemy import update
+
+        from service.store.models import JobUnit
+
+        s.execute(update(JobUnit).where(JobUnit.id == claim.unit_id).values(status="queued"))
+    again = next(c for c in jobs.claim_units("t", 50) if c.unit_id == claim.unit_id)
+    assert run_unit(db_url, again.unit_id, again.lease, 0.5)["status"] == "done"
+    rerun = next(u for u in jobs.units(job_id) if u.id == claim.unit_id)
+    assert (rerun.value, rerun.exact, rerun.best_guess) == (unit.value, unit.exact, unit.best_guess)
+    assert positions.count() == rows and rerun.attempts == 2
+    assert run_unit(db_url, claim.unit_id, claim.lease, 0.5)["status"] == "lost"  # the old lease
+
+
+def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
+    r = client.get("/v1/jobs/0123456789abcdef0123456789abcdef")
+    assert r.status_code == 404 and r.json["type"] == "/problems/job-not-found"
+    assert r.mimetype == "application/problem+json"
+    assert client.delete("/v1/jobs/nope").status_code == 404
+    assert client.get("/v1/jobs?status=sleeping").status_code == 400
+    assert client.get("/v1/jobs?limit=0").status_code == 400
+    bad = client.post("/v1/jobs", json={"game": "bulls-cows", "history": ["0123 0.0", "4567 0.4", "5674 0.0"]})
+    assert bad.status_code == 400 and bad.json["type"] == "/problems/inconsistent-history"
+    bad = client.post("/v1/jobs", json={"game": "mastermind", "criterion": "kmovers"})
+    assert bad.status_code == 400 and bad.json["type"] == "/problems/invalid-search-parameters"
+    bad = client.post("/v1/jobs", json={"game": "5,10,0"})  # 30240 codes: no response table
+    assert bad.status_code == 400 and bad.json["type"] == "/problems/invalid-search-parameters"
+    assert client.get("/v1/jobs").json["jobs"] == []
+    ok = client.post("/v1/jobs", json={"game": "mastermind", "criterion": "kmovers", "max_guesses": 5})
+    assert ok.status_code == 202 and ok.json["status"] == "queued"
+    job_id = ok.json["id"]
+    same = client.post("/v1/jobs", json={"game": "mastermind", "criterion": "kmovers", "max_guesses": 5})
+    assert same.json["id"] == job_id
+    gone = client.delete(f"/v1/jobs/{job_id}")
+    assert gone.status_code == 200 and gone.json["status"] == "cancelled"
+    assert client.delete(f"/v1/jobs/{job_id}").status_code == 409
+    # a cancelled job is not reused: submitting again starts afresh
+    fresh = client.post("/v1/jobs", json={"game": "mastermind", "criterion": "kmovers", "max_guesses": 5})
+    assert fresh.status_code == 202 and fresh.json["id"] != job_id
+    # evaluations and bounded questions never become jobs
+    r = client.post("/v1/solve", json={"game": "bulls-cows", "guess": "4567", "history": ["0123 0.1"],
+                                       "time_budget_ms": 1})
+    assert r.status_code == 200 and r.json["complete"] is False
+    r = client.post("/v1/solve", json={"game": "bulls-cows", "history": ["0123 0.1"], "time_budget_ms": 1,
+                                       "job": False})
+    assert r.status_code == 200 and r.json["complete"] is False and r.json["value"] is None
+
+
+def test_cli_submits_lists_shows_and_cancels(tmp_path: Path) -> None:
+    from service.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    upgrade(url)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["solve", "-g", "mastermind", "-c", "kmovers", "--max-guesses", "5", "--job",
+                            "--no-wait", "--json", "--url", url])
+    assert r.exit_code == 0, r.output
+    job_id = orjson.loads(r.stdout.strip().splitlines()[-1])["id"]
+    assert "no worker is alive" in r.stderr
+    r = runner.invoke(cli, ["jobs", "list", "--json", "--url", url])
+    assert r.exit_code == 0 and [v["id"] for v in orjson.loads(r.stdout)] == [job_id]
+    r = runner.invoke(cli, ["jobs", "show", job_id, "--url", url])
+    assert r.exit_code == 0 and orjson.loads(r.stdout)["status"] == "queued"
+    r = runner.invoke(cli, ["jobs", "cancel", job_id, "--url", url])
+    assert r.exit_code == 0 and "cancelled" in r.stdout
+    r = runner.invoke(cli, ["jobs", "cancel", job_id, "--url", url])
+    assert r.exit_code == 2 and "only queued or running" in r.stderr
+    r = runner.invoke(cli, ["jobs", "show", "nope", "--url", url])
+    assert r.exit_code == 2 and "no job" in r.stderr
+    r = runner.invoke(cli, ["solve", "-g", "mastermind", "--guess", "0011", "--job", "--url", url])
+    assert r.exit_code == 2 and "--job solves a position exactly" in r.stderr
