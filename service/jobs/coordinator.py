@@ -155,13 +155,16 @@ class Coordinator:
         self.jobs.register_worker(self.id, self.host, os.getpid(), self.slots(), self.scheduler)
         self._log("worker started", worker=self.id, slots=self.slots(), scheduler=self.scheduler)
         t_end = None if max_seconds is None else time.monotonic() + max_seconds
-        last_sweep = 0.0
+        last_sweep = last_vouch = 0.0
         try:
             while not self.stop.is_set():
                 now = time.monotonic()
                 if now - last_sweep >= self.config.sweep_s:
                     self.sweep()
                     last_sweep = now
+                if now - last_vouch >= self.config.heartbeat_s:
+                    self.jobs.vouch([(c.unit_id, c.lease) for c in self.in_flight.values()])
+                    last_vouch = now
                 busy = self.plan_one()
                 busy = self.fill() > 0 or busy
                 busy = self.collect() > 0 or busy
@@ -209,6 +212,12 @@ def serve(url: str, *, processes: int | None = None, scheduler: str | None = Non
                                dashboard_address=None)
         client = Client(cluster)  # type: ignore[no-untyped-call]
     coord = Coordinator(url, client, cfg, name=name, scheduler=scheduler, log=log)
+    from service.jobs.runner import warm_process
+
+    # Load the kernels here (planning searches) and in every Dask process before claiming any
+    # unit: on a fresh machine numba compiles them first, which takes longer than a heartbeat.
+    warm_process()
+    client.run(warm_process)
 
     def _stop(_sig: int, _frame: Any) -> None:
         coord.stop.set()

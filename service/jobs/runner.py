@@ -24,7 +24,7 @@ from service.jobs.plan import JobRequest
 from service.store.db import Database
 from service.store.jobs import JobStore
 from service.store.positions import PositionStore
-from solver.game import Turn
+from solver.game import Game, Turn
 from solver.search import Searcher
 
 _DBS: dict[tuple[str, int], Database] = {}
@@ -49,6 +49,16 @@ def dispose_all() -> None:
         for db in _DBS.values():
             db.dispose()
         _DBS.clear()
+
+
+def warm_process() -> None:
+    """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
+    by solving a tiny game with both criteria, so that the first real unit starts at once."""
+    from solver.search import SolveOptions
+
+    game = Game(2, 3, repetition=True)
+    Searcher(game, SolveOptions("total")).solve()
+    Searcher(game, SolveOptions("kmovers", max_guesses=4)).solve()
 
 
 def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
@@ -82,24 +92,33 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     req = JobRequest.from_json(job.request)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
-    searcher = searcher_for(positions, req, k)
-    searcher.clear_stop()
-    start_nodes = int(searcher.stats[0])
     done = threading.Event()
+    lost = threading.Event()
+    holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
 
     def watch() -> None:
+        # Beats from the start: loading the table and the kernels can outlast a heartbeat.
         while not done.wait(heartbeat_s):
+            nodes = int(holder[0][0].stats[0]) - holder[0][1] if holder else 0
             try:
-                keep = jobs.heartbeat(unit_id, lease, int(searcher.stats[0]) - start_nodes)
+                keep = jobs.heartbeat(unit_id, lease, nodes)
             except Exception:  # a database hiccup must not kill the search; the next beat retries
                 continue
             if not keep:
-                searcher.request_stop()
+                lost.set()
+                if holder:
+                    holder[0][0].request_stop()
                 return
 
     watcher = threading.Thread(target=watch, name=f"heartbeat-{unit_id}", daemon=True)
     watcher.start()
+    searcher: Searcher | None = None
     try:
+        searcher = searcher_for(positions, req, k)
+        searcher.clear_stop()
+        holder.append((searcher, int(searcher.stats[0])))
+        if lost.is_set():  # told to stop while warming up
+            return {"unit": unit_id, "status": "lost"}
         beta = None if unit.beta is None else int(unit.beta)
         result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta)
     except Exception as err:
@@ -111,7 +130,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     finally:
         done.set()
         watcher.join()
-        searcher.clear_stop()
+        if searcher is not None:
+            searcher.clear_stop()
     positions.save_entries(result.entries, source=f"job:{job.id}")
     if result.aborted:
         status = jobs.release_unit(unit_id, lease, None, max_attempts)

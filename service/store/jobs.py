@@ -257,6 +257,21 @@ class JobStore:
                               .where(JobUnit.id == unit_id))
             return status == "running"
 
+    def vouch(self, claims: list[tuple[int, str]]) -> int:
+        """The worker holding these leases is alive: refresh their heartbeat (not their node count).
+
+        Covers the moments a unit's own task cannot beat yet (queued in Dask, process starting)."""
+        if not claims:
+            return 0
+        n = 0
+        with self.db.session() as s:
+            now = _now()
+            for unit_id, lease in claims:
+                res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
+                                                      JobUnit.status == "running").values(heartbeat_at=now))
+                n += res.rowcount  # type: ignore[attr-defined]
+        return n
+
     def finish_unit(self, unit_id: int, lease: str, value: int | None, exact: bool, possible: bool,
                     best_guess: int | None, nodes: int, seconds: float,
                     per_response: dict[int, int | None] | None = None) -> bool:

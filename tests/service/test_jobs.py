@@ -30,7 +30,7 @@ from solver.game import Game
 from solver.search import Searcher, SolveOptions
 from tests.service.conftest import PG_URL, make_app
 
-ENV = {"BULLSCOWS_JOB_STALE_AFTER_S": "3", "BULLSCOWS_JOB_HEARTBEAT_S": "0.5"}
+ENV = {"BULLSCOWS_JOB_STALE_AFTER_S": "5", "BULLSCOWS_JOB_HEARTBEAT_S": "0.5"}
 MM_TOTAL = SolveOptions("total")
 
 
@@ -256,6 +256,42 @@ def test_a_unit_run_twice_writes_nothing_twice(db_url: str) -> None:
     assert (rerun.value, rerun.exact, rerun.best_guess) == (unit.value, unit.exact, unit.best_guess)
     assert positions.count() == rows and rerun.attempts == 2
     assert run_unit(db_url, claim.unit_id, claim.lease, 0.5)["status"] == "lost"  # the old lease
+
+
+def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claimed unit is silent until its task starts and its searcher is warm (numba compiling on a
+    fresh machine takes many heartbeats): its task beats from its first instant, and its worker
+    vouches for it while it waits; a unit nobody vouches for is re-queued."""
+    import threading
+
+    db = Database(db_url)
+    jobs, positions = JobStore(db), PositionStore(db)
+    mm = Game.from_spec("mastermind")
+    job_id = _submit(db_url, SolveOptions("kmovers", 6), "mastermind", "0011 1.0")
+    job = jobs.claim_for_planning("t", 60)
+    assert job is not None and job.id == job_id
+    assert manage.plan_job(jobs, positions, job, "t", Searcher(mm, SolveOptions("kmovers", 6)))
+    a, b, c = jobs.claim_units("t", 3)
+    time.sleep(0.6)
+    assert jobs.vouch([(a.unit_id, a.lease), (b.unit_id, "not-its-lease")]) == 1
+    assert jobs.requeue_stale(0.5, 3) == 2  # b and c: nobody holding their lease spoke for them
+    status = {u.id: u.status for u in jobs.units(job_id)}
+    assert (status[a.unit_id], status[b.unit_id], status[c.unit_id]) == ("running", "queued", "queued")
+
+    real = runner.searcher_for
+
+    def slow_searcher_for(*args: Any, **kw: Any) -> Searcher:
+        time.sleep(1.5)  # as long as a first compile, at this test's scale
+        return real(*args, **kw)
+
+    monkeypatch.setattr(runner, "searcher_for", slow_searcher_for)
+    report: dict[str, Any] = {}
+    t = threading.Thread(target=lambda: report.update(run_unit(db_url, a.unit_id, a.lease, 0.1)))
+    t.start()
+    time.sleep(1.0)
+    assert jobs.requeue_stale(0.5, 3) == 0  # warming up, yet beating
+    t.join(60)
+    assert report["status"] == "done"
 
 
 def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
