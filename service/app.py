@@ -60,8 +60,8 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.extensions["bullscows_trees"] = TreeLibrary()
     problems.init_app(app)
 
-    from service import logs, metrics
-    from service.api import health, jobs, moves, positions, solve, strategies
+    from service import logs, metrics, web
+    from service.api import games, health, jobs, moves, positions, solve, strategies
 
     app.register_blueprint(health.bp)
     app.register_blueprint(moves.bp)
@@ -69,6 +69,8 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.register_blueprint(positions.bp)
     app.register_blueprint(strategies.bp)
     app.register_blueprint(jobs.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(web.bp)
     metrics.init_app(app)
     logs.init_app(app)
     _register_solver_errors(app)

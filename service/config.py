@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     """Largest search budget a request may ask for."""
     nodes_per_ms: int = 40
     """Search nodes granted per millisecond of budget (measured: 40–100 nodes/ms on this machine)."""
+    secret_key: str | None = None
+    """Encrypts the secrets of ``/v1/matches`` tokens; set the same value on every instance that
+    shares clients.  None = a random key kept in ``secret.key`` in the instance folder."""
+    match_ttl_s: int = 7 * 24 * 3600
+    """How long a match token stays valid."""
     import_tokens: list[str] = Field(default_factory=list)
     """Bearer tokens allowed to import positions."""
     table_capacity: int = 1 << 20

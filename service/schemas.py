@@ -187,6 +187,60 @@ class JobList(BaseModel):
     workers_alive: int
 
 
+class GameOut(BaseModel):
+    """A game's parameters and the responses it allows."""
+
+    name: str
+    positions: int
+    symbols: int
+    repetition: bool
+    alphabet: str
+    codes: int
+    responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
+
+
+class MatchIn(BaseModel):
+    """Start a match: the service picks a secret for the caller to find."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: Game = "bulls-cows"
+
+
+class MatchOut(BaseModel):
+    """An opaque token holding the encrypted secret; send it back with each guess."""
+
+    token: str
+    game: GameOut
+
+
+class MatchGuessIn(BaseModel):
+    """Score a guess against a match's secret."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(max_length=1000)
+    guess: str = Field(max_length=15)
+
+
+class MatchGuessOut(BaseModel):
+    guess: str
+    bulls: int
+    cows: int
+    response: str
+    solved: bool
+    secret: str | None = Field(description="The secret, once found.")
+
+
+class MatchRevealIn(BaseModel):
+    """Give up: show the secret."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(max_length=1000)
+
+
+class MatchRevealOut(BaseModel):
+    secret: str
+
+
 class Health(BaseModel):
     """Liveness and readiness."""
 

@@ -87,6 +87,29 @@ class GameArrays:
 _EMPTY_TABLE: npt.NDArray[np.uint8] = np.zeros((0, 0), dtype=np.uint8)
 
 
+_possible: dict[tuple[int, int, bool], list[int]] = {}
+
+
+def _partitions(n: int, most: int) -> list[list[int]]:
+    """Partitions of ``n`` into at most ``most`` parts, largest first; ``most=0``: only ``[1] * n``
+    (codes without repetition)."""
+    if most == 0:
+        return [[1] * n]
+    out: list[list[int]] = []
+
+    def grow(left: int, cap: int, acc: list[int]) -> None:
+        if left == 0:
+            out.append(acc)
+            return
+        if len(acc) == most:
+            return
+        for k in range(min(left, cap), 0, -1):
+            grow(left - k, k, [*acc, k])
+
+    grow(n, n, [])
+    return out
+
+
 def count_codes(positions: int, symbols: int, repetition: bool) -> int:
     """Number of codes of a game, computed without enumerating them."""
     if repetition:
@@ -400,6 +423,24 @@ class Game:
         if a.table.shape[0]:
             return int(a.table[guess, secret])
         return int(kernels.response(a.codes, a.masks, a.counts, guess, secret))
+
+    def possible_responses(self) -> list[Response]:
+        """Every response that some guess can get from some secret in this game, ascending.
+
+        Renaming symbols and permuting positions (on guess and secret together) keeps responses, and
+        maps every guess onto one whose symbols appear in blocks of decreasing multiplicity; so one
+        guess per partition of ``positions`` is scored against every code.
+        """
+        key = (self.positions, self.symbols, self.repetition)
+        got = _possible.get(key)
+        if got is None:
+            guesses = [self._rank([sym for sym, k in enumerate(parts) for _ in range(k)])
+                       for parts in _partitions(self.positions, self.symbols if self.repetition else 0)]
+            a = self.arrays()
+            counts = kernels.partition_matrix(*a.kernel_args(), np.array(guesses, dtype=np.int32),
+                                              self.all_codes, self.n_responses)
+            got = _possible[key] = [int(r) for r in np.flatnonzero(counts.sum(axis=0))]
+        return list(got)
 
     # -- histories ----------------------------------------------------------------------------
 

@@ -206,3 +206,21 @@ def test_errors_are_value_errors() -> None:
     for cls in (InvalidGameError, InvalidCodeError, InvalidResponseError, InconsistentHistoryError):
         assert issubclass(cls, SolverError)
         assert issubclass(cls, ValueError)
+
+
+@settings(max_examples=40, deadline=None)
+@given(games(max_codes=400))
+def test_possible_responses_are_those_some_pair_of_codes_gives(game: Game) -> None:
+    seen = {game.response(g, s) for g in range(game.size) for s in range(game.size)}
+    assert game.possible_responses() == sorted(seen)
+    for r in game.possible_responses():  # each one passes the structural check too
+        assert game.encode_response(*game.bulls_cows(r)) == r
+
+
+def test_possible_responses_of_the_presets(bulls_cows: Game, mastermind: Game) -> None:
+    # 14 responses in both (Bulls-and-Cows: 0.0 possible, 3.1 not; Mastermind: likewise)
+    assert [mastermind.format_response(r) for r in mastermind.possible_responses()] == [
+        "0.0", "0.1", "0.2", "0.3", "0.4", "1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "2.2", "3.0", "4.0"]
+    for game in (bulls_cows, mastermind, Game(5, 3, True), Game(5, 6, False)):  # every pair, via the table
+        table = game.arrays(table=True).table
+        assert game.possible_responses() == [int(r) for r in np.unique(table)]

@@ -1,0 +1,130 @@
+"""``GET /v1/games/{game}`` (a game's parameters and possible responses) and ``/v1/matches`` (the
+service holds a secret for a person or a bot to find).
+
+A match is stateless: its token is the secret, encrypted and authenticated with the instance's key
+(Fernet, from ``cryptography``), so the page that plays never sees the secret, nothing is stored,
+and any instance with the same key can score a guess.  A token cannot be forged or altered, and
+it expires after ``match_ttl_s``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+from typing import Any
+
+import orjson
+from apiflask import APIBlueprint
+from cryptography.fernet import Fernet, InvalidToken
+from flask import current_app
+
+from service import engine
+from service.config import Settings
+from service.problems import problem
+from service.schemas import GameOut, MatchGuessIn, MatchGuessOut, MatchIn, MatchOut, MatchRevealIn, MatchRevealOut
+from solver.errors import SolverError
+from solver.game import DEFAULT_ALPHABET, Game
+
+bp = APIBlueprint("games", __name__, tag="games", url_prefix="/v1")
+KEY_FILE = "secret.key"
+
+
+def describe(game: Game) -> dict[str, Any]:
+    """The game's parameters and every response a guess can get in it."""
+    return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()]}
+
+
+@bp.get("/games/<game>")
+@bp.output(GameOut)
+def game_info(game: str) -> Any:
+    """A preset (``bulls-cows``, ``mastermind``) or ``positions,symbols,repetition`` (e.g. ``5,8,1``)."""
+    settings: Settings = current_app.config["SETTINGS"]
+    return describe(Game.from_spec(game, max_codes=settings.max_codes))  # errors: the app's solver handlers
+
+
+def _key_material(settings: Settings) -> bytes:
+    """The configured key, else the instance's own (created once, shared by its processes)."""
+    if settings.secret_key:
+        return settings.secret_key.encode()
+    path = os.path.join(current_app.instance_path, KEY_FILE)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        pass
+    os.makedirs(current_app.instance_path, exist_ok=True)
+    material = secrets.token_hex(32).encode()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race: use its key
+        with open(path, "rb") as fh:
+            return fh.read()
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(material)
+    return material
+
+
+def _fernet() -> Fernet:
+    f: Fernet | None = current_app.extensions.get("bullscows_fernet")
+    if f is None:
+        digest = hashlib.sha256(b"bullscows-match\0" + _key_material(current_app.config["SETTINGS"])).digest()
+        f = current_app.extensions["bullscows_fernet"] = Fernet(base64.urlsafe_b64encode(digest))
+    return f
+
+
+def _open(token: str) -> tuple[Game, int] | Any:
+    """The game and secret of a token, or the problem response saying why there are none."""
+    settings: Settings = current_app.config["SETTINGS"]
+    try:
+        doc = orjson.loads(_fernet().decrypt(token.encode(), ttl=settings.match_ttl_s))
+        game = Game.from_spec(doc["game"], max_codes=settings.max_codes)
+        game = Game(game.positions, game.symbols, game.repetition, doc.get("alphabet") or DEFAULT_ALPHABET,
+                    max_codes=settings.max_codes)
+        secret = int(doc["secret"])
+    except (InvalidToken, ValueError, KeyError, TypeError, SolverError):
+        return problem(400, "invalid-match-token", "Invalid match token",
+                       "the match token is malformed, was not issued by this service, or has expired; "
+                       "start a new match")
+    return game, secret
+
+
+@bp.post("/matches")
+@bp.input(MatchIn, location="json", arg_name="body")
+@bp.output(MatchOut, status_code=201)
+def new_match(body: MatchIn) -> Any:
+    """Pick a secret uniformly at random; answer with the token that holds it encrypted."""
+    game = engine.game_of(body.game, current_app.config["SETTINGS"])
+    secret = secrets.randbelow(game.size)
+    doc = {"game": game.spec, "alphabet": game.alphabet[: game.symbols], "secret": secret}
+    token = _fernet().encrypt(orjson.dumps(doc)).decode()
+    return {"token": token, "game": describe(game)}
+
+
+@bp.post("/matches/guess")
+@bp.input(MatchGuessIn, location="json", arg_name="body")
+@bp.output(MatchGuessOut)
+def score(body: MatchGuessIn) -> Any:
+    """Bulls and cows of a guess against the match's secret."""
+    opened = _open(body.token)
+    if not isinstance(opened, tuple):
+        return opened
+    game, secret = opened
+    guess = game.parse_code(body.guess)
+    bulls, cows = game.bulls_cows(game.response(guess, secret))
+    solved = guess == secret
+    return {"guess": game.format_code(guess), "bulls": bulls, "cows": cows, "response": f"{bulls}.{cows}",
+            "solved": solved, "secret": game.format_code(secret) if solved else None}
+
+
+@bp.post("/matches/reveal")
+@bp.input(MatchRevealIn, location="json", arg_name="body")
+@bp.output(MatchRevealOut)
+def reveal(body: MatchRevealIn) -> Any:
+    """Give up: the secret in clear."""
+    opened = _open(body.token)
+    if not isinstance(opened, tuple):
+        return opened
+    game, secret = opened
+    return {"secret": game.format_code(secret)}

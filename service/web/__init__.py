@@ -1,0 +1,30 @@
+"""The web page at ``/``: play against the solver and explore its strategies.
+
+Plain HTML, CSS and a JavaScript module served from ``static/`` (no build step, no framework, no
+third-party request): the page talks only to the public ``/v1`` API, like any other client.  A
+strict Content-Security-Policy keeps it that way.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, send_from_directory
+
+bp = Blueprint("web", __name__, static_folder="static", static_url_path="/static/web")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+
+@bp.get("/")
+def index() -> Response:
+    """The single page (its scripts and styles are under ``/static/web/``)."""
+    resp = send_from_directory(bp.static_folder or "static", "index.html", max_age=0)
+    return resp
+
+
+@bp.after_request
+def _headers(resp: Response) -> Response:
+    resp.headers["Content-Security-Policy"] = CSP
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    return resp

@@ -1,0 +1,130 @@
+"""``/v1/games``, ``/v1/matches`` and the lazily loaded strategy tree, through the real app."""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from flask.testing import FlaskClient
+
+from service.api.games import KEY_FILE
+from solver.game import Game
+from tests.service.conftest import make_app
+
+
+def test_game_info_lists_the_responses_the_game_allows(client: FlaskClient) -> None:
+    for spec in ("bulls-cows", "mastermind", "4,5,0", "3,2,1", "2,1,1"):
+        game = Game.from_spec(spec)
+        got = client.get(f"/v1/games/{spec}").json
+        # every response that some pair of codes produces, and no other
+        seen = {game.format_response(int(r)) for r in np.unique(game.arrays(table=True).table)}
+        assert set(got["responses"]) == seen and got["codes"] == game.size
+    r = client.get("/v1/games/10,10,0")
+    assert r.status_code == 422 and r.json["type"] == "/problems/game-too-large"
+    assert client.get("/v1/games/3,x,1").json["type"] == "/problems/invalid-game"
+
+
+def test_a_match_scores_guesses_without_revealing_its_secret(client: FlaskClient) -> None:
+    game = Game.from_spec("mastermind")
+    r = client.post("/v1/matches", json={"game": "mastermind"})
+    assert r.status_code == 201 and set(r.json) == {"token", "game"}
+    token = r.json["token"]
+    secret = client.post("/v1/matches/reveal", json={"token": token}).json["secret"]
+    assert secret not in base64.urlsafe_b64decode(token + "==").hex()  # encrypted, not just encoded
+    for guess in ("0011", "1234", "5555", secret):
+        got = client.post("/v1/matches/guess", json={"token": token, "guess": guess}).json
+        b, c = game.bulls_cows(game.response(game.parse_code(guess), game.parse_code(secret)))
+        assert (got["bulls"], got["cows"], got["response"]) == (b, c, f"{b}.{c}")
+        assert got["solved"] is (guess == secret) and got["secret"] == (secret if guess == secret else None)
+    # the same secret twice gives different tokens; secrets vary from match to match
+    secrets_ = Counter(client.post("/v1/matches/reveal", json={
+        "token": client.post("/v1/matches", json={"game": "3,2,1"}).json["token"]}).json["secret"] for _ in range(64))
+    assert len(secrets_) >= 5  # 8 codes: all 64 equal would be a broken generator
+    a = client.post("/v1/matches", json={"game": {"positions": 1, "symbols": 1, "repetition": True}}).json
+    b = client.post("/v1/matches", json={"game": {"positions": 1, "symbols": 1, "repetition": True}}).json
+    assert a["token"] != b["token"]
+
+
+def test_bad_match_requests_get_problems(client: FlaskClient) -> None:
+    token = client.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
+    for bad in (token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB"), "not-a-token", ""):
+        r = client.post("/v1/matches/guess", json={"token": bad, "guess": "0123"})
+        assert r.status_code == 400 and r.json["type"] == "/problems/invalid-match-token"
+        assert r.mimetype == "application/problem+json"
+    r = client.post("/v1/matches/guess", json={"token": token, "guess": "0012"})
+    assert r.status_code == 400 and r.json["type"] == "/problems/invalid-code"
+    r = client.post("/v1/matches/guess", json={"token": token})
+    assert r.status_code == 422
+    r = client.post("/v1/matches", json={"game": "12,12,1"})
+    assert r.status_code == 422 and r.json["type"] == "/problems/game-too-large"
+    assert client.post("/v1/matches", json={"game": "bulls-cows", "secret": "0123"}).status_code == 422
+
+
+def test_match_tokens_need_the_same_key_and_expire(db_url: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BULLSCOWS_INSTANCE_PATH", str(tmp_path / "instance"))
+    one, two = make_app(db_url).test_client(), make_app(db_url).test_client()
+    token = one.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
+    # two processes of one instance share its key file (made once, owner-only)
+    assert two.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 200
+    key = tmp_path / "instance" / KEY_FILE
+    assert key.stat().st_mode & 0o777 == 0o600
+    other = make_app(db_url, SECRET_KEY="another instance").test_client()
+    assert other.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 400
+    short = make_app(db_url, SECRET_KEY="k", MATCH_TTL_S=1).test_client()
+    token = short.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
+    assert short.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 200
+    time.sleep(2.2)
+    r = short.post("/v1/matches/guess", json={"token": token, "guess": "0123"})
+    assert r.status_code == 400 and "expired" in r.json["detail"]
+
+
+def test_a_tree_loads_level_by_level(client: FlaskClient) -> None:
+    whole = client.get("/v1/strategies/mastermind/optimal-total/tree").json["root"]
+    top = client.get("/v1/strategies/mastermind/optimal-total/tree?depth=1").json
+    assert top["turn"] == 1 and top["path"] == [] and top["node"]["guess"] == whole["guess"]
+    # one level: the children's guesses and sizes, with `more` where the whole tree goes deeper
+    for r, child in top["node"]["children"].items():
+        full = whole["children"][r]
+        assert (child["guess"], child["candidates"]) == (full["guess"], full["candidates"])
+        assert child.get("more", False) == ("children" in full) and "children" not in child
+    # following a path reaches the same node as the whole tree
+    r, child = max(top["node"]["children"].items(), key=lambda kv: kv[1]["candidates"])
+    sub = client.get(f"/v1/strategies/mastermind/optimal-total/tree?path={whole['guess']} {r}&depth=2").json
+    assert sub["turn"] == 2 and sub["node"]["guess"] == child["guess"]
+    full = whole["children"][r]
+    for r2, c2 in sub["node"]["children"].items():
+        assert c2["candidates"] == full["children"][r2]["candidates"]
+        assert ("children" in c2) == ("children" in full["children"][r2])
+    bad = client.get("/v1/strategies/mastermind/optimal-total/tree?path=5555 0.0")
+    assert bad.status_code == 404 and bad.json["type"] == "/problems/not-in-tree"
+    assert client.get("/v1/strategies/mastermind/optimal-total/tree?path=00 1.0").json["type"] == \
+        "/problems/invalid-code"
+    assert client.get("/v1/strategies/mastermind/optimal-total/tree?depth=0").json["type"] == "/problems/invalid-depth"
+
+
+def test_shipped_trees_serve_the_explorer(client: FlaskClient) -> None:
+    mm = client.get("/v1/strategies/mastermind/optimal-total").json
+    assert (mm["total"], mm["optimal"], mm["source"]) == (5625, True, "shipped")
+    km = client.get("/v1/strategies/mastermind/optimal-kmovers").json
+    assert km["max_guesses"] == 5 and km["histogram"]["5"] == 539 and km["optimal"] is True
+    bc = client.get("/v1/strategies/bulls-cows/optimal-total").json
+    assert bc["optimal"] is False and bc["mde"] == 3 and bc["total"] >= 26274  # a hybrid, marked as such
+    other = client.get("/v1/strategies/mastermind/optimal-kmovers?max_guesses=6")
+    assert other.status_code == 200 and other.json["source"] == "built"  # a different question
+
+
+def test_the_page_is_served_with_a_strict_policy(client: FlaskClient) -> None:
+    with client.get("/") as r:
+        assert r.status_code == 200 and r.mimetype == "text/html"
+        csp = r.headers["Content-Security-Policy"]
+        html = r.get_data(as_text=True)
+    assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+    assert "http://" not in html and "https://" not in html  # nothing fetched from elsewhere
+    for asset in ("/static/web/app.js", "/static/web/style.css"):
+        with client.get(asset) as a:
+            assert a.status_code == 200 and "https://" not in a.get_data(as_text=True)

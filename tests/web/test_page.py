@@ -1,0 +1,301 @@
+"""The web page in a real headless Chromium (Debian's), against the real app over HTTP.
+
+The test plays the person: it holds a secret and answers with the solver's own scoring, or guesses
+the service's secret with the page's hints.  Numbers the page shows are checked against the solver
+and against the API answering the same question.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from solver.errors import InconsistentHistoryError
+from solver.game import Game
+from tests.web.conftest import ARTIFACTS, LiveServer, PageLog
+
+GAMES = {"bulls-cows": "bulls-cows", "mastermind": "mastermind"}
+
+
+def _score(game: Game, guess: str, secret: str) -> str:
+    return game.format_response(game.response(game.parse_code(guess), game.parse_code(secret)))
+
+
+def _left(game: Game, turns: list[tuple[str, str]]) -> int:
+    try:
+        return int(game.candidates(game.parse_history([f"{g} {r}" for g, r in turns])).shape[0])
+    except InconsistentHistoryError:
+        return 0
+
+
+def _choose(page: Any, preset: str) -> None:
+    page.select_option("#preset", preset)
+    page.wait_for_function("(want) => document.getElementById('game-info').textContent.includes(want)",
+                           arg=f"{Game.from_spec(preset).size} possible secrets")
+
+
+def _wait_turn(page: Any, n: int) -> str:
+    """The computer's n-th guess, once shown with its buttons enabled."""
+    page.wait_for_function(
+        "(n) => document.getElementById('c-turn').textContent === String(n)"
+        " && !document.getElementById('c-play').hidden"
+        " && document.querySelector('#c-responses button:not([disabled])') !== null", arg=n)
+    return str(page.text_content("#c-guess"))
+
+
+def _answer(page: Any, response: str) -> None:
+    page.click(f"#c-responses button[data-response='{response}']")
+
+
+@pytest.mark.parametrize(("preset", "strategy"), [("bulls-cows", "optimal-total"), ("mastermind", "minimax")])
+def test_computer_guesses_a_whole_game(page: Any, live: LiveServer, preset: str, strategy: str) -> None:
+    game = Game.from_spec(preset)
+    secret = game.format_code(random.Random(f"{preset}-secret").randrange(game.size))
+    _choose(page, preset)
+    page.select_option("#c-strategy", strategy)
+    page.click("#c-new")
+    api = live.app.test_client()
+    turns: list[tuple[str, str]] = []
+    while True:
+        guess = _wait_turn(page, len(turns) + 1)
+        # the page proposes what the API proposes for the same history
+        expected = api.post("/v1/next-move", json={"game": preset, "strategy": strategy,
+                                                   "history": [f"{g} {r}" for g, r in turns]}).json
+        assert guess == expected["guess"]
+        shown = int(page.text_content("#c-count") or "-1")
+        assert shown == _left(game, turns)
+        response = _score(game, guess, secret)
+        turns.append((guess, response))
+        _answer(page, response)
+        if guess == secret:
+            break
+        assert len(turns) < 10
+    page.wait_for_selector("#c-done:not([hidden])")
+    done = page.text_content("#c-done") or ""
+    assert f"your secret is {secret}, found in {len(turns)} guesses" in done
+    rows = page.locator("#c-history tr")
+    assert rows.count() == len(turns)
+    assert [rows.nth(i).locator("td").nth(1).text_content() for i in range(len(turns))] == [g for g, _ in turns]
+    assert page.locator("#c-responses button:not([disabled])").count() == 0  # nothing left to answer
+
+
+def test_a_contradiction_is_caught_and_undone(page: Any, live: LiveServer) -> None:
+    game = Game.from_spec("bulls-cows")
+    _choose(page, "bulls-cows")
+    page.click("#c-new")
+    first = _wait_turn(page, 1)
+    _answer(page, "0.0")
+    second = _wait_turn(page, 2)
+    # an answer no secret can give after the first one
+    responses = [r for r in (page.locator("#c-responses button").evaluate_all("bs => bs.map(b => b.dataset.response)"))]
+    bad = next(r for r in responses if _left(game, [(first, "0.0"), (second, r)]) == 0)
+    _answer(page, bad)
+    alert = page.locator("#c-contradiction")
+    alert.wait_for(state="visible")
+    text = alert.text_content() or ""
+    assert "contradict" in text and f"{second}" in text  # the server's detail names the turn
+    assert page.locator("#c-responses button:not([disabled])").count() == 0
+    assert page.locator("#c-history tr.bad").count() == 1
+    assert page.text_content("#c-count") == "0"
+    # undo with the keyboard: the alert's button has the focus
+    assert page.evaluate("document.activeElement.id") == "c-undo-now"
+    page.keyboard.press("Enter")
+    alert.wait_for(state="hidden")
+    assert _wait_turn(page, 2) == second
+    assert page.locator("#c-history tr").count() == 1 and page.locator("#c-history tr.bad").count() == 0
+    # and the game goes on to the end for a secret that fits the first answer
+    cands = game.candidates(game.parse_history([f"{first} 0.0"]))
+    secret = game.format_code(int(cands[len(cands) // 2]))
+    turns = [(first, "0.0")]
+    guess = second
+    while True:
+        response = _score(game, guess, secret)
+        turns.append((guess, response))
+        _answer(page, response)
+        if guess == secret:
+            break
+        guess = _wait_turn(page, len(turns) + 1)
+    page.wait_for_selector("#c-done:not([hidden])")
+    assert secret in (page.text_content("#c-done") or "")
+
+
+@pytest.mark.parametrize("preset", ["bulls-cows", "mastermind"])
+def test_person_guesses_a_whole_game_with_hints(page: Any, live: LiveServer, preset: str) -> None:
+    game = Game.from_spec(preset)
+    bodies: list[str] = []
+    page.on("response", lambda r: bodies.append(r.text()) if "/v1/matches" in r.url else None)
+    _choose(page, preset)
+    page.click("#tab-person")
+    page.click("#p-new")
+    page.wait_for_selector("#p-form:not([hidden])")
+    assert page.text_content("#p-count") == str(game.size)
+    n = 0
+    while page.locator("#p-done").is_hidden():
+        page.click("#p-hint")
+        page.wait_for_selector("#p-hint-text:not([hidden])")
+        hint = re.search(r"try (\S+) ", page.text_content("#p-hint-text") or "")
+        assert hint is not None
+        page.fill("#p-input", hint.group(1))
+        page.press("#p-input", "Enter")  # the keyboard submits
+        n += 1
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#p-history tr').length === n"
+            " && !document.querySelector('#p-history tr:last-child td:last-child').textContent.includes('…')", arg=n)
+        assert n < 10
+    rows = page.locator("#p-history tr")
+    turns = [(rows.nth(i).locator("td").nth(1).text_content() or "",
+              f"{rows.nth(i).locator('td').nth(2).text_content()}.{rows.nth(i).locator('td').nth(3).text_content()}")
+             for i in range(n)]
+    # the candidates left after each guess are the solver's count for that history
+    for i in range(n - 1):
+        assert rows.nth(i).locator("td").nth(4).text_content() == str(_left(game, turns[: i + 1]))
+    secret = turns[-1][0]
+    assert turns[-1][1] == f"{game.positions}.0"
+    assert f"the secret is {secret}, in {n} guess" in (page.text_content("#p-done") or "")
+    # the match never sent the secret before the guess that found it (hints are the solver's own
+    # deductions, through /v1/next-move, not the match's)
+    assert len(bodies) == n + 1 and not any(secret in b for b in bodies[:-1]) and secret in bodies[-1]
+
+
+def test_the_explorer_shows_the_apis_numbers(page: Any, live: LiveServer) -> None:
+    api = live.app.test_client()
+    _choose(page, "mastermind")
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    page.select_option("#x-b", "minimax")
+    page.click("#x-show")
+    page.wait_for_selector("#x-results:not([hidden])")
+    page.wait_for_selector("#x-tree details[open]")
+    for col, strategy in ((1, "optimal-total"), (2, "minimax")):
+        stats = api.get(f"/v1/strategies/mastermind/{strategy}").json
+        for key in ("total", "worst_case", "secrets", "nodes", "first_guess"):
+            cell = page.locator(f"#x-summary tr[data-measure='{key}'] td").nth(col - 1).text_content()
+            assert cell == str(stats[key]), (strategy, key)
+        avg = page.locator("#x-summary tr[data-measure='average'] td").nth(col - 1).text_content()
+        assert avg == f"{stats['average']:.4f}"
+        bars = page.locator(f"#x-chart .bar.{'ab'[col - 1]} .count")
+        lengths = page.locator("#x-chart .bar-row").evaluate_all("rs => rs.map(r => r.dataset.length)")
+        shown = {k: int(bars.nth(i).text_content() or "0") for i, k in enumerate(lengths)}
+        assert {k: v for k, v in shown.items() if v} == stats["histogram"]
+    optimal = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
+    assert optimal == "5625"  # the solver's figure, shipped as a verified tree
+    # the tree: its root, then a branch loaded when opened
+    root = api.get("/v1/strategies/mastermind/optimal-total/tree?depth=1").json["node"]
+    assert page.locator("#x-tree > details > summary").text_content() == \
+        f"guess 1: {root['guess']} (1296 candidates)"
+    resp, child = next((r, c) for r, c in root["children"].items() if c.get("more"))
+    branch = page.locator(f"#x-tree details[data-path='{root['guess']} {resp}']")
+    branch.locator("> summary").click()
+    sub = api.get(f"/v1/strategies/mastermind/optimal-total/tree?depth=1&path={root['guess']} {resp}").json["node"]
+    expect = len(sub["children"]) + (1 if sub["hit"] else 0)
+    page.wait_for_function("(sel) => document.querySelector(sel).children.length > 1",
+                           arg=f"#x-tree details[data-path='{root['guess']} {resp}']")
+    assert branch.locator("> details, > .leaf").count() == expect
+    assert f"{resp} → guess 2: {child['guess']} ({child['candidates']} candidates)" in \
+        (branch.locator("> summary").text_content() or "")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "explorer-mastermind.png"), full_page=True)
+    assert (ARTIFACTS / "explorer-mastermind.png").stat().st_size > 10_000
+
+
+def test_api_errors_show_the_problem_detail_and_the_page_recovers(page: Any, page_log: PageLog) -> None:
+    # a real error: a game over the size limit
+    page.select_option("#preset", "custom")
+    page.fill("#positions", "10")
+    page.fill("#symbols", "10")
+    page.uncheck("#repetition")
+    page.dispatch_event("#repetition", "change")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "more than the limit" in (page.text_content("#error-detail") or "")
+    # an outage of one endpoint: the problem's detail is shown, then the page works again
+    detail = "the solver is being restarted; try again in a minute"
+
+    def outage(route: Any) -> None:
+        route.fulfill(status=503, content_type="application/problem+json",
+                      body=f'{{"type": "/problems/unavailable", "title": "Service Unavailable", "status": 503, '
+                           f'"detail": "{detail}"}}')
+
+    page.select_option("#preset", "mastermind")
+    page.wait_for_function("() => document.getElementById('game-info').textContent.includes('1296')")
+    page.route("**/v1/next-move", outage)
+    page.click("#c-new")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.text_content("#error-detail") == detail
+    page.unroute("**/v1/next-move")
+    page.click("#c-new")
+    _wait_turn(page, 1)
+    assert page.locator("#error").is_hidden()
+    # a failure while answering forgets that answer only
+    page.route("**/v1/next-move", outage)
+    _answer(page, "0.1")
+    page.wait_for_selector("#error:not([hidden])")
+    page.unroute("**/v1/next-move")
+    assert page.locator("#c-history tr").count() == 0
+    _answer(page, "0.1")
+    _wait_turn(page, 2)
+    assert page.locator("#c-history tr").count() == 1
+
+
+CONTRAST = """() => {
+  const lum = (rgb) => {
+    const [r, g, b] = rgb.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number).map((v) => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const bg = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c && !c.endsWith(", 0)") && c !== "transparent") return c;
+    }
+    return "rgb(255, 255, 255)";
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("h1, h2, p, label, button, th, td, summary, .muted, select, input")) {
+    if (!el.offsetParent || !el.textContent.trim() && !["SELECT", "INPUT"].includes(el.tagName)) continue;
+    if (el.disabled) continue;
+    const a = lum(getComputedStyle(el).color), b = lum(bg(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.push([el.tagName + "#" + el.id + "." + el.className, Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}"""
+
+UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea")]
+  .filter((el) => !el.labels || el.labels.length === 0).map((el) => el.id)"""
+
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@pytest.mark.parametrize("page", [{"width": 360, "height": 740}], indirect=True)
+def test_phone_width_labels_contrast_and_keyboard(page: Any, live: LiveServer) -> None:
+    _choose(page, "bulls-cows")
+    assert page.evaluate(UNLABELLED) == []
+    # tabs by keyboard: arrows move between the three modes
+    page.focus("#tab-computer")
+    for tab in ("person", "explorer", "computer"):
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.id") == f"tab-{tab}"
+        assert page.locator(f"#panel-{tab}").is_visible()
+    page.click("#c-new")
+    _wait_turn(page, 1)
+    shots = []
+    for tab in ("computer", "person", "explorer"):
+        page.click(f"#tab-{tab}")
+        if tab == "person":
+            page.click("#p-new")
+            page.wait_for_selector("#p-form:not([hidden])")
+        if tab == "explorer":
+            page.select_option("#x-a", "entropy")
+            page.click("#x-show")
+            page.wait_for_selector("#x-tree details[open]")
+        assert page.evaluate(OVERFLOW) <= 0, f"{tab}: wider than the screen"
+        low = [(what, r) for what, r in page.evaluate(CONTRAST) if r < 4.5]
+        assert not low, f"{tab}: contrast below 4.5:1: {low}"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"phone-{tab}.png"
+        page.screenshot(path=str(path), full_page=True)
+        shots.append(path)
+    assert all(p.stat().st_size > 5_000 for p in shots)
