@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIFlask, HTTPError
-from flask import Response, json
+from flask import Response, json, request
 
 PROBLEM_BASE = "/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -56,7 +56,25 @@ def _describe_validation(detail: Any) -> str:
 
 
 def init_app(app: APIFlask) -> None:
-    """Install the problem+json error processor."""
+    """Install the problem+json error processor, and document it in the OpenAPI document."""
+    app.spec_processor(document_problems)
+
+    @app.before_request
+    def _json_object_bodies() -> Response | None:
+        # APIFlask reads a body of `null` (or nothing) as "no fields given" and fills in defaults:
+        # a request must not be able to start work it did not ask for, so a JSON body that is
+        # present must be an object.
+        if request.method in ("POST", "PUT", "PATCH") and request.mimetype == "application/json":
+            raw = request.get_data(cache=True)
+            if raw.strip():
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    return None  # the framework answers malformed JSON itself
+                if not isinstance(body, dict):
+                    return problem(422, "validation-error", "Validation error",
+                                   f"body: must be a JSON object, got {type(body).__name__}")
+        return None
 
     @app.error_processor
     def _http_error(err: HTTPError) -> Response:
@@ -75,3 +93,48 @@ def init_app(app: APIFlask) -> None:
         for k, v in dict(err.headers or {}).items():
             resp.headers[k] = v
         return resp
+
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "An error (RFC 9457): `type` is stable, `detail` says what was wrong.",
+    "required": ["type", "title", "status", "detail"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+    },
+}
+
+# Responses that are not JSON, by path and method: (status, media type, schema).
+MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
+    ("/v1/positions", "get"): ("200", "application/x-ndjson", {"type": "string"}),
+    ("/metrics", "get"): ("200", "text/plain", {"type": "string"}),
+}
+
+
+def document_problems(spec: dict[str, Any] | str) -> dict[str, Any] | str:
+    """Say in the OpenAPI document what the service really sends: every error as
+    ``application/problem+json`` (a ``default`` response on every operation), and the media types of
+    the responses that are not JSON, so that clients and schemathesis can check them."""
+    if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
+        return spec
+    spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+    ref = {"$ref": "#/components/schemas/Problem"}
+    for path, ops in spec.get("paths", {}).items():
+        for method, op in ops.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            responses = op["responses"]
+            for code, resp in responses.items():
+                if code[0] in "45":
+                    resp["content"] = {PROBLEM_JSON: {"schema": ref}}
+            responses.setdefault("default", {"description": "An error (problem+json)",
+                                             "content": {PROBLEM_JSON: {"schema": ref}}})
+            media = MEDIA.get((path, method))
+            if media is not None:
+                status, mime, schema = media
+                responses.setdefault(status, {"description": "Successful response"})["content"] = {
+                    mime: {"schema": schema}}
+    return spec

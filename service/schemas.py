@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class GameSpec(BaseModel):
     """A game given by its parameters instead of a preset name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     positions: int = Field(ge=1, le=15, description="Places in a code.")
     symbols: int = Field(ge=1, le=62, description="Symbols available.")
     repetition: bool = Field(description="Whether a code may repeat a symbol.")
@@ -20,8 +20,8 @@ class GameSpec(BaseModel):
 class TurnIn(BaseModel):
     """One turn of a history."""
 
-    model_config = ConfigDict(extra="forbid")
-    guess: str = Field(max_length=15)
+    model_config = ConfigDict(extra="forbid", strict=True)
+    guess: str = Field(min_length=1, max_length=15)
     bulls: int = Field(ge=0, le=15)
     cows: int = Field(ge=0, le=15)
 
@@ -38,7 +38,7 @@ STRATEGIES = Literal["optimal-total", "optimal-kmovers", "minimax", "most-parts"
 class NextMoveIn(BaseModel):
     """Ask for the next guess."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
     history: list[HistoryItem] = Field(default_factory=list, max_length=64)
     strategy: STRATEGIES = "optimal-total"
@@ -72,7 +72,7 @@ class NextMoveOut(BaseModel):
 class PositionQuestion(BaseModel):
     """A position and the criterion to solve it under (shared by ``/v1/solve`` and ``/v1/jobs``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
     history: list[HistoryItem] = Field(default_factory=list, max_length=64)
     criterion: Literal["total", "kmovers"] = "total"
@@ -202,7 +202,7 @@ class GameOut(BaseModel):
 class MatchIn(BaseModel):
     """Start a match: the service picks a secret for the caller to find."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
 
 
@@ -216,9 +216,9 @@ class MatchOut(BaseModel):
 class MatchGuessIn(BaseModel):
     """Score a guess against a match's secret."""
 
-    model_config = ConfigDict(extra="forbid")
-    token: str = Field(max_length=1000)
-    guess: str = Field(max_length=15)
+    model_config = ConfigDict(extra="forbid", strict=True)
+    token: str = Field(min_length=1, max_length=1000)
+    guess: str = Field(min_length=1, max_length=15)
 
 
 class MatchGuessOut(BaseModel):
@@ -233,8 +233,8 @@ class MatchGuessOut(BaseModel):
 class MatchRevealIn(BaseModel):
     """Give up: show the secret."""
 
-    model_config = ConfigDict(extra="forbid")
-    token: str = Field(max_length=1000)
+    model_config = ConfigDict(extra="forbid", strict=True)
+    token: str = Field(min_length=1, max_length=1000)
 
 
 class MatchRevealOut(BaseModel):

@@ -44,7 +44,13 @@ INF: int = int(sk.INF)
 """The kernel's "no strategy fits" value."""
 """Criterion names and the kernel's identifiers."""
 
-MAX_PLY = 48
+MAX_PLY = 64
+
+
+class SearchTooDeepError(SolverError):
+    """A search needed more plies than its workspace holds (only conceivable in very big games)."""
+
+    slug = "search-too-deep"
 
 
 class InvalidSearchError(SolverError):
@@ -237,12 +243,16 @@ class Searcher:
         self._capacity = table_capacity
         self._threshold = export_threshold
         n = game.size
-        self._ws_keys = np.zeros((MAX_PLY, n), dtype=np.int64)
-        self._ws_parts = np.zeros((MAX_PLY, n), dtype=np.int32)
-        self._ws_buf = np.zeros((MAX_PLY, n), dtype=np.uint8)
-        self._ws_inset = np.zeros((MAX_PLY, n), dtype=np.uint8)
-        self._ws_pool = np.zeros((MAX_PLY, n), dtype=np.int32)
-        self._ws_best = np.zeros(MAX_PLY + 1, dtype=np.int64)
+        # Each ply of the search removes at least one code (guesses that do not split are never
+        # tried), so n + 1 plies always suffice (every one-position game); bigger games get MAX_PLY,
+        # far beyond any strategy's depth, and the kernel stops rather than write past it.
+        plies = min(n + 1, MAX_PLY)
+        self._ws_keys = np.zeros((plies, n), dtype=np.int64)
+        self._ws_parts = np.zeros((plies, n), dtype=np.int32)
+        self._ws_buf = np.zeros((plies, n), dtype=np.uint8)
+        self._ws_inset = np.zeros((plies, n), dtype=np.uint8)
+        self._ws_pool = np.zeros((plies, n), dtype=np.int32)
+        self._ws_best = np.zeros(plies + 1, dtype=np.int64)
         self._log2n, self._lnn = _nlogn(n)
         self.stats = np.zeros(10, dtype=np.int64)
         self._node_cap = 0
@@ -253,8 +263,8 @@ class Searcher:
         """Called with (guesses tried, guesses to try) while the root is searched."""
         self._stamp = np.zeros(1, dtype=np.int64)
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
-        self._ws_hkey = np.zeros((MAX_PLY, hsize), dtype=np.uint64)
-        self._ws_hstamp = np.full((MAX_PLY, hsize), -1, dtype=np.int64)
+        self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
+        self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
 
     def lower_bound(self, size: int, turn: int, k: int | None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
@@ -365,6 +375,11 @@ class Searcher:
             tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
             self._ws_hkey, self._ws_hstamp,
         )
+        if self.stats[8]:
+            self.stats[8] = 0
+            raise SearchTooDeepError(
+                f"this position needs a search deeper than {self._ws_keys.shape[0]} guesses, more than "
+                "the solver's workspace holds")
         return int(value), int(self._ws_best[0])
 
     def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:

@@ -34,7 +34,8 @@ Parameters (``prm``, int64):
 
 Statistics (``stats``, int64): 0 nodes, 1 table hits, 2 table stores, 3 fast estimates,
 4 logged entries dropped for lack of room, 5 aborted, 6 stop requested (set by another thread while the
-kernel runs: the search kernel releases the GIL, so a watcher can ask a long search to stop).
+kernel runs: the search kernel releases the GIL, so a watcher can ask a long search to stop),
+8 the search went deeper than its workspace (it stops, aborted, instead of writing past it).
 """
 
 from __future__ import annotations
@@ -346,6 +347,10 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         if crit == 0:
             return np.int64(3)
         return np.int64(1) if m == 2 else np.int64(0)
+    if ply >= ws_keys.shape[0]:  # deeper than the workspace: stop, flagged (never write past it)
+        stats[5] = 1
+        stats[8] = 1
+        return INF
     mm = m if m < mmax else mmax
     child_m = m - 1 if m < mmax else mmax
     lb_node = lb_tab[mm, n]

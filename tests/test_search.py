@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.game import Game
-from solver.search import InvalidSearchError, Searcher, SolveOptions, optimal_tree
+from solver.search import InvalidSearchError, Searcher, SearchTooDeepError, SolveOptions, optimal_tree
 from tests import reference
 from tests.test_game import games
 
@@ -294,3 +294,22 @@ def test_request_stop_interrupts_a_running_search(bulls_cows: Game) -> None:
     s.clear_stop()
     small = s.solve(bulls_cows.parse_history("0123 0.0, 4567 0.4"))
     assert small.exact
+
+
+@pytest.mark.parametrize("symbols", [47, 55, 62])
+def test_deep_searches_of_one_position_games(symbols: int) -> None:
+    """Found by fuzzing the service: a one-position game with many symbols is searched one code per
+    ply, deeper than the workspace once was (a segfault).  Its optimum is 1 + 2 + ... + s."""
+    for rep in (False, True):
+        result = Searcher(Game(1, symbols, rep), SolveOptions("total")).solve()
+        assert result.value == symbols * (symbols + 1) // 2 and result.exact
+
+
+def test_a_search_deeper_than_its_workspace_stops_with_an_error() -> None:
+    s = Searcher(Game(1, 12, False), SolveOptions("total"))
+    for name in ("_ws_keys", "_ws_parts", "_ws_buf", "_ws_inset", "_ws_pool", "_ws_hkey", "_ws_hstamp"):
+        setattr(s, name, getattr(s, name)[:4].copy())
+    with pytest.raises(SearchTooDeepError, match="deeper than 4 guesses"):
+        s.solve()
+    s2 = Searcher(Game(1, 12, False), SolveOptions("total"))
+    assert s2.solve().value == 78  # a full workspace: fine

@@ -51,10 +51,11 @@ def test_a_match_scores_guesses_without_revealing_its_secret(client: FlaskClient
 
 def test_bad_match_requests_get_problems(client: FlaskClient) -> None:
     token = client.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
-    for bad in (token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB"), "not-a-token", ""):
+    for bad in (token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB"), "not-a-token"):
         r = client.post("/v1/matches/guess", json={"token": bad, "guess": "0123"})
         assert r.status_code == 400 and r.json["type"] == "/problems/invalid-match-token"
         assert r.mimetype == "application/problem+json"
+    assert client.post("/v1/matches/guess", json={"token": "", "guess": "0123"}).status_code == 422
     r = client.post("/v1/matches/guess", json={"token": token, "guess": "0012"})
     assert r.status_code == 400 and r.json["type"] == "/problems/invalid-code"
     r = client.post("/v1/matches/guess", json={"token": token})

@@ -112,9 +112,9 @@ def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
     assert optimal["total"] == 5626
     r = client.get("/v1/strategies/mastermind/knuth")
     assert r.status_code == 404 and r.json["type"] == "/problems/unknown-strategy"
-    r = client.get("/v1/strategies/bulls-cows/optimal-total")
+    r = client.get("/v1/strategies/4,9,0/optimal-total")  # 3024 codes, and no shipped tree
     assert r.status_code == 422 and r.json["type"] == "/problems/strategy-too-expensive"
-    r = client.get("/v1/strategies/mastermind/optimal-kmovers")
+    r = client.get("/v1/strategies/3,4,1/optimal-kmovers")  # k-movers needs its k (none shipped)
     assert r.status_code == 400 and r.json["type"] == "/problems/invalid-search-parameters"
 
 
