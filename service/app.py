@@ -55,6 +55,9 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     from service.store.jobs import JobStore
 
     app.extensions["bullscows_jobs"] = JobStore(database)
+    from service.store.tokens import TokenStore
+
+    app.extensions["bullscows_tokens"] = TokenStore(database)
     from service.trees import TreeLibrary
 
     app.extensions["bullscows_trees"] = TreeLibrary()
@@ -71,6 +74,14 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.register_blueprint(jobs.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(web.bp)
+    from service import limits
+
+    limits.init_app(app, settings)
+    if settings.trusted_proxies:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     metrics.init_app(app)
     logs.init_app(app)
     _register_solver_errors(app)

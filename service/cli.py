@@ -7,10 +7,11 @@ input are printed as one ``error:`` line on stderr with exit status 2; nothing e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(2)
 
@@ -447,6 +448,69 @@ def jobs_cancel(job_id: str, url: str | None) -> None:
     if not changed:
         _fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
     click.echo(f"job {job_id} cancelled")
+
+
+@main.group("tokens")
+def tokens_group() -> None:
+    """Bearer tokens for writes: 'import' (POST /v1/positions), 'jobs' (beyond the free budget)."""
+
+
+@contextlib.contextmanager
+def _token_store(url: str | None) -> Iterator[Any]:
+    """The token store of ``url``, its connections closed afterwards."""
+    from service.store.db import Database
+    from service.store.tokens import TokenStore
+
+    db = Database(_database_url(url))
+    try:
+        yield TokenStore(db)
+    finally:
+        db.dispose()
+
+
+@tokens_group.command("create")
+@click.argument("name")
+@click.option("--scope", "scopes", multiple=True, type=click.Choice(["import", "jobs"]), required=True,
+              help="What the token allows (repeat for both).")
+@_url_option
+def tokens_create(name: str, scopes: tuple[str, ...], url: str | None) -> None:
+    """Make a token and print it once: only its SHA-256 is stored."""
+    from service.store.tokens import TokenError
+
+    try:
+        with _token_store(url) as store:
+            info, token = store.create(name, list(scopes))
+    except TokenError as exc:
+        _fail(str(exc))
+    click.echo(token)
+    click.echo(f"token {info.name!r} ({', '.join(sorted(info.scopes))}) made; it is shown only now", err=True)
+
+
+@tokens_group.command("list")
+@_url_option
+def tokens_list(url: str | None) -> None:
+    """Tokens by name, with scopes and use (never the tokens themselves)."""
+    with _token_store(url) as store:
+        tokens = store.list()
+    for t in tokens:
+        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+        used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+        click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
+
+
+@tokens_group.command("revoke")
+@click.argument("name")
+@_url_option
+def tokens_revoke(name: str, url: str | None) -> None:
+    """Revoke a token at once (every process checks the table on each request)."""
+    from service.store.tokens import TokenError
+
+    try:
+        with _token_store(url) as store:
+            store.revoke(name)
+    except TokenError as exc:
+        _fail(str(exc))
+    click.echo(f"token {name!r} revoked")
 
 
 @main.command("worker")

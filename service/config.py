@@ -36,8 +36,18 @@ class Settings(BaseSettings):
     shares clients.  None = a random key kept in ``secret.key`` in the instance folder."""
     match_ttl_s: int = 7 * 24 * 3600
     """How long a match token stays valid."""
-    import_tokens: list[str] = Field(default_factory=list)
-    """Bearer tokens allowed to import positions."""
+    import_verify_max_codes: int = 64
+    """Imported entries of at most this many codes are searched again before they are stored."""
+    free_jobs: int = 2
+    """Jobs a client without a 'jobs' token may have queued or running at once."""
+    rate_limit_storage: str = "memory://"
+    """Where rate-limit counters live: ``memory://`` (per process) or e.g. ``redis://host:6379`` (shared)."""
+    rate_limit_expensive: str = "60/minute"
+    """Per client: solves, job submissions, strategy trees, imports, match starts."""
+    rate_limit_moves: str = "1200/minute"
+    """Per client: next moves and match guesses."""
+    trusted_proxies: int = 0
+    """Reverse proxies in front of the service whose X-Forwarded-For is believed (0 = none)."""
     table_capacity: int = 1 << 20
     """Slots of each in-memory transposition table."""
     export_threshold: int = 64

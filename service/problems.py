@@ -36,6 +36,14 @@ def problem(status: int, slug: str, title: str, detail: str, **extra: Any) -> Re
     return Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
 
 
+class ProblemException(Exception):
+    """Raise from anywhere in a request to answer with this problem response."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
 def _describe_validation(detail: Any) -> str:
     """One readable sentence from APIFlask's nested validation detail."""
     parts: list[str] = []
@@ -58,6 +66,7 @@ def _describe_validation(detail: Any) -> str:
 def init_app(app: APIFlask) -> None:
     """Install the problem+json error processor, and document it in the OpenAPI document."""
     app.spec_processor(document_problems)
+    app.register_error_handler(ProblemException, lambda exc: exc.response)
 
     @app.before_request
     def _json_object_bodies() -> Response | None:

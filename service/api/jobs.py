@@ -12,11 +12,11 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app, json, request, url_for
 
-from service import engine
+from service import auth, engine
 from service.config import Settings
 from service.jobs import manage
 from service.jobs.plan import JobRequest
-from service.problems import problem
+from service.problems import ProblemException, problem
 from service.schemas import JobIn, JobList, JobOut
 from service.store.jobs import JobStore
 from service.store.models import Job
@@ -45,7 +45,14 @@ def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float
     options.validate(game, len(history) + 1)
     require_response_table(game)  # refused now rather than failing at planning
     jobs = store()
-    job, created = jobs.submit(JobRequest.of(game, history, options), "http")
+    req = JobRequest.of(game, history, options)
+    client = auth.client_id()
+    settings: Settings = current_app.config["SETTINGS"]
+    if jobs.find(req) is None and auth.token_for("jobs") is None and jobs.active_count(client) >= settings.free_jobs:
+        raise ProblemException(auth.unauthorized(
+            f"this client already has {settings.free_jobs} jobs queued or running, the free budget; "
+            "wait for them to finish, or send a bearer token with the 'jobs' scope"))
+    job, created = jobs.submit(req, client)
     from service.metrics import record_job
 
     record_job("submitted" if created else "reused")

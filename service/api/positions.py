@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import orjson
 from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
+from service import auth
 from service.problems import problem
 from service.store.positions import PositionStore
 from solver.errors import SolverError
 from solver.game import Game
-from solver.search import CRITERIA, lower_bound_tables
+from solver.search import CRITERIA, INF, Searcher, SolveOptions, lower_bound_tables
 from solver.table import MMAX, Entry, TableKey
 
 bp = APIBlueprint("positions", __name__, tag="positions", url_prefix="/v1")
@@ -94,6 +95,15 @@ def _entry_of(obj: Any, games: dict[str, Game]) -> Entry:
             raise ImportError_(f"{k} must be null or an integer below {MMAX}")
     if not all(isinstance(obj[k], bool) for k in ("heuristic", "from_set_only", "exact")):
         raise ImportError_("heuristic, from_set_only and exact must be booleans")
+    k = obj["max_guesses"]
+    expected_m = MMAX if k is None else k - obj["turn"] + 1
+    if obj["m"] != expected_m:
+        raise ImportError_(f"m {obj['m']} does not match max_guesses {k} at turn {obj['turn']} "
+                           f"(guesses left: {expected_m})")
+    if obj["criterion"] == "kmovers" and k is None:
+        raise ImportError_("a kmovers entry needs max_guesses")
+    if obj["heuristic"] != (obj["mde"] is not None and not obj["from_set_only"]):
+        raise ImportError_("heuristic must be true exactly when mde is set and from_set_only is false")
     try:
         bits = base64.b64decode(str(obj["bitset"]), validate=True)
         codes = Entry.codes_from_bitset(bits, game.size)
@@ -119,6 +129,28 @@ def _entry_of(obj: Any, games: dict[str, Game]) -> Entry:
     return Entry(key, codes, obj["m"], obj["turn"], obj["exact"], value, best, obj["cost"])
 
 
+def _reverify(entries: list[Entry], numbers: list[int], max_codes: int) -> str | None:
+    """Search every small entry again from scratch (no table shared with anyone) and compare: an
+    exact value must be the value, a bound must not exceed it.  What cannot be re-searched cheaply
+    is kept only within its provable range (checked line by line).  Returns what is wrong, if any."""
+    searchers: dict[TableKey, Searcher] = {}
+    for number, e in zip(numbers, entries, strict=True):
+        if len(e.codes) > max_codes or (e.value is None and not e.exact):
+            continue
+        s = searchers.get(e.key)
+        if s is None:
+            k = e.key
+            s = searchers[k] = Searcher(Game.from_spec(k.game), SolveOptions(k.criterion, k.max_guesses, None, k.mde,
+                                                                              k.from_set_only), table_capacity=1 << 14)
+        got, _ = s.best_guess_at(np.array(e.codes, dtype=np.int32), e.turn)
+        true = None if got >= INF else int(got)
+        if e.exact and e.value != true:
+            return f"line {number}: re-searched, this set's value is {true}, not {e.value}"
+        if not e.exact and e.value is not None and true is not None and e.value > true:
+            return f"line {number}: re-searched, this set's value is {true}, below the claimed bound {e.value}"
+    return None
+
+
 _BOUNDS: dict[str, Any] = {}
 
 
@@ -128,37 +160,30 @@ def _bounds(game: Game) -> Any:
     return _BOUNDS[game.spec]
 
 
-def _authorised() -> str | None:
-    """The label of the bearer token presented, or None."""
-    header = request.headers.get("Authorization", "")
-    if not header.startswith("Bearer "):
-        return None
-    presented = header[len("Bearer "):].encode()
-    for i, token in enumerate(current_app.config["SETTINGS"].import_tokens):
-        if hmac.compare_digest(presented, token.encode()):
-            return f"token{i}"
-    return None
-
-
 @bp.post("/positions")
 @bp.doc(responses={401: "no or wrong bearer token", 422: "a line is invalid; nothing was stored"})
 def import_positions() -> Any:
     """Import positions (NDJSON, the export's format); requires a bearer token."""
-    label = _authorised()
-    if label is None:
-        resp = problem(401, "unauthorized", "Unauthorized", "importing positions needs a valid bearer token")
-        resp.headers["WWW-Authenticate"] = 'Bearer realm="bullscows"'
-        return resp
+    token = auth.token_for("import")
+    if token is None:
+        return auth.unauthorized("importing positions needs a valid bearer token with the 'import' scope")
+    label = token.name
     entries: list[Entry] = []
+    numbers: list[int] = []
     games: dict[str, Game] = {}
     for number, raw in enumerate(request.get_data().splitlines(), start=1):
         if not raw.strip():
             continue
         try:
             entries.append(_entry_of(orjson.loads(raw), games))
+            numbers.append(number)
         except orjson.JSONDecodeError:
             return problem(422, "invalid-import", "Invalid import", f"line {number}: not valid JSON; nothing stored")
         except ImportError_ as exc:
             return problem(422, "invalid-import", "Invalid import", f"line {number}: {exc}; nothing stored")
+    settings = current_app.config["SETTINGS"]
+    wrong = _reverify(entries, numbers, settings.import_verify_max_codes)
+    if wrong is not None:
+        return problem(422, "invalid-import", "Invalid import", f"{wrong}; nothing stored")
     stored = _store().save_entries(entries, source=f"import:{label}")
     return {"imported": stored}

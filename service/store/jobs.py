@@ -78,6 +78,13 @@ class JobStore:
             return existing, False
         return job, True
 
+    def active_count(self, submitted_by: str) -> int:
+        """Jobs of this submitter still queued, planning or running (the free budget counts them)."""
+        with self.db.session() as s:
+            n = s.scalar(select(func.count()).select_from(Job)
+                         .where(Job.submitted_by == submitted_by[:64], Job.status.in_(ACTIVE)))
+            return int(n or 0)
+
     def find(self, req: JobRequest) -> Job | None:
         """The newest active or finished job asking ``req`` (not failed or cancelled ones)."""
         with self.db.session() as s:

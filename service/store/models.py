@@ -101,7 +101,8 @@ class Job(Base):
     """
 
     __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_status", "status"), Index("ix_jobs_request_hash", "request_hash"))
+    __table_args__ = (Index("ix_jobs_status", "status"), Index("ix_jobs_request_hash", "request_hash"),
+                      Index("ix_jobs_submitted_by_status", "submitted_by", "status"))
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     request: Mapped[str] = mapped_column(Text)
@@ -185,3 +186,21 @@ class WorkerRow(Base):
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ApiToken(Base):
+    """A bearer token for writes.  Only its SHA-256 is stored: the token itself is shown once, when
+    it is made (``bullscows tokens create``), and a database leak does not give it away."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (UniqueConstraint("name", name="uq_api_tokens_name"),
+                      UniqueConstraint("token_hash", name="uq_api_tokens_hash"))
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    scopes: Mapped[str] = mapped_column(String(128))
+    """Comma-separated: ``import`` (POST /v1/positions), ``jobs`` (jobs beyond the free budget)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -14,7 +14,13 @@ from service.store.db import get_db
 from service.store.positions import PositionStore
 from tests.service.conftest import make_app
 
-TOKEN = "s3cret-token"
+TOKEN = ""  # set by the tapp fixture: a token made in the test database
+
+
+def import_token(application: APIFlask, name: str = "importer") -> str:
+    """A new token with the 'import' scope in that app's database."""
+    _, token = application.extensions["bullscows_tokens"].create(name, ["import"])
+    return str(token)
 
 
 def store_of(app: APIFlask) -> PositionStore:
@@ -24,7 +30,9 @@ def store_of(app: APIFlask) -> PositionStore:
 
 @pytest.fixture
 def tapp(db_url: str) -> Any:
-    application = make_app(db_url, IMPORT_TOKENS=[TOKEN])
+    global TOKEN
+    application = make_app(db_url)
+    TOKEN = import_token(application)
     yield application
     get_db(application).dispose()
 
@@ -47,14 +55,15 @@ def test_export_import_round_trip(tapp: APIFlask, db_url: str, tmp_path: Any) ->
 
     other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
     upgrade(other)
-    dst = make_app(other, IMPORT_TOKENS=[TOKEN])
+    dst = make_app(other)
+    token = import_token(dst, "mirror")
     ndjson = "\n".join(json.dumps(x) for x in lines)
-    r = dst.test_client().post("/v1/positions", data=ndjson, headers={"Authorization": f"Bearer {TOKEN}"})
+    r = dst.test_client().post("/v1/positions", data=ndjson, headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200 and r.json["imported"] == len(lines)
     again = dst.test_client().post("/v1/solve", json=body).json
     assert again["source"] == "cache"
     assert (again["value"], again["best_guess"]) == (solved["value"], solved["best_guess"])
-    assert {x["source"] for x in _export(dst.test_client())} == {"import:token0"}
+    assert {x["source"] for x in _export(dst.test_client())} == {"import:mirror"}
     get_db(dst).dispose()
 
 
@@ -63,7 +72,7 @@ def _line(**over: Any) -> str:
     bits[0] = 0b111
     base = {"game": "4,6,1", "criterion": "total", "max_guesses": None, "mde": None, "heuristic": False,
             "from_set_only": False, "bitset": base64.b64encode(bytes(bits)).decode(), "m": 64, "turn": 3,
-            "exact": True, "value": 5, "best_guess": 1, "cost": 1}
+            "exact": True, "value": 6, "best_guess": 1, "cost": 1}
     base.update(over)
     return json.dumps(base)
 
@@ -75,6 +84,12 @@ def _line(**over: Any) -> str:
      ([_line(bitset=base64.b64encode(b"\x07").decode())], "bitset"),
      ([_line(value=4)], "outside the provable range"),
      ([_line(best_guess=1296)], "is not a code"),
+     # within the provable range, but false: the small set is searched again
+     ([_line(), _line(value=5)], "line 2: re-searched, this set's value is 6, not 5"),
+     ([_line(exact=False, value=7)], "line 1: re-searched, this set's value is 6, below the claimed bound 7"),
+     ([_line(m=5)], "m 5 does not match max_guesses None"),
+     ([_line(criterion="kmovers", m=64)], "kmovers entry needs max_guesses"),
+     ([_line(mde=2)], "heuristic must be true exactly when"),
      ([_line(criterion="fastest")], "unknown criterion"),
      ([_line(), _line(m=0)], "line 2: m must be"),
      ([json.dumps({"game": "4,6,1"})], "missing fields")],

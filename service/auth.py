@@ -1,0 +1,52 @@
+"""Who is asking: a bearer token with a scope, else the client's address.
+
+Reads stay open.  Writes that change what other clients are served, or that cost real computing,
+need a token: importing positions (scope ``import``), and jobs beyond the free budget of
+``free_jobs`` active jobs per client (scope ``jobs``).  Rate limits count per token when one is
+presented, else per address.
+"""
+
+from __future__ import annotations
+
+from flask import Response, current_app, g, request
+
+from service.problems import problem
+from service.store.tokens import TokenInfo, TokenStore
+
+
+def presented() -> str | None:
+    """The bearer token of the request, if it carries one."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+def token_for(scope: str) -> TokenInfo | None:
+    """The request's token if it is valid for ``scope`` (checked once per request and scope)."""
+    cache: dict[str, TokenInfo | None] = g.setdefault("bullscows_tokens", {})
+    if scope not in cache:
+        token = presented()
+        store: TokenStore = current_app.extensions["bullscows_tokens"]
+        cache[scope] = None if token is None else store.check(token, scope)
+    return cache[scope]
+
+
+def client_id() -> str:
+    """``token:NAME`` for a request with any valid token, else ``ip:ADDRESS``.
+
+    Behind a reverse proxy, run the app with ``BULLSCOWS_TRUSTED_PROXIES`` so that the address is
+    the client's, not the proxy's (werkzeug's ProxyFix)."""
+    for scope in ("jobs", "import"):
+        info = token_for(scope) if presented() else None
+        if info is not None:
+            return f"token:{info.name}"
+    return f"ip:{request.remote_addr or 'unknown'}"
+
+
+def unauthorized(detail: str) -> Response:
+    """401 with the challenge a client needs to retry with a token."""
+    resp = problem(401, "unauthorized", "Unauthorized", detail)
+    resp.headers["WWW-Authenticate"] = 'Bearer realm="bullscows"'
+    return resp
