@@ -85,7 +85,21 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     metrics.init_app(app)
     logs.init_app(app)
     _register_solver_errors(app)
+    _register_storage_errors(app)
     return app
+
+
+def _register_storage_errors(app: APIFlask) -> None:
+    from flask import Response
+
+    from service.store.db import StorageError
+
+    @app.errorhandler(StorageError)
+    def _storage(exc: StorageError) -> Response:
+        resp = problems.problem(exc.status, exc.slug, "Storage unavailable", exc.detail)
+        if exc.retry_after is not None:
+            resp.headers["Retry-After"] = str(exc.retry_after)
+        return resp
 
 
 def _register_solver_errors(app: APIFlask) -> None:

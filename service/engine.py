@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import structlog
 
 from service.config import Settings
 from service.schemas import GameSpec, TurnIn
+from service.store.db import StorageError
 from service.store.positions import PositionStore
 from solver import kernels
 from solver.errors import SolverError
@@ -218,7 +220,10 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, 
         exported = [e for t in searcher.tables for e in t.export()]
     complete = not aborted
     entries = exported + (_entries_of(result, game, history, options, cands) if complete and guess is None else [])
-    pool.store.save_entries(entries, source="search")
+    try:
+        pool.store.save_entries(entries, source="search")
+    except StorageError as exc:  # the answer stands; only its caching is lost
+        structlog.get_logger().warning("positions not cached", reason=exc.detail, entries=len(entries))
     record_solve("search", result.nodes)
     return result, "search", complete
 

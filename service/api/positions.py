@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,10 +51,13 @@ def export_positions() -> Response:
     if criterion is not None and criterion not in CRITERIA:
         return problem(400, "invalid-criterion", "Bad criterion filter",
                        f"criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
-    store = _store()
+    rows = _store().iter_rows(game, criterion)
+    first = next(rows, None)  # a database that is away fails here (503), not in the middle of the stream
 
     def lines() -> Iterator[bytes]:
-        for row in store.iter_rows(game, criterion):
+        if first is None:
+            return
+        for row in itertools.chain([first], rows):
             yield orjson.dumps({
                 "game": row.game, "criterion": row.criterion,
                 "max_guesses": None if row.max_guesses < 0 else row.max_guesses,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 EXTENSION = "bullscows_db"
@@ -35,7 +36,40 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    # pre-ping: connections broken while the server was away are replaced, so the service recovers
+    # by itself when it comes back; a short connect timeout fails fast while it is away.
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
+                         connect_args={"connect_timeout": 5})
+
+
+class StorageError(Exception):
+    """The database cannot do what was asked right now: unreachable, read-only, full or busy.
+
+    Carries the HTTP status and problem slug the service answers with; the request is refused
+    whole (its transaction rolled back), so nothing is half-written."""
+
+    def __init__(self, status: int, slug: str, detail: str, retry_after: int | None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.slug = slug
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+def storage_error(exc: Exception) -> StorageError:
+    """What a driver error means for the client (messages of sqlite3 and psycopg)."""
+    text_ = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    low = text_.lower()
+    if "readonly" in low or "read-only" in low or "read only" in low:
+        return StorageError(503, "database-read-only", f"the database refuses writes ({text_}); reads still work, "
+                            "writes need the database (or its file and folder) to be writable", None)
+    if "disk is full" in low or "no space left" in low or "database or disk is full" in low:
+        return StorageError(507, "storage-full", f"the database has no room left ({text_}); nothing was stored",
+                            None)
+    if "locked" in low or "busy" in low:
+        return StorageError(503, "database-busy", f"the database is busy ({text_}); retry shortly", 1)
+    return StorageError(503, "database-unavailable", f"the database cannot be reached ({text_}); nothing was "
+                        "stored; retry shortly", 5)
 
 
 class Database:
@@ -53,11 +87,15 @@ class Database:
         try:
             yield session
             session.commit()
-        except BaseException:
-            session.rollback()
+        except BaseException as exc:
+            with suppress(Exception):  # the connection itself may be gone; the server drops the transaction
+                session.rollback()
+            if isinstance(exc, (OperationalError, InterfaceError)):
+                raise storage_error(exc) from exc
             raise
         finally:
-            session.close()
+            with suppress(Exception):
+                session.close()
 
     def ping(self) -> bool:
         """Whether the database answers (and has the schema)."""
