@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     shares clients.  None = a random key kept in ``secret.key`` in the instance folder."""
     match_ttl_s: int = 7 * 24 * 3600
     """How long a match token stays valid."""
+    tree_max_codes: int = 6_000
+    """Largest game whose one-step strategy tree a request may build (Bulls-and-Cows: about 1 s)."""
     import_verify_max_codes: int = 64
     """Imported entries of at most this many codes are searched again before they are stored."""
     free_jobs: int = 2

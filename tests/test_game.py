@@ -224,3 +224,61 @@ def test_possible_responses_of_the_presets(bulls_cows: Game, mastermind: Game) -
     for game in (bulls_cows, mastermind, Game(5, 3, True), Game(5, 6, False)):  # every pair, via the table
         table = game.arrays(table=True).table
         assert game.possible_responses() == [int(r) for r in np.unique(table)]
+
+
+# -- the parsers: any text gives a valid value or the parser's own error, never anything else ---
+
+_TEXT = st.text(alphabet=st.sampled_from("0123456789abcAB .,;:/+()-\t\n"), max_size=40) | st.text(max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(games(max_codes=400), _TEXT)
+def test_parse_code_of_any_text(game: Game, text: str) -> None:
+    try:
+        code = game.parse_code(text)
+    except InvalidCodeError:
+        return
+    assert 0 <= code < game.size
+    assert game.parse_code(game.format_code(code)) == code
+
+
+@settings(max_examples=300, deadline=None)
+@given(games(max_codes=400), _TEXT)
+def test_parse_response_of_any_text(game: Game, text: str) -> None:
+    try:
+        r = game.parse_response(text)
+    except InvalidResponseError:
+        return
+    assert game.encode_response(*game.bulls_cows(r)) == r
+    assert game.parse_response(game.format_response(r)) == r
+
+
+@settings(max_examples=300, deadline=None)
+@given(games(max_codes=400), _TEXT)
+def test_parse_history_of_any_text(game: Game, text: str) -> None:
+    try:
+        turns = game.parse_history(text)
+    except (InvalidCodeError, InvalidResponseError):
+        return
+    assert game.parse_history(", ".join(game.format_turn(t) for t in turns)) == turns
+
+
+@settings(max_examples=100, deadline=None)
+@given(games(max_codes=400), st.data())
+def test_histories_round_trip(game: Game, data: st.DataObject) -> None:
+    n = data.draw(st.integers(0, 4))
+    turns = [Turn(data.draw(st.integers(0, game.size - 1)), data.draw(st.sampled_from(game.possible_responses())))
+             for _ in range(n)]
+    text = " + ".join(f"{game.format_code(t.guess)}({t.response // (game.positions + 1)},"
+                      f"{t.response % (game.positions + 1)})" for t in turns)  # the article's notation
+    assert game.parse_history(text) == turns
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30) | st.from_regex(r"\A\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,2}\s*\Z"))
+def test_game_specs_of_any_text(text: str) -> None:
+    try:
+        game = Game.from_spec(text, max_codes=100_000)
+    except SolverError:
+        return
+    assert Game.from_spec(game.spec) == game and game.size <= 100_000

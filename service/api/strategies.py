@@ -56,6 +56,10 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
     elif text is not None:
         tree = from_compact(text)
     elif strategy in STRATEGIES:
+        if game.size > settings.tree_max_codes:
+            return problem(422, "strategy-too-expensive", "Too expensive",
+                           f"building the {strategy} tree of game {game.spec} ({game.size} codes) takes too long "
+                           f"for a request; trees are built for games of at most {settings.tree_max_codes} codes")
         tree = build_tree(game, strategy_chooser(game, get_strategy(strategy)), first=first_code, strategy=strategy)
     elif strategy in ("optimal-total", "optimal-kmovers"):
         if game.size > STRATEGY_MAX_CODES:

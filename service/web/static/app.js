@@ -526,11 +526,14 @@ function selectTab(tab) {
 
 async function gameChanged() {
   $("custom").hidden = $("preset").value !== "custom";
-  $("c-play").hidden = true;
-  $("p-form").hidden = true;
-  $("x-results").hidden = true;
+  for (const id of ["c-play", "c-done", "c-contradiction", "p-form", "p-done", "p-hint-text", "x-results"]) {
+    $(id).hidden = true;
+  }
+  $("c-candidates").replaceChildren();
   computer.turns = [];
   computer.done = false;
+  computer.bad = false;
+  computer.guess = null;
   computer.render();
   person.token = null;
   person.turns = [];
