@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from service.store.db import Database
+from service.store.db import Database, StorageError
 from service.store.models import ApiToken
 
 SCOPES = ("import", "jobs")
@@ -81,9 +82,11 @@ class TokenStore:
             if row is None or not hmac.compare_digest(row.token_hash, presented) or row.revoked_at is not None:
                 return None
             info = _info(row)
-            if scope not in info.scopes:
-                return None
-            s.execute(update(ApiToken).where(ApiToken.id == row.id).values(last_used_at=datetime.now(UTC)))
+            row_id = row.id
+        if scope not in info.scopes:
+            return None
+        with suppress(StorageError), self.db.session() as s:  # bookkeeping: a read-only database may refuse it
+            s.execute(update(ApiToken).where(ApiToken.id == row_id).values(last_used_at=datetime.now(UTC)))
         return info
 
     def list(self) -> list[TokenInfo]:

@@ -24,6 +24,7 @@ from schemathesis import checks
 
 from service.app import create_app
 from service.migrate import upgrade
+from tests.service.conftest import NO_LIMITS
 
 EXAMPLES = int(os.environ.get("BULLSCOWS_FUZZ_EXAMPLES", "25"))
 
@@ -34,7 +35,7 @@ def _app() -> APIFlask:
     url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bullscows-fuzz-')) / 'fuzz.sqlite3'}"
     upgrade(url)
     # small budgets: a generated request may ask for any game the limits allow
-    return create_app({"DATABASE_URL": url, "SECRET_KEY": "fuzz", "MAX_TIME_BUDGET_MS": 200,
+    return create_app({"DATABASE_URL": url, **NO_LIMITS, "SECRET_KEY": "fuzz", "MAX_TIME_BUDGET_MS": 200,
                        "DEFAULT_TIME_BUDGET_MS": 100, "SOLVE_WAIT_MS": 0, "MAX_WAIT_MS": 100})
 
 

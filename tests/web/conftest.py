@@ -15,6 +15,7 @@ from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.migrate import upgrade
+from tests.service.conftest import NO_LIMITS
 
 CHROMIUM = os.environ.get("BULLSCOWS_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -47,7 +48,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("web")
     url = f"sqlite:///{folder / 'web.sqlite3'}"
     upgrade(url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "test-key"})
+    app = create_app({"DATABASE_URL": url, **NO_LIMITS, "SECRET_KEY": "test-key"})
     with LiveServer(app) as server:
         yield server
     from service.store.db import get_db
