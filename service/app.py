@@ -43,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["JSON_SORT_KEYS"] = False
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
+    app.config["AUTO_OPERATION_ID"] = True
     app.config["INFO"] = {"description": "Solver for Bulls-and-Cows, Mastermind and their variants: next moves, "
                                          "exact solutions, a shared persistent transposition table."}
     database = store_db.init_app(app, url)

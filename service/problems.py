@@ -123,6 +123,22 @@ MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
 }
 
 
+# OpenAPI links: where an answer's fields feed the next call (clients, and schemathesis's stateful
+# runs, follow them).  (path, method, status) → {link name: (target path, target method, link)}.
+LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, Any]]]] = {
+    ("/v1/jobs", "post", "202"): {
+        "GetJob": ("/v1/jobs/{job_id}", "get", {"parameters": {"job_id": "$response.body#/id"}}),
+        "CancelJob": ("/v1/jobs/{job_id}", "delete", {"parameters": {"job_id": "$response.body#/id"}}),
+    },
+    ("/v1/solve", "post", "202"): {
+        "GetJob": ("/v1/jobs/{job_id}", "get", {"parameters": {"job_id": "$response.body#/id"}}),
+    },
+    ("/v1/matches", "post", "201"): {
+        "Reveal": ("/v1/matches/reveal", "post", {"requestBody": {"token": "$response.body#/token"}}),
+    },
+}
+
+
 def document_problems(spec: dict[str, Any] | str) -> dict[str, Any] | str:
     """Say in the OpenAPI document what the service really sends: every error as
     ``application/problem+json`` (a ``default`` response on every operation), and the media types of
@@ -141,6 +157,11 @@ def document_problems(spec: dict[str, Any] | str) -> dict[str, Any] | str:
                     resp["content"] = {PROBLEM_JSON: {"schema": ref}}
             responses.setdefault("default", {"description": "An error (problem+json)",
                                              "content": {PROBLEM_JSON: {"schema": ref}}})
+            for (lpath, lmethod, status), links in LINKS.items():
+                if (lpath, lmethod) == (path, method) and status in responses:
+                    responses[status]["links"] = {
+                        name: {"operationId": spec["paths"][tpath][tmethod].get("operationId"), **link}
+                        for name, (tpath, tmethod, link) in links.items()}
             media = MEDIA.get((path, method))
             if media is not None:
                 status, mime, schema = media

@@ -57,3 +57,16 @@ def _close_app() -> Iterator[None]:
                                  HealthCheck.function_scoped_fixture])
 def test_every_operation_conforms(case: Any) -> None:
     case.call_and_validate(excluded_checks=[checks.positive_data_acceptance])
+
+
+# Stateful: sequences of calls that follow the document's links (submit a job, then read or cancel
+# it; start a match, then reveal it), with the same checks on every answer.
+class LinkedCalls(schema.as_state_machine()):  # type: ignore[misc]
+    def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
+        case.validate_response(response, additional_checks=additional_checks, transport_kwargs=kwargs,
+                               excluded_checks=[checks.positive_data_acceptance])
+
+
+LinkedCalls.TestCase.settings = settings(max_examples=max(5, EXAMPLES // 2), stateful_step_count=4, deadline=None,
+                                         suppress_health_check=list(HealthCheck))
+TestLinkedCalls = LinkedCalls.TestCase
