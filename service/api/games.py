@@ -13,6 +13,7 @@ import base64
 import hashlib
 import os
 import secrets
+import tempfile
 from typing import Any
 
 import orjson
@@ -56,13 +57,20 @@ def _key_material(settings: Settings) -> bytes:
         pass
     os.makedirs(current_app.instance_path, exist_ok=True)
     material = secrets.token_hex(32).encode()
+    # written whole under a temporary name, then linked into place: a process that loses the race
+    # (or crashes) never leaves a half-written key for the others to read
+    fd, tmp = tempfile.mkstemp(dir=current_app.instance_path, prefix=".secret-")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process won the race: use its key
-        with open(path, "rb") as fh:
-            return fh.read()
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(material)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(material)
+        os.chmod(tmp, 0o600)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:  # another process won the race: use its key
+            with open(path, "rb") as fh:
+                return fh.read()
+    finally:
+        os.unlink(tmp)
     return material
 
 

@@ -18,8 +18,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 @bp.get("/")
 def index() -> Response:
     """The single page (its scripts and styles are under ``/static/web/``)."""
-    resp = send_from_directory(bp.static_folder or "static", "index.html", max_age=0)
-    return resp
+    return send_from_directory(bp.static_folder or "static", "index.html", max_age=0)
 
 
 @bp.after_request
