@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     """Jobs a client without a 'jobs' token may have queued or running at once."""
     rate_limit_storage: str = "memory://"
     """Where rate-limit counters live: ``memory://`` (per process) or e.g. ``redis://host:6379`` (shared)."""
+    rate_limit_prefix: str = "bullscows"
+    """Prefix of the counters' keys (several deployments on one Redis keep apart)."""
     rate_limit_expensive: str = "60/minute"
     """Per client: solves, job submissions, strategy trees, imports, match starts."""
     rate_limit_moves: str = "1200/minute"

@@ -34,7 +34,7 @@ LIMITED = {
 def init_app(app: APIFlask, settings: Settings) -> Limiter:
     """Wrap the costly endpoints of ``app`` (call after the blueprints are registered)."""
     limiter = Limiter(client_id, app=app, storage_uri=settings.rate_limit_storage, headers_enabled=False,
-                      strategy="moving-window", key_prefix="bullscows")
+                      strategy="moving-window", key_prefix=settings.rate_limit_prefix)
 
     @app.errorhandler(RateLimitExceeded)
     def _too_many(exc: RateLimitExceeded) -> Response:

@@ -3,6 +3,7 @@ limits (429 + Retry-After) — through the real app on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from click.testing import CliRunner
@@ -16,6 +17,7 @@ from tests.service.conftest import make_app
 from tests.service.test_positions_strategies import _line
 
 JOB = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5}
+REDIS_URL = os.environ.get("BULLSCOWS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def _jobs(app: Any) -> int:
@@ -95,3 +97,22 @@ def test_rate_limits_answer_429_with_retry_after(db_url: str) -> None:
     assert all(client.get("/v1/games/mastermind").status_code == 200 for _ in range(10))
     moves = [client.post("/v1/next-move", json={"game": "mastermind"}).status_code for _ in range(5)]
     assert moves == [200, 200, 200, 200, 429]
+
+
+def test_rate_limits_are_shared_through_redis(db_url: str) -> None:
+    """Two processes of one deployment (two apps here) count a client together on Redis."""
+    import uuid
+
+    prefix = f"bullscows-test-{uuid.uuid4().hex[:8]}"
+    config = {"RATE_LIMIT_STORAGE": REDIS_URL, "RATE_LIMIT_PREFIX": prefix, "RATE_LIMIT_MOVES": "4/minute"}
+    one, two = make_app(db_url, **config).test_client(), make_app(db_url, **config).test_client()
+    body = {"game": "mastermind"}
+    got = [c.post("/v1/next-move", json=body).status_code for c in (one, two, one, two, one, two)]
+    assert got == [200, 200, 200, 200, 429, 429]
+    import redis
+
+    r = redis.Redis.from_url(REDIS_URL)
+    keys = list(r.scan_iter(f"*/{prefix}/*"))  # limits names them LIMITS:LIMITER/<prefix>/…
+    assert keys
+    r.delete(*keys)
+    r.close()
