@@ -317,15 +317,22 @@ class JobStore:
         return status
 
     def requeue_stale(self, stale_after: float, max_attempts: int) -> int:
-        """Units whose worker stopped heartbeating go back to the queue (or fail past the cap)."""
+        """Units whose worker stopped heartbeating go back to the queue (or fail past the cap); those
+        of a job that has ended meanwhile are skipped (or cancelled) instead."""
         cutoff = _now() - timedelta(seconds=stale_after)
         with self.db.session() as s:
-            stale = s.execute(select(JobUnit.id, JobUnit.job_id, JobUnit.attempts)
+            stale = s.execute(select(JobUnit.id, JobUnit.job_id, JobUnit.attempts, Job.status)
+                              .join(Job, Job.id == JobUnit.job_id)
                               .where(JobUnit.status == "running", JobUnit.heartbeat_at < cutoff)).all()
             n = 0
             failed: list[tuple[int, str]] = []
-            for uid, job_id, attempts in stale:
-                new = "failed" if attempts >= max_attempts else "queued"
+            for uid, job_id, attempts, job_status in stale:
+                if job_status == "cancelled":
+                    new = "cancelled"
+                elif job_status in ("done", "failed"):
+                    new = "skipped"  # its job ended without it: nothing to run again
+                else:
+                    new = "failed" if attempts >= max_attempts else "queued"
                 res = s.execute(update(JobUnit).where(JobUnit.id == uid, JobUnit.status == "running",
                                                       JobUnit.heartbeat_at < cutoff)
                                 .values(status=new, lease=None,

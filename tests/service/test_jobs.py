@@ -183,7 +183,9 @@ def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Worke
     assert job.status == "done", job.error
     result = orjson.loads(job.result)
     assert result["value"] == mm_direct.value
-    units = jobs.units(job_id)
+    # units the dead worker held end as stale (re-queued, or skipped once the job is proven), and
+    # units the proven job no longer needs end too
+    units = _wait(lambda: _ended(jobs.units(job_id)), 60, "every unit to end")
     after = {u.id: u for u in units}
     for uid, (nodes, finished, attempts) in before.items():
         u = after[uid]
@@ -301,6 +303,25 @@ def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: py
     assert jobs.requeue_stale(0.5, 3) == 0  # warming up, yet beating
     t.join(60)
     assert report["status"] == "done"
+
+
+def test_a_stale_unit_of_an_ended_job_is_not_queued_again(db_url: str) -> None:
+    """A dead worker's unit whose job was cancelled (or proven) meanwhile must not wait in the queue
+    for ever: it ends with its job."""
+    db = Database(db_url)
+    jobs, positions = JobStore(db), PositionStore(db)
+    job_id = _submit(db_url, SolveOptions("kmovers", 6), "mastermind", "0011 1.0")
+    job = jobs.claim_for_planning("t", 60)
+    assert job is not None
+    planner = Searcher(Game.from_spec("mastermind"), SolveOptions("kmovers", 6))
+    assert manage.plan_job(jobs, positions, job, "t", planner)
+    claim = jobs.claim_units("t", 1)[0]
+    assert jobs.cancel(job_id) == ("cancelled", True)
+    time.sleep(0.6)
+    assert jobs.requeue_stale(0.5, 3) == 1
+    unit = next(u for u in jobs.units(job_id) if u.id == claim.unit_id)
+    assert unit.status == "cancelled" and unit.lease is None
+    assert not jobs.claim_units("t", 10)
 
 
 def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
