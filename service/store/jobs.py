@@ -171,6 +171,9 @@ class JobStore:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
                             .values(status="done", result=result_json, nodes=Job.nodes + nodes,
                                     finished_at=_now(), updated_at=_now()))
+            if res.rowcount:  # type: ignore[attr-defined]  # what is still queued is no longer needed
+                s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
+                          .values(status="skipped"))
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def fail_job(self, job_id: str, error: str) -> bool:
