@@ -23,26 +23,29 @@ def presented() -> str | None:
     return value.strip()
 
 
-def token_for(scope: str) -> TokenInfo | None:
-    """The request's token if it is valid for ``scope`` (checked once per request and scope)."""
-    cache: dict[str, TokenInfo | None] = g.setdefault("bullscows_tokens", {})
-    if scope not in cache:
+def _token() -> TokenInfo | None:
+    """The request's valid token, if any (looked up once per request)."""
+    if "bullscows_token" not in g:
         token = presented()
         store: TokenStore = current_app.extensions["bullscows_tokens"]
-        cache[scope] = None if token is None else store.check(token, scope)
-    return cache[scope]
+        g.bullscows_token = None if token is None else store.check(token)
+    info: TokenInfo | None = g.bullscows_token
+    return info
+
+
+def token_for(scope: str) -> TokenInfo | None:
+    """The request's token if it is valid and has ``scope``."""
+    info = _token()
+    return info if info is not None and scope in info.scopes else None
 
 
 def client_id() -> str:
-    """``token:NAME`` for a request with any valid token, else ``ip:ADDRESS``.
+    """``token:NAME`` for a request with a valid token, else ``ip:ADDRESS``.
 
     Behind a reverse proxy, run the app with ``BULLSCOWS_TRUSTED_PROXIES`` so that the address is
     the client's, not the proxy's (werkzeug's ProxyFix)."""
-    for scope in ("jobs", "import"):
-        info = token_for(scope) if presented() else None
-        if info is not None:
-            return f"token:{info.name}"
-    return f"ip:{request.remote_addr or 'unknown'}"
+    info = _token()
+    return f"token:{info.name}" if info is not None else f"ip:{request.remote_addr or 'unknown'}"
 
 
 def unauthorized(detail: str) -> Response:

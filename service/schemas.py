@@ -93,8 +93,8 @@ class SolveIn(PositionQuestion):
     wait_ms: int | None = Field(default=None, ge=0, description="How long to wait for that job before answering 202.")
 
 
-class SolveOut(BaseModel):
-    """The value of a position (same keys as ``bullscows solve --json``) and where it came from."""
+class JobResult(BaseModel):
+    """The value of a position (same keys as ``bullscows solve --json``); a finished job's answer."""
 
     value: int | None
     possible: bool
@@ -106,6 +106,11 @@ class SolveOut(BaseModel):
     candidates: int
     movers: int | None
     chain: dict[str, int | None]
+
+
+class SolveOut(JobResult):
+    """The value of a position and where it came from."""
+
     source: Literal["cache", "search", "job"]
     complete: bool = Field(description="False when the time budget ran out before the search ended.")
     job: str | None = Field(default=None, description="The job that computed the answer (source job).")
@@ -129,21 +134,6 @@ class JobProgress(BaseModel):
     best_exact: bool = Field(description="Whether best_value is proven optimal.")
     lower_bound: int | None
     eta_seconds: float | None
-
-
-class JobResult(BaseModel):
-    """The answer of a finished job (the keys of ``/v1/solve``)."""
-
-    value: int | None
-    possible: bool
-    exact: bool
-    best_guess: str | None
-    per_response: dict[str, int | None]
-    nodes: int
-    seconds: float
-    candidates: int
-    movers: int | None
-    chain: dict[str, int | None]
 
 
 class JobUnitOut(BaseModel):

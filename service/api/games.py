@@ -23,7 +23,7 @@ from flask import current_app
 
 from service import engine
 from service.config import Settings
-from service.problems import problem
+from service.problems import ProblemException, problem
 from service.schemas import GameOut, MatchGuessIn, MatchGuessOut, MatchIn, MatchOut, MatchRevealIn, MatchRevealOut
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game
@@ -82,8 +82,8 @@ def _fernet() -> Fernet:
     return f
 
 
-def _open(token: str) -> tuple[Game, int] | Any:
-    """The game and secret of a token, or the problem response saying why there are none."""
+def _open(token: str) -> tuple[Game, int]:
+    """The game and secret of a token (a 400 problem when there are none)."""
     settings: Settings = current_app.config["SETTINGS"]
     try:
         doc = orjson.loads(_fernet().decrypt(token.encode(), ttl=settings.match_ttl_s))
@@ -92,9 +92,10 @@ def _open(token: str) -> tuple[Game, int] | Any:
                     max_codes=settings.max_codes)
         secret = int(doc["secret"])
     except (InvalidToken, ValueError, KeyError, TypeError, SolverError):
-        return problem(400, "invalid-match-token", "Invalid match token",
-                       "the match token is malformed, was not issued by this service, or has expired; "
-                       "start a new match")
+        raise ProblemException(problem(
+            400, "invalid-match-token", "Invalid match token",
+            "the match token is malformed, was not issued by this service, or has expired; start a new match",
+        )) from None
     return game, secret
 
 
@@ -115,10 +116,7 @@ def new_match(body: MatchIn) -> Any:
 @bp.output(MatchGuessOut)
 def score(body: MatchGuessIn) -> Any:
     """Bulls and cows of a guess against the match's secret."""
-    opened = _open(body.token)
-    if not isinstance(opened, tuple):
-        return opened
-    game, secret = opened
+    game, secret = _open(body.token)
     guess = game.parse_code(body.guess)
     bulls, cows = game.bulls_cows(game.response(guess, secret))
     solved = guess == secret
@@ -131,8 +129,5 @@ def score(body: MatchGuessIn) -> Any:
 @bp.output(MatchRevealOut)
 def reveal(body: MatchRevealIn) -> Any:
     """Give up: the secret in clear."""
-    opened = _open(body.token)
-    if not isinstance(opened, tuple):
-        return opened
-    game, secret = opened
+    game, secret = _open(body.token)
     return {"secret": game.format_code(secret)}
