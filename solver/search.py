@@ -299,7 +299,7 @@ class Searcher:
     def _params(self, k: int | None) -> npt.NDArray[np.int64]:
         o = self.options
         crit = CRITERIA[o.criterion]
-        prm = np.zeros(14, dtype=np.int64)
+        prm = np.zeros(15, dtype=np.int64)
         prm[0] = crit
         prm[1] = o.mde if o.mde is not None else 1 << 30
         prm[2] = 0 if o.mde is None else (2 if o.from_set_only else 1)
@@ -313,6 +313,7 @@ class Searcher:
         prm[10] = self._threshold
         prm[11] = self._node_cap
         prm[12] = self.n_valid
+        prm[14] = self.game.symbols
         return prm
 
     def pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
@@ -351,9 +352,17 @@ class Searcher:
             row_of[int(c)] = i
         return pool0, pools1, lens, row_of
 
+    def called(self, history: History) -> int:
+        """Mask of the symbols guessed in ``history`` (the others are interchangeable for the kernel)."""
+        mask = 0
+        for t in history:
+            mask |= int(self.arrays.masks[t.guess])
+        return mask
+
     def _run(self, cands: CandidateSet, turn: int, k: int | None, beta: int,
-             pools: tuple[Any, ...] | None) -> tuple[int, int]:
-        """Raw kernel call: (turn-independent value, best guess)."""
+             pools: tuple[Any, ...] | None, called: int = -1) -> tuple[int, int]:
+        """Raw kernel call: (turn-independent value, best guess).  ``called``: mask of the symbols of
+        the guesses that led to ``cands`` (-1, every symbol, when the history is not known)."""
         o = self.options
         m = MMAX if k is None else k - turn + 1
         if o.criterion == "kmovers" and k is not None:
@@ -373,7 +382,7 @@ class Searcher:
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
-            self._ws_hkey, self._ws_hstamp,
+            self._ws_hkey, self._ws_hstamp, called,
         )
         if self.stats[8]:
             self.stats[8] = 0
@@ -429,7 +438,7 @@ class Searcher:
         possible = bool(value < INF)
         exact = bool(not aborted and (value < beta or value >= INF))
         if exact and possible and best >= 0 and not per:
-            per = self._per_response(cands, turn, k_used, best)
+            per = self._per_response(cands, turn, k_used, best, self.called(history))
         return SolveResult(
             value=(value + offset) if possible else None,
             possible=possible or not exact,
@@ -459,12 +468,12 @@ class Searcher:
         hybrid_root = o.mde is not None and turn > o.mde
         if len(history) > 2 or n <= self.n_valid or hybrid_root:
             pools = self.pools(history)
-            value, best = self._run(cands, turn, k, beta, pools)
+            value, best = self._run(cands, turn, k, beta, pools, self.called(history))
             return value, best, {}
         CRITERIA[o.criterion]
         m = MMAX if k is None else k - turn + 1
         if m <= 2:
-            value, best = self._run(cands, turn, k, beta, self.pools(history))
+            value, best = self._run(cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}
         order = self.guess_order(history, cands, turn, k)
         best_val, best_g = INF, -1
@@ -552,7 +561,8 @@ class Searcher:
             rest -= int(lb_part[size])
             budget = beta - acc - rest
             sub = order_parts[int(starts[r]):int(starts[r + 1])]
-            v, _ = self._run(sub, turn + 1, k, budget, self.pools([*history, Turn(guess, r)]))
+            sub_history = [*history, Turn(guess, r)]
+            v, _ = self._run(sub, turn + 1, k, budget, self.pools(sub_history), self.called(sub_history))
             if self.stats[5]:
                 return INF, per, False
             acc = min(acc + v, INF)
@@ -585,9 +595,11 @@ class Searcher:
             movers=o.max_guesses if o.criterion == "kmovers" else None,
         )
 
-    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code) -> dict[int, int | None]:
+    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code,
+                      called: int = -1) -> dict[int, int | None]:
         """Value of each response's part after ``guess``; largest parts first, and once one proves
-        impossible the others are left out (the sum is impossible anyway)."""
+        impossible the others are left out (the sum is impossible anyway).  ``called``: the symbols
+        guessed before ``guess``."""
         g = self.game
         a = self.arrays
         order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
@@ -601,7 +613,8 @@ class Searcher:
             if r == g.all_bulls:
                 out[r] = turn if crit == "total" else int(k == turn)
                 continue
-            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None)
+            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None,
+                             called | int(a.masks[guess]) if called >= 0 else -1)
             if self.stats[5]:
                 break
             out[r] = None if v >= INF else v + (size * turn if crit == "total" else 0)

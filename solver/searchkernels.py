@@ -30,6 +30,7 @@ Parameters (``prm``, int64):
 11 node limit (0 = none); past it the search aborts and stats[5] is set
 12 number of valid responses (max parts a guess can make, the winning one included)
 13 scratch: row of ``pools1`` for the root guess being searched
+14 number of symbols
 == ===============================================================================
 
 Statistics (``stats``, int64): 0 nodes, 1 table hits, 2 table stores, 3 fast estimates,
@@ -196,20 +197,66 @@ def _splits_perfectly(row, S, seen, stamp):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, stamp, fso):  # type: ignore[no-untyped-def]
+def digit_classes(S, masks, called, n_symbols):  # type: ignore[no-untyped-def]
+    """(absent, uncalled) symbol masks of a node: symbols in no candidate of ``S``, and symbols in
+    no guess so far (``called``) that some candidate holds.
+
+    Permuting the symbols of either class maps ``S`` onto itself (absent ones trivially, uncalled
+    ones because every guess so far is left unchanged), so two guesses that differ by such a
+    permutation have the same value (the article's Lemma 1; its "absent digits" and "uncalled
+    digits" cutoffs): only one of them needs scoring.
+    """
+    present = np.int64(0)
+    for i in range(S.shape[0]):
+        present |= masks[S[i]]
+    full = (np.int64(1) << np.int64(n_symbols)) - np.int64(1)
+    absent = full & ~present
+    return absent, full & ~called & present
+
+
+@njit(cache=True)
+def is_canonical(codes, g, absent, uncalled):  # type: ignore[no-untyped-def]
+    """Whether code ``g`` is the lowest-index code of its class under permutations of the
+    ``absent`` symbols and of the ``uncalled`` ones: read by position, each class's symbols must be
+    that class's smallest ones in ascending order.  Lowest index, so the guess a search keeps among
+    equals (the first of the lowest bound) is unchanged by skipping the others."""
+    ra = absent
+    ru = uncalled
+    seen = np.int64(0)
+    for k in range(codes.shape[1]):
+        bit = np.int64(1) << np.int64(codes[g, k])
+        if seen & bit:
+            continue
+        seen |= bit
+        if absent & bit:
+            if bit != (ra & -ra):
+                return False
+            ra ^= bit
+        elif uncalled & bit:
+            if bit != (ru & -ru):
+                return False
+            ru ^= bit
+    return True
+
+
+@njit(cache=True)
+def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_valid, seen, stamp, fso,
+                  absent, uncalled):  # type: ignore[no-untyped-def]
     """(guess, in_set) of the first code splitting S into singletons: candidates first, then others.
 
     ``stamp`` is a one-element array incremented per code tried (see :func:`_splits_perfectly`).
+    Other codes are tried one per symbol class (:func:`is_canonical`); a non-candidate has at most
+    ``n_valid - 1`` parts, so it cannot split a set that large.
     """
     if table.shape[0] > 0:
         for i in range(S.shape[0]):
             stamp[0] += 1
             if _splits_perfectly(table[S[i]], S, seen, stamp[0]):
                 return S[i], True
-        if fso or S.shape[0] >= n_resp:
+        if fso or S.shape[0] >= n_valid:
             return -1, False
         for g in range(n_codes):
-            if inset[g]:
+            if inset[g] or not is_canonical(codes, g, absent, uncalled):
                 continue
             stamp[0] += 1
             if _splits_perfectly(table[g], S, seen, stamp[0]):
@@ -230,17 +277,27 @@ def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, 
 
 
 @njit(cache=True)
-def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, child_m, base, win,
-             beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id, fail):  # type: ignore[no-untyped-def]
+def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lb_tab,
+             child_m, base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
+             fail):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
     Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or all codes
-    (phase 1).  A guess is dropped when it does not split S, when its partition bound reaches
-    ``beta`` (its bound then lowers ``fail[0]``, the smallest bound proven for a dropped guess), or
-    when it splits S exactly like a guess already kept (equivalent splits).  Returns the new ``nk``.
+    (phase 1), one per symbol class (:func:`is_canonical`; the pools are already one per class).  A
+    guess is dropped when it does not split S, when its partition bound reaches ``beta`` (its bound
+    then lowers ``fail[0]``, the smallest bound proven for a dropped guess), or when it splits S
+    exactly like a guess already kept (equivalent splits).  Returns the new ``nk``.
+
+    The bound is kept up to date while the guess's responses are read: the parts seen so far cost
+    at least their ``lb_tab`` values, and every code not yet read adds at least ``step`` more (1 for
+    totals: one more guess for it, whatever part it joins; 0 for k-movers).  Nearly every guess is
+    dropped, most of them after a few codes, so reading all of S and hashing the parts (the split
+    signature) is left to the guesses that survive.
     """
     hmask = hkey.shape[0] - 1
+    lbrow = lb_tab[child_m]
     count = g_hi - g_lo if use_pool else (n if phase == 0 else n_codes)
+    unread_win = 1 if phase == 0 else 0  # a candidate's own code costs nothing beyond this guess
     for gi in range(count):
         if use_pool:
             g = pool[g_lo + gi]
@@ -248,31 +305,47 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, 
                 continue
         elif phase == 0:
             g = S[gi]
+            if not is_canonical(codes, g, absent, uncalled):
+                continue
         else:
             g = gi
-            if inset[g]:
+            if inset[g] or not is_canonical(codes, g, absent, uncalled):
                 continue
         row = table[g]
         nt = 0
+        lb = base
+        cut = False
         for k in range(n):
-            x = S[k]
-            r = row[x]
+            r = row[S[k]]
             c = cnt[r]
             if c == 0:
                 touched[nt] = r
                 nt += 1
             cnt[r] = c + 1
-            zs[r] += z1[x]
-        lb = base
-        useless = False
+            if r != win:
+                lb += lbrow[c + 1] - lbrow[c]
+            rest = n - 1 - k - unread_win
+            if lb + (rest if rest > 0 else 0) * step >= beta:
+                bound = lb + (rest if rest > 0 else 0) * step
+                if bound < fail[0]:
+                    fail[0] = bound if bound < INF else INF
+                cut = True
+                break
+        if cut:
+            for t in range(nt):
+                cnt[touched[t]] = 0
+            continue
+        if nt == 1 and touched[0] != win:
+            cnt[touched[0]] = 0
+            continue  # the guess does not split S
+        for k in range(n):
+            x = S[k]
+            zs[row[x]] += z1[x]
         sig = np.uint64(phase + 1) * np.uint64(0x9E3779B97F4A7C15)
         for t in range(nt):
             r = touched[t]
             c = cnt[r]
             if r != win:
-                if c == n:
-                    useless = True
-                lb += lb_tab[child_m, c]
                 if c == 1:
                     # parts of one or two codes are worth the same whatever they hold; each size
                     # has its own constant (c*K would let two singletons equal one pair)
@@ -287,12 +360,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, 
                 sig += np.uint64(0xA0761D6478BD642F)
             cnt[r] = 0
             zs[r] = 0
-        if useless:
-            continue
-        if lb >= beta:
-            if lb < fail[0]:
-                fail[0] = lb
-            continue
         slot = np.int64(sig & np.uint64(hmask))
         dup = False
         while hstamp[slot] == node_id:
@@ -313,8 +380,12 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, z1, lb_tab, 
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           seen, stamp, ws_hkey, ws_hstamp):  # type: ignore[no-untyped-def]
+           seen, stamp, ws_hkey, ws_hstamp, called):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
+
+    ``called`` is the mask of the symbols of every guess made before this node (the history's and
+    the search path's); below the pools, guesses are tried one per class of symbols that are absent
+    from ``S`` or never called (:func:`is_canonical`).
 
     ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
@@ -363,12 +434,14 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     inset = ws_inset[ply]
     for i in range(n):
         inset[S[i]] = 1
+    absent, uncalled = digit_classes(S, masks, called, prm[14])
+    nc_floor = np.int64(0)
     if n <= prm[12]:
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
-        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, seen, stamp,
-                                fso)
+        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[12], seen,
+                                stamp, fso, absent, uncalled)
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
@@ -379,6 +452,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             if m > 2:
                 return np.int64(0)
             return np.int64(n - 1) if g_in else np.int64(n)
+        # No code splits S into singletons, so a non-candidate leaves a part of two or more behind
+        # one of at most n - 1 responses: it costs at least n + sum(2|part| - 1) >= 2n + 1.
+        nc_floor = np.int64(2 * n + 1)
     if m == 2:
         # Penultimate guess and no code splits S into singletons: nothing finishes in time.
         for i in range(n):
@@ -445,9 +521,12 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             keys[0] = hg
             nk = 1
         else:
-            if phase == 1 and (fso or nc_tab[mm, n] >= cur_beta):
-                if phase == 1 and not fso and nc_tab[mm, n] < fail[0]:
-                    fail[0] = nc_tab[mm, n]
+            nc_lb = nc_tab[mm, n]
+            if crit == 0 and nc_lb < nc_floor:
+                nc_lb = nc_floor
+            if phase == 1 and (fso or nc_lb >= cur_beta):
+                if not fso and nc_lb < fail[0]:
+                    fail[0] = nc_lb
                 break
             # the guesses: an equivalence-set pool at the first two plies, else S or every code
             src = S
@@ -458,9 +537,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             elif use_pool1:
                 src = pools1[prm[13]]
                 hi = pools1_len[prm[13]]
-            nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, z1, lb_tab,
-                          child_m, base, win, cur_beta, n_codes, keys, nk, cnt, zs, touched, ws_hkey[ply],
-                          ws_hstamp[ply], stats[0] * 2 + phase, fail)
+            nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, codes, absent,
+                          uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
+                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:
@@ -524,7 +603,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                            table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                            ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                            pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                           lnn, seen, stamp, ws_hkey, ws_hstamp)
+                           lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g])
                 if stats[5] != 0:
                     for i in range(n):
                         inset[S[i]] = 0
