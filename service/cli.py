@@ -80,6 +80,13 @@ def _search_options(fn: F) -> F:
 _url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
 
 
+def _game_filter_options(fn: F) -> F:
+    fn = click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default=None,
+                      help="Only this criterion (default: both).")(fn)
+    fn = click.option("--game", "-g", default=None, help="Only this game (default: every game).")(fn)
+    return fn
+
+
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     from solver.game import Game
 
@@ -448,6 +455,91 @@ def jobs_cancel(job_id: str, url: str | None) -> None:
     if not changed:
         _fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
     click.echo(f"job {job_id} cancelled")
+
+
+@main.group("positions")
+def positions_group() -> None:
+    """The persistent table of solved positions: export it to a file, import one (another machine's,
+    or a campaign's progress carried in a repository)."""
+
+
+@contextlib.contextmanager
+def _position_store(url: str | None) -> Iterator[Any]:
+    from service.store.db import Database
+    from service.store.positions import PositionStore
+
+    db = Database(_database_url(url))
+    try:
+        yield PositionStore(db)
+    finally:
+        db.dispose()
+
+
+@positions_group.command("export")
+@_game_filter_options
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
+              help="File to write (NDJSON, gzip-compressed when the name ends in .gz); - for stdout.")
+@_url_option
+def positions_export(game: str | None, criterion: str | None, output: str, url: str | None) -> None:
+    """Write the stored positions as NDJSON (the format of GET /v1/positions)."""
+    import gzip
+    import os
+
+    from service.positions_io import row_line
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    if game is not None:
+        try:
+            game = Game.from_spec(game).spec
+        except SolverError as exc:
+            _fail(str(exc))
+    count = 0
+    with _position_store(url) as store:
+        if output == "-":
+            for row in store.iter_rows(game, criterion):
+                sys.stdout.buffer.write(row_line(row))
+                count += 1
+            sys.stdout.flush()
+        else:
+            # written whole under a temporary name, then moved into place: an interrupted export
+            # never leaves a truncated file where the last good one was
+            tmp = f"{output}.tmp-{os.getpid()}"
+            opener: Any = gzip.open if output.endswith(".gz") else open
+            try:
+                with opener(tmp, "wb") as fh:
+                    for row in store.iter_rows(game, criterion):
+                        fh.write(row_line(row))
+                        count += 1
+                os.replace(tmp, output)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+    click.echo(f"exported {count} positions", err=True)
+
+
+@positions_group.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--source", default="file", show_default=True, help="Provenance recorded as 'import:SOURCE'.")
+@click.option("--verify-max-codes", type=click.IntRange(min=0), default=12, show_default=True,
+              help="Search again every entry of at most this many codes (POST /v1/positions uses "
+                   "BULLSCOWS_IMPORT_VERIFY_MAX_CODES, 64); raise it for a file of unknown origin.")
+@_url_option
+def positions_import(path: str, source: str, verify_max_codes: int, url: str | None) -> None:
+    """Read an export (plain or .gz NDJSON) into the table, all or nothing: every line is checked the
+    way POST /v1/positions checks it, and small sets are searched again."""
+    from service.config import Settings
+    from service.positions_io import InvalidImportError, read_entries, read_file_lines
+
+    settings = Settings()
+    try:
+        entries = read_entries(read_file_lines(path), max_codes=settings.max_codes,
+                               verify_max_codes=verify_max_codes)
+    except InvalidImportError as exc:
+        _fail(f"{exc}; nothing stored")
+    with _position_store(url) as store:
+        stored = store.save_entries(entries, source=f"import:{source}"[:64])
+    click.echo(f"imported {stored} positions from {path}")
 
 
 @main.group("tokens")

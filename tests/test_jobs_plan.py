@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from service.jobs.compute import solve_locally
 from service.jobs.plan import JobRequest, Plan, UnitState, aggregate, make_plan
 from solver.game import Game, Turn
-from solver.search import Searcher, SolveOptions
+from solver.search import INF, Searcher, SolveOptions
 
 
 def _direct(game: Game, history: list[Turn], options: SolveOptions) -> tuple[int | None, dict[int, int | None]]:
@@ -96,3 +96,33 @@ def test_request_round_trips_and_hashes(bulls_cows: Game) -> None:
     b = JobRequest.from_json(a.to_json())
     assert a == b and a.digest == b.digest
     assert a.digest != JobRequest.of(bulls_cows, history, SolveOptions("total", mde=2)).digest
+
+
+def test_hybrid_seeds_bound_every_unit_and_change_nothing(mastermind: Game) -> None:
+    """Seeds (a hybrid strategy's value of each part) become β from the first unit on, and the job's
+    answer stays the exact search's."""
+    options = SolveOptions("total", 5)
+    req = JobRequest.of(mastermind, [], options)
+    hybrid = Searcher(mastermind, SolveOptions("total", 5, mde=2))
+    seeds: dict[tuple[int, int], int] = {}
+
+    def seed(plan: Plan, _s: Searcher) -> None:
+        for g in plan.guesses:
+            g["seeds"] = {}
+            for r in g["parts"]:
+                v = hybrid.solve([Turn(int(g["guess"]), int(r))]).value
+                if v is None:  # this first guess cannot finish within 5 guesses at all
+                    continue
+                g["seeds"][r] = v
+                seeds[(int(g["guess"]), int(r))] = v
+
+    outcome, _, _ = solve_locally(req, on_plan=seed, split_min=100)
+    direct = Searcher(mastermind, options).solve()
+    assert seeds and outcome.value == direct.value == 5626
+    assert outcome.per_response == direct.per_response
+    # before any unit ran, every open part already has β = its seed + 1
+    plan, specs = make_plan(req, 5, Searcher(mastermind, options), split_min=100)
+    seed(plan, hybrid)
+    out = aggregate(plan, [UnitState(u.kind, u.g1, u.response, u.g2, "queued", u.lower_bound) for u in specs])
+    assert out.bounds and all(beta == seeds[key] + 1 for key, beta in out.bounds.items() if key in seeds)
+    assert all(beta > INF for key, beta in out.bounds.items() if key not in seeds)

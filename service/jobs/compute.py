@@ -6,6 +6,7 @@ functions (tests compare it with a plain search; it is also handy for debugging 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from service.engine import position_entries
@@ -76,10 +77,12 @@ def next_phase(req: JobRequest, plan: Plan, outcome: Outcome) -> int | None:
     return plan.k - 1
 
 
-def solve_locally(req: JobRequest, searcher: Searcher | None = None, **plan_args: int
+def solve_locally(req: JobRequest, searcher: Searcher | None = None, *,
+                  on_plan: Callable[[Plan, Searcher], None] | None = None, **plan_args: int
                   ) -> tuple[Outcome, dict[int, int | None], int]:
     """(last phase's outcome, chain {k: value}, nodes) of a job computed here, unit by unit, in the
-    order a single worker would claim them."""
+    order a single worker would claim them.  ``on_plan`` may amend each phase's plan before its
+    units run (the worker seeds exact plans with hybrid values there)."""
     game = req.game_obj()
     k: int | None = req.max_guesses
     chain: dict[int, int | None] = {}
@@ -88,6 +91,8 @@ def solve_locally(req: JobRequest, searcher: Searcher | None = None, **plan_args
         s = searcher or Searcher(game, req.options(k))
         s.options = req.options(k)
         plan, specs = make_plan(req, k, s, **plan_args)
+        if on_plan is not None:
+            on_plan(plan, s)
         nodes += plan.nodes
         states = [UnitState(u.kind, u.g1, u.response, u.g2, "queued", u.lower_bound, expected_cost=u.expected_cost,
                             id=i) for i, u in enumerate(specs)]

@@ -15,8 +15,10 @@ from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
+from solver import kernels
 from solver.game import Game
 from solver.search import INF, Searcher
+from solver.table import MMAX
 
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher) -> bool:
@@ -26,7 +28,52 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     searcher.options = req.options(k)
     plan, units = make_plan(req, k, searcher)
     positions.save_entries([e for t in searcher.tables for e in t.export()], source=f"job:{job.id}")
+    if req.mde is None:
+        seed_plan(plan, req, searcher, positions)
     return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, plan.nodes)
+
+
+def seed_plan(plan: Plan, req: JobRequest, searcher: Searcher, positions: PositionStore) -> int:
+    """Give the parts of an exact plan the best value a hybrid strategy already proved for them.
+
+    A hybrid (fso, avg45, crush45, ...) is a real strategy, so its exact value of a position bounds
+    the optimum from above: every second guess of that part that cannot beat it is cut at once
+    instead of after the best sibling is proven (the article runs crush45 before crush5 and exact
+    for this).  The seeds go into the plan (``seeds`` {response: game-level value} per first guess),
+    which :func:`service.jobs.plan.aggregate` turns into β.  Returns how many parts were seeded.
+    """
+    if plan.mode != "split":
+        return 0
+    game = searcher.game
+    opts = req.options(plan.k)
+    hybrids = positions.hybrid_questions(opts.table_key(game))
+    if not hybrids:
+        return 0
+    total = opts.criterion == "total"
+    turn = plan.turn + 1
+    m = MMAX if plan.k is None else plan.k - turn + 1
+    cands = game.candidates(req.turns())
+    a = searcher.arrays
+    seeded = 0
+    for g in plan.guesses:
+        if not g["parts"]:
+            continue
+        order, starts = kernels.split(*a.kernel_args(), int(g["guess"]), cands, game.n_responses)
+        sets = {int(r): tuple(int(c) for c in order[starts[int(r)]:starts[int(r) + 1]]) for r in g["parts"]}
+        best: dict[str, int] = {}
+        for key in hybrids:
+            found = positions.lookup(key, sets.values(), m, turn)
+            for r, codes in sets.items():
+                e = found.get(codes)
+                if e is None or not e.exact or e.value is None:
+                    continue
+                value = e.value + (len(codes) * plan.turn if total else 0)
+                if str(r) not in best or value < best[str(r)]:
+                    best[str(r)] = value
+        if best:
+            g["seeds"] = best
+            seeded += len(best)
+    return seeded
 
 
 def outcome_of(jobs: JobStore, job: Job, units: list[JobUnit] | None = None) -> tuple[Plan, Outcome, list[JobUnit]]:

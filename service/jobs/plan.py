@@ -128,7 +128,9 @@ class Plan:
     guesses: list[dict[str, Any]] = field(default_factory=list)
     """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
-    impossible), small {response: value}, parts {response: size} (the units' responses)."""
+    impossible), small {response: value}, parts {response: size} (the units' responses), and
+    optionally seeds {response: game-level value a hybrid strategy reaches} (see
+    ``service.jobs.manage.seed_plan``)."""
     nodes: int = 0
     """Nodes searched while planning."""
 
@@ -360,7 +362,9 @@ def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
     uppers_any = [r[2] for r in rows if r[2] is not None]
     out.upper = min(uppers_any) if uppers_any else None
     out.lower = min((r[1] for r in rows), default=INF)
+    seeds = {int(g["guess"]): g.get("seeds", {}) for g in plan.guesses}
     for g1, lower, _upper, known, states in rows:
+        g_seeds = seeds.get(g1, {})
         if not known and best_exact is not None and lower >= best_exact:
             out.dominated.add(g1)
         if known or g1 in out.dominated:
@@ -372,6 +376,9 @@ def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
             if p.known:
                 continue
             bound = p.upper if p.upper is not None else INF + 1
+            seed = g_seeds.get(str(r))
+            if seed is not None:
+                bound = min(bound, int(seed) + 1)  # a hybrid strategy already reaches ``seed``
             if best_exact is not None:
                 others = sum(min(q.lower, INF) for rr, q in states.items() if rr != r)
                 bound = min(bound, best_exact - g_fixed - others)

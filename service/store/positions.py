@@ -179,6 +179,20 @@ class PositionStore:
                     out[codes] = self.entry_of(row, n)
         return out
 
+    def hybrid_questions(self, key: TableKey) -> list[TableKey]:
+        """The hybrid questions (``mde`` set) stored for the game, criterion and depth limit of
+        ``key``: their exact values are values of real strategies, hence upper bounds of the exact
+        question's (how a campaign seeds its exact search with β, the article's way)."""
+        q = _question(key)
+        with self.db.session() as session:
+            rows = session.execute(
+                select(Position.mde, Position.heuristic, Position.from_set_only).distinct()
+                .where(Position.game == q["game"], Position.criterion == q["criterion"],
+                       Position.max_guesses == q["max_guesses"], Position.mde >= 0)
+            ).all()
+        return [TableKey(key.game, key.criterion, key.max_guesses, int(mde), bool(h), bool(f))
+                for mde, h, f in sorted(rows)]
+
     def iter_rows(self, game: str | None = None, criterion: str | None = None,
                   batch: int = 1000) -> Iterator[Position]:
         """Every stored row (optionally of one game / criterion), in id order, streamed."""
