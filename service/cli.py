@@ -542,6 +542,119 @@ def positions_import(path: str, source: str, verify_max_codes: int, url: str | N
     click.echo(f"imported {stored} positions from {path}")
 
 
+CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
+    # (label, mde, from_set_only): the hybrid first (minutes), whose values seed the exact search's β
+    "total": [("fso", 3, True), ("exact", None, False)],
+    "kmovers": [("crush45", 3, False), ("exact", None, False)],
+}
+
+
+@main.command("campaign")
+@_game_options
+@click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(["total", "kmovers"]),
+              help="What to solve (repeat for both; default both, totals first).")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Depth limit of the whole game (the k of k-movers).")
+@click.option("--progress-file", type=click.Path(dir_okay=False), default=None,
+              help="Positions file (.ndjson.gz) imported first when it exists, and rewritten as the "
+                   "campaign goes: how a campaign moves between machines and sessions.")
+@click.option("--export-every", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Seconds between rewrites of the progress file.")
+@click.option("--with-worker/--no-worker", default=True, show_default=True,
+              help="Start a `bullscows worker` for the campaign (else rely on workers already running).")
+@click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
+@_url_option
+@_solver_errors
+def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int,
+                 progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
+                 url: str | None) -> None:
+    """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
+    crush45 for k-movers), then the exact job, its parts bounded from the start by the hybrid's values.
+
+    Everything runs as ordinary jobs (see `bullscows jobs`), so it survives being killed: run the same
+    command again and finished jobs are reused, proven positions are not searched again.
+    """
+    import os
+    import subprocess
+    import time
+
+    from service.jobs.plan import JobRequest
+    from solver.game import Game
+    from solver.search import SolveOptions, require_response_table
+
+    g = Game.from_spec(game, alphabet) if alphabet else Game.from_spec(game)
+    require_response_table(g)
+    db_url = _database_url(url)
+    plan = [(c, *stage) for c in (criteria or ("total", "kmovers")) for stage in CAMPAIGN_STAGES[c]]
+    for crit, _label, mde, fso in plan:
+        SolveOptions(crit, max_guesses, None, mde, fso).validate(g, 1)
+    from service.migrate import upgrade
+
+    upgrade(db_url)
+    if progress_file and os.path.exists(progress_file):
+        # the operator's own file: checked line by line, small sets searched again (as `positions import`)
+        from service.config import Settings
+        from service.positions_io import InvalidImportError, read_entries, read_file_lines
+
+        try:
+            entries = read_entries(read_file_lines(progress_file), max_codes=Settings().max_codes,
+                                   verify_max_codes=12)
+        except InvalidImportError as exc:
+            _fail(f"{exc}; nothing stored")
+        if any(e.key.game != g.spec for e in entries):
+            _fail(f"{progress_file} holds positions of another game than {g.spec}; nothing stored")
+        with _position_store(db_url) as store:
+            click.echo(f"# imported {store.save_entries(entries, source='import:campaign')} positions "
+                       f"from {progress_file}", err=True)
+
+    def export() -> None:
+        if progress_file:
+            runner_args = ["positions", "export", "-g", g.spec, "-o", progress_file, "--url", db_url]
+            subprocess.run([sys.executable, "-m", "service.cli", *runner_args], check=True,
+                           stderr=subprocess.DEVNULL)
+
+    worker = None
+    if with_worker:
+        cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
+        if processes:
+            cmd += ["--processes", str(processes)]
+        worker = subprocess.Popen(cmd)
+    jobs = _job_store(db_url)
+    results: dict[str, Any] = {}
+    t_start = time.monotonic()
+    try:
+        for crit, label, mde, fso in plan:
+            options = SolveOptions(crit, max_guesses, None, mde, fso)
+            job, created = jobs.submit(JobRequest.of(g, [], options), "campaign")
+            click.echo(f"# {crit} {label}: job {job.id} ({'submitted' if created else 'already known'})",
+                       err=True)
+            last_export = time.monotonic()
+            while job is not None and job.status not in ("done", "failed", "cancelled"):
+                time.sleep(2.0)
+                job = jobs.get(job.id)
+                if time.monotonic() - last_export >= export_every:
+                    export()
+                    last_export = time.monotonic()
+            if job is None or job.status != "done":
+                _fail(f"job {job.id if job else '?'} {job.status if job else 'vanished'}: "
+                      f"{job.error if job else ''}")
+            import orjson
+
+            out = orjson.loads(job.result)
+            results[f"{crit}/{label}"] = {"job": job.id, "value": out["value"], "best_guess": out["best_guess"],
+                                          "per_response": out["per_response"], "nodes": out["nodes"],
+                                          "seconds": out["seconds"]}
+            click.echo(f"# {crit} {label}: {out['value']} (best first guess {out['best_guess']}), "
+                       f"{out['nodes']} nodes, {out['seconds']:.0f} s", err=True)
+            export()
+    finally:
+        if worker is not None:
+            worker.terminate()
+            worker.wait(timeout=60)
+    _emit_json({"game": g.spec, "max_guesses": max_guesses, "wall_seconds": round(time.monotonic() - t_start, 1),
+                "stages": results})
+
+
 @main.group("tokens")
 def tokens_group() -> None:
     """Bearer tokens for writes: 'import' (POST /v1/positions), 'jobs' (beyond the free budget)."""

@@ -62,14 +62,19 @@ def warm_process() -> None:
 
 
 def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
-                 threshold: int = 64) -> Searcher:
-    """A warm searcher for the question of ``req`` at depth limit ``k`` (LRU per process)."""
+                 threshold: int | None = None) -> Searcher:
+    """A warm searcher for the question of ``req`` at depth limit ``k`` (LRU per process).  Entries
+    that cost at least ``threshold`` nodes (default ``BULLSCOWS_EXPORT_THRESHOLD``) are persisted."""
     key = (req.game, req.alphabet, req.criterion, k, req.mde, req.from_set_only)
     with _LOCK:
         s = _SEARCHERS.get(key)
         if s is not None:
             _SEARCHERS.move_to_end(key)
             return s
+    if threshold is None:
+        from service.config import Settings
+
+        threshold = Settings().export_threshold
     s = warm_searcher(positions, req.game_obj(), req.options(k), capacity, threshold)
     with _LOCK:
         _SEARCHERS[key] = s
