@@ -113,8 +113,9 @@ def _campaign(url: str, path: Path, *extra: str) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, "-m", "service.cli", "campaign", "-g", "mastermind", "-c", "total", "--max-guesses", "5",
          "--progress-file", str(path), "--processes", "1", "--url", url, *extra],
-        capture_output=True, text=True, timeout=600, # a game this small is mostly searches of under 64 nodes: keep them all, so that the
+        # a game this small is mostly searches of under 64 nodes: keep them all, so that the
         # resumed run visibly searches nothing twice
+        capture_output=True, text=True, timeout=600,
         env={**os.environ, "BULLSCOWS_JOB_HEARTBEAT_S": "0.5", "BULLSCOWS_EXPORT_THRESHOLD": "1"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
