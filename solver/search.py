@@ -45,10 +45,6 @@ INF: int = int(sk.INF)
 """Criterion names and the kernel's identifiers."""
 
 MAX_PLY = 64
-GATHER_MAX = 64
-"""Largest candidate set whose responses are gathered into a contiguous buffer before a scan."""
-GATHER_BYTES = 16 << 20
-"""Games needing a bigger buffer than this scan the table directly."""
 
 
 class SearchTooDeepError(SolverError):
@@ -269,8 +265,6 @@ class Searcher:
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
-        # every code's responses to a set of up to GATHER_MAX candidates (see gather_responses)
-        self._ws_sub = np.zeros(n * GATHER_MAX if n * GATHER_MAX <= GATHER_BYTES else 0, dtype=np.uint8)
 
     def lower_bound(self, size: int, turn: int, k: int | None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
@@ -388,7 +382,7 @@ class Searcher:
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
-            self._ws_hkey, self._ws_hstamp, self._ws_sub, called,
+            self._ws_hkey, self._ws_hstamp, called,
         )
         if self.stats[8]:
             self.stats[8] = 0

@@ -240,24 +240,11 @@ def is_canonical(codes, g, absent, uncalled):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def gather_responses(table, S, n_codes, sub):  # type: ignore[no-untyped-def]
-    """``sub[g * n + k] = table[S[k], g]``: every code's responses to the candidates, each code's
-    contiguous.  Scanning every code against a small set straight from the table reads one 64-byte
-    line per (code, candidate) from a table far larger than the caches; the set's own rows are read
-    in order instead (the table is symmetric), and the scan then stays in a buffer that fits in L2.
-    """
-    n = S.shape[0]
-    for k in range(n):
-        row = table[S[k]]
-        for g in range(n_codes):
-            sub[g * n + k] = row[g]
-
-
-@njit(cache=True)
-def _splits_perfectly_sub(sub, off, n, seen, stamp):  # type: ignore[no-untyped-def]
-    """:func:`_splits_perfectly` on ``sub[off:off + n]`` (one code's gathered responses)."""
-    for k in range(n):
-        r = sub[off + k]
+def _splits_perfectly_col(table, g, S, seen, stamp):  # type: ignore[no-untyped-def]
+    """:func:`_splits_perfectly` for code ``g``, read down column ``g`` of the candidates' rows
+    (the table is symmetric; see :func:`_collect` for why the column is the faster read)."""
+    for k in range(S.shape[0]):
+        r = table[S[k], g]
         if seen[r] == stamp:
             return False
         seen[r] = stamp
@@ -266,13 +253,12 @@ def _splits_perfectly_sub(sub, off, n, seen, stamp):  # type: ignore[no-untyped-
 
 @njit(cache=True)
 def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_valid, seen, stamp, fso,
-                  absent, uncalled, sub):  # type: ignore[no-untyped-def]
+                  absent, uncalled):  # type: ignore[no-untyped-def]
     """(guess, in_set) of the first code splitting S into singletons: candidates first, then others.
 
     ``stamp`` is a one-element array incremented per code tried (see :func:`_splits_perfectly`).
     Other codes are tried one per symbol class (:func:`is_canonical`); a non-candidate has at most
-    ``n_valid - 1`` parts, so it cannot split a set that large.  ``sub`` is the workspace of
-    :func:`gather_responses` (empty: read the table directly).
+    ``n_valid - 1`` parts, so it cannot split a set that large.
     """
     if table.shape[0] > 0:
         n = S.shape[0]
@@ -282,17 +268,11 @@ def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_vali
                 return S[i], True
         if fso or n >= n_valid:
             return -1, False
-        gathered = sub.shape[0] >= n_codes * n
-        if gathered:
-            gather_responses(table, S, n_codes, sub)
         for g in range(n_codes):
             if inset[g] or not is_canonical(codes, g, absent, uncalled):
                 continue
             stamp[0] += 1
-            if gathered:
-                if _splits_perfectly_sub(sub, g * n, n, seen, stamp[0]):
-                    return g, False
-            elif _splits_perfectly(table[g], S, seen, stamp[0]):
+            if _splits_perfectly_col(table, g, S, seen, stamp[0]):
                 return g, False
         return -1, False
     flags = np.zeros(n_resp, dtype=np.uint8)
@@ -312,7 +292,7 @@ def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_vali
 @njit(cache=True)
 def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lb_tab,
              child_m, base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
-             fail, sub):  # type: ignore[no-untyped-def]
+             fail):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
     Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or all codes
@@ -325,13 +305,14 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     at least their ``lb_tab`` values, and every code not yet read adds at least ``step`` more (1 for
     totals: one more guess for it, whatever part it joins; 0 for k-movers).  Nearly every guess is
     dropped, most of them after a few codes, so reading all of S and hashing the parts (the split
-    signature) is left to the guesses that survive.  The other codes of phase 1 are read from
-    :func:`gather_responses` when ``sub`` can hold them.
+    signature) is left to the guesses that survive.
+
+    Responses are read as ``table[S[k], g]``, down column ``g`` of the candidates' own rows (the
+    table is symmetric), not along row ``g``: codes are scanned in increasing order, so the same few
+    cache lines of those rows serve many consecutive codes, where each code's own row would be one
+    more line fetched from a table far bigger than the caches for every candidate read.
     """
     hmask = hkey.shape[0] - 1
-    gathered = phase == 1 and not use_pool and sub.shape[0] >= n_codes * n
-    if gathered:
-        gather_responses(table, S, n_codes, sub)
     lbrow = lb_tab[child_m]
     count = g_hi - g_lo if use_pool else (n if phase == 0 else n_codes)
     unread_win = 1 if phase == 0 else 0  # a candidate's own code costs nothing beyond this guess
@@ -348,13 +329,11 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
             g = gi
             if inset[g] or not is_canonical(codes, g, absent, uncalled):
                 continue
-        row = table[g]
-        off = g * n
         nt = 0
         lb = base
         cut = False
         for k in range(n):
-            r = sub[off + k] if gathered else row[S[k]]
+            r = table[S[k], g]
             c = cnt[r]
             if c == 0:
                 touched[nt] = r
@@ -378,7 +357,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
             continue  # the guess does not split S
         for k in range(n):
             x = S[k]
-            zs[row[x]] += z1[x]
+            zs[table[x, g]] += z1[x]
         sig = np.uint64(phase + 1) * np.uint64(0x9E3779B97F4A7C15)
         for t in range(nt):
             r = touched[t]
@@ -418,11 +397,10 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           seen, stamp, ws_hkey, ws_hstamp, ws_sub, called):  # type: ignore[no-untyped-def]
+           seen, stamp, ws_hkey, ws_hstamp, called):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
-    ``ws_sub`` is one buffer shared by every ply (:func:`gather_responses`; a node fills it and uses
-    it before it recurses).  ``called`` is the mask of the symbols of every guess made before this
+    ``called`` is the mask of the symbols of every guess made before this
     node (the history's and the search path's); below the pools, guesses are tried one per class of
     symbols that are absent from ``S`` or never called (:func:`is_canonical`).
 
@@ -480,7 +458,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
         g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[12], seen,
-                                stamp, fso, absent, uncalled, ws_sub)
+                                stamp, fso, absent, uncalled)
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
@@ -578,8 +556,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 hi = pools1_len[prm[13]]
             nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, codes, absent,
                           uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
-                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail,
-                          ws_sub)
+                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:
@@ -643,7 +620,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                            table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                            ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                            pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                           lnn, seen, stamp, ws_hkey, ws_hstamp, ws_sub, called | masks[g])
+                           lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g])
                 if stats[5] != 0:
                     for i in range(n):
                         inset[S[i]] = 0
