@@ -776,14 +776,19 @@ def trees_group() -> None:
 @trees_group.command("build")
 @click.option("--output", default=None, help="Folder (default: the package's data/trees).")
 @click.option("--game", "games", multiple=True, help="Only these games (default: all).")
-def trees_build(output: str | None, games: tuple[str, ...]) -> None:
-    """Rebuild the stored trees and their manifest (reproducible: searches from scratch)."""
+@click.option("--strategy", "strategies", multiple=True, help="Only these strategies (default: all).")
+@click.option("--url", default=None,
+              help="Start from the positions this database has proven (a campaign's), instead of searching "
+                   "from scratch.")
+def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[str, ...], url: str | None) -> None:
+    """Rebuild the stored trees and their manifest (reproducible: searches from scratch, or from a
+    campaign's table with --url)."""
     import datetime
     import os
 
     from service.trees import MANIFEST, SPECS, TREE_DIR
     from solver.game import Game
-    from solver.search import SolveOptions, optimal_tree
+    from solver.search import Searcher, SolveOptions, optimal_tree
     from solver.tree import to_compact
 
     folder = output or TREE_DIR
@@ -795,11 +800,18 @@ def trees_build(output: str | None, games: tuple[str, ...]) -> None:
             old = json.load(fh)["trees"]
     entries = {(str(e["game"]), str(e["strategy"])): e for e in old}
     for spec in SPECS:
-        if games and spec["game"] not in games:
+        if (games and spec["game"] not in games) or (strategies and spec["strategy"] not in strategies):
             continue
         g = Game.from_spec(spec["game"])
-        options = SolveOptions(spec["criterion"], spec["max_guesses"], None, spec["mde"], spec["from_set_only"])
-        tree = optimal_tree(g, options)
+        options = SolveOptions(spec["criterion"], spec["max_guesses"], spec.get("depth_count"), spec["mde"],
+                               spec["from_set_only"])
+        searcher: Searcher | None = None
+        if url is not None:
+            from service.engine import warm_searcher
+
+            with _position_store(url) as store:
+                searcher = warm_searcher(store, g, options, 1 << 22, 1 << 62)
+        tree = optimal_tree(g, options, searcher=searcher)
         stats = tree.stats()
         name = f"{spec['game']}-{spec['strategy']}.tree"
         with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:

@@ -470,8 +470,10 @@ class Searcher:
             pools = self.pools(history)
             value, best = self._run(cands, turn, k, beta, pools, self.called(history))
             return value, best, {}
-        CRITERIA[o.criterion]
         m = MMAX if k is None else k - turn + 1
+        known = self.table(k).probe(cands, m, turn)
+        if known is not None and known[0] == known[1] < beta and known[2] >= 0:
+            return known[0], known[2], {}  # proven before (a campaign's table): no search
         if m <= 2:
             value, best = self._run(cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}

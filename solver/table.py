@@ -174,6 +174,18 @@ class TranspositionTable:
         self.info[:] = 0
         self.log_n[:] = 0
 
+    def probe(self, codes: npt.NDArray[np.int32], m: int, turn: int) -> tuple[int, int, int] | None:
+        """(lower, upper, best guess) the table proves for the ascending set ``codes`` with ``m``
+        guesses left at guess ``turn`` (the kernel's own reuse rules), or None when it has no entry."""
+        s = np.ascontiguousarray(codes, dtype=np.int32)
+        k1, k2 = sk.set_keys(s, self.z1, self.z2, turn if self.turn_keyed() else 0)
+        slot = sk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
+        if slot < 0:
+            return None
+        crit = 0 if self.key.criterion == "total" else 1
+        lo, hi, best = sk.tt_bounds(self.info, slot, m, crit, MMAX)
+        return int(lo), int(hi), int(best)
+
     # -- persistence -------------------------------------------------------------------------------
 
     def export(self, *, drain: bool = True) -> list[Entry]:

@@ -313,3 +313,48 @@ def test_a_search_deeper_than_its_workspace_stops_with_an_error() -> None:
         s.solve()
     s2 = Searcher(Game(1, 12, False), SolveOptions("total"))
     assert s2.solve().value == 78  # a full workspace: fine
+
+
+def test_a_proven_position_is_answered_from_the_table(mastermind: Game) -> None:
+    """A table holding the root (as a campaign leaves it) answers solve() and every tree node below
+    it without searching them again; values, guesses and trees are those of a search from scratch."""
+    from solver.table import Entry
+
+    options = SolveOptions("total", 5)
+    fresh = Searcher(mastermind, options, export_threshold=1)
+    want = fresh.solve()
+    assert want.value == 5626 and want.best_guess is not None
+    root = Entry(options.table_key(mastermind), tuple(range(mastermind.size)), 5, 1, True, want.value,
+                 want.best_guess, want.nodes)
+    warm = Searcher(mastermind, options)
+    warm.table().load([root, *fresh.table().export()])
+    got = warm.solve()
+    assert (got.value, got.best_guess, got.per_response) == (want.value, want.best_guess, want.per_response)
+    assert got.nodes * 20 < want.nodes
+    tree = optimal_tree(mastermind, options, searcher=warm)
+    assert tree.stats().total == 5626 and warm.stats[0] * 20 < want.nodes  # solve and tree together
+
+
+def test_digit_classes_keep_one_guess_per_orbit() -> None:
+    """is_canonical against brute force: among codes that differ only by a permutation of the absent
+    symbols and one of the uncalled ones, exactly the lowest-index code is kept."""
+    import itertools
+
+    import numpy as np
+
+    from solver.searchkernels import is_canonical
+
+    for spec, absent, uncalled in [("4,10,0", 0b1100010000, 0b0000001100), ("4,6,1", 0b110000, 0b000011),
+                                   ("3,7,0", 0b1110000, 0), ("4,10,0", 0, 0b1111000000)]:
+        game = Game.from_spec(spec)
+        codes = game.arrays().codes
+        classes = [[s for s in range(game.symbols) if mask >> s & 1] for mask in (absent, uncalled)]
+        perms = [list(itertools.permutations(c)) for c in classes]
+        index = {tuple(int(v) for v in row): i for i, row in enumerate(codes)}
+        for g, row in enumerate(codes):
+            orbit = set()
+            for pa in perms[0]:
+                for pu in perms[1]:
+                    mapping = {**dict(zip(classes[0], pa, strict=True)), **dict(zip(classes[1], pu, strict=True))}
+                    orbit.add(index[tuple(mapping.get(int(v), int(v)) for v in row)])
+            assert is_canonical(codes, g, np.int64(absent), np.int64(uncalled)) == (g == min(orbit)), (spec, g)
