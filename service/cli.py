@@ -184,6 +184,8 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="Try only candidates (on the turns after --mde, or everywhere without it).")
 @click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
 @click.option("--node-limit", type=int, default=0, help="Stop after this many nodes (0: none).")
+@click.option("--search", is_flag=True,
+              help="Search even when a shipped optimal tree answers the question.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
@@ -196,8 +198,12 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
-              as_json: bool, progress: bool | None, as_job: bool, wait: bool, url: str | None) -> None:
+              search: bool, as_json: bool, progress: bool | None, as_job: bool, wait: bool,
+              url: str | None) -> None:
     """Exact value of a position, its best guess and the value after each response.
+
+    Positions that a shipped optimal tree reaches (and the question it was built for) are answered
+    from it at once, with ``source`` "tree"; others are searched.
 
     Values count every guess of the game, the history's included: after 0123 0.1 the total is
     over the 1440 secrets left, each counting 0123 as its first guess.
@@ -216,6 +222,18 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
         _solve_job(g, history, options, url, wait, as_json, progress)
         return
+    if guess is None and not search:
+        from service.trees import shipped_answer
+
+        shipped = shipped_answer(g, history, options)
+        if shipped is not None:
+            out = {**shipped.as_dict(g), "source": "tree"}
+            if as_json:
+                _emit_json(out)
+                return
+            _print_result(out, criterion, max_guesses)
+            click.echo("# from the shipped optimal tree (no search; --search to search anyway)", err=True)
+            return
     searcher = Searcher(g, options)
     show = sys.stderr.isatty() if progress is None else progress
     with tqdm(disable=not show, unit="guess", desc="searching", file=sys.stderr, leave=False) as bar:
@@ -229,7 +247,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             result = searcher.evaluate_guess(history, g.parse_code(guess))
         else:
             result = searcher.solve(history)
-    out = result.as_dict(g)
+    out = {**result.as_dict(g), "source": "search"}
     if as_json:
         _emit_json(out)
         return

@@ -126,3 +126,28 @@ def test_optimal_tree_cli() -> None:
 def test_solve_errors(args: list[str], needle: str) -> None:
     code, out, err = run(*args)
     assert code == 2 and out == "" and needle in err
+
+
+@pytest.mark.parametrize("args", [
+    ["-g", "mastermind"], ["-g", "mastermind", "0012 1.1"], ["-g", "mastermind", "0012 0.1", "1334 0.2"],
+    ["-g", "mastermind", "-c", "kmovers", "--max-guesses", "5"],
+    ["-g", "mastermind", "-c", "kmovers", "--max-guesses", "5", "0012 1.1"],
+])
+def test_solve_answers_from_the_shipped_trees_as_the_search_does(args: list[str]) -> None:
+    """Positions on a shipped exact tree are answered from it (no search) with the search's values."""
+    shipped = run_json("solve", *args)
+    searched = run_json("solve", *args, "--search")
+    assert (shipped["source"], shipped["nodes"], searched["source"]) == ("tree", 0, "search")
+    assert searched["nodes"] > 0
+    for key in ("value", "possible", "exact", "per_response", "candidates", "movers", "chain"):
+        assert shipped[key] == searched[key], key
+    # the tree's guess is an optimal one: the search values it the same
+    forced = run_json("solve", *args, "--guess", shipped["best_guess"])
+    assert forced["value"] == searched["value"]
+
+
+def test_solve_off_the_trees_searches() -> None:
+    # another depth limit than the tree's, a hybrid, and a history the tree does not play
+    for args in (["-g", "mastermind", "--max-guesses", "5"], ["-g", "mastermind", "--mde", "2"],
+                 ["-g", "mastermind", "0000 0.0"]):
+        assert run_json("solve", *args)["source"] == "search", args
