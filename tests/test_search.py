@@ -358,3 +358,27 @@ def test_digit_classes_keep_one_guess_per_orbit() -> None:
                     mapping = {**dict(zip(classes[0], pa, strict=True)), **dict(zip(classes[1], pu, strict=True))}
                     orbit.add(index[tuple(mapping.get(int(v), int(v)) for v in row)])
             assert is_canonical(codes, g, np.int64(absent), np.int64(uncalled)) == (g == min(orbit)), (spec, g)
+
+
+def test_crush_hybrid_values_depend_on_the_class_member(bulls_cows: Game, published: dict[str, Any]) -> None:
+    """Why crush35 after 0123 0.1 is 106 here and 76 in the article: crush breaks ties by code index,
+    which no symmetry preserves, so two second guesses of one equivalence class can be worth different
+    counts.  The exact turns search one member per class (our pools pick 1456 for the class of 2456);
+    the early article's own second guess 2456 gives exactly its figures, response by response
+    (0.1: 55, 0.2: 17, 1.1: 2, 1.0: 1, 0.0: 1 — total 76, the published crush35 value), and its 4506
+    after 0123 0.2 gives its 23 (17, 5, 1).  The rule is reproduced; the published column picked other
+    class members than ours."""
+    s = Searcher(bulls_cows, SolveOptions("kmovers", max_guesses=7, mde=2))
+    after01 = bulls_cows.parse_history("0123 0.1")
+    pool = [bulls_cows.format_code(int(c)) for c in s.pools(after01)[0]]
+    assert "1456" in pool and "2456" not in pool  # one class, one member searched
+    ours = s.evaluate_guess(after01, bulls_cows.parse_code("1456"))
+    theirs = s.evaluate_guess(after01, bulls_cows.parse_code("2456"))
+    assert ours.value == 106
+    assert theirs.value == 76 == published["min_kmovers"]["bulls-cows"]["by_first_response"]["crush35"]["0.1"]
+    assert {bulls_cows.format_response(r): v for r, v in theirs.per_response.items() if v} == {
+        "0.1": 55, "0.2": 17, "1.1": 2, "1.0": 1, "0.0": 1}
+    after02 = s.evaluate_guess(bulls_cows.parse_history("0123 0.2"), bulls_cows.parse_code("4506"))
+    assert after02.value == 23
+    assert {bulls_cows.format_response(r): v for r, v in after02.per_response.items() if v} == {
+        "0.1": 17, "0.2": 5, "1.0": 1}
