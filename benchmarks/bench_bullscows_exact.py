@@ -96,6 +96,8 @@ def main() -> None:
         rows: dict[str, Any] = {}
         measured: list[tuple[int, float]] = []
         for resp in responses:
+            if resp == "4.0" and not positions:
+                continue  # 0123 itself: the game is over after one guess (value 1), nothing to search
             history = game.parse_history(resp) if positions else [game.parse_turn(f"0123 {resp}")]
             n = int(game.candidates(history).shape[0])
             model = fit(measured)

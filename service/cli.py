@@ -482,15 +482,21 @@ def positions_group() -> None:
 
 
 @contextlib.contextmanager
-def _position_store(url: str | None) -> Iterator[Any]:
+def _store(url: str | None, kind: str) -> Iterator[Any]:
+    """The ``kind`` store ("positions" or "tokens") of ``url``, its connections closed afterwards."""
     from service.store.db import Database
     from service.store.positions import PositionStore
+    from service.store.tokens import TokenStore
 
     db = Database(_database_url(url))
     try:
-        yield PositionStore(db)
+        yield (PositionStore if kind == "positions" else TokenStore)(db)
     finally:
         db.dispose()
+
+
+def _position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _store(url, "positions")
 
 
 @positions_group.command("export")
@@ -678,17 +684,8 @@ def tokens_group() -> None:
     """Bearer tokens for writes: 'import' (POST /v1/positions), 'jobs' (beyond the free budget)."""
 
 
-@contextlib.contextmanager
-def _token_store(url: str | None) -> Iterator[Any]:
-    """The token store of ``url``, its connections closed afterwards."""
-    from service.store.db import Database
-    from service.store.tokens import TokenStore
-
-    db = Database(_database_url(url))
-    try:
-        yield TokenStore(db)
-    finally:
-        db.dispose()
+def _token_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _store(url, "tokens")
 
 
 @tokens_group.command("create")
