@@ -485,7 +485,10 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     slot = tt_find(tt_k1, tt_k2, k1, k2)
     if slot >= 0:
         lo, hi, tbest = tt_bounds(tt_info, slot, m, crit, mmax)
-        if lo == hi or lo >= beta:
+        # An exact value known without its guess (a job stores its parts' values so) answers any
+        # ply but the root of a call, whose caller wants the guess: there it only bounds the search
+        # from below, and the first guess reaching it ends the search.
+        if (lo == hi and (tbest >= 0 or ply > 0)) or lo >= beta:
             stats[1] += 1
             for i in range(n):
                 inset[S[i]] = 0

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.game import Game
+from solver.game import Game, Turn
 from solver.search import InvalidSearchError, Searcher, SearchTooDeepError, SolveOptions, optimal_tree
 from tests import reference
 from tests.test_game import games
@@ -382,3 +382,26 @@ def test_crush_hybrid_values_depend_on_the_class_member(bulls_cows: Game, publis
     assert after02.value == 23
     assert {bulls_cows.format_response(r): v for r, v in after02.per_response.items() if v} == {
         "0.1": 17, "0.2": 5, "1.0": 1}
+
+
+def test_an_exact_value_without_its_guess_still_gives_the_guess(mastermind: Game) -> None:
+    """A job stores its parts' values without their best guesses: a tree built from such a table
+    still gets a guess at every node (the value only bounds the search there)."""
+    from solver.table import Entry
+
+    options = SolveOptions("total", 6)
+    # three turns: the kernel itself answers the root (shorter histories loop over guesses here)
+    secret = mastermind.parse_code("3451")
+    history = [Turn(g, mastermind.response(g, secret)) for g in map(mastermind.parse_code, ("0011", "0022", "1133"))]
+    cands = mastermind.candidates(history)
+    assert cands.shape[0] > 14
+    want = Searcher(mastermind, options).solve(history)
+    assert want.value is not None and want.best_guess is not None
+    no_guess = Entry(options.table_key(mastermind), tuple(int(c) for c in cands), 3, 4, True,
+                     want.value - 3 * cands.shape[0], None, 1)
+    warm = Searcher(mastermind, options)
+    warm.table().load([no_guess])
+    got = warm.solve(history)
+    assert (got.value, got.best_guess) == (want.value, want.best_guess)
+    tree = optimal_tree(mastermind, options, history, searcher=warm)
+    assert tree.stats().total == want.value
