@@ -29,13 +29,21 @@ def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[s
         assert sum(lengths) == tree.stats().total == meta["total"]
         if meta["game"] == "mastermind" and meta["strategy"] == "optimal-total":
             assert meta["total"] == published["min_total"]["mastermind"]["optimum_total_unlimited"]
-        if meta["game"] == "bulls-cows":
-            # the fso hybrid: the article's fso column sums to 26296; the exact optimum is 26274
+        if meta["game"] == "bulls-cows" and meta["strategy"] == "optimal-total":
+            # the exact optimum, and the article's exact column response by response after 0123
             table = published["min_total"]["bulls-cows"]["by_response_after_0123"]
-            assert meta["total"] == table["total"][table["_columns"].index("fso")]
-            assert meta["exact"] is False
+            exact = table["_columns"].index("exact")
+            assert meta["exact"] is True and meta["mde"] is None and meta["max_guesses"] == 7
+            assert meta["total"] == published["min_total"]["bulls-cows"]["optimum_total"] == 26274
+            assert tree.root.guess == game.parse_code("0123")
+            per = {game.format_response(r): stored.below[id(child)][1] + stored.below[id(child)][0]
+                   for r, child in tree.root.children.items()}
+            per["4.0"] = 1
+            assert per == {r: row[exact] for r, row in table.items() if r not in ("_columns", "total")}
+            assert max(lengths) == 7
         if meta["strategy"] == "optimal-kmovers":
-            assert lengths.count(meta["max_guesses"]) == published["min_kmovers"]["mastermind"]["optimum"]
+            optimum = published["min_kmovers"][meta["game"]]["optimum"]
+            assert lengths.count(meta["max_guesses"]) == optimum
             assert max(lengths) == meta["max_guesses"]
 
 
@@ -80,7 +88,7 @@ def test_tree_answers_carry_values(client: FlaskClient) -> None:
 
 @pytest.mark.slow
 def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLibrary) -> None:
-    """All 5040 secrets through HTTP along the shipped fso tree (marked not exact: 26296 > 26274)."""
+    """All 5040 secrets through HTTP along the shipped exact tree: 26274 in all."""
     from service.migrate import upgrade
     from tests.service.conftest import make_app
 
@@ -89,12 +97,12 @@ def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLib
     client = make_app(url).test_client()
     bc = Game.from_spec("bulls-cows")
     stored = library.get(bc, "optimal-total", None)
-    assert stored is not None and stored.meta["exact"] is False
+    assert stored is not None and stored.meta["exact"] is True
     total = 0
     for secret in range(bc.size):
         n, sources = _play(client, bc, secret, "optimal-total")
         assert sources == {"tree"}
         total += n
-    assert total == stored.meta["total"] == stored.tree.stats().total
+    assert total == stored.meta["total"] == stored.tree.stats().total == 26274
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total"}).json
-    assert r["exact"] is False and r["source"] == "tree"
+    assert r["exact"] is True and r["source"] == "tree" and r["guess"] == "0123"
