@@ -151,3 +151,13 @@ def test_solve_off_the_trees_searches() -> None:
     for args in (["-g", "mastermind", "--max-guesses", "5"], ["-g", "mastermind", "--mde", "2"],
                  ["-g", "mastermind", "0000 0.0"]):
         assert run_json("solve", *args)["source"] == "search", args
+
+
+def test_bulls_cows_optimum_is_answered_from_the_shipped_tree(published: dict[str, Any]) -> None:
+    """The campaign's result, shipped: 26274 within 7 guesses, each response as the article's exact
+    column, with no search."""
+    out = run_json("solve", "-g", "bulls-cows", "--max-guesses", "7")
+    table = published["min_total"]["bulls-cows"]["by_response_after_0123"]
+    exact = table["_columns"].index("exact")
+    assert (out["value"], out["best_guess"], out["source"], out["nodes"]) == (26274, "0123", "tree", 0)
+    assert out["per_response"] == {r: row[exact] for r, row in table.items() if r not in ("_columns", "total")}
