@@ -237,8 +237,10 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     for gi, g1_units in enumerate(per_g1):
         expanded = [u for pi, part in enumerate(g1_units) for u in replaced.get((gi, pi), [part])]
         # biggest responses first; inside one, second guesses in bound order, so that the likely
-        # best is proven early and its value cuts its siblings
-        expanded.sort(key=lambda u: (-u.size, u.lower_bound, u.g2 if u.g2 is not None else -1))
+        # best is proven early and its value cuts its siblings.  Equal bounds (k-movers' are nearly
+        # all 0) go by the sum of squared part sizes, the expected-size heuristic: the Bulls-and-Cows
+        # 7-mover job took its second guesses in code order, and β waited an hour for the good ones
+        expanded.sort(key=lambda u: (-u.size, u.lower_bound, u.expected_cost, u.g2 if u.g2 is not None else -1))
         top = (len(order_g1) - gi) << 32
         units.extend(UnitSpec(u.kind, u.g1, u.response, u.g2, u.history, u.size, u.lower_bound, u.expected_cost,
                               top + len(expanded) - i) for i, u in enumerate(expanded))
