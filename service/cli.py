@@ -634,6 +634,8 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
     def export() -> None:
         if progress_file:
             runner_args = ["positions", "export", "-g", g.spec, "-o", progress_file, "--url", db_url]
+            if len(set(criteria)) == 1:  # a file per criterion stays small
+                runner_args += ["-c", criteria[0]]
             subprocess.run([sys.executable, "-m", "service.cli", *runner_args], check=True,
                            stderr=subprocess.DEVNULL)
 
