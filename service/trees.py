@@ -32,6 +32,9 @@ SPECS: list[dict[str, Any]] = [
      "mde": None, "from_set_only": False, "exact": True},
     {"game": "bulls-cows", "strategy": "optimal-total", "criterion": "total", "max_guesses": 7,
      "mde": None, "from_set_only": False, "exact": True},
+    # fewest 7-movers (every other secret within 6); positions with none are not chained further
+    {"game": "bulls-cows", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 7,
+     "depth_count": 7, "mde": None, "from_set_only": False, "exact": True},
 ]
 
 

@@ -161,3 +161,11 @@ def test_bulls_cows_optimum_is_answered_from_the_shipped_tree(published: dict[st
     exact = table["_columns"].index("exact")
     assert (out["value"], out["best_guess"], out["source"], out["nodes"]) == (26274, "0123", "tree", 0)
     assert out["per_response"] == {r: row[exact] for r, row in table.items() if r not in ("_columns", "total")}
+
+
+def test_bulls_cows_seven_movers_are_answered_from_the_shipped_tree(published: dict[str, Any]) -> None:
+    out = run_json("solve", "-g", "bulls-cows", "-c", "kmovers", "--max-guesses", "7")
+    exact = published["min_kmovers"]["bulls-cows"]["by_first_response"]["exact"]
+    assert (out["value"], out["best_guess"], out["source"], out["chain"]) == (50, "0123", "tree", {"7": 50})
+    assert {r: v for r, v in out["per_response"].items() if v} == {r: v for r, v in exact.items()
+                                                                     if r != "total" and v}

@@ -115,6 +115,8 @@ def test_shipped_trees_serve_the_explorer(client: FlaskClient) -> None:
     assert km["max_guesses"] == 5 and km["histogram"]["5"] == 539 and km["optimal"] is True
     bc = client.get("/v1/strategies/bulls-cows/optimal-total").json
     assert (bc["total"], bc["optimal"], bc["source"], bc["max_guesses"]) == (26274, True, "shipped", 7)
+    bk = client.get("/v1/strategies/bulls-cows/optimal-kmovers?max_guesses=7").json
+    assert (bk["histogram"]["7"], bk["optimal"], bk["source"], bk["worst_case"]) == (50, True, "shipped", 7)
     other = client.get("/v1/strategies/mastermind/optimal-kmovers?max_guesses=6")
     assert other.status_code == 200 and other.json["source"] == "built"  # a different question
 

@@ -45,6 +45,16 @@ def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[s
             optimum = published["min_kmovers"][meta["game"]]["optimum"]
             assert lengths.count(meta["max_guesses"]) == optimum
             assert max(lengths) == meta["max_guesses"]
+        if meta["game"] == "bulls-cows" and meta["strategy"] == "optimal-kmovers":
+            # 50 seven-movers: 46 after 0123 0.1, 4 after 0.2, none after any other response
+            exact = published["min_kmovers"]["bulls-cows"]["by_first_response"]["exact"]
+            assert tree.root.guess == game.parse_code("0123") and meta["exact"] is True
+            sevens: dict[str, int] = {}
+            for secret, n in enumerate(lengths):
+                if n == 7:
+                    r = game.format_response(game.response(tree.root.guess, secret))
+                    sevens[r] = sevens.get(r, 0) + 1
+            assert sevens == {r: v for r, v in exact.items() if r != "total" and v} == {"0.1": 46, "0.2": 4}
 
 
 def _play(client: FlaskClient, game: Game, secret: int, strategy: str, **extra: Any) -> tuple[int, set[str]]:
