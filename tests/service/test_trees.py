@@ -97,6 +97,26 @@ def test_tree_answers_carry_values(client: FlaskClient) -> None:
 
 
 @pytest.mark.slow
+def test_http_bot_reproduces_the_bulls_cows_seven_movers(tmp_path: Any, library: TreeLibrary) -> None:
+    """All 5040 secrets through HTTP along the shipped optimal-kmovers tree: 50 need a 7th guess."""
+    from service.migrate import upgrade
+    from tests.service.conftest import make_app
+
+    url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
+    upgrade(url)
+    client = make_app(url).test_client()
+    bc = Game.from_spec("bulls-cows")
+    stored = library.get(bc, "optimal-kmovers", 7)
+    assert stored is not None and stored.meta["exact"] is True
+    lengths = []
+    for secret in range(bc.size):
+        n, sources = _play(client, bc, secret, "optimal-kmovers", max_guesses=7)
+        assert sources == {"tree"}
+        lengths.append(n)
+    assert lengths.count(7) == 50 and max(lengths) == 7 and sum(lengths) == stored.meta["total"]
+
+
+@pytest.mark.slow
 def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLibrary) -> None:
     """All 5040 secrets through HTTP along the shipped exact tree: 26274 in all."""
     from service.migrate import upgrade
