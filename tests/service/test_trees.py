@@ -96,9 +96,9 @@ def test_tree_answers_carry_values(client: FlaskClient) -> None:
     assert r["source"] in ("search", "cache")
 
 
-@pytest.mark.slow
-def test_http_bot_reproduces_the_bulls_cows_seven_movers(tmp_path: Any, library: TreeLibrary) -> None:
-    """All 5040 secrets through HTTP along the shipped optimal-kmovers tree: 50 need a 7th guess."""
+def _bulls_cows_bot(tmp_path: Any, strategy: str, **extra: Any) -> tuple[list[int], FlaskClient]:
+    """Every secret's game length, played over HTTP by an app on a fresh SQLite file (its client is
+    returned too); every answer must come from the shipped tree."""
     from service.migrate import upgrade
     from tests.service.conftest import make_app
 
@@ -106,33 +106,30 @@ def test_http_bot_reproduces_the_bulls_cows_seven_movers(tmp_path: Any, library:
     upgrade(url)
     client = make_app(url).test_client()
     bc = Game.from_spec("bulls-cows")
-    stored = library.get(bc, "optimal-kmovers", 7)
-    assert stored is not None and stored.meta["exact"] is True
     lengths = []
     for secret in range(bc.size):
-        n, sources = _play(client, bc, secret, "optimal-kmovers", max_guesses=7)
+        n, sources = _play(client, bc, secret, strategy, **extra)
         assert sources == {"tree"}
         lengths.append(n)
+    return lengths, client
+
+
+@pytest.mark.slow
+def test_http_bot_reproduces_the_bulls_cows_seven_movers(tmp_path: Any, library: TreeLibrary) -> None:
+    """All 5040 secrets through HTTP along the shipped optimal-kmovers tree: 50 need a 7th guess."""
+    stored = library.get(Game.from_spec("bulls-cows"), "optimal-kmovers", 7)
+    assert stored is not None and stored.meta["exact"] is True
+    lengths, _ = _bulls_cows_bot(tmp_path, "optimal-kmovers", max_guesses=7)
     assert lengths.count(7) == 50 and max(lengths) == 7 and sum(lengths) == stored.meta["total"]
 
 
 @pytest.mark.slow
 def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLibrary) -> None:
     """All 5040 secrets through HTTP along the shipped exact tree: 26274 in all."""
-    from service.migrate import upgrade
-    from tests.service.conftest import make_app
-
-    url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
-    upgrade(url)
-    client = make_app(url).test_client()
-    bc = Game.from_spec("bulls-cows")
-    stored = library.get(bc, "optimal-total", None)
+    stored = library.get(Game.from_spec("bulls-cows"), "optimal-total", None)
     assert stored is not None and stored.meta["exact"] is True
-    total = 0
-    for secret in range(bc.size):
-        n, sources = _play(client, bc, secret, "optimal-total")
-        assert sources == {"tree"}
-        total += n
+    lengths, client = _bulls_cows_bot(tmp_path, "optimal-total")
+    total = sum(lengths)
     assert total == stored.meta["total"] == stored.tree.stats().total == 26274
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total"}).json
     assert r["exact"] is True and r["source"] == "tree" and r["guess"] == "0123"
