@@ -499,6 +499,61 @@ def _position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
     return _store(url, "positions")
 
 
+def _write_positions(url: str | None, game: str | None, criterion: str | None, output: str) -> int:
+    """Write the stored positions (of ``game`` / ``criterion`` when given) as NDJSON to ``output``
+    (gzip-compressed when it ends in .gz, stdout for -); returns how many."""
+    import gzip
+    import os
+
+    from service.positions_io import row_line
+
+    count = 0
+    with _position_store(url) as store:
+        if output == "-":
+            for row in store.iter_rows(game, criterion):
+                sys.stdout.buffer.write(row_line(row))
+                count += 1
+            sys.stdout.flush()
+            return count
+        # written whole under a temporary name, then moved into place: an interrupted export never
+        # leaves a truncated file where the last good one was
+        tmp = f"{output}.tmp-{os.getpid()}"
+        opener: Any = gzip.open if output.endswith(".gz") else open
+        try:
+            with opener(tmp, "wb") as fh:
+                for row in store.iter_rows(game, criterion):
+                    fh.write(row_line(row))
+                    count += 1
+            os.replace(tmp, output)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return count
+
+
+IMPORT_VERIFY_MAX_CODES = 12
+"""Operator imports search again sets of at most this many codes (HTTP imports: the setting, 64)."""
+
+
+def _read_positions(path: str, url: str | None, source: str, verify_max_codes: int = IMPORT_VERIFY_MAX_CODES,
+                    game: str | None = None) -> int:
+    """Import an export file, all or nothing (each line checked as POST /v1/positions checks it, small
+    sets searched again; with ``game``, a line of another game refuses the file); returns how many
+    positions were stored.  Any problem ends the command with its ``error:`` line."""
+    from service.config import Settings
+    from service.positions_io import InvalidImportError, read_entries, read_file_lines
+
+    try:
+        entries = read_entries(read_file_lines(path), max_codes=Settings().max_codes,
+                               verify_max_codes=verify_max_codes)
+    except InvalidImportError as exc:
+        _fail(f"{exc}; nothing stored")
+    if game is not None and any(e.key.game != game for e in entries):
+        _fail(f"{path} holds positions of another game than {game}; nothing stored")
+    with _position_store(url) as store:
+        return int(store.save_entries(entries, source=f"import:{source}"[:64]))
+
+
 @positions_group.command("export")
 @_game_filter_options
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
@@ -506,10 +561,6 @@ def _position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
 @_url_option
 def positions_export(game: str | None, criterion: str | None, output: str, url: str | None) -> None:
     """Write the stored positions as NDJSON (the format of GET /v1/positions)."""
-    import gzip
-    import os
-
-    from service.positions_io import row_line
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -518,51 +569,21 @@ def positions_export(game: str | None, criterion: str | None, output: str, url: 
             game = Game.from_spec(game).spec
         except SolverError as exc:
             _fail(str(exc))
-    count = 0
-    with _position_store(url) as store:
-        if output == "-":
-            for row in store.iter_rows(game, criterion):
-                sys.stdout.buffer.write(row_line(row))
-                count += 1
-            sys.stdout.flush()
-        else:
-            # written whole under a temporary name, then moved into place: an interrupted export
-            # never leaves a truncated file where the last good one was
-            tmp = f"{output}.tmp-{os.getpid()}"
-            opener: Any = gzip.open if output.endswith(".gz") else open
-            try:
-                with opener(tmp, "wb") as fh:
-                    for row in store.iter_rows(game, criterion):
-                        fh.write(row_line(row))
-                        count += 1
-                os.replace(tmp, output)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+    count = _write_positions(url, game, criterion, output)
     click.echo(f"exported {count} positions", err=True)
 
 
 @positions_group.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--source", default="file", show_default=True, help="Provenance recorded as 'import:SOURCE'.")
-@click.option("--verify-max-codes", type=click.IntRange(min=0), default=12, show_default=True,
+@click.option("--verify-max-codes", type=click.IntRange(min=0), default=IMPORT_VERIFY_MAX_CODES, show_default=True,
               help="Search again every entry of at most this many codes (POST /v1/positions uses "
                    "BULLSCOWS_IMPORT_VERIFY_MAX_CODES, 64); raise it for a file of unknown origin.")
 @_url_option
 def positions_import(path: str, source: str, verify_max_codes: int, url: str | None) -> None:
     """Read an export (plain or .gz NDJSON) into the table, all or nothing: every line is checked the
     way POST /v1/positions checks it, and small sets are searched again."""
-    from service.config import Settings
-    from service.positions_io import InvalidImportError, read_entries, read_file_lines
-
-    settings = Settings()
-    try:
-        entries = read_entries(read_file_lines(path), max_codes=settings.max_codes,
-                               verify_max_codes=verify_max_codes)
-    except InvalidImportError as exc:
-        _fail(f"{exc}; nothing stored")
-    with _position_store(url) as store:
-        stored = store.save_entries(entries, source=f"import:{source}"[:64])
+    stored = _read_positions(path, url, source, verify_max_codes)
     click.echo(f"imported {stored} positions from {path}")
 
 
@@ -616,28 +637,13 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
 
     upgrade(db_url)
     if progress_file and os.path.exists(progress_file):
-        # the operator's own file: checked line by line, small sets searched again (as `positions import`)
-        from service.config import Settings
-        from service.positions_io import InvalidImportError, read_entries, read_file_lines
-
-        try:
-            entries = read_entries(read_file_lines(progress_file), max_codes=Settings().max_codes,
-                                   verify_max_codes=12)
-        except InvalidImportError as exc:
-            _fail(f"{exc}; nothing stored")
-        if any(e.key.game != g.spec for e in entries):
-            _fail(f"{progress_file} holds positions of another game than {g.spec}; nothing stored")
-        with _position_store(db_url) as store:
-            click.echo(f"# imported {store.save_entries(entries, source='import:campaign')} positions "
-                       f"from {progress_file}", err=True)
+        stored = _read_positions(progress_file, db_url, "campaign", game=g.spec)
+        click.echo(f"# imported {stored} positions from {progress_file}", err=True)
+    only = criteria[0] if len(set(criteria)) == 1 else None  # a file per criterion stays small
 
     def export() -> None:
         if progress_file:
-            runner_args = ["positions", "export", "-g", g.spec, "-o", progress_file, "--url", db_url]
-            if len(set(criteria)) == 1:  # a file per criterion stays small
-                runner_args += ["-c", criteria[0]]
-            subprocess.run([sys.executable, "-m", "service.cli", *runner_args], check=True,
-                           stderr=subprocess.DEVNULL)
+            _write_positions(db_url, g.spec, only, progress_file)
 
     worker = None
     if with_worker:
