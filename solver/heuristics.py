@@ -22,9 +22,16 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels
+from solver import kernels, symmetry
 from solver.errors import InconsistentHistoryError, UnknownStrategyError
-from solver.game import CandidateSet, Code, Game, GameArrays
+from solver.game import CandidateSet, Code, Game, GameArrays, History
+
+_NO_CLASSES: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+_EMPTY_CODES: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
+
+POSITION_CLASSES_MIN_WORK = 1 << 22
+"""Score pairs (candidates x codes) from which a position's history symmetry is worth computing:
+below it the per-code symbol classes alone are cheaper than enumerating position permutations."""
 
 
 @dataclass(frozen=True)
@@ -45,12 +52,17 @@ class Strategy(Protocol):
         """Registry name."""
         ...
 
-    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
-        """The next guess when ``cands`` are the codes still possible."""
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
+               history: History | None = None) -> Choice:
+        """The next guess when ``cands`` are the codes still possible.
+
+        ``history``, the turns that left ``cands``, never changes the answer; strategies that score
+        every code use it to score one code per symmetry class.
+        """
         ...
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=32)
 def _nlogn(n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``k*log2(k)`` and ``k*ln(k)`` for ``k = 0..n`` (0 at 0)."""
     k = np.arange(n + 1, dtype=np.float64)
@@ -60,14 +72,17 @@ def _nlogn(n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     return np.ascontiguousarray(log2n), np.ascontiguousarray(lnn)
 
 
-def guess_pool(game: Game, cands: CandidateSet, from_set_only: bool = False) -> npt.NDArray[np.int32]:
-    """Candidates first (ascending), then every other code (ascending), as the kernels expect."""
-    if from_set_only:
-        return cands
-    outside = np.ones(game.size, dtype=bool)
-    outside[cands] = False
-    rest = np.flatnonzero(outside).astype(np.int32)
-    return np.concatenate((cands, rest))
+@functools.lru_cache(maxsize=32)
+def _canonical(game: Game, absent: int, uncalled: int) -> npt.NDArray[np.int32]:
+    """The codes :func:`solver.kernels.is_canonical` keeps for these symbol classes.  A whole tree
+    meets only a few distinct (absent, uncalled) pairs, so one scan of every code per pair is
+    enough, instead of one per node."""
+    if absent == 0 and uncalled == 0:
+        codes: npt.NDArray[np.int32] = np.arange(game.size, dtype=np.int32)
+    else:
+        codes = kernels.class_lowest_codes(game.arrays().codes, np.int64(absent), np.int64(uncalled))
+    codes.setflags(write=False)
+    return codes
 
 
 def _check(cands: CandidateSet) -> None:
@@ -86,18 +101,30 @@ class PartitionStrategy:
     from_set_only: bool = False
     """Only candidates may be guessed."""
 
-    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
+               history: History | None = None) -> Choice:
         _check(cands)
         if cands.shape[0] <= 2:
             # One left: it is the guess.  Two left: either candidate is optimal for every score, and
             # the tie-break takes the lower.
             return Choice(int(cands[0]), None)
         a = arrays if arrays is not None else game.arrays()
-        pool = guess_pool(game, cands, self.from_set_only)
-        log2n, lnn = _nlogn(int(cands.shape[0]))
-        guess, score = kernels.best_guess(
-            *a.kernel_args(), cands, pool, int(cands.shape[0]), game.n_responses,
-            self.kernel_id, log2n, lnn,
+        m = int(cands.shape[0])
+        log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
+        # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
+        # class of them is scored.  Without the history every symbol counts as used.
+        called = a.called(history) if history is not None else (1 << game.symbols) - 1
+        absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
+        rep = _NO_CLASSES
+        if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
+            found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
+            if found is not None:
+                rep = found
+        f = game.factors()
+        canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
+        guess, score = kernels.best_guess_by_class(
+            *a.kernel_args(), cands, canon, self.from_set_only, game.n_responses, self.kernel_id,
+            log2n, lnn, absent, uncalled, rep, f.keys, *f.tables,
         )
         return Choice(int(guess), float(score))
 
@@ -108,7 +135,8 @@ class FirstConsistent:
 
     name: str = "first-consistent"
 
-    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
+               history: History | None = None) -> Choice:
         _check(cands)
         return Choice(int(cands[0]), None)
 
@@ -125,7 +153,8 @@ class RandomConsistent:
     """Seed of the pseudo-random choice."""
     name: str = "random-consistent"
 
-    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None) -> Choice:
+    def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
+               history: History | None = None) -> Choice:
         _check(cands)
         digest = zlib.crc32(np.ascontiguousarray(cands, dtype=np.int32).tobytes())
         rng = np.random.default_rng([self.seed & 0xFFFFFFFF, digest, int(cands.shape[0])])

@@ -109,6 +109,23 @@ def response_table(codes, masks, counts):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def common_table(held):  # type: ignore[no-untyped-def]
+    """``uint8[k, k]``: symbols shared (with multiplicity) by every pair of the ``k`` symbol
+    multisets ``held[i, s]`` (how often multiset ``i`` holds symbol ``s``)."""
+    k = held.shape[0]
+    out = np.empty((k, k), dtype=np.uint8)
+    for i in range(k):
+        for j in range(k):
+            c = 0
+            for s in range(held.shape[1]):
+                a = held[i, s]
+                b = held[j, s]
+                c += a if a < b else b
+            out[i, j] = c
+    return out
+
+
+@njit(cache=True)
 def response_row(table, codes, masks, counts, guess, cands, out):  # type: ignore[no-untyped-def]
     """Fill ``out[k]`` with the response of candidate ``cands[k]`` to ``guess``."""
     if table.shape[0] > 0:
@@ -230,7 +247,51 @@ def perfect_candidate(table, codes, masks, counts, cands, n_resp):  # type: igno
 
 
 @njit(cache=True)
-def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strategy, log2n, lnn):  # type: ignore[no-untyped-def]
+def digit_classes(S, masks, called, n_symbols):  # type: ignore[no-untyped-def]
+    """(absent, uncalled) symbol masks of a node: symbols in no candidate of ``S``, and symbols in
+    no guess so far (``called``) that some candidate holds.
+
+    Permuting the symbols of either class maps ``S`` onto itself (absent ones trivially, uncalled
+    ones because every guess so far is left unchanged), so two guesses that differ by such a
+    permutation have the same value (the article's Lemma 1; its "absent digits" and "uncalled
+    digits" cutoffs): only one of them needs scoring.
+    """
+    present = np.int64(0)
+    for i in range(S.shape[0]):
+        present |= masks[S[i]]
+    full = (np.int64(1) << np.int64(n_symbols)) - np.int64(1)
+    absent = full & ~present
+    return absent, full & ~called & present
+
+
+@njit(cache=True)
+def is_canonical(codes, g, absent, uncalled):  # type: ignore[no-untyped-def]
+    """Whether code ``g`` is the lowest-index code of its class under permutations of the
+    ``absent`` symbols and of the ``uncalled`` ones: read by position, each class's symbols must be
+    that class's smallest ones in ascending order.  Lowest index, so the guess a search keeps among
+    equals (the first of the lowest bound) is unchanged by skipping the others."""
+    ra = absent
+    ru = uncalled
+    seen = np.int64(0)
+    for k in range(codes.shape[1]):
+        bit = np.int64(1) << np.int64(codes[g, k])
+        if seen & bit:
+            continue
+        seen |= bit
+        if absent & bit:
+            if bit != (ra & -ra):
+                return False
+            ra ^= bit
+        elif uncalled & bit:
+            if bit != (ru & -ru):
+                return False
+            ru ^= bit
+    return True
+
+
+@njit(cache=True, nogil=True)
+def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strategy, log2n, lnn,
+               fkeys, f0, f1, f2, f3):  # type: ignore[no-untyped-def]
     """Best guess of ``pool`` for one-step ``strategy`` against candidate set ``cands``.
 
     ``pool`` lists the candidates first (ascending, ``n_in_set`` of them) and then any other codes
@@ -244,23 +305,88 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
     guesses with the same multiset of part sizes get bit-identical scores.  ``log2n[k]`` and
     ``lnn[k]`` hold ``k*log2(k)`` and ``k*ln(k)``.
 
+    Every score only grows as candidates are counted (a part's growth never lowers it; most-parts
+    is bounded by the parts still reachable), so a guess is dropped as soon as what it has counted
+    can no longer beat the best so far strictly: it could not have replaced it anyway, and most
+    guesses are dropped after a small share of the candidates.  The float scores are compared with
+    a margin larger than their rounding error, so nothing that could win is dropped.
+
+    Without a response table, responses come from the factor tables ``f0..f3`` when ``fkeys`` has
+    rows (see :class:`solver.game.ResponseFactors`), else are computed code by code.
+
     A candidate that splits the set into singletons is optimal for every strategy and ends the scan.
     Returns ``(best_code, best_score)``; for crush the score is the largest part.
     """
     m = cands.shape[0]
-    buf = np.empty(m, dtype=np.uint8)
+    has_table = table.shape[0] > 0
+    use_f = not has_table and fkeys.shape[0] > 0
+    ck = np.zeros((m if use_f else 0, 4), dtype=np.uint16)
+    if use_f:
+        for k in range(m):
+            for t in range(4):
+                ck[k, t] = fkeys[cands[k], t]
+    r0 = f0[0]
+    r1 = f1[0]
+    r2 = f2[0]
+    r3 = f3[0]
     cnt = np.zeros(n_resp, dtype=np.int64)
     parts = np.empty(n_resp, dtype=np.int64)
     best_parts = np.zeros(n_resp, dtype=np.int64)
     best_np = 0
     best = -1
     best_score = np.inf
+    ibound = np.int64(1) << np.int64(62)  # integer form of the best score (minimax, expected-size)
+    fbound = np.inf  # best float score plus its rounding margin (entropy, larmouth)
+    margin = 4.5e-16 * (m + 4)
     bonus = 2.0 * np.log(2.0)
     for g in range(pool.shape[0]):
         guess = pool[g]
-        response_row(table, codes, masks, counts, guess, cands, buf)
+        in_set = g < n_in_set
+        acc = np.int64(0)
+        facc = -bonus if (in_set and strategy == LARMOUTH) else 0.0
+        dropped = False
+        if use_f:
+            r0 = f0[fkeys[guess, 0]]
+            r1 = f1[fkeys[guess, 1]]
+            r2 = f2[fkeys[guess, 2]]
+            r3 = f3[fkeys[guess, 3]]
         for k in range(m):
-            cnt[buf[k]] += 1
+            if has_table:
+                r = np.int64(table[guess, cands[k]])
+            elif use_f:
+                r = np.int64(r0[ck[k, 0]]) + r1[ck[k, 1]] + r2[ck[k, 2]] + r3[ck[k, 3]]
+            else:
+                r = np.int64(response(codes, masks, counts, guess, cands[k]))
+            c = cnt[r]
+            cnt[r] = c + 1
+            if strategy == MINIMAX:
+                if c + 1 >= ibound:
+                    dropped = True
+                    break
+            elif strategy == EXPECTED_SIZE:
+                acc += 2 * c + 1
+                if acc >= ibound:
+                    dropped = True
+                    break
+            elif strategy == MOST_PARTS:
+                if c == 0:
+                    acc += 1
+                elif acc + m - 1 - k <= best_np:
+                    dropped = True
+                    break
+            elif strategy == ENTROPY:
+                facc += log2n[c + 1] - log2n[c]
+                if facc > fbound:
+                    dropped = True
+                    break
+            elif strategy == LARMOUTH:
+                facc += lnn[c + 1] - lnn[c]
+                if facc > fbound:
+                    dropped = True
+                    break
+            elif best >= 0 and c + 1 > best_parts[0]:  # crush: the largest part decides first
+                dropped = True
+                break
         np_ = 0
         largest = 0
         for r in range(n_resp):
@@ -271,7 +397,8 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
                 if c > largest:
                     largest = c
                 cnt[r] = 0
-        in_set = g < n_in_set
+        if dropped:
+            continue
         if in_set and largest == 1:
             # A candidate with all parts singletons: nothing can do better, and it is the lowest
             # such candidate because candidates come first in ascending order.
@@ -329,4 +456,63 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
         if score < best_score:
             best_score = score
             best = guess
+            if strategy == MINIMAX:
+                ibound = largest
+            elif strategy == EXPECTED_SIZE:
+                ibound = np.int64(score)
+            elif strategy == MOST_PARTS:
+                best_np = np_
+            else:
+                fbound = score + margin * (abs(score) + 1.0)
     return best, best_score
+
+
+@njit(cache=True)
+def class_lowest_codes(codes, absent, uncalled):  # type: ignore[no-untyped-def]
+    """Every code that is the lowest of its class under :func:`is_canonical` (int32, ascending)."""
+    n = codes.shape[0]
+    out = np.empty(n, dtype=np.int32)
+    k = 0
+    for g in range(n):
+        if is_canonical(codes, g, absent, uncalled):
+            out[k] = g
+            k += 1
+    return out[:k].copy()
+
+
+@njit(cache=True, nogil=True)
+def best_guess_by_class(table, codes, masks, counts, cands, canon, from_set_only, n_resp, strategy,
+                        log2n, lnn, absent, uncalled, rep, fkeys, f0, f1, f2, f3):  # type: ignore[no-untyped-def]
+    """:func:`best_guess` over one code per symmetry class: the same guess, far fewer scored.
+
+    The pool is built here, candidates first, then the other codes, both ascending, keeping only
+    codes that are the lowest of their class: under permutations of the ``absent`` and of the
+    ``uncalled`` symbols (:func:`is_canonical`; ``canon`` lists those codes, see
+    :func:`class_lowest_codes`), and, when ``rep`` is not empty, under the transformations fixing the
+    history (``rep[g] == g``, see :mod:`solver.symmetry`).  Codes of one class split the candidates
+    into parts of the same sizes and are all candidates or all not, so the lowest of the winning
+    class is exactly the guess the full scan's tie-break picks.
+    """
+    m = cands.shape[0]
+    use_rep = rep.shape[0] > 0
+    pool = np.empty(m if from_set_only else m + canon.shape[0], dtype=np.int32)
+    npool = 0
+    for k in range(m):
+        g = cands[k]
+        if (not use_rep or rep[g] == g) and is_canonical(codes, g, absent, uncalled):
+            pool[npool] = g
+            npool += 1
+    n_in = npool
+    if not from_set_only:
+        j = 0
+        for i in range(canon.shape[0]):
+            g = canon[i]
+            while j < m and cands[j] < g:
+                j += 1
+            if j < m and cands[j] == g:
+                continue
+            if not use_rep or rep[g] == g:
+                pool[npool] = g
+                npool += 1
+    return best_guess(table, codes, masks, counts, cands, pool[:npool], n_in, n_resp, strategy, log2n, lnn,
+                      fkeys, f0, f1, f2, f3)

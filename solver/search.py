@@ -22,6 +22,7 @@ and turns its integers into results.  No I/O.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from solver import kernels
 from solver import searchkernels as sk
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, GameArrays, History, Turn
-from solver.heuristics import _nlogn
+from solver.heuristics import _nlogn, get_strategy
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
@@ -226,6 +227,26 @@ def require_response_table(game: Game) -> GameArrays:
     return arrays
 
 
+FALLBACKS = {"total": "larmouth", "kmovers": "crush"}
+"""The one-step strategy that answers for an optimal one whose exact answer is not known (the
+article's hybrids pair them the same way)."""
+
+
+def searchable(game: Game) -> bool:
+    """Whether the game's response table fits its budget, which exact search needs."""
+    return game.size**2 <= game.table_max_bytes
+
+
+def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
+                  why: str | None = None) -> tuple[Code, str]:
+    """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says
+    what the exact answer lacked (default: the game cannot be searched)."""
+    name = FALLBACKS[criterion]
+    if why is None:
+        why = f"exact search needs a response table, too large for {game.size} codes"
+    return get_strategy(name).choose(game, cands, history=history).guess, f"{why}; this is the {name} heuristic's guess"
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
@@ -280,6 +301,24 @@ class Searcher:
     def clear_stop(self) -> None:
         """Allow searches again after :meth:`request_stop`."""
         self.stats[6] = 0
+
+    def solve_within(self, history: History, seconds: float, *, cands: CandidateSet | None = None,
+                     guess: Code | None = None) -> SolveResult:
+        """:meth:`solve` (or :meth:`evaluate_guess` of ``guess``) stopped after ``seconds`` of
+        wall-clock time: a timer thread stops the kernel from outside (it frees the GIL while it
+        searches), so the answer is cut (``exact`` False) at the deadline, not after a node count
+        whose duration depends on the position and the machine's load."""
+        self.clear_stop()
+        timer = threading.Timer(max(0.0, seconds), self.request_stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            if guess is not None:
+                return self.evaluate_guess(history, guess)
+            return self.solve(history, cands=cands)
+        finally:
+            timer.cancel()
+            self.clear_stop()
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of this question (per k, for the k-movers chain)."""
@@ -354,10 +393,7 @@ class Searcher:
 
     def called(self, history: History) -> int:
         """Mask of the symbols guessed in ``history`` (the others are interchangeable for the kernel)."""
-        mask = 0
-        for t in history:
-            mask |= int(self.arrays.masks[t.guess])
-        return mask
+        return self.arrays.called(history)
 
     def _run(self, cands: CandidateSet, turn: int, k: int | None, beta: int,
              pools: tuple[Any, ...] | None, called: int = -1) -> tuple[int, int]:

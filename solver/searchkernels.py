@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.kernels import best_guess, is_perfect_split, response_row
+from solver.kernels import best_guess, digit_classes, is_canonical, is_perfect_split, response_row
 
 INF = np.int64(1) << np.int64(40)
 
@@ -193,49 +193,6 @@ def _splits_perfectly(row, S, seen, stamp):  # type: ignore[no-untyped-def]
         if seen[r] == stamp:
             return False
         seen[r] = stamp
-    return True
-
-
-@njit(cache=True)
-def digit_classes(S, masks, called, n_symbols):  # type: ignore[no-untyped-def]
-    """(absent, uncalled) symbol masks of a node: symbols in no candidate of ``S``, and symbols in
-    no guess so far (``called``) that some candidate holds.
-
-    Permuting the symbols of either class maps ``S`` onto itself (absent ones trivially, uncalled
-    ones because every guess so far is left unchanged), so two guesses that differ by such a
-    permutation have the same value (the article's Lemma 1; its "absent digits" and "uncalled
-    digits" cutoffs): only one of them needs scoring.
-    """
-    present = np.int64(0)
-    for i in range(S.shape[0]):
-        present |= masks[S[i]]
-    full = (np.int64(1) << np.int64(n_symbols)) - np.int64(1)
-    absent = full & ~present
-    return absent, full & ~called & present
-
-
-@njit(cache=True)
-def is_canonical(codes, g, absent, uncalled):  # type: ignore[no-untyped-def]
-    """Whether code ``g`` is the lowest-index code of its class under permutations of the
-    ``absent`` symbols and of the ``uncalled`` ones: read by position, each class's symbols must be
-    that class's smallest ones in ascending order.  Lowest index, so the guess a search keeps among
-    equals (the first of the lowest bound) is unchanged by skipping the others."""
-    ra = absent
-    ru = uncalled
-    seen = np.int64(0)
-    for k in range(codes.shape[1]):
-        bit = np.int64(1) << np.int64(codes[g, k])
-        if seen & bit:
-            continue
-        seen |= bit
-        if absent & bit:
-            if bit != (ra & -ra):
-                return False
-            ra ^= bit
-        elif uncalled & bit:
-            if bit != (ru & -ru):
-                return False
-            ru ^= bit
     return True
 
 
@@ -526,18 +483,22 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         if heuristic:
             if phase == 1:
                 break
+            # one code per symbol class, as kernels.best_guess_by_class does: the same guess
             pool = ws_pool[ply]
             npool = 0
             for i in range(n):
-                pool[npool] = S[i]
-                npool += 1
+                if is_canonical(codes, S[i], absent, uncalled):
+                    pool[npool] = S[i]
+                    npool += 1
+            n_in = npool
             if not fso:
                 for g in range(n_codes):
-                    if inset[g] == 0:
+                    if inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
                         pool[npool] = g
                         npool += 1
-            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n, n_resp, prm[3],
-                               log2n, lnn)
+            no_f = np.zeros((1, 1), dtype=np.uint8)
+            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, prm[3],
+                               log2n, lnn, np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f)
             keys[0] = hg
             nk = 1
         else:

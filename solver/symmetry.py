@@ -17,6 +17,7 @@ No search or I/O here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 
@@ -158,6 +159,29 @@ def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | N
         free = np.zeros(1, dtype=np.int64)
     rep: npt.NDArray[np.int64] = canonical_codes(game.arrays().codes, perms, sigma, free,
                                                  game.repetition)
+    return rep
+
+
+@functools.lru_cache(maxsize=16)
+def position_classes(game: Game, turns: tuple[tuple[int, int], ...]) -> npt.NDArray[np.int64] | None:
+    """:func:`classes` of a history given as ``(guess, response)`` pairs, or None when the only
+    transformations fixing it are renamings of the symbols it never uses.
+
+    Those renamings are already covered, more cheaply, by the per-code test of
+    :func:`solver.kernels.is_canonical` (free symbols are all absent or all present), so callers
+    that have it only want this array when positions or used symbols can move too — typically the
+    first guesses of a game.  Cached: a strategy tree asks for the same history at every node below it.
+    """
+    moves = [g for g, _ in turns]
+    responses = [r for _, r in turns]
+    by_resp: dict[int, list[int]] = {}
+    for i, r in enumerate(responses):
+        by_resp.setdefault(int(r), []).append(i)
+    perms, _ = _transforms(game, moves, list(by_resp.values()))
+    if perms.shape[0] <= 1:
+        return None
+    rep = classes(game, moves, responses)
+    rep.setflags(write=False)
     return rep
 
 

@@ -189,19 +189,28 @@ def build_tree(
     path: list[Turn] = list(history)
 
     def grow(cands: CandidateSet, depth: int, forced: Code | None) -> Node:
+        size = int(cands.shape[0])
+        if size == 1 and forced is None:
+            # A lone candidate is the guess of every strategy, and most nodes of a tree are such
+            # leaves: no kernel call for them.
+            if on_solved is not None:
+                on_solved(1)
+            return Node(guess=int(cands[0]), size=1, hit=True, derivable=True)
         guess = forced if forced is not None else int(choose(cands, path))
         order, starts = kernels.split(*args, guess, cands, n_resp)
         node = Node(
             guess=guess,
-            size=int(cands.shape[0]),
+            size=size,
             hit=bool(starts[win + 1] > starts[win]),
-            derivable=bool(kernels.perfect_candidate(*args, cands, n_resp) >= 0),
+            # (no set larger than the number of responses can be split into singletons)
+            derivable=bool(size <= n_resp and kernels.perfect_candidate(*args, cands, n_resp) >= 0),
         )
         if node.hit and on_solved is not None:
             on_solved(1)
-        for r in range(n_resp):
-            lo, hi = int(starts[r]), int(starts[r + 1])
-            if hi == lo or r == win:
+        bounds = starts.tolist()
+        for r in np.flatnonzero(np.diff(starts)).tolist():
+            lo, hi = bounds[r], bounds[r + 1]
+            if r == win:
                 continue
             if hi - lo == node.size or depth >= max_depth:
                 raise SolverError(
@@ -411,7 +420,7 @@ def strategy_chooser(game: Game, strategy: Any, arrays: GameArrays | None = None
     a = arrays if arrays is not None else game.arrays(table=True)
 
     def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
-        return int(strategy.choose(game, cands, a).guess)
+        return int(strategy.choose(game, cands, a, turns).guess)
 
     return choose
 

@@ -18,7 +18,7 @@ from solver.errors import (
     InvalidResponseError,
     SolverError,
 )
-from solver.game import Game, Turn
+from solver.game import Game, Turn, response_factors
 from solver.heuristics import partition
 from tests import reference
 
@@ -101,6 +101,35 @@ def test_table_equals_on_the_fly_kernel(game: Game) -> None:
     for i in range(0, game.size, max(1, game.size // 30)):
         row = np.array([kernels.response(a.codes, a.masks, a.counts, i, j) for j in range(game.size)])
         assert np.array_equal(table[i], row)
+
+
+@given(games(max_codes=1500))
+@settings(max_examples=30, deadline=None)
+def test_factor_tables_sum_to_the_response(game: Game) -> None:
+    """Four small-table lookups give every response, with and without repetition."""
+    a = game.arrays()
+    table = kernels.response_table(a.codes, a.masks, a.counts)
+    f = response_factors(game.positions, game.symbols, game.repetition)
+    assert f.keys.shape == (game.size, 4)
+    total = sum(f.tables[t][f.keys[:, t][:, None], f.keys[:, t][None, :]].astype(np.int64) for t in range(4))
+    assert np.array_equal(total, table)
+
+
+def test_factor_tables_of_large_games() -> None:
+    """Games past the table budget get factor tables while their keys fit, and say so otherwise."""
+    for spec, shapes in (("5,8,1", [(512, 512), (64, 64), (792, 792), (1, 1)]),
+                         ("6,10,0", [(1000, 1000), (1000, 1000), (210, 210), (1, 1)])):
+        g = Game.from_spec(spec)
+        f = g.factors()
+        assert [t.shape for t in f.tables] == shapes
+        a = g.arrays()
+        rng = np.random.default_rng(7)
+        for i, j in rng.integers(0, g.size, size=(500, 2)):
+            got = sum(int(f.tables[t][f.keys[i, t], f.keys[j, t]]) for t in range(4))
+            assert got == kernels.response(a.codes, a.masks, a.counts, i, j)
+    assert Game.from_spec("mastermind").factors().keys.shape[0] == 0, "a response table is cheaper"
+    assert response_factors(4, 40, True).keys.shape[0] == 0, "four groups of positions do not fit"
+    assert response_factors(5, 12, True).keys.shape[0] == 0, "4368 multisets do not fit"
 
 
 def test_large_game_runs_on_the_fly() -> None:

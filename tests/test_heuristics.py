@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from solver import kernels
 from solver.errors import UnknownStrategyError
 from solver.game import Game
-from solver.heuristics import STRATEGIES, _nlogn, get_strategy, guess_pool, partition
+from solver.heuristics import STRATEGIES, _nlogn, get_strategy, partition
 from tests import reference
 from tests.test_game import games
 
@@ -96,6 +96,38 @@ def test_kernel_matches_plain_python(name: str, game: Game, data: st.DataObject)
     expect = reference.best(name, codes, game.format_codes(cands), from_set_only=fso)
     got = get_strategy(name, from_set_only=fso).choose(game, cands)
     assert game.format_code(got.guess) == expect
+    # Given the history, one code per symmetry class is scored (position classes too, however
+    # small the position), and without a response table the responses come from the factor
+    # tables: the same guess either way.
+    tableless = Game(game.positions, game.symbols, game.repetition, table_max_bytes=0)
+    assert tableless.factors().keys.shape[0] == game.size
+    for g, a in ((game, game.arrays(table=True)), (tableless, tableless.arrays())):
+        with_history = get_strategy(name, from_set_only=fso).choose(g, cands, a, history)
+        assert (with_history.guess, with_history.score) == (got.guess, got.score)
+
+
+def test_symmetry_classes_are_used_where_they_pay(monkeypatch: pytest.MonkeyPatch, mastermind: Game) -> None:
+    """The history's position classes are asked for on big nodes only, and change nothing."""
+    import solver.heuristics as heuristics
+
+    history = mastermind.parse_history(["0011 1.0"])
+    cands = mastermind.candidates(history)
+    plain = get_strategy("minimax").choose(mastermind, cands)
+    asked: list[int] = []
+    real = heuristics.symmetry.position_classes
+
+    def spy(game: Game, turns: tuple[tuple[int, int], ...]) -> Any:
+        rep = real(game, turns)
+        asked.append(0 if rep is None else int(np.unique(rep).shape[0]))
+        return rep
+
+    monkeypatch.setattr(heuristics.symmetry, "position_classes", spy)
+    monkeypatch.setattr(heuristics, "POSITION_CLASSES_MIN_WORK", 0)
+    got = get_strategy("minimax").choose(mastermind, cands, history=history)
+    assert (got.guess, got.score) == (plain.guess, plain.score)
+    # 0011 is fixed by swapping its first two positions, its last two, both pairs, and its symbols
+    # 0 and 1 with the pairs: far fewer classes than codes
+    assert asked and 0 < asked[0] < mastermind.size // 4
 
 
 @pytest.mark.parametrize("name", SCORED)
@@ -112,8 +144,10 @@ def test_equal_multisets_tie_exactly(name: str, game: Game, data: st.DataObject)
     seen: dict[tuple[tuple[int, ...], bool], float] = {}
     for g in range(game.size):
         pool = np.array([g], dtype=np.int32)
+        no_f = np.zeros((1, 1), dtype=np.uint8)
         _, score = kernels.best_guess(*a.kernel_args(), cands, pool, int(g in in_set), game.n_responses,
-                                      kernels.__dict__[name.upper().replace("-", "_")], log2n, lnn)
+                                      kernels.__dict__[name.upper().replace("-", "_")], log2n, lnn,
+                                      np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f)
         key = (tuple(sorted(partition(game, g, cands).values())), g in in_set)
         assert seen.setdefault(key, score) == score
 
@@ -144,13 +178,6 @@ def test_random_consistent_is_seeded_and_consistent(bulls_cows: Game) -> None:
     assert picks <= set(cands.tolist())
     first = get_strategy("random-consistent", seed=3).choose(bulls_cows, cands)
     assert first == get_strategy("random-consistent", seed=3).choose(bulls_cows, cands)
-
-
-def test_guess_pool_order(mastermind: Game) -> None:
-    cands = np.array([5, 9, 100], dtype=np.int32)
-    pool = guess_pool(mastermind, cands)
-    assert pool[:3].tolist() == [5, 9, 100]
-    assert pool[3:].tolist() == [c for c in range(mastermind.size) if c not in (5, 9, 100)]
 
 
 def test_unknown_strategy() -> None:
