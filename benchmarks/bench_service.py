@@ -10,7 +10,14 @@ Targets (issue 4): next-move from a stored tree at >= 1000 requests/s with p99 <
 position from PostgreSQL in < 20 ms end to end.  The load generator shares the 2 cores with the
 server, so the figures are a lower bound of what the server alone would do.
 
-    python benchmarks/bench_service.py [--seconds 10] [--clients 16] [--workers 2]
+3. ``mixed`` (issue 12), under ``bullscows serve --with-worker`` as the README runs it: four
+   off-tree optimal Bulls-and-Cows questions at once with a 1000 ms budget while health checks and
+   stored-tree moves go on; each search's wall time against its budget (target <= 1.5x), the cheap
+   calls' p50/p99 (target p99 < 250 ms), and, once each question's job is done, how fast the same
+   question comes back exact from the cache (target < 200 ms).
+
+    python benchmarks/bench_service.py [--scenarios tree,cached,mixed] [--seconds 10] [--clients 16]
+        [--workers 2] [--budget-ms 1000]
 """
 
 from __future__ import annotations
@@ -52,17 +59,27 @@ def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[by
         [os.path.join(VENV_BIN, "gunicorn"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
          "--log-level", "warning", "service.wsgi:app"],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
+    if not wait_ready(port, 60):
+        proc.kill()
+        raise RuntimeError("server did not become ready")
+    return proc, port
+
+
+def wait_ready(port: int, seconds: float) -> bool:
+    """Whether ``/readyz`` answers 200 within ``seconds``."""
+    deadline = time.time() + seconds
     while time.time() < deadline:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/readyz")
-            if conn.getresponse().status == 200:
-                return proc, port
+            try:
+                conn.request("GET", "/readyz")
+                if conn.getresponse().status == 200:
+                    return True
+            finally:
+                conn.close()
         except OSError:
             time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("server did not become ready")
+    return False
 
 
 def post(port: int, path: str, body: dict[str, Any]) -> tuple[int, float, dict[str, Any]]:
@@ -170,24 +187,150 @@ def cached_solves(port: int, repeats: int) -> dict[str, Any]:
             "median_ms": round(statistics.median(times) * 1000, 2), "p99_ms": round(pct(times, 0.99) * 1000, 2)}
 
 
+MIXED_QUESTIONS = [["0123 0.1", "1245 0.2"], ["0123 0.2", "1456 0.1"], ["0123 1.1", "1456 0.1"],
+                   ["0123 1.0", "1245 0.1"]]
+"""Bulls-and-Cows positions off the stored optimal tree (its second guesses are 1456, 1245, 0245 and
+0456 after 0.1, 0.2, 1.1 and 1.0), each 1.6 to 57 s of exact search on one core: the budget cuts
+them, and jobs finish them."""
+
+
+def start_serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """``bullscows serve --with-worker``, the README's way, on a free port."""
+    port = free_port()
+    proc = subprocess.Popen([os.path.join(VENV_BIN, "bullscows"), "serve", "--with-worker", "--bind",
+                             f"127.0.0.1:{port}"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    if not wait_ready(port, 120):
+        os.killpg(proc.pid, 9)
+        raise RuntimeError("server did not become ready")
+    return proc, port
+
+
+def get(port: int, path: str) -> tuple[int, float, dict[str, Any]]:
+    t0 = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    payload = resp.read()
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return resp.status, elapsed, json.loads(payload) if payload and payload[:1] in b"{[" else {}
+
+
+def mixed(port: int, budget_ms: int, job_timeout_s: float) -> dict[str, Any]:
+    """Four off-tree optimal questions at once with ``budget_ms``; meanwhile health checks and
+    stored-tree moves; then how soon each question comes back exact from the cache once its job ends."""
+    import threading
+
+    done = threading.Event()
+    cheap: dict[str, list[float]] = {"healthz": [], "tree_move": []}
+    cheap_bad = [0]
+
+    def cheap_calls() -> None:
+        while not done.is_set():
+            status, elapsed, _ = get(port, "/healthz")
+            cheap["healthz"].append(elapsed)
+            cheap_bad[0] += status != 200
+            status, elapsed, body = post(port, "/v1/next-move", {"game": "bulls-cows", "strategy": "optimal-total",
+                                                                 "history": ["0123 0.2"]})
+            cheap["tree_move"].append(elapsed)
+            cheap_bad[0] += status != 200 or body.get("source") != "tree"
+            time.sleep(0.01)
+
+    searches: list[dict[str, Any]] = [{} for _ in MIXED_QUESTIONS]
+
+    def ask(k: int) -> None:
+        body = {"game": "bulls-cows", "strategy": "optimal-total", "history": MIXED_QUESTIONS[k],
+                "time_budget_ms": budget_ms}
+        status, elapsed, r = post(port, "/v1/next-move", body)
+        searches[k] = {"history": MIXED_QUESTIONS[k], "status": status, "wall_ms": round(elapsed * 1000, 1),
+                       "ratio_to_budget": round(elapsed * 1000 / budget_ms, 3), "exact": r.get("exact"),
+                       "source": r.get("source"), "job": r.get("job"), "note": r.get("note")}
+
+    watcher = threading.Thread(target=cheap_calls)
+    watcher.start()
+    time.sleep(0.5)
+    askers = [threading.Thread(target=ask, args=(k,)) for k in range(len(MIXED_QUESTIONS))]
+    for t in askers:
+        t.start()
+    for t in askers:
+        t.join()
+    time.sleep(0.5)
+    done.set()
+    watcher.join()
+    # follow the jobs; once one is done, ask its question again until it comes back exact
+    for k, q in enumerate(searches):
+        if not q.get("job"):
+            continue
+        t0 = time.perf_counter()
+        status_text = "queued"
+        while time.perf_counter() - t0 < job_timeout_s:
+            _, _, job = get(port, f"/v1/jobs/{q['job']}")
+            status_text = job.get("status", "?")
+            if status_text in ("done", "failed", "cancelled"):
+                break
+            time.sleep(0.5)
+        q["job_status"] = status_text
+        q["job_wait_s"] = round(time.perf_counter() - t0, 1)
+        if status_text != "done":
+            continue
+        body = {"game": "bulls-cows", "strategy": "optimal-total", "history": MIXED_QUESTIONS[k],
+                "time_budget_ms": budget_ms}
+        _, elapsed, r = post(port, "/v1/next-move", body)
+        q["after_job"] = {"ms": round(elapsed * 1000, 1), "exact": r.get("exact"), "source": r.get("source")}
+    return {
+        "budget_ms": budget_ms, "searches": searches,
+        "cheap_calls": {name: {"count": len(v), "p50_ms": round(pct(v, 0.5) * 1000, 2),
+                               "p99_ms": round(pct(v, 0.99) * 1000, 2), "max_ms": round(max(v) * 1000, 2)}
+                        for name, v in cheap.items() if v},
+        "cheap_errors": cheap_bad[0],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=200)
+    ap.add_argument("--scenarios", default="tree,cached,mixed",
+                    help="tree (load on stored-tree moves), cached (PostgreSQL cache), mixed (searches "
+                         "beside cheap calls, under `bullscows serve --with-worker`)")
+    ap.add_argument("--budget-ms", type=int, default=1000, help="mixed: budget of each search")
+    ap.add_argument("--job-timeout-s", type=float, default=600, help="mixed: how long to follow each job")
     args = ap.parse_args()
+    scenarios = set(args.scenarios.split(","))
     out: dict[str, Any] = {"benchmark": "service", "machine": machine(), "workers": args.workers}
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
-        env.pop("DATABASE_URL", None)
-        proc, port = start_server(env, args.workers)
-        try:
-            post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
-            out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
-        finally:
-            proc.terminate()
-            proc.wait(30)
+    if "mixed" in scenarios:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
+            env.pop("DATABASE_URL", None)
+            proc, port = start_serve(env)
+            try:
+                post(port, "/v1/next-move", {"game": "bulls-cows", "strategy": "optimal-total"})  # load the trees
+                out["mixed_sqlite"] = mixed(port, args.budget_ms, args.job_timeout_s)
+            finally:
+                os.killpg(proc.pid, 15)
+                proc.wait(30)
+    if "tree" in scenarios:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
+            env.pop("DATABASE_URL", None)
+            proc, port = start_server(env, args.workers)
+            try:
+                post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
+                out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
+            finally:
+                proc.terminate()
+                proc.wait(30)
+    if "cached" in scenarios:
+        out["cached_solve_postgresql"] = cached_postgresql(args.workers, args.repeats)
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+def cached_postgresql(workers: int, repeats: int) -> dict[str, Any]:
+    """The cached-solve scenario on a PostgreSQL schema of its own."""
     schema = f"bullscows_bench_{os.getpid()}"
     from sqlalchemy import create_engine, text
 
@@ -196,9 +339,9 @@ def main() -> None:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
     try:
         url = f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
-        proc, port = start_server({**os.environ, "DATABASE_URL": url}, args.workers)
+        proc, port = start_server({**os.environ, "DATABASE_URL": url}, workers)
         try:
-            out["cached_solve_postgresql"] = cached_solves(port, args.repeats)
+            return cached_solves(port, repeats)
         finally:
             proc.terminate()
             proc.wait(30)
@@ -206,8 +349,6 @@ def main() -> None:
         with engine.begin() as conn:
             conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         engine.dispose()
-    json.dump(out, sys.stdout, indent=1)
-    sys.stdout.write("\n")
 
 
 if __name__ == "__main__":

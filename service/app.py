@@ -35,7 +35,7 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     from service.engine import SolverPool
 
     app = APIFlask("service", title="bullscows", version="1", instance_path=instance_path(),
-                   spec_path="/openapi.json", docs_path="/docs")
+                   spec_path="/openapi.json", docs_path=None)  # /docs: service.web, served offline
     overrides = {k.lower(): v for k, v in (config or {}).items()}
     settings = Settings(**overrides)
     url = settings.database_url or default_database_url()
@@ -109,4 +109,4 @@ def _register_solver_errors(app: APIFlask) -> None:
     @app.errorhandler(SolverError)
     def _solver_error(err: SolverError) -> Any:
         status = 422 if isinstance(err, GameTooLargeError) else 400
-        return problems.problem(status, err.slug, type(err).__name__, str(err))
+        return problems.problem(status, err.slug, problems.title_of(err.slug), str(err))

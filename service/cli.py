@@ -106,35 +106,59 @@ def main() -> None:
     """Solver for Bulls-and-Cows, Mastermind and every (positions, symbols, repetition) variant."""
 
 
+NEXT_STRATEGIES = ("optimal-total", "optimal-kmovers", "minimax", "most-parts", "entropy", "expected-size",
+                   "larmouth", "crush", "first-consistent", "random-consistent")
+"""What ``next`` plays: the same names, in the same order, as ``POST /v1/next-move``."""
+
+
 @main.command("next")
 @_game_options
 @_history_options
-@click.option("--strategy", "-s", default="minimax", show_default=True,
-              help="One-step strategy: minimax, most-parts, entropy, expected-size, larmouth, "
-                   "crush, first-consistent, random-consistent.")
+@click.option("--strategy", "-s", default="optimal-total", show_default=True,
+              help="Strategy, as for POST /v1/next-move: " + ", ".join(NEXT_STRATEGIES) + ".")
+@click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
+              help="Optimal strategies: guesses allowed in the whole game (needed by optimal-kmovers).")
+@click.option("--time-budget-ms", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Optimal strategies: wall-clock search budget before the heuristic answers.")
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_solver_errors
 def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-             strategy: str, from_set_only: bool, seed: int, as_json: bool) -> None:
-    """Best next guess after a history of turns."""
+             strategy: str, max_guesses: int | None, time_budget_ms: int, from_set_only: bool, seed: int,
+             as_json: bool) -> None:
+    """Best next guess after a history of turns.
+
+    Optimal strategies answer from a shipped tree while the history follows it, else by an exact
+    search within --time-budget-ms, else (exact false) by their criterion's heuristic, like the
+    service (without its database).
+    """
     from solver.heuristics import get_strategy
 
-    strat = get_strategy(strategy, from_set_only=from_set_only, seed=seed)
+    if strategy not in NEXT_STRATEGIES:
+        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(NEXT_STRATEGIES)}")
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
-    choice = strat.choose(g, cands)
+    score: float | None = None
+    note: str | None = None
+    if strategy.startswith("optimal-"):
+        guess, exact, source, note = _optimal_next(g, history, cands, strategy, max_guesses, time_budget_ms)
+    else:
+        choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(g, cands, history=history)
+        guess, exact, source, score = choice.guess, False, "heuristic", choice.score
     shown = g.format_codes(cands[:20])
     out = {
         "game": g.name,
-        "guess": g.format_code(choice.guess),
+        "guess": g.format_code(guess),
         "candidates": int(cands.shape[0]),
         "candidate_list": shown if cands.shape[0] <= 20 else None,
         "solved": bool(cands.shape[0] == 1),
-        "consistent": bool(choice.guess in set(cands.tolist())),
+        "consistent": bool(guess in set(cands.tolist())),
         "strategy": strategy,
-        "score": choice.score,
+        "exact": exact or bool(cands.shape[0] == 1),
+        "source": source,
+        "score": score,
+        "note": note,
         "guess_number": len(history) + 1,
     }
     if as_json:
@@ -144,6 +168,34 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     if sys.stdout.isatty():
         rest = f": {' '.join(shown)}" if out["candidate_list"] else ""
         click.echo(f"# guess {out['guess_number']}, {out['candidates']} candidates{rest}", err=True)
+    if note:
+        click.echo(f"# {note}", err=True)
+
+
+def _optimal_next(g: Game, history: list[Turn], cands: Any, strategy: str, max_guesses: int | None,
+                  budget_ms: int) -> tuple[int, bool, str, str | None]:
+    """(guess, exact, source, note) of an optimal strategy: the shipped tree, a search within the
+    budget, or the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
+    from service.trees import TreeLibrary
+    from solver.search import Searcher, SolveOptions, fallback_move, searchable
+
+    criterion = strategy.removeprefix("optimal-")
+    options = SolveOptions(criterion, max_guesses)
+    options.validate(g, len(history) + 1)
+    stored = TreeLibrary().get(g, strategy, max_guesses)
+    found = stored.lookup(history) if stored is not None else None
+    if stored is not None and found is not None:
+        return found[0].guess, bool(stored.meta["exact"]), "tree", None
+    why = None
+    if searchable(g):
+        result = Searcher(g, options).solve_within(history, budget_ms / 1000, cands=cands)
+        if result.exact and result.best_guess is not None:
+            return result.best_guess, True, "search", None
+        if result.exact and not result.possible:
+            _fail(f"no strategy solves every secret within {max_guesses} guesses from here")
+        why = f"the search did not end within {budget_ms} ms"
+    guess, note = fallback_move(g, cands, history, criterion, why)
+    return guess, False, "heuristic", note
 
 
 @main.command("partition")

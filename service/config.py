@@ -29,8 +29,11 @@ class Settings(BaseSettings):
     """Search budget of a request that names none."""
     max_time_budget_ms: int = 20_000
     """Largest search budget a request may ask for."""
-    nodes_per_ms: int = 40
-    """Search nodes granted per millisecond of budget (measured: 40–100 nodes/ms on this machine)."""
+    max_searches: int = 1
+    """Searches a service process runs at once (``serve`` starts two processes, one per core here;
+    the search kernel frees the GIL, so the process's other threads keep answering).  A question
+    arriving when all are busy is answered at once from its strategy's heuristic, and optimal ones
+    are handed to the job system."""
     secret_key: str | None = None
     """Encrypts the secrets of ``/v1/matches`` tokens; set the same value on every instance that
     shares clients.  None = a random key kept in ``secret.key`` in the instance folder."""
@@ -42,6 +45,8 @@ class Settings(BaseSettings):
     """Imported entries of at most this many codes are searched again before they are stored."""
     free_jobs: int = 2
     """Jobs a client without a 'jobs' token may have queued or running at once."""
+    handoff_jobs: int = 16
+    """Jobs that next moves cut short may have queued or running at once, all clients together."""
     rate_limit_storage: str = "memory://"
     """Where rate-limit counters live: ``memory://`` (per process) or e.g. ``redis://host:6379`` (shared)."""
     rate_limit_prefix: str = "bullscows"

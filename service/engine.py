@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from solver import kernels
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.heuristics import get_strategy
-from solver.search import Searcher, SolveOptions, SolveResult
+from solver.search import Searcher, SolveOptions, SolveResult, fallback_move, searchable
 from solver.table import MMAX, Entry
 
 
@@ -81,6 +82,8 @@ class SolverPool:
         self.settings = settings
         self._slots: OrderedDict[tuple[Any, ...], _Slot] = OrderedDict()
         self._lock = threading.Lock()
+        self.searches = threading.BoundedSemaphore(max(1, settings.max_searches))
+        """Searches running at once in this process; a question finding none free does not wait."""
 
     def slot(self, game: Game, options: SolveOptions) -> _Slot:
         key = (game.spec, options.criterion, options.max_guesses, options.mde, options.from_set_only)
@@ -150,8 +153,10 @@ def cached_solve(store: PositionStore, game: Game, history: list[Turn], options:
         if e is None or not e.exact or e.value is None:
             return None
         per[r] = e.value + (size * turn if total else 0)
+    # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
+    chain: dict[int, int | None] = {} if total or options.max_guesses is None else {options.max_guesses: root.value}
     return SolveResult(root.value + offset, True, True, root.best_guess, per, 0, time.perf_counter() - t0, n,
-                       options.max_guesses if not total else None)
+                       options.max_guesses if not total else None, chain)
 
 
 def position_entries(game: Game, options: SolveOptions, cands: np.ndarray, turn: int, value: int | None,
@@ -187,6 +192,26 @@ def _entries_of(result: SolveResult, game: Game, history: list[Turn], options: S
                             result.per_response, cost=result.nodes)
 
 
+def warm_up() -> None:
+    """Load (or compile) every kernel a request can run, on a tiny game.
+
+    Budgets are wall-clock time, so the first search of a process must not spend its budget loading
+    the search kernels from numba's cache, or compiling them on a fresh install (seconds).  The
+    kernels' argument types do not depend on the game, so one tiny game covers every game.
+    """
+    game = Game(2, 3, True)
+    for options in (SolveOptions("total"), SolveOptions("kmovers", 3)):
+        Searcher(game, options, table_capacity=1024).solve(())
+    for criterion in ("total", "kmovers"):
+        fallback_move(game, game.all_codes, [], criterion)
+
+
+def _unfinished(cands: np.ndarray) -> SolveResult:
+    """The answer of a search that did not run (every search of the process was busy)."""
+    return SolveResult(value=None, possible=True, exact=False, best_guess=None, per_response={}, nodes=0,
+                       seconds=0.0, candidates=int(cands.shape[0]))
+
+
 def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, options: SolveOptions,
           budget_ms: int, guess: int | None = None, *, cache: bool = True) -> tuple[SolveResult, str, bool]:
     """(result, source, complete): from the database when it knows, else by a bounded search.
@@ -202,22 +227,32 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, 
         if hit is not None:
             record_solve("cache", 0)
             return hit, "cache", True
-    slot = pool.slot(game, options)
-    limit = max(1, budget_ms) * pool.settings.nodes_per_ms
-    with slot.lock:
-        searcher = slot.searcher
-        searcher.options = SolveOptions(options.criterion, options.max_guesses, options.depth_count, options.mde,
-                                        options.from_set_only, options.upper_bound, node_limit=limit)
+    deadline = time.monotonic() + max(1, budget_ms) / 1000
+    if not pool.searches.acquire(blocking=False):
+        record_solve("busy", 0)
+        return _unfinished(cands), "busy", False
+    try:
+        slot = pool.slot(game, options)
+        # the same question's searcher may be busy with another request: wait for it only as long
+        # as the budget allows
+        if not slot.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            record_solve("busy", 0)
+            return _unfinished(cands), "busy", False
         try:
-            if guess is not None:
-                result = searcher.evaluate_guess(history, guess)
-            else:
-                result = searcher.solve(history, cands=cands)
+            searcher = slot.searcher
+            searcher.options = SolveOptions(options.criterion, options.max_guesses, options.depth_count,
+                                            options.mde, options.from_set_only, options.upper_bound)
+            try:
+                result = searcher.solve_within(history, deadline - time.monotonic(), cands=cands, guess=guess)
+            finally:
+                searcher.options = SolveOptions(options.criterion, options.max_guesses, None, options.mde,
+                                                options.from_set_only)
+            aborted = bool(searcher.stats[5])
+            exported = [e for t in searcher.tables for e in t.export()]
         finally:
-            searcher.options = SolveOptions(options.criterion, options.max_guesses, None, options.mde,
-                                            options.from_set_only)
-        aborted = bool(searcher.stats[5])
-        exported = [e for t in searcher.tables for e in t.export()]
+            slot.lock.release()
+    finally:
+        pool.searches.release()
     complete = not aborted
     entries = exported + (_entries_of(result, game, history, options, cands) if complete and guess is None else [])
     try:
@@ -228,16 +263,38 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, 
     return result, "search", complete
 
 
-def heuristic_move(game: Game, cands: np.ndarray, strategy: str, seed: int = 0) -> int:
-    """The guess of a one-step strategy for the candidates ``cands``."""
-    return get_strategy(strategy, seed=seed).choose(game, cands).guess
+def heuristic_move(game: Game, cands: np.ndarray, strategy: str, seed: int = 0,
+                   history: Sequence[Turn] | None = None) -> int:
+    """The guess of a one-step strategy for the candidates ``cands`` left by ``history`` (given,
+    it lets the strategy score one code per symmetry class: the same guess, sooner)."""
+    return get_strategy(strategy, seed=seed).choose(game, cands, history=history).guess
+
+
+@dataclass(frozen=True)
+class Move:
+    """An optimal strategy's next guess, and how it was found."""
+
+    guess: int
+    exact: bool
+    source: str
+    """``cache``, ``search``, or ``heuristic`` when the exact answer is not known yet."""
+    expected: float | None = None
+    """Guesses still needed on average (totals, when exact)."""
+    unfinished: bool = False
+    """The search was cut by its budget or found every search slot busy: a job can finish it."""
+    note: str | None = None
+    """Why the answer is not exact, for people."""
 
 
 def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, strategy: str,
-                 max_guesses: int | None, budget_ms: int) -> tuple[int, bool, str, float | None]:
-    """(guess, exact, source, expected guesses still needed) for an optimal strategy within a budget;
-    past the budget, the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
+                 max_guesses: int | None, budget_ms: int) -> Move:
+    """An optimal strategy's guess within a budget; past it, or where no exact search can run (a
+    game too large for a response table), the criterion's heuristic (Larmouth for totals, crush
+    for k-movers), never an error."""
     criterion = "total" if strategy == "optimal-total" else "kmovers"
+    if not searchable(game):
+        guess, note = fallback_move(game, cands, history, criterion)
+        return Move(guess, False, "heuristic", note=note)
     options = SolveOptions(criterion, max_guesses)
     result, source, complete = solve(pool, game, history, cands, options, budget_ms)
     n = result.candidates
@@ -245,12 +302,14 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.nd
         expected = None
         if criterion == "total" and result.value is not None:
             expected = (result.value - n * len(history)) / n
-        return result.best_guess, True, source, expected
+        return Move(result.best_guess, True, source, expected)
     if complete and result.exact and result.best_guess is None and not result.possible:
         raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
-    fallback = "larmouth" if criterion == "total" else "crush"
-    return heuristic_move(game, cands, fallback), False, "heuristic", None
+    why = ("every search of this instance was busy" if source == "busy"
+           else f"the search did not end within {budget_ms} ms")
+    guess, note = fallback_move(game, cands, history, criterion, why)
+    return Move(guess, False, "heuristic", unfinished=True, note=note)
 
 
-__all__ = ["SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move",
-           "position_entries", "solve"]
+__all__ = ["Move", "SolverPool", "cached_solve", "game_of", "heuristic_move", "history_of", "optimal_move",
+           "position_entries", "solve", "warm_up"]

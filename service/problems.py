@@ -44,22 +44,73 @@ class ProblemException(Exception):
         self.response = response
 
 
+TITLES = {
+    "invalid-game": "Invalid game",
+    "game-too-large": "Game too large",
+    "invalid-code": "Invalid code",
+    "invalid-response": "Impossible response",
+    "inconsistent-history": "Inconsistent history",
+    "history-too-long": "History too long",
+    "unknown-strategy": "Unknown strategy",
+    "invalid-tree": "Invalid tree",
+    "search-too-deep": "Search too deep",
+    "invalid-search-parameters": "Invalid search parameters",
+    "validation-error": "Invalid request",
+    "malformed-json": "Malformed JSON",
+    "solver-error": "Invalid input",
+}
+"""Human titles of the problem types (the ``type`` slug stays the stable, machine-readable part)."""
+
+
+def title_of(slug: str) -> str:
+    """The human title of a problem type: from :data:`TITLES`, else the slug in words."""
+    return TITLES.get(slug) or slug.replace("-", " ").capitalize()
+
+
+_KINDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}
+
+
+def _is_branch(name: str) -> bool:
+    """Whether a location element names the alternative of a union (pydantic puts it in the path)."""
+    return name in _KINDS or name[:1].isupper() or name.startswith(("list[", "dict["))
+
+
 def _describe_validation(detail: Any) -> str:
-    """One readable sentence from APIFlask's nested validation detail."""
-    parts: list[str] = []
+    """One readable sentence from APIFlask's nested validation detail.
+
+    A field that accepts several forms (a game as a name or an object, a turn as a string or an
+    object) is described once: by the errors inside the form the client sent, or, when it sent
+    none of them, by the forms it accepts.
+    """
+    found: list[tuple[list[str], str]] = []
 
     def walk(obj: Any, path: list[str]) -> None:
         if isinstance(obj, dict):
             for k, v in obj.items():
-                walk(v, [*path, str(k)])
+                walk(v, [*path, *str(k).split(".")])
         elif isinstance(obj, list) and all(isinstance(x, str) for x in obj):
-            where = ".".join(p for p in path if p not in ("json", "query")) or "body"
-            parts.append(f"{where}: {'; '.join(obj)}")
+            found.append(([p for p in path if p not in ("json", "query")], "; ".join(obj)))
         elif isinstance(obj, list):
             for i, v in enumerate(obj):
                 walk(v, [*path, str(i)])
 
     walk(detail, [])
+    parts: list[str] = []
+    unions: dict[tuple[str, ...], list[tuple[str, list[str], str]]] = {}
+    for path, message in found:
+        cut = next((i for i, p in enumerate(path) if _is_branch(p)), None)
+        if cut is None:
+            parts.append(f"{'.'.join(path) or 'body'}: {message}")
+        else:
+            unions.setdefault(tuple(path[:cut]), []).append((path[cut], path[cut + 1:], message))
+    for field, errors in unions.items():
+        where = ".".join(field) or "body"
+        deep = [(rest, message) for _, rest, message in errors if rest]
+        if deep:  # the client sent this form: say what is wrong inside it
+            parts.extend(f"{'.'.join([*field, *rest])}: {message}" for rest, message in deep)
+        else:
+            kinds = dict.fromkeys(_KINDS.get(b, "an object") for b, _, _ in errors)
+            parts.append(f"{where}: must be {' or '.join(kinds)}")
     return " | ".join(parts) or "the request does not match the schema"
 
 
@@ -81,7 +132,7 @@ def init_app(app: APIFlask) -> None:
                 except ValueError:
                     return None  # the framework answers malformed JSON itself
                 if not isinstance(body, dict):
-                    return problem(422, "validation-error", "Validation error",
+                    return problem(422, "validation-error", title_of("validation-error"),
                                    f"body: must be a JSON object, got {type(body).__name__}")
         return None
 
@@ -98,7 +149,8 @@ def init_app(app: APIFlask) -> None:
         extra: dict[str, Any] = {}
         if err.status_code == 422 and err.detail:
             extra["errors"] = err.detail
-        resp = problem(err.status_code, slug, str(err.message), detail, **extra)
+        title = title_of(slug) if slug in TITLES else str(err.message)
+        resp = problem(err.status_code, slug, title, detail, **extra)
         for k, v in dict(err.headers or {}).items():
             resp.headers[k] = v
         return resp

@@ -67,6 +67,11 @@ class NextMoveOut(BaseModel):
     source: Literal["tree", "cache", "search", "heuristic"]
     strategy: str
     elapsed_ms: float
+    note: str | None = Field(default=None, description="Why an optimal strategy's answer is not exact.")
+    job: str | None = Field(default=None, description=(
+        "The job finishing an optimal question the budget cut short (the same question is answered "
+        "exactly from the cache once it is done); the same position is never queued twice."))
+    job_url: str | None = Field(default=None, description="Where to follow that job.")
 
 
 class PositionQuestion(BaseModel):
@@ -111,7 +116,9 @@ class JobResult(BaseModel):
 class SolveOut(JobResult):
     """The value of a position and where it came from."""
 
-    source: Literal["cache", "search", "job"]
+    source: Literal["cache", "search", "job", "busy"] = Field(description=(
+        "cache: the database knew it; search: searched in this request; job: computed by a job; "
+        "busy: every search of the instance was taken (complete false)."))
     complete: bool = Field(description="False when the time budget ran out before the search ended.")
     job: str | None = Field(default=None, description="The job that computed the answer (source job).")
 
@@ -187,6 +194,27 @@ class GameOut(BaseModel):
     alphabet: str
     codes: int
     responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
+
+
+class StrategyInfo(BaseModel):
+    """A strategy the service plays."""
+
+    name: str
+    kind: Literal["optimal", "one-step"]
+    description: str
+
+
+class GamesOut(BaseModel):
+    """What the service plays: the presets, its limits and its strategies."""
+
+    presets: list[GameOut]
+    limits: dict[str, int] = Field(description=(
+        "max_codes: largest game a request may name; exact_search_max_codes: largest game optimal "
+        "strategies search exactly (larger ones answer from their heuristic); tree_max_codes: largest "
+        "game whose one-step tree a request may build; max_history: longest history; "
+        "default_time_budget_ms and max_time_budget_ms: search budgets."))
+    strategies: list[StrategyInfo]
+    default_strategy: str
 
 
 class MatchIn(BaseModel):

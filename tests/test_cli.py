@@ -26,15 +26,36 @@ def run_json(*args: str) -> Any:
 
 def test_next_defaults_and_history_forms() -> None:
     assert run("next")[1].strip() == "0123"
-    a = run_json("next", "--game", "bulls-cows", "--history", "0123 0.1", "1245 0.2")
-    b = run_json("next", "0123", "0.1", "1245", "0.2")
-    c = run_json("next", "-H", "0123 0.1, 1245 0.2")
+    a = run_json("next", "--game", "bulls-cows", "--history", "0123 0.1", "1245 0.2", "-s", "minimax")
+    b = run_json("next", "0123", "0.1", "1245", "0.2", "-s", "minimax")
+    c = run_json("next", "-H", "0123 0.1, 1245 0.2", "-s", "minimax")
     assert a == b == c
     assert a["candidates"] == 312 and a["guess_number"] == 3
 
 
+def test_next_speaks_the_apis_vocabulary() -> None:
+    """Same default (optimal-total) and the same strategies as POST /v1/next-move."""
+    from service.schemas import NextMoveIn
+
+    top = run_json("next", "-g", "mastermind")
+    assert (top["guess"], top["strategy"], top["exact"], top["source"]) == ("0012", "optimal-total", True, "tree")
+    assert NextMoveIn.model_fields["strategy"].default == "optimal-total"
+    k5 = run_json("next", "-g", "mastermind", "-s", "optimal-kmovers", "--max-guesses", "5")
+    assert (k5["guess"], k5["source"]) == ("0012", "tree")
+    off_tree = run_json("next", "-g", "mastermind", "0000 0.0")
+    assert off_tree["exact"] is True and off_tree["source"] == "search" and off_tree["consistent"]
+    cut = run_json("next", "0123 0.1", "1245 0.2", "--time-budget-ms", "100")
+    assert cut["exact"] is False and cut["source"] == "heuristic" and "100 ms" in cut["note"]
+    big = run_json("next", "-g", "5,8,1")
+    assert big["exact"] is False and "response table" in big["note"]
+    code, _, err = run("next", "-s", "knuth")
+    assert code == 2 and all(name in err for name in ("optimal-total", "optimal-kmovers", "minimax", "crush"))
+    code, _, err = run("next", "-s", "optimal-kmovers")
+    assert code == 2 and "needs max_guesses" in err
+
+
 def test_next_mastermind_strategies() -> None:
-    assert run_json("next", "-g", "mastermind")["guess"] == "0011"
+    assert run_json("next", "-g", "mastermind", "--strategy", "minimax")["guess"] == "0011"
     assert run_json("next", "-g", "mastermind", "--strategy", "most-parts")["guess"] == "0012"
     out = run_json("next", "-g", "4,6,1", "0011 2.0", "0123 1.1", "--strategy", "first-consistent")
     assert out["consistent"] and out["candidate_list"] is not None
@@ -78,7 +99,7 @@ def test_console_script_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "service.cli", "next", "-g", "mastermind", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["guess"] == "0011"
+    assert json.loads(proc.stdout)["guess"] == "0012", "the default strategy is optimal-total, as in the API"
 
 
 def test_solve_json_keys_and_values() -> None:

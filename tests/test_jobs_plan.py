@@ -44,8 +44,21 @@ def test_hybrid_bulls_cows_position_as_units(bulls_cows: Game) -> None:
     history = bulls_cows.parse_history("0123 0.2, 1045 1.1")
     for options in (SolveOptions("kmovers", 7, mde=3), SolveOptions("total", mde=3, from_set_only=True),
                     SolveOptions("total", from_set_only=True)):
-        outcome, _, _ = solve_locally(JobRequest.of(bulls_cows, history, options), small=1, split_min=2)
+        outcome, _, _ = solve_locally(JobRequest.of(bulls_cows, history, options), small=1, split_min=2,
+                                      max_units=10**6)
         assert outcome.value == _direct(bulls_cows, history, options)[0], options
+
+
+def test_deep_positions_run_as_one_unit(bulls_cows: Game) -> None:
+    """After two turns hundreds of first guesses are left, which would make thousands of units
+    (4020 for this one) for a search of about a second: the plan is one root unit."""
+    history = bulls_cows.parse_history("0123 1.0, 1245 0.1")
+    req = JobRequest.of(bulls_cows, history, SolveOptions("total"))
+    s = Searcher(bulls_cows, req.options(None))
+    plan, units = make_plan(req, None, s)
+    assert plan.mode == "root" and [u.kind for u in units] == ["root"] and units[0].size == 156
+    outcome, _, _ = solve_locally(req)
+    assert outcome.value == _direct(bulls_cows, history, SolveOptions("total"))[0] == 840
 
 
 small_games = st.sampled_from(["3,4,1", "3,5,0", "2,6,1", "3,6,0", "4,4,1", "4,5,0"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import os
 import secrets
 import tempfile
@@ -24,9 +25,20 @@ from flask import current_app
 from service import engine
 from service.config import Settings
 from service.problems import ProblemException, problem
-from service.schemas import GameOut, MatchGuessIn, MatchGuessOut, MatchIn, MatchOut, MatchRevealIn, MatchRevealOut
+from service.schemas import (
+    GameOut,
+    GamesOut,
+    MatchGuessIn,
+    MatchGuessOut,
+    MatchIn,
+    MatchOut,
+    MatchRevealIn,
+    MatchRevealOut,
+    NextMoveIn,
+)
 from solver.errors import SolverError
-from solver.game import DEFAULT_ALPHABET, Game
+from solver.game import DEFAULT_ALPHABET, PRESETS, TABLE_MAX_BYTES, Game
+from solver.heuristics import DESCRIPTIONS
 
 bp = APIBlueprint("games", __name__, tag="games", url_prefix="/v1")
 KEY_FILE = "secret.key"
@@ -35,6 +47,31 @@ KEY_FILE = "secret.key"
 def describe(game: Game) -> dict[str, Any]:
     """The game's parameters and every response a guess can get in it."""
     return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()]}
+
+
+OPTIMAL = {
+    "optimal-total": "fewest guesses in all (optionally within max_guesses), exact where it can search",
+    "optimal-kmovers": "fewest secrets needing max_guesses guesses, exact where it can search",
+}
+"""The optimal strategies of next-move, beside the one-step ones of :data:`solver.heuristics.DESCRIPTIONS`."""
+
+
+@bp.get("/games")
+@bp.output(GamesOut)
+def games() -> Any:
+    """The presets with their parameters and responses, the service's limits, and every strategy
+    ``next-move`` accepts (the default first)."""
+    settings: Settings = current_app.config["SETTINGS"]
+    one_step = [{"name": n, "kind": "one-step", "description": d} for n, d in DESCRIPTIONS.items()]
+    return {
+        "presets": [describe(Game.from_spec(name)) for name in PRESETS],
+        "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": math.isqrt(TABLE_MAX_BYTES),
+                   "tree_max_codes": settings.tree_max_codes, "max_history": settings.max_history,
+                   "default_time_budget_ms": settings.default_time_budget_ms,
+                   "max_time_budget_ms": settings.max_time_budget_ms},
+        "strategies": [{"name": n, "kind": "optimal", "description": d} for n, d in OPTIMAL.items()] + one_step,
+        "default_strategy": NextMoveIn.model_fields["strategy"].default,
+    }
 
 
 @bp.get("/games/<game>")

@@ -157,7 +157,8 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     ``searcher`` must be set up for the phase's question; small parts are solved with it.  One unit
     per response of each first guess; then the biggest responses (at least ``split_min``
     candidates, on exactly searched turns) become one unit per second guess, biggest first, as
-    long as the plan stays within ``max_units`` units.
+    long as the plan stays within ``max_units`` units.  A position with more first guesses than
+    ``max_units`` (deep in a game, where little symmetry is left) is one root unit.
     """
     game = searcher.game
     opts = searcher.options
@@ -178,10 +179,17 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
         return Plan(k, turn, n, "root"), [unit]
 
+    order_g1 = searcher.guess_order(history, cands, turn, k)
+    if len(order_g1) > max_units:
+        # Deep in a game few symmetries are left, so thousands of first guesses would each make units
+        # (a Bulls-and-Cows position after two turns: 4000 units, each a few milliseconds of search
+        # and a database round trip, where the whole search takes seconds).  One unit does it all.
+        lb = searcher.lower_bound(n, turn, k)
+        unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
+        return Plan(k, turn, n, "root"), [unit]
     a = searcher.arrays
     win = game.all_bulls
     plan = Plan(k, turn, n, "split")
-    order_g1 = searcher.guess_order(history, cands, turn, k)
     per_g1: list[list[UnitSpec]] = []
     splittable: list[tuple[int, int, int, list[Turn], np.ndarray]] = []  # (-size, g1 index, part index, …)
     for lb, _, g1 in order_g1:

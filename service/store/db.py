@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -98,7 +99,14 @@ class Database:
                 session.close()
 
     def ping(self) -> bool:
-        """Whether the database answers (and has the schema)."""
+        """Whether the database answers (and has the schema).
+
+        A SQLite file that has vanished (its folder removed, say) counts as unreachable even while
+        pooled connections still read the unlinked file: nothing written now would survive.
+        """
+        path = self.engine.url.database if self.engine.url.get_backend_name() == "sqlite" else None
+        if path and path != ":memory:" and not path.startswith("file:") and not os.path.exists(path):
+            return False
         try:
             with self.engine.connect() as conn:
                 conn.execute(text("SELECT 1 FROM positions WHERE 1 = 0"))

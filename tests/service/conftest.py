@@ -42,6 +42,15 @@ def _pg_schema() -> Iterator[None]:
     engine.dispose()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _kernels_loaded() -> None:
+    """What the service's workers do before their first request (gunicorn's post_worker_init):
+    budgets are wall-clock time, and loading the kernels is not part of any request's search."""
+    from service.engine import warm_up
+
+    warm_up()
+
+
 @pytest.fixture(autouse=True)
 def _dispose_apps() -> Iterator[None]:
     """Close the pools of every app a test made, even when the test failed."""

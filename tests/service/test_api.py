@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from flask.testing import FlaskClient
 from service.migrate import downgrade, upgrade
 from service.store.db import Database, get_db
 from service.store.positions import PositionStore
+from solver.game import Game
 from solver.search import SolveOptions
 from solver.table import Entry
 from tests.service.conftest import make_app
@@ -28,6 +30,24 @@ def store_of(app: APIFlask) -> PositionStore:
 def test_health(client: FlaskClient) -> None:
     assert client.get("/healthz").json == {"status": "ok", "database": None}
     assert client.get("/readyz").json == {"status": "ok", "database": "ok"}
+
+
+def test_readyz_is_503_when_the_sqlite_file_vanishes(tmp_path: Any) -> None:
+    """The folder of the SQLite file is removed under a running app (its pooled connection still
+    reads the unlinked file): readiness says 503 with a problem document, never 200 or 500."""
+    import shutil
+
+    folder = tmp_path / "db"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'service.sqlite3'}"
+    upgrade(url)
+    client = make_app(url).test_client()
+    assert client.get("/readyz").status_code == 200
+    shutil.rmtree(folder)
+    r = client.get("/readyz")
+    assert r.status_code == 503 and r.mimetype == "application/problem+json"
+    assert r.json["type"] == "/problems/database-unavailable"
+    assert client.get("/healthz").status_code == 200
 
 
 def test_readyz_reports_a_missing_schema(db_url: str) -> None:
@@ -183,6 +203,103 @@ def test_next_move_falls_back_within_budget(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total",
                                            "history": ["1234 0.1"], "time_budget_ms": 1}).json
     assert r["source"] == "heuristic" and r["exact"] is False and len(r["guess"]) == 4
+
+
+def test_next_move_budget_is_wall_clock_time(client: FlaskClient) -> None:
+    """Off the stored tree, an optimal question that takes about 20 s to solve exactly answers within
+    its 300 ms budget (a margin for the heuristic and a loaded machine), not after a node count."""
+    body = {"game": "bulls-cows", "strategy": "optimal-total", "history": ["0123 0.1", "1245 0.2"],
+            "time_budget_ms": 300}
+    t0 = time.perf_counter()
+    r = client.post("/v1/next-move", json=body)
+    took = time.perf_counter() - t0
+    assert r.status_code == 200 and r.json["exact"] is False and r.json["source"] == "heuristic"
+    assert "did not end within 300 ms" in r.json["note"]
+    assert took < 0.3 + 1.5, took
+    assert r.json["job"] and r.json["job_url"] == f"/v1/jobs/{r.json['job']}"
+    # the same question again is handed to the same job, never queued twice
+    again = client.post("/v1/next-move", json=body).json
+    assert again["job"] == r.json["job"]
+    assert len(client.get("/v1/jobs").json["jobs"]) == 1
+
+
+def test_handed_off_jobs_have_their_own_budget(db_url: str) -> None:
+    """Handed-off jobs are the service's: they never spend a client's free job budget, and at most
+    BULLSCOWS_HANDOFF_JOBS of them are active at once (beyond, the move is answered without a job)."""
+    client = make_app(db_url, FREE_JOBS=1, HANDOFF_JOBS=2).test_client()
+    jobs = []
+    for second in ("1245 0.2", "1245 0.1", "1246 0.2"):
+        r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total",
+                                               "history": ["0123 0.1", second], "time_budget_ms": 1}).json
+        assert r["exact"] is False and r["guess"]
+        jobs.append(r["job"])
+    assert jobs[0] and jobs[1] and jobs[0] != jobs[1] and jobs[2] is None
+    own = client.post("/v1/jobs", json={"game": "mastermind", "wait_ms": 0})
+    assert own.status_code == 202, own.json
+
+
+def test_next_move_answers_at_once_when_every_search_is_busy(app: Any) -> None:
+    pool = app.extensions["bullscows_pool"]
+    client = app.test_client()
+    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 5000}
+    assert pool.searches.acquire(blocking=False), "the test holds the only search slot"
+    try:
+        t0 = time.perf_counter()
+        r = client.post("/v1/next-move", json=body).json
+        assert time.perf_counter() - t0 < 1.0, "no waiting for a search slot"
+        assert r["exact"] is False and "busy" in r["note"] and r["job"]
+        solved = client.post("/v1/solve", json={"game": "mastermind", "history": ["0000 0.0"], "job": False}).json
+        assert solved["source"] == "busy" and solved["complete"] is False and solved["value"] is None
+    finally:
+        pool.searches.release()
+    r = client.post("/v1/next-move", json=body).json
+    assert r["exact"] is True and r["source"] == "search" and r["job"] is None and r["note"] is None
+
+
+@pytest.mark.parametrize("game", ["4,10,1", "5,8,1", "5,10,0"])
+@pytest.mark.parametrize("strategy", ["optimal-total", "optimal-kmovers"])
+def test_optimal_strategies_answer_every_game(client: FlaskClient, game: str, strategy: str) -> None:
+    """Games too large for a response table (and so for exact search) get the heuristic, and say so."""
+    r = client.post("/v1/next-move", json={"game": game, "strategy": strategy})
+    assert r.status_code == 200, r.json
+    g = Game.from_spec(game)
+    g.parse_code(r.json["guess"])
+    assert r.json["exact"] is False and r.json["source"] == "heuristic" and r.json["job"] is None
+    assert "response table" in r.json["note"] and str(g.size) in r.json["note"]
+
+
+def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
+    """A k-movers answer from the cache names its chain like the search that stored it."""
+    body = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5}
+    searched = client.post("/v1/solve", json=body).json
+    cached = client.post("/v1/solve", json=body).json
+    assert (searched["source"], cached["source"]) == ("search", "cache")
+    assert searched["chain"] == cached["chain"] == {"5": 539}
+    assert set(searched) == set(cached)
+    for key in ("value", "best_guess", "per_response", "movers", "exact", "possible"):
+        assert searched[key] == cached[key], key
+
+
+@pytest.mark.parametrize(("body", "status", "title", "detail"), [
+    ({"game": {"positions": "x", "symbols": 6, "repetition": True}}, 422, "Invalid request",
+     "game.positions: Input should be a valid integer"),
+    ({"game": 5}, 422, "Invalid request", "game: must be a string or an object"),
+    ({"history": [{"guess": "0012", "bulls": 1}]}, 422, "Invalid request", "history.0.cows: Field required"),
+    ({"history": [5]}, 422, "Invalid request", "history.0: must be an object or a string"),
+    ({"history": ["0123 5.0"]}, 400, "Impossible response", "response 5.0 is impossible"),
+    ({"history": ["01234 0.0"]}, 400, "Invalid code", "has 5 symbols"),
+    ({"history": ["0123 0.0", "4567 0.0"]}, 400, "Inconsistent history", "turn 2"),
+    ({"game": "9,9,9"}, 400, "Invalid game", "unknown game"),
+])
+def test_errors_read_for_people(client: FlaskClient, body: dict[str, Any], status: int, title: str,
+                                detail: str) -> None:
+    """A human title per problem type (never a class name), and each bad field named once, in the
+    form the client sent (a union's other forms are not listed)."""
+    r = client.post("/v1/next-move", json=body)
+    assert r.status_code == status and r.mimetype == "application/problem+json"
+    assert r.json["title"] == title and not r.json["title"].endswith("Error")
+    assert detail in r.json["detail"]
+    assert "GameSpec" not in r.json["detail"] and "TurnIn" not in r.json["detail"] and ".str" not in r.json["detail"]
 
 
 def test_solve_keys_match_the_cli(client: FlaskClient) -> None:

@@ -16,6 +16,23 @@ from solver.game import Game
 from tests.service.conftest import make_app
 
 
+def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
+    """One vocabulary: the strategies next-move accepts, the CLI's, and the default of both."""
+    from service.cli import NEXT_STRATEGIES
+    from service.schemas import STRATEGIES
+
+    r = client.get("/v1/games")
+    assert r.status_code == 200
+    body = r.json
+    assert [g["name"] for g in body["presets"]] == ["bulls-cows", "mastermind"]
+    assert body["presets"][1]["codes"] == 1296 and "4.0" in body["presets"][1]["responses"]
+    names = [s["name"] for s in body["strategies"]]
+    assert names == list(STRATEGIES.__args__) == list(NEXT_STRATEGIES)
+    assert body["default_strategy"] == names[0] == "optimal-total"
+    assert {s["kind"] for s in body["strategies"]} == {"optimal", "one-step"}
+    assert body["limits"]["exact_search_max_codes"] == 8192
+    assert body["limits"]["max_codes"] == 100_000 and body["limits"]["tree_max_codes"] == 6_000
+
 def test_game_info_lists_the_responses_the_game_allows(client: FlaskClient) -> None:
     for spec in ("bulls-cows", "mastermind", "4,5,0", "3,2,1", "2,1,1"):
         game = Game.from_spec(spec)

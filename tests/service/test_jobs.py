@@ -160,6 +160,25 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
     assert cached.json["per_response"] == result["per_response"]
 
 
+def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) -> None:
+    """An optimal next move past its budget answers the heuristic and a job; once a worker has done
+    it, the same question comes back exact from the cache, on this instance and on another one."""
+    client: FlaskClient = make_app(db_url).test_client()
+    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 1}
+    first = client.post("/v1/next-move", json=body).json
+    assert first["exact"] is False and first["job"], first
+    workers.start("w", processes=2)
+    job = _wait(lambda: (j := client.get(first["job_url"]).json)["status"] in ("done", "failed") and j, 180,
+                "the job")
+    assert job["status"] == "done", job
+    for c in (client, make_app(db_url).test_client()):
+        t0 = time.perf_counter()
+        r = c.post("/v1/next-move", json=body).json
+        assert (r["exact"], r["source"], r["job"]) == (True, "cache", None), r
+        assert r["guess"] == job["result"]["best_guess"]
+        assert time.perf_counter() - t0 < 1.0
+
+
 def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Workers, mm_direct: Any) -> None:
     """SIGKILL the worker mid-job: its Dask processes go with it; a new worker re-queues the lost
     units (heartbeats stopped) and finishes with the same value, never re-running a finished unit."""

@@ -34,9 +34,12 @@ def _free_port() -> int:
 
 def _get(port: int, path: str) -> tuple[int, str]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", path)
-    resp = conn.getresponse()
-    return resp.status, resp.read().decode()
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode()
+    finally:
+        conn.close()  # gunicorn's threaded workers keep connections alive: close ours
 
 
 def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
