@@ -51,7 +51,10 @@ def test_a_match_scores_guesses_without_revealing_its_secret(client: FlaskClient
     assert r.status_code == 201 and set(r.json) == {"token", "game"}
     token = r.json["token"]
     secret = client.post("/v1/matches/reveal", json={"token": token}).json["secret"]
-    assert secret not in base64.urlsafe_b64decode(token + "==").hex()  # encrypted, not just encoded
+    # encrypted, not just encoded: neither the document's keys nor the secret show in the raw bytes
+    # (a 4-digit secret inside the token's hex digits would be chance, ~1 in 400, not a leak)
+    raw = base64.urlsafe_b64decode(token + "==")
+    assert b"secret" not in raw and b"alphabet" not in raw and secret.encode() not in raw
     for guess in ("0011", "1234", "5555", secret):
         got = client.post("/v1/matches/guess", json={"token": token, "guess": guess}).json
         b, c = game.bulls_cows(game.response(game.parse_code(guess), game.parse_code(secret)))
