@@ -216,16 +216,34 @@ def test_the_explorer_shows_the_apis_numbers(page: Any, live: LiveServer) -> Non
     assert (ARTIFACTS / "explorer-mastermind.png").stat().st_size > 10_000
 
 
-def test_api_errors_show_the_problem_detail_and_the_page_recovers(page: Any, page_log: PageLog) -> None:
-    # a real error: a game over the size limit
+NEXT_TO = """([control, slot]) => {
+  const c = document.getElementById(control);
+  return (c.closest('.row, fieldset, form, .responses') || c).nextElementSibling.id === slot;
+}"""
+
+
+def _error_at(page: Any, control: str) -> str:
+    """The text of the error shown next to `control` (after checking it is right there, visible, and the
+    only one shown)."""
+    slot = f"{control}-error"
+    page.wait_for_selector(f"#{slot}:not([hidden])")
+    assert page.evaluate(NEXT_TO, [control, slot])
+    assert page.locator(".field-error:not([hidden])").count() == 1
+    return page.text_content(f"#{slot}") or ""
+
+
+def test_api_errors_show_next_to_their_control_and_the_page_recovers(page: Any, page_log: PageLog) -> None:
+    # a real error: a game over the size limit, shown by the custom game's fields, which are marked invalid
     page.select_option("#preset", "custom")
     page.fill("#positions", "10")
     page.fill("#symbols", "10")
     page.uncheck("#repetition")
     page.dispatch_event("#repetition", "change")
-    page.wait_for_selector("#error:not([hidden])")
-    assert "more than the limit" in (page.text_content("#error-detail") or "")
-    # an outage of one endpoint: the problem's detail is shown, then the page works again
+    assert "more than the limit" in _error_at(page, "custom")
+    assert page.get_attribute("#positions", "aria-invalid") == "true"
+    assert page.get_attribute("#symbols", "aria-describedby") == "custom-error"
+    # an outage of one endpoint: the problem's detail is shown by the button that asked, then the page
+    # works again and the message goes
     detail = "the solver is being restarted; try again in a minute"
 
     def outage(route: Any) -> None:
@@ -235,23 +253,38 @@ def test_api_errors_show_the_problem_detail_and_the_page_recovers(page: Any, pag
 
     page.select_option("#preset", "mastermind")
     page.wait_for_function("() => document.getElementById('game-info').textContent.includes('1296')")
+    assert page.locator(".field-error:not([hidden])").count() == 0
+    assert page.locator("[aria-invalid]").count() == 0
     page.route("**/v1/next-move", outage)
     page.click("#c-new")
-    page.wait_for_selector("#error:not([hidden])")
-    assert page.text_content("#error-detail") == detail
+    assert _error_at(page, "c-new") == f"Service Unavailable: {detail}"
+    assert page.get_attribute("#c-new", "aria-describedby") == "c-new-error"
     page.unroute("**/v1/next-move")
     page.click("#c-new")
     _wait_turn(page, 1)
-    assert page.locator("#error").is_hidden()
-    # a failure while answering forgets that answer only
+    assert page.locator(".field-error:not([hidden])").count() == 0
+    # a failure while answering forgets that answer only, and shows under the answer buttons
     page.route("**/v1/next-move", outage)
     _answer(page, "0.1")
-    page.wait_for_selector("#error:not([hidden])")
+    assert detail in _error_at(page, "c-responses")
     page.unroute("**/v1/next-move")
     assert page.locator("#c-history tr").count() == 0
     _answer(page, "0.1")
     _wait_turn(page, 2)
     assert page.locator("#c-history tr").count() == 1
+    # a malformed guess of the person's: the API's detail, by the input, which is marked invalid
+    page.click("#tab-person")
+    page.click("#p-new")
+    page.wait_for_selector("#p-form:not([hidden])")
+    page.fill("#p-input", "12")
+    page.press("#p-input", "Enter")
+    text = _error_at(page, "p-input")
+    assert "Invalid code" in text and "4" in text
+    assert page.get_attribute("#p-input", "aria-invalid") == "true"
+    page.fill("#p-input", "1234")
+    page.press("#p-input", "Enter")
+    page.wait_for_selector("#p-history tr")
+    assert page.locator("#p-input-error").is_hidden() and page.get_attribute("#p-input", "aria-invalid") is None
 
 
 CONTRAST = """() => {

@@ -55,24 +55,68 @@ async function api(method, path, body) {
   return data;
 }
 
-function showError(err) {
+// A failure is shown next to the control that caused it: in a message right after the control's
+// group (its row, fieldset or form), tied to the control with aria-describedby and aria-invalid, and
+// announced.  One message at a time; any later success clears it.  A problem with the game itself
+// (invalid, too large) belongs to the game's controls, whichever action ran into it.
+const GAME_PROBLEMS = new Set(["invalid-game", "game-too-large"]);
+
+function gameControl() {
+  return $("preset").value === "custom" ? $("custom") : $("preset");
+}
+
+function errorSlot(control) {
+  const id = `${control.id}-error`;
+  let slot = $(id);
+  if (!slot) {
+    slot = document.createElement("p");
+    slot.id = id;
+    slot.className = "field-error";
+    slot.setAttribute("role", "alert");
+    (control.closest(".row, fieldset, form, .responses") || control).after(slot);
+  }
+  return slot;
+}
+
+// Tie a message to its control: an input or select (or a fieldset's inputs) is marked invalid; a
+// button or a group of buttons is only described by it.
+function describe(control, slot) {
+  const fields = control.matches("input, select") ? [control] : [...control.querySelectorAll("input, select")];
+  for (const c of fields.length ? fields : [control]) {
+    if (fields.length) c.setAttribute("aria-invalid", "true");
+    c.setAttribute("aria-describedby", slot.id);
+  }
+}
+
+function showError(err, control) {
   const problem = err instanceof ApiError ? err.problem : { title: "Error", detail: String(err && err.message || err) };
-  $("error-title").textContent = `${problem.title || "Error"}:`;
-  $("error-detail").textContent = problem.detail || "";
-  $("error").hidden = false;
+  const slug = String(problem.type || "").split("/").pop();
+  const at = GAME_PROBLEMS.has(slug) ? gameControl() : control || gameControl();
+  clearError();
+  const slot = errorSlot(at);
+  const title = document.createElement("strong");
+  title.textContent = `${problem.title || "Error"}:`;
+  slot.replaceChildren(title, ` ${problem.detail || ""}`);
+  slot.hidden = false;
+  describe(at, slot);
 }
 
 function clearError() {
-  $("error").hidden = true;
+  for (const slot of document.querySelectorAll(".field-error")) slot.hidden = true;
+  for (const c of document.querySelectorAll("[aria-invalid], [aria-describedby$='-error']")) {
+    c.removeAttribute("aria-invalid");
+    c.removeAttribute("aria-describedby");
+  }
 }
 
-// Run an action, showing (not throwing) its error; returns undefined when it failed.
-async function guarded(action) {
+// Run an action, showing (not throwing) its error next to `control` (or next to `control(err)`, when
+// which control is to blame depends on the error); undefined when it failed.
+async function guarded(action, control) {
   try {
     const out = await action();
     return out;
   } catch (err) {
-    showError(err);
+    showError(err, typeof control === "function" ? control(err) : control);
     return undefined;
   }
 }
@@ -95,10 +139,21 @@ const game = {
     const b = this.body();
     return typeof b === "string" ? b : `${b.positions},${b.symbols},${b.repetition ? 1 : 0}`;
   },
+  loads: 0,
+  // Load the chosen game's description.  Choices can change faster than answers come back: only the
+  // latest choice's answer (or error) counts, an older one resolves to null and changes nothing.
   async load() {
+    const seq = ++this.loads;
     this.info = null;
     $("game-info").textContent = "";
-    const info = await api("GET", `/v1/games/${encodeURIComponent(this.path())}`);
+    let info;
+    try {
+      info = await api("GET", `/v1/games/${encodeURIComponent(this.path())}`);
+    } catch (err) {
+      if (seq !== this.loads) return null;
+      throw err;
+    }
+    if (seq !== this.loads) return null;
     this.info = info;
     const rep = info.repetition ? "repeats allowed" : "all different";
     $("game-info").textContent =
@@ -149,9 +204,9 @@ const computer = {
     this.bad = false;
     $("c-done").hidden = true;
     $("c-contradiction").hidden = true;
-    if (!game.info) await game.load();
+    if (!game.info && !(await game.load())) return; // superseded by a newer choice of game
     this.renderButtons();
-    await this.next();
+    await this.next($("c-new"));
   },
 
   renderButtons() {
@@ -170,8 +225,9 @@ const computer = {
     }
   },
 
-  // Ask for the next guess after the current history; a contradiction is shown with an undo.
-  async next() {
+  // Ask for the next guess after the current history; a contradiction is shown with an undo, any
+  // other failure next to `control`, the control that asked.
+  async next(control) {
     this.busy = true;
     this.setButtons(false);
     try {
@@ -203,7 +259,7 @@ const computer = {
       } else {
         // Any other failure: forget the answer just given, so that it can be given again.
         if (this.turns.length && !this.done) this.turns.pop();
-        showError(err);
+        showError(err, control);
       }
     } finally {
       this.busy = false;
@@ -215,7 +271,7 @@ const computer = {
     if (this.busy || this.bad || this.done || this.guess === null) return;
     this.turns.push({ guess: this.guess, bulls, cows });
     this.render();
-    await this.next();
+    await this.next($("c-responses"));
   },
 
   async undo() {
@@ -223,7 +279,7 @@ const computer = {
     this.turns.pop();
     this.done = false;
     $("c-done").hidden = true;
-    await this.next();
+    await this.next($("c-undo"));
   },
 
   finish(secret) {
@@ -275,7 +331,7 @@ const person = {
     $("p-done").hidden = true;
     $("p-hint-text").hidden = true;
     this.render();
-    const match = await guarded(() => api("POST", "/v1/matches", { game: game.body() }));
+    const match = await guarded(() => api("POST", "/v1/matches", { game: game.body() }), $("p-new"));
     if (!match) return;
     clearError();
     this.token = match.token;
@@ -289,7 +345,8 @@ const person = {
 
   async guess(text) {
     if (!this.token || this.done) return;
-    const scored = await guarded(() => api("POST", "/v1/matches/guess", { token: this.token, guess: text }));
+    const scored = await guarded(() => api("POST", "/v1/matches/guess", { token: this.token, guess: text }),
+      $("p-input"));
     if (!scored) return;
     clearError();
     const turn = { guess: scored.guess, bulls: scored.bulls, cows: scored.cows, left: "…" };
@@ -316,7 +373,7 @@ const person = {
   async move() {
     const move = await guarded(() => api("POST", "/v1/next-move", {
       game: game.body(), history: historyBody(this.turns), strategy: $("p-strategy").value,
-    }));
+    }), $("p-strategy"));
     if (move) this.hint = move;
     return move;
   },
@@ -331,7 +388,7 @@ const person = {
 
   async giveUp() {
     if (!this.token || this.done) return;
-    const shown = await guarded(() => api("POST", "/v1/matches/reveal", { token: this.token }));
+    const shown = await guarded(() => api("POST", "/v1/matches/reveal", { token: this.token }), $("p-giveup"));
     if (shown) this.finish(`The secret was ${shown.secret}.`);
   },
 
@@ -370,7 +427,8 @@ const explorer = {
     const q = max ? `?max_guesses=${encodeURIComponent(max)}` : "";
     const names = b && b !== a ? [a, b] : [a];
     const stats = await guarded(() => Promise.all(names.map((s) =>
-      api("GET", `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(s)}${q}`))));
+      api("GET", `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(s)}${q}`))),
+    (err) => (/max_guesses/.test(err.message) ? $("x-max") : $("x-a")));
     if (!stats) {
       $("x-status").textContent = "";
       return;
@@ -465,7 +523,7 @@ const explorer = {
     params.set("depth", "1");
     if (path.length) params.set("path", path.join(", "));
     return guarded(() => api("GET",
-      `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(strategy)}/tree?${params}`));
+      `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(strategy)}/tree?${params}`), $("x-a"));
   },
 
   // A node as <details> (opened: its responses, loaded on first opening when not yet known).
@@ -540,13 +598,12 @@ async function gameChanged() {
   person.render();
   $("c-count").textContent = "—";
   $("p-count").textContent = "—";
-  const ok = await guarded(() => game.load());
+  const ok = await guarded(() => game.load(), gameControl());
   if (ok) clearError();
 }
 
 function init() {
   fillStrategies();
-  $("error-close").addEventListener("click", clearError);
   $("preset").addEventListener("change", gameChanged);
   for (const id of ["positions", "symbols", "repetition"]) $(id).addEventListener("change", gameChanged);
 
@@ -562,7 +619,7 @@ function init() {
     });
   });
 
-  $("c-new").addEventListener("click", () => guarded(() => computer.start()));
+  $("c-new").addEventListener("click", () => guarded(() => computer.start(), $("c-new")));
   $("c-undo").addEventListener("click", () => computer.undo());
   $("c-undo-now").addEventListener("click", () => computer.undo());
 
@@ -580,7 +637,7 @@ function init() {
     explorer.show();
   });
 
-  guarded(() => game.load());
+  guarded(() => game.load(), gameControl());
   document.body.dataset.ready = "true";
 }
 
