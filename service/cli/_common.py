@@ -1,0 +1,139 @@
+"""What every command group shares: the ``main`` group, the game/history/search options, the
+one-line error convention and the database helpers.
+
+Only click is imported at load time; the solver (numpy, numba) and the service's storage are
+imported inside the helpers, when a command needs them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from solver.game import Game, Turn
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def _solver_errors(fn: F) -> F:
+    """Turn the solver's input errors into a clean message and exit status 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from solver.errors import SolverError
+
+        try:
+            return fn(*args, **kwargs)
+        except SolverError as exc:
+            _fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _game_options(fn: F) -> F:
+    fn = click.option(
+        "--alphabet", default=None,
+        help="Characters for symbols 0, 1, 2, ... (default 0-9A-Za-z).",
+    )(fn)
+    fn = click.option(
+        "--game", "-g", default="bulls-cows", show_default=True,
+        help="Preset (bulls-cows, mastermind) or 'positions,symbols,repetition', e.g. 4,6,1.",
+    )(fn)
+    return fn
+
+
+def _history_options(fn: F) -> F:
+    """History turns are positional: ``--history "0123 0.1" "1245 0.2"`` or just the turns."""
+    fn = click.argument("turns", nargs=-1)(fn)
+    fn = click.option(
+        "--history", "-H", "history_flag", is_flag=True,
+        help="Marks the turns that follow ('0123 0.1' or '0123 0.1, 1245 0.2'); optional.",
+    )(fn)
+    return fn
+
+
+def _search_options(fn: F) -> F:
+    fn = click.option("--upper-bound", type=int, default=None,
+                      help="The article's beta: prune at or above it (results reaching it are bounds).")(fn)
+    fn = click.option("--mde", type=int, default=None,
+                      help="Last turn searched exactly; later turns use the heuristic (crush for "
+                           "kmovers, Larmouth for totals), or only candidates with --from-set-only.")(fn)
+    fn = click.option("--depth-count", type=int, default=None,
+                      help="Kmovers: while the count is 0, count (k-1)-movers, ... down to this k.")(fn)
+    fn = click.option("--max-guesses", type=int, default=None,
+                      help="Guesses allowed in the whole game (the k of kmovers).")(fn)
+    return fn
+
+
+_url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+
+
+def _game_filter_options(fn: F) -> F:
+    fn = click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default=None,
+                      help="Only this criterion (default: both).")(fn)
+    fn = click.option("--game", "-g", default=None, help="Only this game (default: every game).")(fn)
+    return fn
+
+
+def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
+    from solver.game import Game
+
+    g = Game.from_spec(game, alphabet=alphabet)
+    # All turn arguments form one stream, so quoting is optional: "0123 0.1" "1245 0.2",
+    # 0123 0.1 1245 0.2 and "0123 0.1, 1245 0.2" are the same history.
+    return g, g.parse_history(" ".join(turns))
+
+
+def _emit_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=None, separators=(",", ":")))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bullscows")
+def main() -> None:
+    """Solver for Bulls-and-Cows, Mastermind and every (positions, symbols, repetition) variant."""
+
+
+def _database_url(url: str | None) -> str:
+    """``--url``, else DATABASE_URL, else the service's SQLite file."""
+    if url is not None:
+        return url
+    from service.app import default_database_url
+
+    return default_database_url()
+
+
+def _job_store(url: str | None) -> Any:
+    from service.store.db import Database
+    from service.store.jobs import JobStore
+
+    return JobStore(Database(_database_url(url)))
+
+@contextlib.contextmanager
+def _store(url: str | None, kind: str) -> Iterator[Any]:
+    """The ``kind`` store ("positions" or "tokens") of ``url``, its connections closed afterwards."""
+    from service.store.db import Database
+    from service.store.positions import PositionStore
+    from service.store.tokens import TokenStore
+
+    db = Database(_database_url(url))
+    try:
+        yield (PositionStore if kind == "positions" else TokenStore)(db)
+    finally:
+        db.dispose()
+
+
+def _position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _store(url, "positions")

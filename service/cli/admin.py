@@ -1,0 +1,183 @@
+"""Operating the service: tokens, shipped trees, database migrations and the server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from service.cli._common import _fail, _position_store, _store, _url_option, main
+
+if TYPE_CHECKING:
+    pass
+
+
+@main.group("tokens")
+def tokens_group() -> None:
+    """Bearer tokens for writes: 'import' (POST /v1/positions), 'jobs' (beyond the free budget)."""
+
+
+def _token_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
+    return _store(url, "tokens")
+
+
+@tokens_group.command("create")
+@click.argument("name")
+@click.option("--scope", "scopes", multiple=True, type=click.Choice(["import", "jobs"]), required=True,
+              help="What the token allows (repeat for both).")
+@_url_option
+def tokens_create(name: str, scopes: tuple[str, ...], url: str | None) -> None:
+    """Make a token and print it once: only its SHA-256 is stored."""
+    from service.store.tokens import TokenError
+
+    try:
+        with _token_store(url) as store:
+            info, token = store.create(name, list(scopes))
+    except TokenError as exc:
+        _fail(str(exc))
+    click.echo(token)
+    click.echo(f"token {info.name!r} ({', '.join(sorted(info.scopes))}) made; it is shown only now", err=True)
+
+
+@tokens_group.command("list")
+@_url_option
+def tokens_list(url: str | None) -> None:
+    """Tokens by name, with scopes and use (never the tokens themselves)."""
+    with _token_store(url) as store:
+        tokens = store.list()
+    for t in tokens:
+        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+        used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+        click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
+
+
+@tokens_group.command("revoke")
+@click.argument("name")
+@_url_option
+def tokens_revoke(name: str, url: str | None) -> None:
+    """Revoke a token at once (every process checks the table on each request)."""
+    from service.store.tokens import TokenError
+
+    try:
+        with _token_store(url) as store:
+            store.revoke(name)
+    except TokenError as exc:
+        _fail(str(exc))
+    click.echo(f"token {name!r} revoked")
+
+
+@main.group("trees")
+def trees_group() -> None:
+    """The strategy trees shipped with the service (package data)."""
+
+
+@trees_group.command("build")
+@click.option("--output", default=None, help="Folder (default: the package's data/trees).")
+@click.option("--game", "games", multiple=True, help="Only these games (default: all).")
+@click.option("--strategy", "strategies", multiple=True, help="Only these strategies (default: all).")
+@click.option("--url", default=None,
+              help="Start from the positions this database has proven (a campaign's), instead of searching "
+                   "from scratch.")
+def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[str, ...], url: str | None) -> None:
+    """Rebuild the stored trees and their manifest (reproducible: searches from scratch, or from a
+    campaign's table with --url)."""
+    import datetime
+    import os
+
+    from service.trees import MANIFEST, SPECS, TREE_DIR
+    from solver.game import Game
+    from solver.search import Searcher, SolveOptions, optimal_tree
+    from solver.tree import to_compact
+
+    folder = output or TREE_DIR
+    os.makedirs(folder, exist_ok=True)
+    manifest_path = os.path.join(folder, os.path.basename(MANIFEST))
+    old: list[dict[str, object]] = []
+    if os.path.exists(manifest_path):
+        with open(manifest_path, encoding="utf-8") as fh:
+            old = json.load(fh)["trees"]
+    entries = {(str(e["game"]), str(e["strategy"])): e for e in old}
+    for spec in SPECS:
+        if (games and spec["game"] not in games) or (strategies and spec["strategy"] not in strategies):
+            continue
+        g = Game.from_spec(spec["game"])
+        options = SolveOptions(spec["criterion"], spec["max_guesses"], spec.get("depth_count"), spec["mde"],
+                               spec["from_set_only"])
+        searcher: Searcher | None = None
+        if url is not None:
+            from service.engine import warm_searcher
+
+            with _position_store(url) as store:
+                searcher = warm_searcher(store, g, options, 1 << 22, 1 << 62)
+        tree = optimal_tree(g, options, searcher=searcher)
+        stats = tree.stats()
+        name = f"{spec['game']}-{spec['strategy']}.tree"
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
+            fh.write(to_compact(tree))
+        entries[(spec["game"], spec["strategy"])] = {
+            **spec, "file": name, "total": stats.total, "worst_case": stats.worst_case,
+            "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+            "built": datetime.date.today().isoformat(),
+        }
+        click.echo(f"{name}: total {stats.total}, worst case {stats.worst_case}, {stats.nodes} nodes")
+    with open(manifest_path, "w", encoding="utf-8") as fh:
+        json.dump({"trees": list(entries.values())}, fh, indent=1)
+        fh.write("\n")
+
+
+@main.group("db")
+def db_group() -> None:
+    """The service's database (DATABASE_URL, default an SQLite file in ./instance)."""
+
+
+@db_group.command("upgrade")
+@_url_option
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(url: str | None, revision: str) -> None:
+    """Create or migrate the schema."""
+    from service.migrate import upgrade
+
+    upgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@db_group.command("downgrade")
+@_url_option
+@click.option("--revision", default="base", show_default=True)
+def db_downgrade(url: str | None, revision: str) -> None:
+    """Undo migrations (down to an empty database by default)."""
+    from service.migrate import downgrade
+
+    downgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@main.command("serve")
+@click.option("--bind", default="127.0.0.1:8000", show_default=True, help="Address to listen on.")
+@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
+@click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
+@click.option("--with-worker", is_flag=True,
+              help="Also run a `bullscows worker` for jobs (stops with the server).")
+def serve(bind: str, workers: int, no_migrate: bool, with_worker: bool) -> None:
+    """Run the HTTP service under gunicorn (migrating the database first)."""
+    import os
+    import subprocess
+
+    if not no_migrate:
+        from service.migrate import upgrade
+
+        upgrade()
+    if with_worker:
+        # the worker outlives this exec (gunicorn takes over this pid) and stops when it ends
+        subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--no-migrate", "--exit-with-parent"])
+    import tempfile
+
+    # one folder of metric files shared by the workers, fresh at every start
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="bullscows-metrics-"))
+    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    conf = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gunicorn_conf.py")
+    args = [gunicorn, "--config", conf, "--bind", bind, "--workers", str(workers), "service.wsgi:app"]
+    os.execv(gunicorn, args)

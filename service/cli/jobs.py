@@ -1,0 +1,233 @@
+"""Long work: the jobs group, campaigns and the worker that runs them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from service.cli._common import (
+    _database_url,
+    _emit_json,
+    _fail,
+    _game_options,
+    _job_store,
+    _solver_errors,
+    _url_option,
+    main,
+)
+from service.cli.positions import _read_positions, _write_positions
+
+if TYPE_CHECKING:
+    pass
+
+
+@main.group("jobs")
+def jobs_group() -> None:
+    """Long solves run by `bullscows worker` (in DATABASE_URL, default the SQLite file)."""
+
+
+@jobs_group.command("list")
+@click.option("--status", type=click.Choice(["queued", "planning", "running", "done", "failed", "cancelled"]),
+              default=None)
+@click.option("--limit", default=20, show_default=True)
+@_url_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) -> None:
+    """Jobs, newest first."""
+    from service.jobs import manage
+
+    jobs = _job_store(url)
+    views = [manage.view(jobs, j) for j in jobs.list_jobs(status, limit)]
+    if as_json:
+        _emit_json(views)
+        return
+    for v in views:
+        p = v["progress"]
+        r = v["request"]
+        value = v["result"]["value"] if v["result"] else p["best_value"]
+        click.echo(f"{v['id']}  {v['status']:<9} {r['game']!s:<7} {r['criterion']:<7} "
+                   f"k={r['max_guesses']} mde={r['mde']} fso={int(r['from_set_only'])} "
+                   f"history={'; '.join(r['history']) or '-'}  units {p['units_done']}/{p['units_total']}  "
+                   f"value {value if value is not None else '-'}")
+
+
+@jobs_group.command("show")
+@click.argument("job_id")
+@click.option("--units", is_flag=True, help="List the units too.")
+@_url_option
+def jobs_show(job_id: str, units: bool, url: str | None) -> None:
+    """One job as JSON: status, progress, result (and units)."""
+    from service.jobs import manage
+
+    jobs = _job_store(url)
+    job = jobs.get(job_id)
+    if job is None:
+        _fail(f"there is no job {job_id!r}")
+    click.echo(json.dumps(manage.view(jobs, job, units=units), indent=1))
+
+
+@jobs_group.command("cancel")
+@click.argument("job_id")
+@_url_option
+def jobs_cancel(job_id: str, url: str | None) -> None:
+    """Cancel a queued or running job (running units stop at their next heartbeat)."""
+    jobs = _job_store(url)
+    status, changed = jobs.cancel(job_id)
+    if status is None:
+        _fail(f"there is no job {job_id!r}")
+    if not changed:
+        _fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
+    click.echo(f"job {job_id} cancelled")
+
+
+CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
+    # (label, mde, from_set_only): the hybrid first (minutes), whose values seed the exact search's β
+    "total": [("fso", 3, True), ("exact", None, False)],
+    "kmovers": [("crush45", 3, False), ("exact", None, False)],
+}
+
+
+@main.command("campaign")
+@_game_options
+@click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(["total", "kmovers"]),
+              help="What to solve (repeat for both; default both, totals first).")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=7, show_default=True,
+              help="Depth limit of the whole game (the k of k-movers).")
+@click.option("--progress-file", type=click.Path(dir_okay=False), default=None,
+              help="Positions file (.ndjson.gz) imported first when it exists, and rewritten as the "
+                   "campaign goes: how a campaign moves between machines and sessions.")
+@click.option("--export-every", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Seconds between rewrites of the progress file.")
+@click.option("--with-worker/--no-worker", default=True, show_default=True,
+              help="Start a `bullscows worker` for the campaign (else rely on workers already running).")
+@click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
+@_url_option
+@_solver_errors
+def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int,
+                 progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
+                 url: str | None) -> None:
+    """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
+    crush45 for k-movers), then the exact job, its parts bounded from the start by the hybrid's values.
+
+    Everything runs as ordinary jobs (see `bullscows jobs`), so it survives being killed: run the same
+    command again and finished jobs are reused, proven positions are not searched again.
+    """
+    import os
+    import subprocess
+    import time
+
+    from service.jobs.plan import JobRequest
+    from solver.game import Game
+    from solver.search import SolveOptions, require_response_table
+
+    g = Game.from_spec(game, alphabet) if alphabet else Game.from_spec(game)
+    require_response_table(g)
+    db_url = _database_url(url)
+    plan = [(c, *stage) for c in (criteria or ("total", "kmovers")) for stage in CAMPAIGN_STAGES[c]]
+    for crit, _label, mde, fso in plan:
+        SolveOptions(crit, max_guesses, None, mde, fso).validate(g, 1)
+    from service.migrate import upgrade
+
+    upgrade(db_url)
+    if progress_file and os.path.exists(progress_file):
+        stored = _read_positions(progress_file, db_url, "campaign", game=g.spec)
+        click.echo(f"# imported {stored} positions from {progress_file}", err=True)
+    only = criteria[0] if len(set(criteria)) == 1 else None  # a file per criterion stays small
+
+    def export() -> None:
+        if progress_file:
+            _write_positions(db_url, g.spec, only, progress_file)
+
+    worker = None
+    if with_worker:
+        cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
+        if processes:
+            cmd += ["--processes", str(processes)]
+        worker = subprocess.Popen(cmd)
+    jobs = _job_store(db_url)
+    results: dict[str, Any] = {}
+    t_start = time.monotonic()
+    try:
+        for crit, label, mde, fso in plan:
+            options = SolveOptions(crit, max_guesses, None, mde, fso)
+            job, created = jobs.submit(JobRequest.of(g, [], options), "campaign")
+            click.echo(f"# {crit} {label}: job {job.id} ({'submitted' if created else 'already known'})",
+                       err=True)
+            last_export = time.monotonic()
+            while job is not None and job.status not in ("done", "failed", "cancelled"):
+                time.sleep(2.0)
+                job = jobs.get(job.id)
+                if time.monotonic() - last_export >= export_every:
+                    export()
+                    last_export = time.monotonic()
+            if job is None or job.status != "done":
+                _fail(f"job {job.id if job else '?'} {job.status if job else 'vanished'}: "
+                      f"{job.error if job else ''}")
+            import orjson
+
+            out = orjson.loads(job.result)
+            results[f"{crit}/{label}"] = {"job": job.id, "value": out["value"], "best_guess": out["best_guess"],
+                                          "per_response": out["per_response"], "nodes": out["nodes"],
+                                          "seconds": out["seconds"]}
+            click.echo(f"# {crit} {label}: {out['value']} (best first guess {out['best_guess']}), "
+                       f"{out['nodes']} nodes, {out['seconds']:.0f} s", err=True)
+            export()
+    finally:
+        if worker is not None:
+            worker.terminate()
+            worker.wait(timeout=60)
+    _emit_json({"game": g.spec, "max_guesses": max_guesses, "wall_seconds": round(time.monotonic() - t_start, 1),
+                "stages": results})
+
+
+@main.command("worker")
+@click.option("--scheduler", default=None,
+              help="Dask scheduler address (tcp://host:8786); default: a LocalCluster on this machine.")
+@click.option("--processes", type=int, default=None, help="LocalCluster processes (default: one per core).")
+@click.option("--name", default=None, help="Worker name in the database (default: host-pid-random).")
+@_url_option
+@click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
+@click.option("--exit-with-parent", is_flag=True, hidden=True,
+              help="Stop when the parent process goes away (set by `serve --with-worker`).")
+def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, url: str | None,
+               no_migrate: bool, exit_with_parent: bool) -> None:
+    """Run jobs: claim them from the database and compute their units on Dask."""
+    import datetime
+    import os
+    import threading
+
+    import orjson
+
+    from service.config import Settings
+    from service.jobs.coordinator import WorkerConfig, serve
+
+    url = _database_url(url)
+    if not no_migrate:
+        from service.migrate import upgrade
+
+        upgrade(url)
+    st = Settings()
+    cfg = WorkerConfig(heartbeat_s=st.job_heartbeat_s, stale_after_s=st.job_stale_after_s,
+                       max_attempts=st.job_max_attempts)
+
+    def log(event: str, **fields: Any) -> None:
+        line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}
+        sys.stderr.write(orjson.dumps(line, default=str).decode() + "\n")
+        sys.stderr.flush()
+
+    if exit_with_parent:
+        parent = os.getppid()
+
+        def watch_parent() -> None:
+            import signal
+            import time
+
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=watch_parent, daemon=True).start()
+    serve(url, processes=processes, scheduler=scheduler, config=cfg, name=name, log=log)

@@ -1,0 +1,370 @@
+"""Solving commands: next, partition, solve (also as a job), tree."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from service.cli._common import (
+    _emit_json,
+    _fail,
+    _game_options,
+    _history_options,
+    _job_store,
+    _load,
+    _search_options,
+    _solver_errors,
+    main,
+)
+
+if TYPE_CHECKING:
+    from solver.game import Game, Turn
+
+
+NEXT_STRATEGIES = ("optimal-total", "optimal-kmovers", "minimax", "most-parts", "entropy", "expected-size",
+                   "larmouth", "crush", "first-consistent", "random-consistent")
+"""What ``next`` plays: the same names, in the same order, as ``POST /v1/next-move``."""
+
+
+@main.command("next")
+@_game_options
+@_history_options
+@click.option("--strategy", "-s", default="optimal-total", show_default=True,
+              help="Strategy, as for POST /v1/next-move: " + ", ".join(NEXT_STRATEGIES) + ".")
+@click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
+              help="Optimal strategies: guesses allowed in the whole game (needed by optimal-kmovers).")
+@click.option("--time-budget-ms", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Optimal strategies: wall-clock search budget before the heuristic answers.")
+@click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
+@click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_solver_errors
+def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
+             strategy: str, max_guesses: int | None, time_budget_ms: int, from_set_only: bool, seed: int,
+             as_json: bool) -> None:
+    """Best next guess after a history of turns.
+
+    Optimal strategies answer from a shipped tree while the history follows it, else by an exact
+    search within --time-budget-ms, else (exact false) by their criterion's heuristic, like the
+    service (without its database).
+    """
+    from solver.heuristics import get_strategy
+
+    if strategy not in NEXT_STRATEGIES:
+        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(NEXT_STRATEGIES)}")
+    g, history = _load(game, alphabet, turns)
+    cands = g.candidates(history)
+    score: float | None = None
+    note: str | None = None
+    if strategy.startswith("optimal-"):
+        guess, exact, source, note = _optimal_next(g, history, cands, strategy, max_guesses, time_budget_ms)
+    else:
+        choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(g, cands, history=history)
+        guess, exact, source, score = choice.guess, False, "heuristic", choice.score
+    shown = g.format_codes(cands[:20])
+    out = {
+        "game": g.name,
+        "guess": g.format_code(guess),
+        "candidates": int(cands.shape[0]),
+        "candidate_list": shown if cands.shape[0] <= 20 else None,
+        "solved": bool(cands.shape[0] == 1),
+        "consistent": bool(guess in set(cands.tolist())),
+        "strategy": strategy,
+        "exact": exact or bool(cands.shape[0] == 1),
+        "source": source,
+        "score": score,
+        "note": note,
+        "guess_number": len(history) + 1,
+    }
+    if as_json:
+        _emit_json(out)
+        return
+    click.echo(out["guess"])
+    if sys.stdout.isatty():
+        rest = f": {' '.join(shown)}" if out["candidate_list"] else ""
+        click.echo(f"# guess {out['guess_number']}, {out['candidates']} candidates{rest}", err=True)
+    if note:
+        click.echo(f"# {note}", err=True)
+
+
+def _optimal_next(g: Game, history: list[Turn], cands: Any, strategy: str, max_guesses: int | None,
+                  budget_ms: int) -> tuple[int, bool, str, str | None]:
+    """(guess, exact, source, note) of an optimal strategy: the shipped tree, a search within the
+    budget, or the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
+    from service.trees import TreeLibrary
+    from solver.search import Searcher, SolveOptions, fallback_move, searchable
+
+    criterion = strategy.removeprefix("optimal-")
+    options = SolveOptions(criterion, max_guesses)
+    options.validate(g, len(history) + 1)
+    stored = TreeLibrary().get(g, strategy, max_guesses)
+    found = stored.lookup(history) if stored is not None else None
+    if stored is not None and found is not None:
+        return found[0].guess, bool(stored.meta["exact"]), "tree", None
+    why = None
+    if searchable(g):
+        result = Searcher(g, options).solve_within(history, budget_ms / 1000, cands=cands)
+        if result.exact and result.best_guess is not None:
+            return result.best_guess, True, "search", None
+        if result.exact and not result.possible:
+            _fail(f"no strategy solves every secret within {max_guesses} guesses from here")
+        why = f"the search did not end within {budget_ms} ms"
+    guess, note = fallback_move(g, cands, history, criterion, why)
+    return guess, False, "heuristic", note
+
+
+@main.command("partition")
+@_game_options
+@_history_options
+@click.option("--guess", required=True, help="The guess whose partition to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_solver_errors
+def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
+                  guess: str, as_json: bool) -> None:
+    """How the candidates split by their response to a guess."""
+    from solver.heuristics import partition
+
+    g, history = _load(game, alphabet, turns)
+    cands = g.candidates(history)
+    parts = partition(g, g.parse_code(guess), cands)
+    ordered = sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if as_json:
+        _emit_json({
+            "game": g.name,
+            "guess": guess,
+            "candidates": int(cands.shape[0]),
+            "parts": {g.format_response(r): n for r, n in ordered},
+        })
+        return
+    for r, n in ordered:
+        click.echo(f"{g.format_response(r)}\t{n}")
+
+
+@main.command("solve")
+@_game_options
+@_history_options
+@click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default="total",
+              show_default=True, help="total: fewest guesses in all; kmovers: fewest secrets "
+                                      "needing exactly --max-guesses guesses.")
+@_search_options
+@click.option("--from-set-only", is_flag=True,
+              help="Try only candidates (on the turns after --mde, or everywhere without it).")
+@click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
+@click.option("--node-limit", type=int, default=0, help="Stop after this many nodes (0: none).")
+@click.option("--search", is_flag=True,
+              help="Search even when a shipped optimal tree answers the question.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--job", "as_job", is_flag=True,
+              help="Submit as a durable job (run by `bullscows worker`) and follow it.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="With --job: follow the job to its end, or print its id and return.")
+@click.option("--url", default=None, help="With --job: database URL (default: DATABASE_URL or the SQLite file).")
+@_solver_errors
+def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
+              criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
+              upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
+              search: bool, as_json: bool, progress: bool | None, as_job: bool, wait: bool,
+              url: str | None) -> None:
+    """Exact value of a position, its best guess and the value after each response.
+
+    Positions that a shipped optimal tree reaches (and the question it was built for) are answered
+    from it at once, with ``source`` "tree"; others are searched.
+
+    Values count every guess of the game, the history's included: after 0123 0.1 the total is
+    over the 1440 secrets left, each counting 0123 as its first guess.
+    """
+    from tqdm import tqdm
+
+    from solver.search import Searcher, SolveOptions
+
+    g, history = _load(game, alphabet, turns)
+    options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,
+                           mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
+                           node_limit=node_limit)
+    options.validate(g, len(history) + 1)
+    if as_job:
+        if guess is not None or upper_bound is not None or node_limit:
+            _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
+        _solve_job(g, history, options, url, wait, as_json, progress)
+        return
+    if guess is None and not search:
+        from service.trees import shipped_answer
+
+        shipped = shipped_answer(g, history, options)
+        if shipped is not None:
+            out = {**shipped.as_dict(g), "source": "tree"}
+            if as_json:
+                _emit_json(out)
+                return
+            _print_result(out, criterion, max_guesses)
+            click.echo("# from the shipped optimal tree (no search; --search to search anyway)", err=True)
+            return
+    searcher = Searcher(g, options)
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(disable=not show, unit="guess", desc="searching", file=sys.stderr, leave=False) as bar:
+        def report(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        searcher.progress = report
+        if guess is not None:
+            result = searcher.evaluate_guess(history, g.parse_code(guess))
+        else:
+            result = searcher.solve(history)
+    out = {**result.as_dict(g), "source": "search"}
+    if as_json:
+        _emit_json(out)
+        return
+    _print_result(out, criterion, max_guesses, "guess" if guess else "best guess")
+    click.echo(f"# {result.nodes} nodes, {result.seconds:.2f} s", err=True)
+
+
+@main.command("tree")
+@_game_options
+@_history_options
+@click.option("--strategy", "-s", default="minimax", show_default=True,
+              help="One-step strategy, or optimal-total / optimal-kmovers (exact or hybrid search).")
+@click.option("--first", default=None, help="Force the first guess of the tree.")
+@_search_options
+@click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
+@click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write the whole tree to this file (.json, or compact text otherwise).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@_solver_errors
+def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
+             strategy: str, first: str | None, max_guesses: int | None, depth_count: int | None,
+             mde: int | None, upper_bound: int | None, from_set_only: bool, seed: int,
+             as_json: bool, output: str | None, progress: bool | None) -> None:
+    """Whole strategy tree and its statistics.
+
+    Optimal strategies: optimal-total (fewest guesses in all, optionally within --max-guesses)
+    and optimal-kmovers (fewest secrets needing --max-guesses guesses, then fewest needing one
+    less, and so on down to --depth-count); --mde and --from-set-only make them hybrids.
+    """
+    from tqdm import tqdm
+
+    from solver.heuristics import get_strategy
+    from solver.tree import build_tree, strategy_chooser, to_compact, to_json
+
+    g, history = _load(game, alphabet, turns)
+    first_code = g.parse_code(first) if first is not None else None
+    n = int(g.candidates(history).shape[0])
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(total=n, disable=not show, unit="secret", desc=f"{strategy} tree",
+              file=sys.stderr, leave=False) as bar:
+        if strategy in ("optimal-total", "optimal-kmovers"):
+            from solver.search import SolveOptions, optimal_tree
+
+            options = SolveOptions(
+                criterion=strategy.removeprefix("optimal-"), max_guesses=max_guesses,
+                depth_count=depth_count, mde=mde, from_set_only=from_set_only,
+                upper_bound=upper_bound,
+            )
+            options.validate(g, len(history) + 1)
+            tree = optimal_tree(g, options, history, first=first_code, on_solved=bar.update)
+        else:
+            strat = get_strategy(strategy, from_set_only=from_set_only, seed=seed)
+            tree = build_tree(g, strategy_chooser(g, strat), history, first=first_code,
+                              strategy=strategy, on_solved=bar.update)
+    stats = tree.stats()
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            if output.endswith(".json"):
+                json.dump(to_json(tree), fh)
+            else:
+                fh.write(to_compact(tree))
+    if as_json:
+        _emit_json({"game": g.name, "strategy": strategy, **stats.as_dict()})
+        return
+    click.echo(f"strategy     {strategy}")
+    click.echo(f"first guess  {stats.first_guess}")
+    click.echo(f"total        {stats.total}")
+    click.echo(f"average      {stats.average:.4f}")
+    click.echo(f"worst case   {stats.worst_case}")
+    click.echo(f"nodes        {stats.nodes} ({stats.derivable_nodes} derivable)")
+    width = max(stats.histogram.values())
+    for k, v in stats.histogram.items():
+        bar_len = max(1, round(40 * v / width)) if v else 0
+        click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
+
+
+def _print_result(out: dict[str, Any], criterion: str, max_guesses: int | None,
+                  guess_label: str = "best guess") -> None:
+    """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
+    what = "total guesses" if criterion == "total" else f"{out['movers']}-movers"
+    if out["value"] is None and out["exact"]:
+        click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
+    else:
+        click.echo(f"{what}: {'' if out['exact'] else '>= '}{out['value']}")
+    if out["best_guess"]:
+        click.echo(f"{guess_label}: {out['best_guess']}")
+    for resp, v in out["per_response"].items():
+        click.echo(f"  {resp:>4}  {'impossible' if v is None else v}")
+    if len(out["chain"]) > 1:
+        click.echo("chain: " + ", ".join(f"{k}-movers {v}" for k, v in out["chain"].items()))
+
+
+def _follow(jobs: Any, job_id: str, show: bool) -> Any:
+    """Poll a job with a progress bar (units done of total) until it is final."""
+    import time
+
+    from tqdm import tqdm
+
+    from service.jobs import manage
+
+    with tqdm(disable=not show, unit="unit", desc="job", file=sys.stderr, leave=False) as bar:
+        while True:
+            job = jobs.get(job_id)
+            if job is None or job.status in ("done", "failed", "cancelled"):
+                return job
+            p = manage.view(jobs, job)["progress"]
+            bar.total = p["units_total"] or None
+            bar.n = p["units_done"]
+            best = p["best_value"]
+            bar.set_postfix_str(f"{job.status}, best {best if best is not None else '-'}, "
+                                f"{p['nodes']} nodes", refresh=False)
+            bar.refresh()
+            time.sleep(0.5)
+
+
+def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait: bool, as_json: bool,
+               progress: bool | None) -> None:
+    from service.config import Settings
+    from service.jobs.plan import JobRequest
+    from solver.search import require_response_table
+
+    require_response_table(g)  # refused now rather than failing at planning
+    jobs = _job_store(url)
+    job, created = jobs.submit(JobRequest.of(g, history, options), "cli")
+    click.echo(f"# job {job.id} ({'submitted' if created else 'already known'}, {job.status})", err=True)
+    if job.status not in ("done", "failed", "cancelled") and not jobs.live_workers(Settings().worker_live_s):
+        click.echo("# no worker is alive: start one with `bullscows worker` (the job waits for it)", err=True)
+    if not wait:
+        if as_json:
+            _emit_json({"id": job.id, "status": job.status})
+        return
+    show = sys.stderr.isatty() if progress is None else progress
+    try:
+        job = _follow(jobs, job.id, show)
+    except KeyboardInterrupt:
+        click.echo(f"# stopped following; the job goes on: bullscows jobs show {job.id}", err=True)
+        sys.exit(130)
+    if job.status != "done":
+        _fail(f"job {job.id} {job.status}: {job.error or 'no result'}")
+    import orjson
+
+    out = orjson.loads(job.result)
+    if as_json:
+        _emit_json({**out, "job": job.id})
+        return
+    _print_result(out, options.criterion, options.max_guesses)
+    click.echo(f"# job {job.id}: {out['nodes']} nodes, {out['seconds']:.2f} s", err=True)
