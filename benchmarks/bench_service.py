@@ -16,8 +16,13 @@ server, so the figures are a lower bound of what the server alone would do.
    calls' p50/p99 (target p99 < 250 ms), and, once each question's job is done, how fast the same
    question comes back exact from the cache (target < 200 ms).
 
-    python benchmarks/bench_service.py [--scenarios tree,cached,mixed] [--seconds 10] [--clients 16]
-        [--workers 2] [--budget-ms 1000]
+4. ``big`` (issue 12): one-step strategies, and the heuristic standing in for an optimal one, on
+   games of up to 100000 codes whose scan (every code against the candidates, no symmetry left)
+   takes longer than ``--big-budget-ms``: each answer's wall time with that budget (target <= 1.5x,
+   the answer noting the cut) beside the same question with the maximum budget (the whole scan).
+
+    python benchmarks/bench_service.py [--scenarios tree,cached,mixed,big] [--seconds 10] [--clients 16]
+        [--workers 2] [--budget-ms 1000] [--big-budget-ms 50]
 """
 
 from __future__ import annotations
@@ -287,6 +292,40 @@ def mixed(port: int, budget_ms: int, job_timeout_s: float) -> dict[str, Any]:
     }
 
 
+BIG_QUESTIONS = [
+    ("5,10,1", ["00123 1.2", "34567 1.1", "78901 0.2"], "entropy"),
+    ("5,10,1", ["00123 1.2", "34567 1.1", "78901 0.2"], "most-parts"),
+    ("5,10,1", ["00123 1.2", "34567 1.1"], "expected-size"),
+    ("7,5,1", ["0011234 1.3", "1234012 2.2"], "most-parts"),
+    ("5,10,1", ["00123 1.2", "34567 1.1", "78901 0.2"], "optimal-total"),
+]
+"""(game, history, strategy): positions of 100000 and 78125 codes where no symmetry is left, so every
+code is scored against the candidates (0.1 to 0.3 s on this machine); optimal-total there is answered
+by the Larmouth heuristic (no response table fits)."""
+
+
+def big(port: int, budget_ms: int, runs: int) -> list[dict[str, Any]]:
+    """Median wall time of each big one-step question with ``budget_ms`` and with the maximum budget."""
+    out = []
+    for game, history, strategy in BIG_QUESTIONS:
+        body = {"game": game, "history": history, "strategy": strategy}
+        post(port, "/v1/next-move", {**body, "time_budget_ms": 20_000})  # symmetry caches, like a client's 2nd call
+        row: dict[str, Any] = {"game": game, "history": history, "strategy": strategy}
+        for label, ms in (("budgeted", budget_ms), ("whole", 20_000)):
+            times, notes = [], []
+            for _ in range(runs):
+                status, elapsed, r = post(port, "/v1/next-move", {**body, "time_budget_ms": ms})
+                assert status == 200, r
+                times.append(elapsed)
+                notes.append(r.get("note"))
+            row[label] = {"budget_ms": ms, "median_ms": round(statistics.median(times) * 1000, 1),
+                          "cut": sum("budget after scoring" in (n or "") for n in notes), "runs": runs,
+                          "note": notes[-1]}
+        row["budgeted"]["ratio_to_budget"] = round(row["budgeted"]["median_ms"] / budget_ms, 2)
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10)
@@ -295,9 +334,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=200)
     ap.add_argument("--scenarios", default="tree,cached,mixed",
                     help="tree (load on stored-tree moves), cached (PostgreSQL cache), mixed (searches "
-                         "beside cheap calls, under `bullscows serve --with-worker`)")
+                         "beside cheap calls, under `bullscows serve --with-worker`), big (one-step "
+                         "budgets on 100000-code games)")
     ap.add_argument("--budget-ms", type=int, default=1000, help="mixed: budget of each search")
     ap.add_argument("--job-timeout-s", type=float, default=600, help="mixed: how long to follow each job")
+    ap.add_argument("--big-budget-ms", type=int, default=50, help="big: budget of each one-step question")
+    ap.add_argument("--runs", type=int, default=5, help="big: runs of each question (median)")
     args = ap.parse_args()
     scenarios = set(args.scenarios.split(","))
     out: dict[str, Any] = {"benchmark": "service", "machine": machine(), "workers": args.workers}
@@ -320,6 +362,16 @@ def main() -> None:
             try:
                 post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
                 out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
+            finally:
+                proc.terminate()
+                proc.wait(30)
+    if "big" in scenarios:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
+            env.pop("DATABASE_URL", None)
+            proc, port = start_server(env, args.workers)
+            try:
+                out["big_one_step"] = big(port, args.big_budget_ms, args.runs)
             finally:
                 proc.terminate()
                 proc.wait(30)

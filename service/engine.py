@@ -28,7 +28,7 @@ from solver import kernels
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.heuristics import get_strategy
-from solver.search import Searcher, SolveOptions, SolveResult, fallback_move, searchable
+from solver.search import Searcher, SolveOptions, SolveResult, cut_note, fallback_move, searchable
 from solver.table import MMAX, Entry
 
 
@@ -264,10 +264,15 @@ def solve(pool: SolverPool, game: Game, history: list[Turn], cands: np.ndarray, 
 
 
 def heuristic_move(game: Game, cands: np.ndarray, strategy: str, seed: int = 0,
-                   history: Sequence[Turn] | None = None) -> int:
+                   history: Sequence[Turn] | None = None, budget_ms: int | None = None) -> tuple[int, str | None]:
     """The guess of a one-step strategy for the candidates ``cands`` left by ``history`` (given,
-    it lets the strategy score one code per symmetry class: the same guess, sooner)."""
-    return get_strategy(strategy, seed=seed).choose(game, cands, history=history).guess
+    it lets the strategy score one code per symmetry class: the same guess, sooner), and a note when
+    ``budget_ms`` (wall-clock) stopped its scan first: then the guess is the best of those scored."""
+    budget_s = None if budget_ms is None else budget_ms / 1000
+    choice = get_strategy(strategy, seed=seed).choose(game, cands, history=history, budget_s=budget_s)
+    if choice.cut is None:
+        return choice.guess, None
+    return choice.guess, f"the {strategy} strategy's answer is not complete:{cut_note(choice.cut, budget_s)}"
 
 
 @dataclass(frozen=True)
@@ -293,9 +298,10 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.nd
     for k-movers), never an error."""
     criterion = "total" if strategy == "optimal-total" else "kmovers"
     if not searchable(game):
-        guess, note = fallback_move(game, cands, history, criterion)
+        guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
         return Move(guess, False, "heuristic", note=note)
     options = SolveOptions(criterion, max_guesses)
+    t0 = time.monotonic()
     result, source, complete = solve(pool, game, history, cands, options, budget_ms)
     n = result.candidates
     if complete and result.exact and result.best_guess is not None:
@@ -307,7 +313,9 @@ def optimal_move(pool: SolverPool, game: Game, history: list[Turn], cands: np.nd
         raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
     why = ("every search of this instance was busy" if source == "busy"
            else f"the search did not end within {budget_ms} ms")
-    guess, note = fallback_move(game, cands, history, criterion, why)
+    # the heuristic gets what the search left of the budget, and at least a tenth of it
+    left = max(budget_ms / 10_000, budget_ms / 1000 - (time.monotonic() - t0))
+    guess, note = fallback_move(game, cands, history, criterion, why, budget_s=left)
     return Move(guess, False, "heuristic", unfinished=True, note=note)
 
 

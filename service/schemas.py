@@ -44,7 +44,10 @@ class NextMoveIn(BaseModel):
     strategy: STRATEGIES = "optimal-total"
     max_guesses: int | None = Field(default=None, ge=1, le=63,
                                     description="Guesses allowed in the whole game (needed by optimal-kmovers).")
-    time_budget_ms: int | None = Field(default=None, ge=1, description="Search budget before falling back.")
+    time_budget_ms: int | None = Field(default=None, ge=1, description=(
+        "Wall-clock budget (default and maximum: the service's settings). Optimal strategies search "
+        "within it, then fall back to their heuristic; one-step strategies stop scoring at it and "
+        "answer with the best guess scored so far (with a `note`)."))
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Seed of random-consistent.")
 
 
@@ -67,7 +70,9 @@ class NextMoveOut(BaseModel):
     source: Literal["tree", "cache", "search", "heuristic"]
     strategy: str
     elapsed_ms: float
-    note: str | None = Field(default=None, description="Why an optimal strategy's answer is not exact.")
+    note: str | None = Field(default=None, description=(
+        "Why the answer is not the strategy's own: an optimal strategy answered by its heuristic, or a "
+        "scan stopped by the budget."))
     job: str | None = Field(default=None, description=(
         "The job finishing an optimal question the budget cut short (the same question is answered "
         "exactly from the cache once it is done); the same position is never queued twice."))

@@ -13,9 +13,11 @@ This module does no exact search (see :mod:`solver.search`) and no I/O.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -42,6 +44,9 @@ class Choice:
     """The code to play next."""
     score: float | None
     """The strategy's score of that guess (lower is better), or None for score-free strategies."""
+    cut: tuple[int, int] | None = None
+    """``(scored, pool)`` when a time budget stopped the scan after ``scored`` of the ``pool`` guesses
+    it had to score (the guess is the best of those); None when the answer is the strategy's own."""
 
 
 class Strategy(Protocol):
@@ -53,11 +58,13 @@ class Strategy(Protocol):
         ...
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None) -> Choice:
         """The next guess when ``cands`` are the codes still possible.
 
         ``history``, the turns that left ``cands``, never changes the answer; strategies that score
-        every code use it to score one code per symmetry class.
+        every code use it to score one code per symmetry class.  ``budget_s`` bounds the scoring in
+        wall-clock seconds (services answering live): past it the best guess scored so far is
+        returned, marked by :attr:`Choice.cut`.
         """
         ...
 
@@ -85,6 +92,22 @@ def _canonical(game: Game, absent: int, uncalled: int) -> npt.NDArray[np.int32]:
     return codes
 
 
+@contextlib.contextmanager
+def _deadline(ctl: npt.NDArray[np.int64], budget_s: float | None) -> Iterator[None]:
+    """Set ``ctl[0]`` after ``budget_s`` seconds, from a timer thread: the scoring kernel frees the
+    GIL and checks it between guesses, so the scan stops at the deadline, whatever the game's size."""
+    if budget_s is None:
+        yield
+        return
+    timer = threading.Timer(max(0.0, budget_s), ctl.__setitem__, (0, 1))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def _check(cands: CandidateSet) -> None:
     if cands.shape[0] == 0:
         raise InconsistentHistoryError("no candidate is left: the history is inconsistent")
@@ -102,31 +125,35 @@ class PartitionStrategy:
     """Only candidates may be guessed."""
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None) -> Choice:
         _check(cands)
         if cands.shape[0] <= 2:
             # One left: it is the guess.  Two left: either candidate is optimal for every score, and
             # the tie-break takes the lower.
             return Choice(int(cands[0]), None)
-        a = arrays if arrays is not None else game.arrays()
-        m = int(cands.shape[0])
-        log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
-        # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
-        # class of them is scored.  Without the history every symbol counts as used.
-        called = a.called(history) if history is not None else (1 << game.symbols) - 1
-        absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
-        rep = _NO_CLASSES
-        if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
-            found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
-            if found is not None:
-                rep = found
-        f = game.factors()
-        canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
-        guess, score = kernels.best_guess_by_class(
-            *a.kernel_args(), cands, canon, self.from_set_only, game.n_responses, self.kernel_id,
-            log2n, lnn, absent, uncalled, rep, f.keys, *f.tables,
-        )
-        return Choice(int(guess), float(score))
+        # the budget runs from here: the symmetry set-up below is short but counts
+        ctl = np.zeros(3, dtype=np.int64)
+        with _deadline(ctl, budget_s):
+            a = arrays if arrays is not None else game.arrays()
+            m = int(cands.shape[0])
+            log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
+            # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
+            # class of them is scored.  Without the history every symbol counts as used.
+            called = a.called(history) if history is not None else (1 << game.symbols) - 1
+            absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
+            rep = _NO_CLASSES
+            if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
+                found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
+                if found is not None:
+                    rep = found
+            f = game.factors()
+            canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
+            guess, score = kernels.best_guess_by_class(
+                *a.kernel_args(), cands, canon, self.from_set_only, game.n_responses, self.kernel_id,
+                log2n, lnn, absent, uncalled, rep, f.keys, *f.tables, ctl,
+            )
+        cut = (int(ctl[1]), int(ctl[2])) if ctl[1] < ctl[2] else None
+        return Choice(int(guess), float(score), cut)
 
 
 @dataclass(frozen=True)
@@ -136,7 +163,7 @@ class FirstConsistent:
     name: str = "first-consistent"
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None) -> Choice:
         _check(cands)
         return Choice(int(cands[0]), None)
 
@@ -154,7 +181,7 @@ class RandomConsistent:
     name: str = "random-consistent"
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None) -> Choice:
         _check(cands)
         digest = zlib.crc32(np.ascontiguousarray(cands, dtype=np.int32).tobytes())
         rng = np.random.default_rng([self.seed & 0xFFFFFFFF, digest, int(cands.shape[0])])

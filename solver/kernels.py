@@ -291,7 +291,7 @@ def is_canonical(codes, g, absent, uncalled):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strategy, log2n, lnn,
-               fkeys, f0, f1, f2, f3):  # type: ignore[no-untyped-def]
+               fkeys, f0, f1, f2, f3, ctl):  # type: ignore[no-untyped-def]
     """Best guess of ``pool`` for one-step ``strategy`` against candidate set ``cands``.
 
     ``pool`` lists the candidates first (ascending, ``n_in_set`` of them) and then any other codes
@@ -316,7 +316,14 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
 
     A candidate that splits the set into singletons is optimal for every strategy and ends the scan.
     Returns ``(best_code, best_score)``; for crush the score is the largest part.
+
+    ``ctl`` (int64, 3 entries) lets a caller bound the scan in time: another thread sets ``ctl[0]``
+    (the kernel frees the GIL) and the scan stops before its next guess, keeping the best of those
+    scored (at least one: a cut answer is always a scored guess).  The kernel writes how many guesses
+    it scored to ``ctl[1]`` and the pool's size to ``ctl[2]``; they are equal when nothing was cut.
     """
+    ctl[2] = pool.shape[0]
+    ctl[1] = pool.shape[0]
     m = cands.shape[0]
     has_table = table.shape[0] > 0
     use_f = not has_table and fkeys.shape[0] > 0
@@ -340,6 +347,9 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
     margin = 4.5e-16 * (m + 4)
     bonus = 2.0 * np.log(2.0)
     for g in range(pool.shape[0]):
+        if ctl[0] != 0 and best >= 0:
+            ctl[1] = g
+            break
         guess = pool[g]
         in_set = g < n_in_set
         acc = np.int64(0)
@@ -482,7 +492,7 @@ def class_lowest_codes(codes, absent, uncalled):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def best_guess_by_class(table, codes, masks, counts, cands, canon, from_set_only, n_resp, strategy,
-                        log2n, lnn, absent, uncalled, rep, fkeys, f0, f1, f2, f3):  # type: ignore[no-untyped-def]
+                        log2n, lnn, absent, uncalled, rep, fkeys, f0, f1, f2, f3, ctl):  # type: ignore[no-untyped-def]
     """:func:`best_guess` over one code per symmetry class: the same guess, far fewer scored.
 
     The pool is built here, candidates first, then the other codes, both ascending, keeping only
@@ -515,4 +525,4 @@ def best_guess_by_class(table, codes, masks, counts, cands, canon, from_set_only
                 pool[npool] = g
                 npool += 1
     return best_guess(table, codes, masks, counts, cands, pool[:npool], n_in, n_resp, strategy, log2n, lnn,
-                      fkeys, f0, f1, f2, f3)
+                      fkeys, f0, f1, f2, f3, ctl)

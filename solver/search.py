@@ -238,13 +238,23 @@ def searchable(game: Game) -> bool:
 
 
 def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
-                  why: str | None = None) -> tuple[Code, str]:
+                  why: str | None = None, budget_s: float | None = None) -> tuple[Code, str]:
     """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says
-    what the exact answer lacked (default: the game cannot be searched)."""
+    what the exact answer lacked (default: the game cannot be searched).  ``budget_s`` bounds the
+    heuristic's scan too (see :meth:`solver.heuristics.Strategy.choose`)."""
     name = FALLBACKS[criterion]
     if why is None:
         why = f"exact search needs a response table, too large for {game.size} codes"
-    return get_strategy(name).choose(game, cands, history=history).guess, f"{why}; this is the {name} heuristic's guess"
+    choice = get_strategy(name).choose(game, cands, history=history, budget_s=budget_s)
+    return choice.guess, f"{why}; this is the {name} heuristic's guess{cut_note(choice.cut, budget_s)}"
+
+
+def cut_note(cut: tuple[int, int] | None, budget_s: float | None) -> str:
+    """How a one-step answer was cut by its budget, for people ('' when it was not)."""
+    if cut is None:
+        return ""
+    return (f" (its scan stopped at the {round((budget_s or 0) * 1000)} ms budget after scoring {cut[0]} of "
+            f"{cut[1]} guesses: the best of those)")
 
 
 class Searcher:

@@ -498,7 +498,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                         npool += 1
             no_f = np.zeros((1, 1), dtype=np.uint8)
             hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, prm[3],
-                               log2n, lnn, np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f)
+                               log2n, lnn, np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f,
+                               np.zeros(3, dtype=np.int64))
             keys[0] = hg
             nk = 1
         else:

@@ -54,6 +54,15 @@ def test_next_speaks_the_apis_vocabulary() -> None:
     assert code == 2 and "needs max_guesses" in err
 
 
+def test_next_one_step_budget_only_when_asked() -> None:
+    """One-step strategies score every guess unless --time-budget-ms is given; then they stop there."""
+    turns = ("00123 1.2", "34567 1.1", "78901 0.2")
+    whole = run_json("next", "-g", "5,10,1", *turns, "-s", "entropy")
+    assert whole["note"] is None and whole["source"] == "heuristic"
+    cut = run_json("next", "-g", "5,10,1", *turns, "-s", "entropy", "--time-budget-ms", "1")
+    assert cut["consistent"] and "1 ms budget" in cut["note"] and "of 100000 guesses" in cut["note"]
+
+
 def test_next_mastermind_strategies() -> None:
     assert run_json("next", "-g", "mastermind", "--strategy", "minimax")["guess"] == "0011"
     assert run_json("next", "-g", "mastermind", "--strategy", "most-parts")["guess"] == "0012"

@@ -147,7 +147,8 @@ def test_equal_multisets_tie_exactly(name: str, game: Game, data: st.DataObject)
         no_f = np.zeros((1, 1), dtype=np.uint8)
         _, score = kernels.best_guess(*a.kernel_args(), cands, pool, int(g in in_set), game.n_responses,
                                       kernels.__dict__[name.upper().replace("-", "_")], log2n, lnn,
-                                      np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f)
+                                      np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f,
+                                      np.zeros(3, dtype=np.int64))
         key = (tuple(sorted(partition(game, g, cands).values())), g in in_set)
         assert seen.setdefault(key, score) == score
 
@@ -183,3 +184,44 @@ def test_random_consistent_is_seeded_and_consistent(bulls_cows: Game) -> None:
 def test_unknown_strategy() -> None:
     with pytest.raises(UnknownStrategyError, match="'knuth'"):
         get_strategy("knuth")
+
+
+@pytest.mark.parametrize("name", SCORED)
+def test_a_stopped_scan_answers_the_best_guess_it_scored(name: str, mastermind: Game) -> None:
+    """A stop set before the scan lets it score one guess, the first of the pool; without a stop the
+    scan is whole.  ``ctl`` says how far it went."""
+    a = mastermind.arrays()
+    cands = mastermind.candidates([mastermind.parse_turn("0011 1.1")])
+    pool = np.concatenate([cands, np.setdiff1d(mastermind.all_codes, cands)]).astype(np.int32)
+    log2n, lnn = _nlogn(int(cands.shape[0]))
+    no_f = np.zeros((1, 1), dtype=np.uint8)
+    kid = kernels.__dict__[name.upper().replace("-", "_")]
+
+    def run(pool_: np.ndarray, stop: int) -> tuple[int, np.ndarray]:
+        ctl = np.array([stop, -1, -1], dtype=np.int64)
+        g, _ = kernels.best_guess(*a.kernel_args(), cands, pool_, min(len(pool_), len(cands)),
+                                  mastermind.n_responses, kid, log2n, lnn, np.zeros((0, 4), dtype=np.uint16),
+                                  no_f, no_f, no_f, no_f, ctl)
+        return int(g), ctl
+
+    g, ctl = run(pool, 1)
+    assert g == pool[0] and ctl.tolist() == [1, 1, len(pool)]
+    g, ctl = run(pool, 0)
+    assert ctl.tolist() == [0, len(pool), len(pool)]
+    assert g == get_strategy(name).choose(mastermind, cands).guess
+
+
+def test_choose_keeps_to_its_budget() -> None:
+    """On a game whose full scan takes seconds, a zero budget stops at once with a scored guess (a
+    candidate: they come first) and says how much it scored; a generous budget changes nothing."""
+    game = Game.from_spec("6,7,1")
+    history = game.parse_history("001123 1.2, 123456 1.2")  # no symmetry left: 117649 guesses to score
+    cands = game.candidates(history)
+    cut = get_strategy("minimax").choose(game, cands, history=history, budget_s=0.0)
+    assert cut.cut is not None and 1 <= cut.cut[0] < cut.cut[1]
+    assert cut.guess in set(cands.tolist())
+    small = Game.from_spec("mastermind")
+    mm_cands = small.candidates([small.parse_turn("0011 1.1")])
+    full = get_strategy("entropy").choose(small, mm_cands)
+    timed = get_strategy("entropy").choose(small, mm_cands, budget_s=60.0)
+    assert (timed.guess, timed.score, timed.cut) == (full.guess, full.score, None)

@@ -35,7 +35,8 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
     false``, with a ``note``) by their criterion's heuristic; a question the budget cut short, or
     that found every search busy, is handed to a job (``job``, ``job_url``), after which the same
     question is answered exactly from the cache.  Games too large for exact search get the
-    heuristic too."""
+    heuristic too.  One-step strategies score within the same budget: past it they answer with the
+    best guess scored so far, and a ``note`` says so."""
     t0 = time.perf_counter()
     settings: Settings = current_app.config["SETTINGS"]
     game = engine.game_of(body.game, settings)
@@ -60,7 +61,9 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
         if move.unfinished and cands.shape[0] > 1:
             job = _hand_off(game, history, body.strategy, body.max_guesses)
     else:
-        guess, exact, source = engine.heuristic_move(game, cands, body.strategy, body.seed, history), False, "heuristic"
+        guess, note = engine.heuristic_move(game, cands, body.strategy, body.seed, history,
+                                            budget(settings, body.time_budget_ms))
+        exact, source = False, "heuristic"
     n = int(cands.shape[0])
     if n == 1:
         exact, expected = True, 1.0

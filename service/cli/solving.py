@@ -36,14 +36,16 @@ NEXT_STRATEGIES = ("optimal-total", "optimal-kmovers", "minimax", "most-parts", 
               help="Strategy, as for POST /v1/next-move: " + ", ".join(NEXT_STRATEGIES) + ".")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
               help="Optimal strategies: guesses allowed in the whole game (needed by optimal-kmovers).")
-@click.option("--time-budget-ms", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Optimal strategies: wall-clock search budget before the heuristic answers.")
+@click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
+              help="Wall-clock budget: optimal strategies search within it (default 2000) before their "
+                   "heuristic answers; one-step strategies, when it is given, stop scoring at it and answer "
+                   "with the best guess scored so far.")
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_solver_errors
 def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-             strategy: str, max_guesses: int | None, time_budget_ms: int, from_set_only: bool, seed: int,
+             strategy: str, max_guesses: int | None, time_budget_ms: int | None, from_set_only: bool, seed: int,
              as_json: bool) -> None:
     """Best next guess after a history of turns.
 
@@ -52,6 +54,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     service (without its database).
     """
     from solver.heuristics import get_strategy
+    from solver.search import cut_note
 
     if strategy not in NEXT_STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(NEXT_STRATEGIES)}")
@@ -60,10 +63,15 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     score: float | None = None
     note: str | None = None
     if strategy.startswith("optimal-"):
-        guess, exact, source, note = _optimal_next(g, history, cands, strategy, max_guesses, time_budget_ms)
+        guess, exact, source, note = _optimal_next(g, history, cands, strategy, max_guesses,
+                                                   time_budget_ms or 2000)
     else:
-        choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(g, cands, history=history)
+        budget_s = None if time_budget_ms is None else time_budget_ms / 1000
+        choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(
+            g, cands, history=history, budget_s=budget_s)
         guess, exact, source, score = choice.guess, False, "heuristic", choice.score
+        if choice.cut is not None:
+            note = f"the {strategy} strategy's answer is not complete:{cut_note(choice.cut, budget_s)}"
     shown = g.format_codes(cands[:20])
     out = {
         "game": g.name,

@@ -15,6 +15,7 @@ from service.migrate import downgrade, upgrade
 from service.store.db import Database, get_db
 from service.store.positions import PositionStore
 from solver.game import Game
+from solver.heuristics import get_strategy
 from solver.search import SolveOptions
 from solver.table import Entry
 from tests.service.conftest import make_app
@@ -266,6 +267,25 @@ def test_optimal_strategies_answer_every_game(client: FlaskClient, game: str, st
     g.parse_code(r.json["guess"])
     assert r.json["exact"] is False and r.json["source"] == "heuristic" and r.json["job"] is None
     assert "response table" in r.json["note"] and str(g.size) in r.json["note"]
+
+
+def test_one_step_strategies_keep_to_their_budget(client: FlaskClient) -> None:
+    """On a big game a one-step strategy stopped by the budget answers with a guess it scored (a
+    candidate: they are scored first) and a note saying how far it got; with room, it answers the
+    strategy's own guess and no note.  The optimal strategies' stand-in heuristic keeps to it too."""
+    g = Game.from_spec("5,10,1")
+    history = "00123 1.2, 34567 1.1, 78901 0.2"  # no symmetry left: every one of 100000 codes to score
+    cands = g.candidates(g.parse_history(history))
+    body = {"game": "5,10,1", "history": history.split(", "), "strategy": "entropy", "time_budget_ms": 1}
+    cut = client.post("/v1/next-move", json=body).json
+    assert cut["exact"] is False and cut["source"] == "heuristic"
+    assert g.parse_code(cut["guess"]) in set(cands.tolist())
+    assert "1 ms budget" in cut["note"] and "of 100000 guesses" in cut["note"]
+    whole = client.post("/v1/next-move", json={**body, "time_budget_ms": 60_000}).json
+    assert whole["note"] is None
+    assert whole["guess"] == g.format_code(get_strategy("entropy").choose(g, cands).guess)
+    opt = client.post("/v1/next-move", json={**body, "strategy": "optimal-total"}).json
+    assert "response table" in opt["note"] and "larmouth" in opt["note"] and "budget" in opt["note"]
 
 
 def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
