@@ -96,6 +96,9 @@ CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
               help="What to solve (repeat for both; default both, totals first).")
 @click.option("--max-guesses", type=click.IntRange(min=1), default=7, show_default=True,
               help="Depth limit of the whole game (the k of k-movers).")
+@click.option("--unlimited", is_flag=True,
+              help="Totals with no depth limit (the game's true optimum; --max-guesses is then ignored). "
+                   "K-movers always need a limit.")
 @click.option("--progress-file", type=click.Path(dir_okay=False), default=None,
               help="Positions file (.ndjson.gz) imported first when it exists, and rewritten as the "
                    "campaign goes: how a campaign moves between machines and sessions.")
@@ -106,7 +109,7 @@ CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
 @click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
 @_url_option
 @_solver_errors
-def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int,
+def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
                  url: str | None) -> None:
     """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
@@ -125,10 +128,13 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
 
     g = Game.from_spec(game, alphabet) if alphabet else Game.from_spec(game)
     require_response_table(g)
+    if unlimited and set(criteria) != {"total"}:
+        _fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
+    k: int | None = None if unlimited else max_guesses
     db_url = _database_url(url)
     plan = [(c, *stage) for c in (criteria or ("total", "kmovers")) for stage in CAMPAIGN_STAGES[c]]
     for crit, _label, mde, fso in plan:
-        SolveOptions(crit, max_guesses, None, mde, fso).validate(g, 1)
+        SolveOptions(crit, k, None, mde, fso).validate(g, 1)
     from service.migrate import upgrade
 
     upgrade(db_url)
@@ -152,7 +158,7 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
     t_start = time.monotonic()
     try:
         for crit, label, mde, fso in plan:
-            options = SolveOptions(crit, max_guesses, None, mde, fso)
+            options = SolveOptions(crit, k, None, mde, fso)
             job, created = jobs.submit(JobRequest.of(g, [], options), "campaign")
             click.echo(f"# {crit} {label}: job {job.id} ({'submitted' if created else 'already known'})",
                        err=True)
@@ -179,7 +185,7 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
         if worker is not None:
             worker.terminate()
             worker.wait(timeout=60)
-    _emit_json({"game": g.spec, "max_guesses": max_guesses, "wall_seconds": round(time.monotonic() - t_start, 1),
+    _emit_json({"game": g.spec, "max_guesses": k, "wall_seconds": round(time.monotonic() - t_start, 1),
                 "stages": results})
 
 

@@ -154,12 +154,22 @@ def test_campaign_solves_and_resumes_on_a_fresh_database(tmp_path: Path) -> None
     assert again["nodes"] * 10 < exact["nodes"], (again["nodes"], exact["nodes"])
 
 
+def test_campaign_without_a_depth_limit(tmp_path: Path) -> None:
+    """--unlimited: the true optimum of the totals, as one search without a depth limit finds it."""
+    out = _campaign(f"sqlite:///{tmp_path / 'u.sqlite3'}", tmp_path / "u.ndjson.gz", "--unlimited", "-g", "4,4,1")
+    assert out["max_guesses"] is None and out["game"] == "4,4,1"
+    direct = Searcher(Game.from_spec("4,4,1"), SolveOptions("total")).solve()
+    assert direct.exact and out["stages"]["total/exact"]["value"] == direct.value
+
+
 def test_campaign_bad_input(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
     for args, why in [
         (["-g", "chess"], "unknown game"),
         (["-g", "mastermind", "--max-guesses", "70"], "max_guesses must be between"),
         (["-g", "5,10,0"], "exact search needs the response table"),
+        (["-g", "mastermind", "--unlimited"], "k-movers need a depth limit"),
+        (["-g", "mastermind", "--unlimited", "-c", "kmovers"], "k-movers need a depth limit"),
     ]:
         code, _, err = _run("campaign", *args, "--url", url, "--no-worker")
         assert code == 2 and why in err.lower(), (args, err)
