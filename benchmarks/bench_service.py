@@ -28,6 +28,7 @@ server, so the figures are a lower bound of what the server alone would do.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import multiprocessing
@@ -39,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -326,6 +328,25 @@ def big(port: int, budget_ms: int, runs: int) -> list[dict[str, Any]]:
     return out
 
 
+@contextlib.contextmanager
+def fresh_service(workers: int | None) -> Iterator[int]:
+    """A service on an SQLite database of its own, stopped afterwards; yields its port.  ``workers``
+    None runs ``bullscows serve --with-worker`` (the README's way), else gunicorn with that many
+    workers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
+        env.pop("DATABASE_URL", None)
+        proc, port = start_serve(env) if workers is None else start_server(env, workers)
+        try:
+            yield port
+        finally:
+            if workers is None:
+                os.killpg(proc.pid, 15)  # the server and its worker
+            else:
+                proc.terminate()
+            proc.wait(30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10)
@@ -344,37 +365,16 @@ def main() -> None:
     scenarios = set(args.scenarios.split(","))
     out: dict[str, Any] = {"benchmark": "service", "machine": machine(), "workers": args.workers}
     if "mixed" in scenarios:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
-            env.pop("DATABASE_URL", None)
-            proc, port = start_serve(env)
-            try:
-                post(port, "/v1/next-move", {"game": "bulls-cows", "strategy": "optimal-total"})  # load the trees
-                out["mixed_sqlite"] = mixed(port, args.budget_ms, args.job_timeout_s)
-            finally:
-                os.killpg(proc.pid, 15)
-                proc.wait(30)
+        with fresh_service(None) as port:
+            post(port, "/v1/next-move", {"game": "bulls-cows", "strategy": "optimal-total"})  # load the trees
+            out["mixed_sqlite"] = mixed(port, args.budget_ms, args.job_timeout_s)
     if "tree" in scenarios:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
-            env.pop("DATABASE_URL", None)
-            proc, port = start_server(env, args.workers)
-            try:
-                post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
-                out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
-            finally:
-                proc.terminate()
-                proc.wait(30)
+        with fresh_service(args.workers) as port:
+            post(port, "/v1/next-move", {"game": "mastermind", "strategy": "optimal-total"})  # load the trees
+            out["next_move_from_tree_sqlite"] = load_tree(port, args.seconds, args.clients)
     if "big" in scenarios:
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": tmp}
-            env.pop("DATABASE_URL", None)
-            proc, port = start_server(env, args.workers)
-            try:
-                out["big_one_step"] = big(port, args.big_budget_ms, args.runs)
-            finally:
-                proc.terminate()
-                proc.wait(30)
+        with fresh_service(args.workers) as port:
+            out["big_one_step"] = big(port, args.big_budget_ms, args.runs)
     if "cached" in scenarios:
         out["cached_solve_postgresql"] = cached_postgresql(args.workers, args.repeats)
     json.dump(out, sys.stdout, indent=1)
