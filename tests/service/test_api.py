@@ -20,7 +20,8 @@ from solver.search import SolveOptions
 from solver.table import Entry
 from tests.service.conftest import make_app
 
-MM5 = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5}
+MM5 = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_budget_ms": 20_000}
+"""539 five-movers: about 1.2 s of search, inside its budget however busy the machine is."""
 
 
 def store_of(app: APIFlask) -> PositionStore:
@@ -247,7 +248,9 @@ def test_next_move_answers_at_once_when_every_search_is_busy(app: Any) -> None:
     try:
         t0 = time.perf_counter()
         r = client.post("/v1/next-move", json=body).json
-        assert time.perf_counter() - t0 < 1.0, "no waiting for a search slot"
+        # waiting for the slot (held by the test) would take the whole 5 s budget or hang: the
+        # answer coming sooner is the behaviour; how much sooner depends on the machine's load
+        assert time.perf_counter() - t0 < 5.0, "no waiting for a search slot"
         assert r["exact"] is False and "busy" in r["note"] and r["job"]
         solved = client.post("/v1/solve", json={"game": "mastermind", "history": ["0000 0.0"], "job": False}).json
         assert solved["source"] == "busy" and solved["complete"] is False and solved["value"] is None
@@ -290,7 +293,7 @@ def test_one_step_strategies_keep_to_their_budget(client: FlaskClient) -> None:
 
 def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
     """A k-movers answer from the cache names its chain like the search that stored it."""
-    body = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5}
+    body = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_budget_ms": 20_000}
     searched = client.post("/v1/solve", json=body).json
     cached = client.post("/v1/solve", json=body).json
     assert (searched["source"], cached["source"]) == ("search", "cache")
