@@ -47,6 +47,19 @@ class StoredTree:
     below: dict[int, tuple[int, int, int]]
     """id(node) → (secrets, total guesses still needed from this node, most guesses still needed)."""
 
+    def answers(self, max_guesses: int | None) -> bool:
+        """Whether this tree is exactly optimal for its strategy's question with ``max_guesses``: the
+        question it was built for or, for a totals tree built without a depth limit, any limit the
+        tree keeps to (a limit only removes strategies, so it cannot lower the optimum, and this tree
+        is still one of them)."""
+        if not self.meta["exact"]:
+            return False
+        built = self.meta["max_guesses"]
+        if built == max_guesses:
+            return True
+        return (self.meta["criterion"] == "total" and built is None and max_guesses is not None
+                and max_guesses >= int(self.meta["worst_case"]))
+
     def lookup(self, history: list[Turn]) -> tuple[Node, tuple[int, int, int]] | None:
         node = self.tree.node_at(history)
         if node is None:
@@ -101,7 +114,8 @@ class TreeLibrary:
             return None
         if strategy == "optimal-kmovers" and stored.meta["max_guesses"] != max_guesses:
             return None
-        if strategy == "optimal-total" and max_guesses is not None and max_guesses != stored.meta["max_guesses"]:
+        if (strategy == "optimal-total" and max_guesses is not None and max_guesses != stored.meta["max_guesses"]
+                and not stored.answers(max_guesses)):
             return None
         return stored
 
@@ -118,7 +132,7 @@ def shipped_answer(game: Game, history: list[Turn], options: SolveOptions,
     subtree would make a better tree), so the node after ``history`` carries the position's value,
     its best guess and the value of each response — the answer of :meth:`Searcher.solve` without a
     search.  Only the question the tree was built for qualifies: same criterion and depth limit, no
-    hybrid, no bound or chain of the caller's own.
+    hybrid, no bound or chain of the caller's own (see :meth:`StoredTree.answers`).
     """
     t0 = time.perf_counter()
     if (options.mde is not None or options.from_set_only or options.upper_bound is not None
@@ -126,7 +140,7 @@ def shipped_answer(game: Game, history: list[Turn], options: SolveOptions,
         return None
     strategy = "optimal-total" if options.criterion == "total" else "optimal-kmovers"
     stored = (library or _LIBRARY).get(game, strategy, options.max_guesses)
-    if stored is None or not stored.meta["exact"] or stored.meta["max_guesses"] != options.max_guesses:
+    if stored is None or not stored.answers(options.max_guesses):
         return None
     found = stored.lookup(history)
     if found is None:
@@ -149,6 +163,17 @@ def shipped_answer(game: Game, history: list[Turn], options: SolveOptions,
     v = value(node, turn)
     return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
                        None if total else k, {} if total or k is None else {k: v})
+
+
+def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:
+    """Why a shipped tree's answer is not exact for this question (None when it is)."""
+    if stored.answers(max_guesses):
+        return None
+    if not stored.meta["exact"]:
+        return "this tree is a heuristic strategy's, not proven optimal"
+    k = stored.meta["max_guesses"]
+    return (f"this tree is optimal within {k} guesses; without that limit the optimum is not proven "
+            f"(ask with max_guesses {k} for the proven answer)")
 
 
 def _count_at(node: Node, depth: int) -> int:

@@ -162,6 +162,7 @@ def test_solve_errors(args: list[str], needle: str) -> None:
     ["-g", "mastermind"], ["-g", "mastermind", "0012 1.1"], ["-g", "mastermind", "0012 0.1", "1334 0.2"],
     ["-g", "mastermind", "-c", "kmovers", "--max-guesses", "5"],
     ["-g", "mastermind", "-c", "kmovers", "--max-guesses", "5", "0012 1.1"],
+    ["-g", "mastermind", "--max-guesses", "6"],  # the unlimited tree keeps to 6 guesses: optimal there too
 ])
 def test_solve_answers_from_the_shipped_trees_as_the_search_does(args: list[str]) -> None:
     """Positions on a shipped exact tree are answered from it (no search) with the search's values."""

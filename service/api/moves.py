@@ -17,6 +17,7 @@ from service.jobs.plan import JobRequest
 from service.schemas import NextMoveIn, NextMoveOut
 from service.store.db import StorageError
 from service.store.models import Job
+from service.trees import tree_note
 from solver.game import Game, Turn
 from solver.search import SolveOptions
 
@@ -51,8 +52,9 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
     found = stored.lookup(history) if stored is not None else None
     if stored is not None and found is not None:
         node, (secrets, remaining, worst) = found
-        guess, exact, source = node.guess, bool(stored.meta["exact"]), "tree"
+        guess, exact, source = node.guess, stored.answers(body.max_guesses), "tree"
         expected = remaining / secrets
+        note = tree_note(stored, body.max_guesses)
     elif body.strategy.startswith("optimal-"):
         move = engine.optimal_move(
             current_app.extensions["bullscows_pool"], game, history, cands, body.strategy, body.max_guesses,

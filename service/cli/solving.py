@@ -102,7 +102,7 @@ def _optimal_next(g: Game, history: list[Turn], cands: Any, strategy: str, max_g
                   budget_ms: int) -> tuple[int, bool, str, str | None]:
     """(guess, exact, source, note) of an optimal strategy: the shipped tree, a search within the
     budget, or the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
-    from service.trees import TreeLibrary
+    from service.trees import TreeLibrary, tree_note
     from solver.search import Searcher, SolveOptions, fallback_move, searchable
 
     criterion = strategy.removeprefix("optimal-")
@@ -111,7 +111,7 @@ def _optimal_next(g: Game, history: list[Turn], cands: Any, strategy: str, max_g
     stored = TreeLibrary().get(g, strategy, max_guesses)
     found = stored.lookup(history) if stored is not None else None
     if stored is not None and found is not None:
-        return found[0].guess, bool(stored.meta["exact"]), "tree", None
+        return found[0].guess, stored.answers(max_guesses), "tree", tree_note(stored, max_guesses)
     why = None
     if searchable(g):
         result = Searcher(g, options).solve_within(history, budget_ms / 1000, cands=cands)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.trees import SPECS, TreeLibrary
+from service.trees import SPECS, StoredTree, TreeLibrary, tree_note
 from solver.game import Game
 
 
@@ -86,6 +86,20 @@ def test_http_bot_reproduces_the_mastermind_trees(client: FlaskClient, library: 
         assert sources == {"tree"}
 
 
+def test_which_questions_a_tree_answers(library: TreeLibrary) -> None:
+    """A totals tree proven without a depth limit is optimal for every limit it keeps to (Mastermind's:
+    6 guesses and more, not 5); a tree proven under a limit answers that limit only."""
+    mm = library.get(Game.from_spec("mastermind"), "optimal-total", 6)
+    assert mm is not None and mm.meta["max_guesses"] is None and mm.meta["worst_case"] == 6
+    assert mm.answers(None) and mm.answers(6) and mm.answers(9) and not mm.answers(5)
+    assert library.get(Game.from_spec("mastermind"), "optimal-total", 5) is None
+    limited = StoredTree({**mm.meta, "max_guesses": 6}, mm.tree, mm.below)
+    assert limited.answers(6) and not limited.answers(None) and not limited.answers(7)
+    assert tree_note(limited, 6) is None and "within 6 guesses" in (tree_note(limited, None) or "")
+    heuristic = StoredTree({**mm.meta, "exact": False}, mm.tree, mm.below)
+    assert not heuristic.answers(None) and "not proven optimal" in (tree_note(heuristic, None) or "")
+
+
 def test_tree_answers_carry_values(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "mastermind", "strategy": "optimal-total"}).json
     assert r["source"] == "tree" and r["guess"] == "0012" and r["exact"] is True
@@ -131,5 +145,10 @@ def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLib
     lengths, client = _bulls_cows_bot(tmp_path, "optimal-total")
     total = sum(lengths)
     assert total == stored.meta["total"] == stored.tree.stats().total == 26274
+    # exact for the question it was proven for (within 7 guesses); without a limit only once that is
+    # proven too (a campaign with --unlimited), and the answer says so meanwhile
+    r7 = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total", "max_guesses": 7}).json
+    assert r7["exact"] is True and r7["source"] == "tree" and r7["guess"] == "0123" and r7["note"] is None
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total"}).json
-    assert r["exact"] is True and r["source"] == "tree" and r["guess"] == "0123"
+    assert r["source"] == "tree" and r["guess"] == "0123" and r["exact"] is stored.answers(None)
+    assert r["exact"] or "optimal within 7 guesses" in r["note"]
