@@ -30,7 +30,8 @@ SPECS: list[dict[str, Any]] = [
      "mde": None, "from_set_only": False, "exact": True},
     {"game": "mastermind", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 5,
      "mde": None, "from_set_only": False, "exact": True},
-    {"game": "bulls-cows", "strategy": "optimal-total", "criterion": "total", "max_guesses": 7,
+    # proven without a depth limit (`bullscows campaign --unlimited`): exact for every limit from 7 up
+    {"game": "bulls-cows", "strategy": "optimal-total", "criterion": "total", "max_guesses": None,
      "mde": None, "from_set_only": False, "exact": True},
     # fewest 7-movers (every other secret within 6); positions with none are not chained further
     {"game": "bulls-cows", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 7,
