@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import _fail, _game_filter_options, _position_store, _url_option, main
+from service.cli._common import _database_url, _fail, _game_filter_options, _position_store, _url_option, main
 
 if TYPE_CHECKING:
     pass
@@ -102,6 +102,10 @@ def positions_export(game: str | None, criterion: str | None, output: str, url: 
 @_url_option
 def positions_import(path: str, source: str, verify_max_codes: int, url: str | None) -> None:
     """Read an export (plain or .gz NDJSON) into the table, all or nothing: every line is checked the
-    way POST /v1/positions checks it, and small sets are searched again."""
+    way POST /v1/positions checks it, and small sets are searched again.  The database's schema is
+    created or migrated first, so a fresh machine can start from an import."""
+    from service.migrate import upgrade
+
+    upgrade(_database_url(url))
     stored = _read_positions(path, url, source, verify_max_codes)
     click.echo(f"imported {stored} positions from {path}")
