@@ -28,7 +28,7 @@ from solver import kernels
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.heuristics import get_strategy
-from solver.search import Searcher, SolveOptions, SolveResult, cut_note, fallback_move, searchable
+from solver.search import Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.table import MMAX, Entry
 
 
@@ -270,9 +270,7 @@ def heuristic_move(game: Game, cands: np.ndarray, strategy: str, seed: int = 0,
     ``budget_ms`` (wall-clock) stopped its scan first: then the guess is the best of those scored."""
     budget_s = None if budget_ms is None else budget_ms / 1000
     choice = get_strategy(strategy, seed=seed).choose(game, cands, history=history, budget_s=budget_s)
-    if choice.cut is None:
-        return choice.guess, None
-    return choice.guess, f"the {strategy} strategy's answer is not complete:{cut_note(choice.cut, budget_s)}"
+    return choice.guess, step_note(strategy, choice.cut, budget_s)
 
 
 @dataclass(frozen=True)

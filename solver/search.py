@@ -257,6 +257,11 @@ def cut_note(cut: tuple[int, int] | None, budget_s: float | None) -> str:
             f"{cut[1]} guesses: the best of those)")
 
 
+def step_note(strategy: str, cut: tuple[int, int] | None, budget_s: float | None) -> str | None:
+    """The note of a one-step strategy's answer: why it is not the strategy's own (None when it is)."""
+    return None if cut is None else f"the {strategy} strategy's answer is not complete:{cut_note(cut, budget_s)}"
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 

@@ -54,7 +54,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     service (without its database).
     """
     from solver.heuristics import get_strategy
-    from solver.search import cut_note
+    from solver.search import step_note
 
     if strategy not in NEXT_STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(NEXT_STRATEGIES)}")
@@ -70,8 +70,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(
             g, cands, history=history, budget_s=budget_s)
         guess, exact, source, score = choice.guess, False, "heuristic", choice.score
-        if choice.cut is not None:
-            note = f"the {strategy} strategy's answer is not complete:{cut_note(choice.cut, budget_s)}"
+        note = step_note(strategy, choice.cut, budget_s)
     shown = g.format_codes(cands[:20])
     out = {
         "game": g.name,
