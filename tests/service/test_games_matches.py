@@ -134,7 +134,11 @@ def test_shipped_trees_serve_the_explorer(client: FlaskClient) -> None:
     km = client.get("/v1/strategies/mastermind/optimal-kmovers").json
     assert km["max_guesses"] == 5 and km["histogram"]["5"] == 539 and km["optimal"] is True
     bc = client.get("/v1/strategies/bulls-cows/optimal-total").json
-    assert (bc["total"], bc["optimal"], bc["source"], bc["max_guesses"]) == (26274, True, "shipped", 7)
+    # proven without a depth limit, and keeping to 7 guesses: the same tree answers "within 7"
+    assert (bc["total"], bc["optimal"], bc["source"], bc["max_guesses"], bc["worst_case"]) == (
+        26274, True, "shipped", None, 7)
+    bc7 = client.get("/v1/strategies/bulls-cows/optimal-total?max_guesses=7").json
+    assert (bc7["total"], bc7["optimal"], bc7["source"]) == (26274, True, "shipped")
     bk = client.get("/v1/strategies/bulls-cows/optimal-kmovers?max_guesses=7").json
     assert (bk["histogram"]["7"], bk["optimal"], bk["source"], bk["worst_case"]) == (50, True, "shipped", 7)
     other = client.get("/v1/strategies/mastermind/optimal-kmovers?max_guesses=6")
