@@ -30,8 +30,23 @@ def default_database_url() -> str:
     return "sqlite:///" + os.path.join(folder, INSTANCE_DB)
 
 
-def create_app(config: dict[str, Any] | None = None) -> APIFlask:
-    """A configured app.  ``config`` overrides settings (``DATABASE_URL``, ``MAX_CODES``, …)."""
+def warm(app: APIFlask) -> None:
+    """Everything an app loads before it can answer at once: the proven trees (verified on load) and
+    the solver's kernels.  Idempotent."""
+    app.extensions["bullscows_trees"].all()
+    from service.engine import warm_up
+
+    warm_up()
+
+
+def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool = True) -> APIFlask:
+    """A configured app.  ``config`` overrides settings (``DATABASE_URL``, ``MAX_CODES``, …).
+
+    Unless the process is warm already, a background thread loads what :func:`warm` loads, and
+    ``/readyz`` answers 503 until it is done.  A server that forks workers warms the app itself, before
+    forking, instead (``warm_in_background=False``; see :mod:`service.wsgi`): a thread must not be
+    running in a process that forks.
+    """
     from service.engine import SolverPool
 
     app = APIFlask("service", title="bullscows", version="1", instance_path=instance_path(),
@@ -52,16 +67,21 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     from service.store.strategies import StrategyStore
 
     app.extensions["bullscows_strategies"] = StrategyStore(database)
-    app.extensions["bullscows_pool"] = SolverPool(store, settings)
+    pool = SolverPool(store, settings)
+    app.extensions["bullscows_pool"] = pool
     from service.store.jobs import JobStore
 
     app.extensions["bullscows_jobs"] = JobStore(database)
     from service.store.tokens import TokenStore
 
     app.extensions["bullscows_tokens"] = TokenStore(database)
+    from service.answers import AnswerChain
+    from service.metrics import record_solve
     from service.trees import TreeLibrary
 
-    app.extensions["bullscows_trees"] = TreeLibrary()
+    trees = TreeLibrary()
+    app.extensions["bullscows_trees"] = trees
+    app.extensions["bullscows_answers"] = AnswerChain(pool, trees, on_answer=record_solve)
     problems.init_app(app)
 
     from service import logs, metrics, web
@@ -87,6 +107,12 @@ def create_app(config: dict[str, Any] | None = None) -> APIFlask:
     logs.init_app(app)
     _register_solver_errors(app)
     _register_storage_errors(app)
+    from service.engine import is_warm
+
+    if warm_in_background and not is_warm():
+        import threading
+
+        threading.Thread(target=warm, args=(app,), name="bullscows-warm-up", daemon=True).start()
     return app
 
 

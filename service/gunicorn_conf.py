@@ -23,12 +23,23 @@ def child_exit(server: Any, worker: Any) -> None:
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
-def post_worker_init(worker: Any) -> None:
-    """Load (and verify) the stored trees and compile the kernels before the first request, not during it."""
-    app = getattr(worker, "wsgi", None)
-    library = getattr(app, "extensions", {}).get("bullscows_trees") if app is not None else None
-    if library is not None:
-        library.all()
-    from service.engine import warm_up
+# The master loads (and warms, see service.wsgi) the app before it listens and forks: the workers
+# inherit the loaded trees and kernels, and the first request after "Listening" is answered at once.
+preload_app = True
 
-    warm_up()
+
+def post_fork(server: Any, worker: Any) -> None:
+    """A forked worker opens database connections of its own, never the master's (SQLAlchemy's rule
+    for a pool created before a fork)."""
+    from service.store.db import get_db
+
+    get_db(server.app.wsgi()).engine.dispose(close=False)
+
+
+def post_worker_init(worker: Any) -> None:
+    """Without ``preload_app`` (a configuration of one's own), warm the worker before its first request."""
+    from service.app import warm
+
+    app = getattr(worker, "wsgi", None)
+    if app is not None:
+        warm(app)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from solver.vocabulary import DEFAULT_STRATEGY, SOURCE_MEANINGS, Criterion, Source, StrategyName
+
 
 class GameSpec(BaseModel):
     """A game given by its parameters instead of a preset name."""
@@ -31,8 +33,7 @@ Game = str | GameSpec
 HistoryItem = TurnIn | str
 """A turn object, or the short form ``"0123 0.1"``."""
 
-STRATEGIES = Literal["optimal-total", "optimal-kmovers", "minimax", "most-parts", "entropy", "expected-size",
-                     "larmouth", "crush", "first-consistent", "random-consistent"]
+SOURCE_DOC = "Which step of the answer chain answered: " + "; ".join(f"{k}: {v}" for k, v in SOURCE_MEANINGS.items())
 
 
 class NextMoveIn(BaseModel):
@@ -41,7 +42,7 @@ class NextMoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
     history: list[HistoryItem] = Field(default_factory=list, max_length=64)
-    strategy: STRATEGIES = "optimal-total"
+    strategy: StrategyName = DEFAULT_STRATEGY
     max_guesses: int | None = Field(default=None, ge=1, le=63,
                                     description="Guesses allowed in the whole game (needed by optimal-kmovers).")
     time_budget_ms: int | None = Field(default=None, ge=1, description=(
@@ -49,6 +50,7 @@ class NextMoveIn(BaseModel):
         "within it, then fall back to their heuristic; one-step strategies stop scoring at it and "
         "answer with the best guess scored so far (with a `note`)."))
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Seed of random-consistent.")
+    from_set_only: bool = Field(default=False, description="One-step strategies: only guess codes still possible.")
 
 
 class MoveValue(BaseModel):
@@ -62,13 +64,16 @@ class NextMoveOut(BaseModel):
     """The next guess."""
 
     guess: str
+    guess_number: int = Field(description="Which guess of the game this is (the history's length + 1).")
     candidates: int
     candidate_list: list[str] | None
     solved: bool
+    consistent: bool = Field(description="Whether the guess is still a possible secret.")
     exact: bool
     value: MoveValue
-    source: Literal["tree", "cache", "search", "heuristic"]
+    source: Source = Field(description=SOURCE_DOC)
     strategy: str
+    score: float | None = Field(default=None, description="A one-step strategy's score of the guess.")
     elapsed_ms: float
     note: str | None = Field(default=None, description=(
         "Why the answer is not the strategy's own: an optimal strategy answered by its heuristic, or a "
@@ -85,7 +90,7 @@ class PositionQuestion(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
     history: list[HistoryItem] = Field(default_factory=list, max_length=64)
-    criterion: Literal["total", "kmovers"] = "total"
+    criterion: Criterion = "total"
     max_guesses: int | None = Field(default=None, ge=1, le=63)
     depth_count: int | None = Field(default=None, ge=1, le=63)
     mde: int | None = Field(default=None, ge=0, le=63)
@@ -101,6 +106,9 @@ class SolveIn(PositionQuestion):
     job: bool = Field(default=True, description="Past the budget, continue as a job (202 + Location) instead of "
                                                 "answering complete: false.")
     wait_ms: int | None = Field(default=None, ge=0, description="How long to wait for that job before answering 202.")
+    search: bool = Field(default=False, description=(
+        "Search even when a proven tree or the table knows the answer (as `bullscows solve --search`): "
+        "to measure a search, or to have a job prove the position again."))
 
 
 class JobResult(BaseModel):
@@ -121,9 +129,7 @@ class JobResult(BaseModel):
 class SolveOut(JobResult):
     """The value of a position and where it came from."""
 
-    source: Literal["cache", "search", "job", "busy"] = Field(description=(
-        "cache: the database knew it; search: searched in this request; job: computed by a job; "
-        "busy: every search of the instance was taken (complete false)."))
+    source: Source = Field(description=SOURCE_DOC)
     complete: bool = Field(description="False when the time budget ran out before the search ended.")
     job: str | None = Field(default=None, description="The job that computed the answer (source job).")
 
@@ -206,7 +212,15 @@ class StrategyInfo(BaseModel):
 
     name: str
     kind: Literal["optimal", "one-step"]
+    label: str = Field(description="A short name, for menus.")
     description: str
+
+
+class SourceInfo(BaseModel):
+    """A step of the answer chain, as an answer's ``source`` names it."""
+
+    name: Source
+    meaning: str
 
 
 class GamesOut(BaseModel):
@@ -220,6 +234,7 @@ class GamesOut(BaseModel):
         "default_time_budget_ms and max_time_budget_ms: search budgets."))
     strategies: list[StrategyInfo]
     default_strategy: str
+    sources: list[SourceInfo] = Field(description="Every answer source, in the order the chain tries them.")
 
 
 class MatchIn(BaseModel):

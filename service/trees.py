@@ -1,9 +1,9 @@
 """Stored strategy trees: shipped as package data, produced by ``bullscows trees build``.
 
-``next-move`` answers a preset game from its stored tree while the history follows the tree — no
-search, no database.  Each tree is a compact file (:func:`solver.tree.to_compact`) listed in
-``manifest.json`` with the command parameters that produced it and its total; loading re-verifies it
-against its game (:func:`solver.tree.from_compact`).
+The answer chain (:mod:`service.answers`) answers a preset game from its stored tree while the
+history follows the tree, under any relabelling — no search, no database.  Each tree is a compact
+file (:func:`solver.tree.to_compact`) listed in ``manifest.json`` with the command parameters that
+produced it and its total; loading re-verifies it against its game (:func:`solver.tree.from_compact`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from solver.game import Game, Turn
-from solver.search import SolveOptions, SolveResult
 from solver.tree import Node, Tree, from_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
@@ -125,47 +123,6 @@ class TreeLibrary:
         return list(self._load().values())
 
 
-def shipped_answer(game: Game, history: list[Turn], options: SolveOptions,
-                   library: TreeLibrary | None = None) -> SolveResult | None:
-    """The exact answer a shipped tree gives, or None when no shipped tree answers this question.
-
-    A tree built by an exact search for a criterion is optimal at every node it reaches (a better
-    subtree would make a better tree), so the node after ``history`` carries the position's value,
-    its best guess and the value of each response — the answer of :meth:`Searcher.solve` without a
-    search.  Only the question the tree was built for qualifies: same criterion and depth limit, no
-    hybrid, no bound or chain of the caller's own (see :meth:`StoredTree.answers`).
-    """
-    t0 = time.perf_counter()
-    if (options.mde is not None or options.from_set_only or options.upper_bound is not None
-            or options.node_limit or options.depth_count is not None):
-        return None
-    strategy = "optimal-total" if options.criterion == "total" else "optimal-kmovers"
-    stored = (library or _LIBRARY).get(game, strategy, options.max_guesses)
-    if stored is None or not stored.answers(options.max_guesses):
-        return None
-    found = stored.lookup(history)
-    if found is None:
-        return None
-    node, (secrets, _total, _worst) = found
-    turn = len(history) + 1
-    k = options.max_guesses
-    total = options.criterion == "total"
-
-    def value(n: Node, t: int) -> int:
-        if total:
-            s, b, _ = stored.below[id(n)]
-            return b + s * (t - 1)
-        assert k is not None
-        return _count_at(n, k - t + 1)
-
-    per: dict[int, int | None] = {r: value(child, turn + 1) for r, child in node.children.items()}
-    if node.hit:
-        per[game.all_bulls] = turn if total else int(k == turn)
-    v = value(node, turn)
-    return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
-                       None if total else k, {} if total or k is None else {k: v})
-
-
 def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:
     """Why a shipped tree's answer is not exact for this question (None when it is)."""
     if stored.answers(max_guesses):
@@ -176,13 +133,3 @@ def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:
     return (f"this tree is optimal within {k} guesses; without that limit the optimum is not proven "
             f"(ask with max_guesses {k} for the proven answer)")
 
-
-def _count_at(node: Node, depth: int) -> int:
-    """Secrets solved at exactly the ``depth``-th guess from ``node`` (its own guess is the first)."""
-    if depth <= 0:
-        return 0
-    here = 1 if node.hit and depth == 1 else 0
-    return here + sum(_count_at(child, depth - 1) for child in node.children.values())
-
-
-_LIBRARY = TreeLibrary()

@@ -416,9 +416,15 @@ class Game:
             raise InvalidCodeError(
                 f"code {text!r} repeats symbol {dup!r}, but this game has no repetition"
             )
-        return self._rank(syms)
+        return self.code_of(syms)
 
-    def _rank(self, syms: Sequence[int]) -> Code:
+    def symbols_of(self, code: Code) -> tuple[int, ...]:
+        """The symbol indices of a code, position by position."""
+        return tuple(int(v) for v in self.arrays().codes[code])
+
+    def code_of(self, syms: Sequence[int]) -> Code:
+        """The index of the code with these symbol indices (inverse of :meth:`symbols_of`; the caller
+        has checked them against the game)."""
         s, p = self.symbols, self.positions
         if self.repetition:
             idx = 0
@@ -517,7 +523,7 @@ class Game:
         key = (self.positions, self.symbols, self.repetition)
         got = _possible.get(key)
         if got is None:
-            guesses = [self._rank([sym for sym, k in enumerate(parts) for _ in range(k)])
+            guesses = [self.code_of([sym for sym, k in enumerate(parts) for _ in range(k)])
                        for parts in _partitions(self.positions, self.symbols if self.repetition else 0)]
             a = self.arrays()
             counts = kernels.partition_matrix(*a.kernel_args(), np.array(guesses, dtype=np.int32),

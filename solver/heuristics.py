@@ -27,6 +27,7 @@ import numpy.typing as npt
 from solver import kernels, symmetry
 from solver.errors import InconsistentHistoryError, UnknownStrategyError
 from solver.game import CandidateSet, Code, Game, GameArrays, History
+from solver.vocabulary import ONE_STEP_STRATEGIES
 
 _NO_CLASSES: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 _EMPTY_CODES: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
@@ -215,16 +216,7 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 }
 """One-step strategies by public name."""
 
-DESCRIPTIONS: dict[str, str] = {
-    "minimax": "Knuth: smallest largest part",
-    "most-parts": "Kooi: most distinct responses",
-    "entropy": "Neuwirth: largest entropy of the response distribution",
-    "expected-size": "smallest expected size of the next candidate set (sum of squared parts)",
-    "larmouth": "Larmouth: smallest sum of n*ln(n), a bonus for a candidate",
-    "crush": "Slovesnov: part sizes sorted largest first, compared lexicographically",
-    "first-consistent": "the lowest-index code still possible",
-    "random-consistent": "a random code still possible (seeded)",
-}
+assert tuple(STRATEGIES) == ONE_STEP_STRATEGIES, "the registry follows solver.vocabulary"
 
 
 def get_strategy(name: str, *, from_set_only: bool = False, seed: int = 0) -> Strategy:

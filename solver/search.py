@@ -39,6 +39,7 @@ from solver.heuristics import _nlogn, get_strategy
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
+from solver.vocabulary import FALLBACKS
 
 CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
 INF: int = int(sk.INF)
@@ -227,11 +228,6 @@ def require_response_table(game: Game) -> GameArrays:
     return arrays
 
 
-FALLBACKS = {"total": "larmouth", "kmovers": "crush"}
-"""The one-step strategy that answers for an optimal one whose exact answer is not known (the
-article's hybrids pair them the same way)."""
-
-
 def searchable(game: Game) -> bool:
     """Whether the game's response table fits its budget, which exact search needs."""
     return game.size**2 <= game.table_max_bytes
@@ -307,6 +303,12 @@ class Searcher:
         (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
         m = MMAX if k is None else max(k - turn + 1, 0)
         return int(self._lb[0, CRITERIA[self.options.criterion], m, size])
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the last call stopped before its end (node limit, or :meth:`request_stop`): its
+        answer is then not exact."""
+        return bool(self.stats[5])
 
     def request_stop(self) -> None:
         """Ask the search running in another thread to stop at its next node (it then answers as

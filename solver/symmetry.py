@@ -12,6 +12,10 @@ are free, and the smallest image of a code under them is obtained by renaming fr
 first appearance.  The smallest image over all valid (π, σ) is the class representative; a numba
 kernel computes it for every code at once.
 
+Relabellings (:class:`Relabelling`) carry answers between symmetric positions: a history is mapped
+onto a proven tree's path (:func:`relabelling_onto`) or onto the canonical representative of its orbit
+(:func:`canonical_history`), answered there, and the answer's guess mapped back.
+
 No search or I/O here.
 """
 
@@ -20,12 +24,13 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from solver.game import Code, Game
+from solver.game import Code, Game, Turn
 
 
 def _transforms(game: Game, moves: Sequence[Code], groups: Sequence[Sequence[int]]
@@ -193,3 +198,151 @@ def equivalence_set(game: Game, moves: Sequence[Code] = (), responses: Sequence[
     if moves:
         reps = reps[~np.isin(reps, np.array(list(moves), dtype=np.int32))]
     return reps
+
+
+# -- relabellings: one proof serves every symmetric image of a position ----------------------------
+
+PERMUTED_POSITIONS_MAX = 6
+"""Games with more positions try only the identity position permutation when relabelling (720
+permutations is still cheap in Python; 40,320 is not).  Symbol renamings are always tried."""
+PERMUTED_TURNS_MAX = 4
+"""Histories with more turns keep their order when canonicalised (4! orders is cheap; 5! per position
+permutation is not worth the rarer sharing it buys)."""
+
+
+@dataclass(frozen=True)
+class Relabelling:
+    """A symmetry ψ of the game: the image of a code puts at position ``k`` the symbol found at
+    position ``perm[k]``, renamed by ``sym``.  It preserves every response, so a position and its image
+    have the same value, and the image of an optimal guess is optimal there (Lemma 5)."""
+
+    perm: tuple[int, ...]
+    """Image position ``k`` takes the symbol of position ``perm[k]``."""
+    sym: tuple[int, ...]
+    """Symbol ``s`` is renamed ``sym[s]`` (a bijection of all the game's symbols)."""
+
+    @classmethod
+    def identity(cls, game: Game) -> Relabelling:
+        """The symmetry that changes nothing."""
+        return cls(tuple(range(game.positions)), tuple(range(game.symbols)))
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether the image of every code is the code itself."""
+        return (all(k == p for k, p in enumerate(self.perm))
+                and all(s == t for s, t in enumerate(self.sym)))
+
+    def apply(self, game: Game, code: Code) -> Code:
+        """ψ(code)."""
+        syms = game.symbols_of(code)
+        return game.code_of([self.sym[syms[p]] for p in self.perm])
+
+    def invert(self, game: Game, code: Code) -> Code:
+        """ψ⁻¹(code): the caller's code whose image is ``code``."""
+        inv = [0] * len(self.sym)
+        for s, t in enumerate(self.sym):
+            inv[t] = s
+        syms = game.symbols_of(code)
+        out = [0] * len(self.perm)
+        for k, p in enumerate(self.perm):
+            out[p] = inv[syms[k]]
+        return game.code_of(out)
+
+    def apply_turns(self, game: Game, turns: Sequence[Turn]) -> list[Turn]:
+        """The image of a history (responses are unchanged by any symmetry)."""
+        return [Turn(self.apply(game, t.guess), t.response) for t in turns]
+
+
+def _complete(partial: dict[int, int], symbols: int) -> tuple[int, ...]:
+    """A bijection extending ``partial``: symbols it leaves unmapped take the unused images in
+    ascending order (any extension works, since those symbols appear in none of the turns)."""
+    free = iter(sorted(set(range(symbols)) - set(partial.values())))
+    return tuple(partial[s] if s in partial else next(free) for s in range(symbols))
+
+
+def _position_perms(game: Game) -> list[tuple[int, ...]]:
+    if game.positions > PERMUTED_POSITIONS_MAX:
+        return [tuple(range(game.positions))]
+    return list(itertools.permutations(range(game.positions)))
+
+
+def relabelling_onto(game: Game, moves: Sequence[Code], targets: Sequence[Code]) -> Relabelling | None:
+    """A symmetry mapping each of ``moves`` onto the target of the same turn, or None.
+
+    This is how a history is found on a proven tree under another labelling: the tree's guesses along
+    the path its responses take are the targets (responses never change under a symmetry, so the path
+    is known before any relabelling is).
+    """
+    if len(moves) != len(targets):
+        return None
+    pairs = [(game.symbols_of(m), game.symbols_of(t)) for m, t in zip(moves, targets, strict=True)]
+    for pi in _position_perms(game):
+        tau: dict[int, int] = {}
+        taken: set[int] = set()
+        ok = True
+        for src, dst in pairs:
+            for k, p in enumerate(pi):
+                a, b = src[p], dst[k]
+                have = tau.get(a)
+                if have is None:
+                    if b in taken:
+                        ok = False
+                        break
+                    tau[a] = b
+                    taken.add(b)
+                elif have != b:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            return Relabelling(pi, _complete(tau, game.symbols))
+    return None
+
+
+def canonical_history(game: Game, turns: Sequence[Turn]) -> tuple[list[Turn], Relabelling]:
+    """The canonical representative of a history under the game's symmetries, and the symmetry that
+    maps the history onto it.
+
+    Every history in one orbit (relabelled symbols, permuted positions and, up to
+    :data:`PERMUTED_TURNS_MAX` turns, turns in another order) gets the same representative: the
+    lexicographically smallest image.  For a fixed position permutation and turn order, renaming symbols
+    in order of first appearance gives the smallest image over every renaming, so only position
+    permutations and turn orders are enumerated.  The candidate set left by the representative is the
+    image of the history's own, which is what lets the table key positions canonically: one proof
+    serves every relabelling.
+    """
+    if not turns:
+        return [], Relabelling.identity(game)
+    syms = [game.symbols_of(t.guess) for t in turns]
+    orders: list[tuple[int, ...]] = (list(itertools.permutations(range(len(turns))))
+                                     if len(turns) <= PERMUTED_TURNS_MAX else [tuple(range(len(turns)))])
+    best: tuple[int, ...] | None = None
+    best_at: tuple[tuple[int, ...], tuple[int, ...], dict[int, int]] | None = None
+    for pi in _position_perms(game):
+        for order in orders:
+            tau: dict[int, int] = {}
+            key: list[int] = []
+            smaller = best is None
+            for i in order:
+                row = syms[i]
+                for p in pi:
+                    v = tau.setdefault(row[p], len(tau))
+                    key.append(v)
+                key.append(turns[i].response)
+                if not smaller and best is not None:
+                    # stop as soon as this image is known to be larger than the best one
+                    head = tuple(key)
+                    ref = best[: len(head)]
+                    if head > ref:
+                        break
+                    if head < ref:
+                        smaller = True
+            else:
+                t = tuple(key)
+                if best is None or t < best:
+                    best, best_at = t, (pi, order, tau)
+    assert best_at is not None
+    pi, order, tau = best_at
+    relabel = Relabelling(pi, _complete(tau, game.symbols))
+    return [Turn(relabel.apply(game, turns[i].guess), turns[i].response) for i in order], relabel

@@ -50,9 +50,9 @@ import numpy.typing as npt
 
 from solver import searchkernels as sk
 from solver.game import Game
+from solver.vocabulary import MMAX
 
-MMAX: int = 64
-"""The value of ``m`` that stands for "no depth limit"."""
+__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable"]
 
 
 @dataclass(frozen=True)

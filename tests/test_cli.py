@@ -29,6 +29,8 @@ def test_next_defaults_and_history_forms() -> None:
     a = run_json("next", "--game", "bulls-cows", "--history", "0123 0.1", "1245 0.2", "-s", "minimax")
     b = run_json("next", "0123", "0.1", "1245", "0.2", "-s", "minimax")
     c = run_json("next", "-H", "0123 0.1, 1245 0.2", "-s", "minimax")
+    for out in (a, b, c):
+        assert out.pop("elapsed_ms") >= 0
     assert a == b == c
     assert a["candidates"] == 312 and a["guess_number"] == 3
 

@@ -22,7 +22,7 @@ from apiflask import APIBlueprint
 from cryptography.fernet import Fernet, InvalidToken
 from flask import current_app
 
-from service import engine
+from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
 from service.schemas import (
@@ -34,11 +34,17 @@ from service.schemas import (
     MatchOut,
     MatchRevealIn,
     MatchRevealOut,
-    NextMoveIn,
 )
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, PRESETS, TABLE_MAX_BYTES, Game
-from solver.heuristics import DESCRIPTIONS
+from solver.vocabulary import (
+    DEFAULT_STRATEGY,
+    DESCRIPTIONS,
+    LABELS,
+    OPTIMAL_STRATEGIES,
+    SOURCE_MEANINGS,
+    STRATEGIES,
+)
 
 bp = APIBlueprint("games", __name__, tag="games", url_prefix="/v1")
 KEY_FILE = "secret.key"
@@ -49,28 +55,22 @@ def describe(game: Game) -> dict[str, Any]:
     return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()]}
 
 
-OPTIMAL = {
-    "optimal-total": "fewest guesses in all (optionally within max_guesses), exact where it can search",
-    "optimal-kmovers": "fewest secrets needing max_guesses guesses, exact where it can search",
-}
-"""The optimal strategies of next-move, beside the one-step ones of :data:`solver.heuristics.DESCRIPTIONS`."""
-
-
 @bp.get("/games")
 @bp.output(GamesOut)
 def games() -> Any:
     """The presets with their parameters and responses, the service's limits, and every strategy
     ``next-move`` accepts (the default first)."""
     settings: Settings = current_app.config["SETTINGS"]
-    one_step = [{"name": n, "kind": "one-step", "description": d} for n, d in DESCRIPTIONS.items()]
     return {
         "presets": [describe(Game.from_spec(name)) for name in PRESETS],
         "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": math.isqrt(TABLE_MAX_BYTES),
                    "tree_max_codes": settings.tree_max_codes, "max_history": settings.max_history,
                    "default_time_budget_ms": settings.default_time_budget_ms,
                    "max_time_budget_ms": settings.max_time_budget_ms},
-        "strategies": [{"name": n, "kind": "optimal", "description": d} for n, d in OPTIMAL.items()] + one_step,
-        "default_strategy": NextMoveIn.model_fields["strategy"].default,
+        "strategies": [{"name": n, "kind": "optimal" if n in OPTIMAL_STRATEGIES else "one-step",
+                        "label": LABELS[n], "description": DESCRIPTIONS[n]} for n in STRATEGIES],
+        "default_strategy": DEFAULT_STRATEGY,
+        "sources": [{"name": k, "meaning": v} for k, v in SOURCE_MEANINGS.items()],
     }
 
 
@@ -141,7 +141,7 @@ def _open(token: str) -> tuple[Game, int]:
 @bp.output(MatchOut, status_code=201)
 def new_match(body: MatchIn) -> Any:
     """Pick a secret uniformly at random; answer with the token that holds it encrypted."""
-    game = engine.game_of(body.game, current_app.config["SETTINGS"])
+    game = parse.game_of(body.game, current_app.config["SETTINGS"])
     secret = secrets.randbelow(game.size)
     doc = {"game": game.spec, "alphabet": game.alphabet[: game.symbols], "secret": secret}
     token = _fernet().encrypt(orjson.dumps(doc)).decode()

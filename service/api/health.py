@@ -1,4 +1,5 @@
-"""Liveness (``/healthz``) and readiness (``/readyz``: the database answers and has its schema)."""
+"""Liveness (``/healthz``) and readiness (``/readyz``: the solver's kernels are loaded, and the database
+answers and has its schema)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,15 @@ def healthz() -> dict[str, Any]:
 
 @bp.get("/readyz")
 @bp.output(Health)
-@bp.doc(responses={503: "the database is unreachable or not migrated"})
+@bp.doc(responses={503: "still loading the solver's kernels, or the database is unreachable or not migrated"})
 def readyz() -> Any:
-    """The service can answer: its database is reachable and migrated."""
+    """The service can answer: its kernels are loaded (a question asked before would spend its time
+    budget loading them), and its database is reachable and migrated."""
+    from service.engine import is_warm
+
+    if not is_warm():
+        return problem(503, "warming-up", "Service Unavailable",
+                       "the solver's kernels are still loading; ask again in a moment")
     if not get_db(current_app).ping():
         return problem(503, "database-unavailable", "Service Unavailable",
                        "the database is unreachable or has no schema (run `bullscows db upgrade`)")

@@ -12,7 +12,8 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app, json, request, url_for
 
-from service import auth, engine
+from service import auth
+from service.api import parse
 from service.config import Settings
 from service.jobs import manage
 from service.jobs.plan import JobRequest
@@ -78,8 +79,8 @@ def post_job(body: JobIn) -> Any:
     """Submit a long solve.  Answers 200 when the job is already done (or finishes within
     ``wait_ms``), else 202 with ``Location: /v1/jobs/{id}``."""
     settings: Settings = current_app.config["SETTINGS"]
-    game = engine.game_of(body.game, settings)
-    history, _ = engine.history_of(game, body.history, settings)
+    game = parse.game_of(body.game, settings)
+    history, _ = parse.history_of(game, body.history, settings)
     options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only)
     job = submit(game, history, options, wait_budget(settings, body.wait_ms, 0))
     if job.status != "done":

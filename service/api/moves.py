@@ -1,4 +1,4 @@
-"""``POST /v1/next-move``: the next guess of a strategy after a history."""
+"""``POST /v1/next-move``: the next guess of a strategy after a history (parse, ask the chain, format)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import structlog
 from apiflask import APIBlueprint
 from flask import current_app, url_for
 
-from service import engine
-from service.api import jobs as jobs_api
-from service.api.solve import budget
+from service.answers import AnswerChain
+from service.api import parse
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.schemas import NextMoveIn, NextMoveOut
 from service.store.db import StorageError
+from service.store.jobs import JobStore
 from service.store.models import Job
-from service.trees import tree_note
 from solver.game import Game, Turn
 from solver.search import SolveOptions
+from solver.vocabulary import criterion_of
 
 bp = APIBlueprint("moves", __name__, tag="moves", url_prefix="/v1")
 
@@ -31,58 +31,26 @@ HANDOFF = "service:next-move"
 @bp.input(NextMoveIn, location="json", arg_name="body")
 @bp.output(NextMoveOut)
 def next_move(body: NextMoveIn) -> dict[str, Any]:
-    """The next guess.  Optimal strategies answer from the stored tree while the history follows it,
-    else from the cache, else by a search within ``time_budget_ms`` (wall-clock), else (``exact:
-    false``, with a ``note``) by their criterion's heuristic; a question the budget cut short, or
-    that found every search busy, is handed to a job (``job``, ``job_url``), after which the same
-    question is answered exactly from the cache.  Games too large for exact search get the
-    heuristic too.  One-step strategies score within the same budget: past it they answer with the
-    best guess scored so far, and a ``note`` says so."""
+    """The next guess.  Optimal strategies answer from a proven tree while the history follows it
+    (under any relabelling of its symbols and positions), else from the table, else by a search within
+    ``time_budget_ms`` (wall-clock), else (``exact: false``, with a ``note``) by their criterion's
+    heuristic; a question the budget cut short, or that found every search busy, is handed to a job
+    (``job``, ``job_url``), after which the same question is answered exactly from the table.  Games
+    too large for exact search get the heuristic too.  One-step strategies score within the same
+    budget: past it they answer with the best guess scored so far, and a ``note`` says so."""
     t0 = time.perf_counter()
     settings: Settings = current_app.config["SETTINGS"]
-    game = engine.game_of(body.game, settings)
-    history, cands = engine.history_of(game, body.history, settings)
-    expected: float | None = None
-    worst: int | None = None
-    note: str | None = None
-    job: Job | None = None
-    stored = None
-    if body.strategy.startswith("optimal-"):
-        stored = current_app.extensions["bullscows_trees"].get(game, body.strategy, body.max_guesses)
-    found = stored.lookup(history) if stored is not None else None
-    if stored is not None and found is not None:
-        node, (secrets, remaining, worst) = found
-        guess, exact, source = node.guess, stored.answers(body.max_guesses), "tree"
-        expected = remaining / secrets
-        note = tree_note(stored, body.max_guesses)
-    elif body.strategy.startswith("optimal-"):
-        move = engine.optimal_move(
-            current_app.extensions["bullscows_pool"], game, history, cands, body.strategy, body.max_guesses,
-            budget(settings, body.time_budget_ms))
-        guess, exact, source, expected, note = move.guess, move.exact, move.source, move.expected, move.note
-        if move.unfinished and cands.shape[0] > 1:
-            job = _hand_off(game, history, body.strategy, body.max_guesses)
-    else:
-        guess, note = engine.heuristic_move(game, cands, body.strategy, body.seed, history,
-                                            budget(settings, body.time_budget_ms))
-        exact, source = False, "heuristic"
-    n = int(cands.shape[0])
-    if n == 1:
-        exact, expected = True, 1.0
-    return {
-        "guess": game.format_code(guess),
-        "candidates": n,
-        "candidate_list": game.format_codes(cands) if n <= 20 else None,
-        "solved": n == 1,
-        "exact": exact,
-        "value": {"expected": expected, "worst_case": 1 if n == 1 else worst},
-        "source": source,
-        "strategy": body.strategy,
-        "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3),
-        "note": note,
-        "job": None if job is None else job.id,
-        "job_url": None if job is None else url_for("jobs.get_job", job_id=job.id),
-    }
+    game = parse.game_of(body.game, settings)
+    history, cands = parse.history_of(game, body.history, settings)
+    chain: AnswerChain = current_app.extensions["bullscows_answers"]
+    move = chain.next_move(game, history, cands, body.strategy, max_guesses=body.max_guesses,
+                           budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
+                           from_set_only=body.from_set_only)
+    job = _hand_off(game, history, body.strategy, body.max_guesses) if move.unfinished else None
+    out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
+    out.update(job=None if job is None else job.id,
+               job_url=None if job is None else url_for("jobs.get_job", job_id=job.id))
+    return out
 
 
 def _hand_off(game: Game, history: list[Turn], strategy: str, max_guesses: int | None) -> Job | None:
@@ -91,9 +59,10 @@ def _hand_off(game: Game, history: list[Turn], strategy: str, max_guesses: int |
     not the client's: its free job budget is not spent).  None when none can be queued; the move is
     answered either way."""
     settings: Settings = current_app.config["SETTINGS"]
-    options = SolveOptions("total" if strategy == "optimal-total" else "kmovers", max_guesses)
-    jobs = jobs_api.store()
-    req = JobRequest.of(game, history, options)
+    criterion = criterion_of(strategy)
+    assert criterion is not None
+    jobs: JobStore = current_app.extensions["bullscows_jobs"]
+    req = JobRequest.of(game, history, SolveOptions(criterion, max_guesses))
     try:
         found = jobs.find(req)
         if found is not None:

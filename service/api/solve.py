@@ -1,4 +1,4 @@
-"""``POST /v1/solve``: the value of a position under a criterion, from the cache or by search."""
+"""``POST /v1/solve``: the value of a position under a criterion (parse, ask the chain, format)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import orjson
 from apiflask import APIBlueprint
 from flask import current_app
 
-from service import engine
+from service.answers import AnswerChain
 from service.api import jobs as jobs_api
+from service.api import parse
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.schemas import SolveIn, SolveOut
@@ -18,11 +19,6 @@ from solver.game import Game, Turn
 from solver.search import SolveOptions
 
 bp = APIBlueprint("solve", __name__, tag="solve", url_prefix="/v1")
-
-
-def budget(settings: Settings, asked: int | None) -> int:
-    """The time budget of a request, clamped to the configured maximum."""
-    return min(asked or settings.default_time_budget_ms, settings.max_time_budget_ms)
 
 
 def _from_job(job: Job) -> dict[str, Any]:
@@ -44,38 +40,32 @@ def _as_job(settings: Settings, game: Game, history: list[Turn], options: SolveO
 def solve(body: SolveIn) -> Any:
     """Value, best guess and per-response values of a position.
 
-    ``source`` is ``cache`` when the database already knew the position (then ``nodes`` is 0),
-    ``search`` when this request searched it within ``time_budget_ms``, ``job`` when a job computed
-    it.  Past the budget the question becomes a job: the answer is 202 with ``Location:
-    /v1/jobs/{id}`` unless the job ends within ``wait_ms``.  With ``job: false`` (and always for
-    ``guess`` or ``upper_bound`` questions) it answers ``complete: false`` with no value instead.
+    ``source`` says which step answered: ``tree`` when a proven tree holds the position (or a
+    relabelling of it), ``cache`` when the table knew it (then ``nodes`` is 0), ``search`` when this
+    request searched it within ``time_budget_ms``, ``job`` when a job computed it.  Past the budget
+    the question becomes a job: the answer is 202 with ``Location: /v1/jobs/{id}`` unless the job
+    ends within ``wait_ms``.  With ``job: false`` (and always for ``guess`` or ``upper_bound``
+    questions) it answers ``complete: false`` with no value instead.  ``search: true`` skips the trees
+    and the table.
     """
     settings: Settings = current_app.config["SETTINGS"]
-    game = engine.game_of(body.game, settings)
-    history, cands = engine.history_of(game, body.history, settings)
+    game = parse.game_of(body.game, settings)
+    history, cands = parse.history_of(game, body.history, settings)
     options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only,
                            body.upper_bound)
+    options.validate(game, len(history) + 1)
     guess = game.parse_code(body.guess) if body.guess is not None else None
     as_job = body.job and guess is None and body.upper_bound is None
-    pool = current_app.extensions["bullscows_pool"]
+    chain: AnswerChain = current_app.extensions["bullscows_answers"]
     if as_job:
-        options.validate(game, len(history) + 1)
-        hit = engine.cached_solve(pool.store, game, history, options, cands)
-        if hit is not None:
-            from service.metrics import record_solve
-
-            record_solve("cache", 0)
-            return {**hit.as_dict(game), "source": "cache", "complete": True}
+        known = None if body.search else chain.known(game, history, cands, options)
+        if known is not None:
+            return known.as_dict(game)
         # a job already under way (or done) for this question answers instead of a new search
         if jobs_api.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
-    result, source, complete = engine.solve(pool, game, history, cands, options,
-                                            budget(settings, body.time_budget_ms), guess, cache=not as_job)
-    if not complete and as_job:
+    answer = chain.solve(game, history, cands, options, parse.budget(settings, body.time_budget_ms), guess,
+                         lookup=not as_job and not body.search)
+    if not answer.complete and as_job:
         return _as_job(settings, game, history, options, body.wait_ms)
-    out = result.as_dict(game)
-    out["source"] = source
-    out["complete"] = complete
-    if not complete:
-        out.update(value=None, exact=False, best_guess=None, per_response={})
-    return out
+    return answer.as_dict(game)

@@ -14,6 +14,5 @@ from __future__ import annotations
 
 from service.cli import admin, jobs, positions, solving  # noqa: F401  (each registers its commands)
 from service.cli._common import main
-from service.cli.solving import NEXT_STRATEGIES
 
-__all__ = ["NEXT_STRATEGIES", "main"]
+__all__ = ["main"]

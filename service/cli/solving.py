@@ -19,108 +19,85 @@ from service.cli._common import (
     _solver_errors,
     main,
 )
+from solver.vocabulary import CRITERIA, DEFAULT_STRATEGY, STRATEGIES, criterion_of
 
 if TYPE_CHECKING:
     from solver.game import Game, Turn
 
 
-NEXT_STRATEGIES = ("optimal-total", "optimal-kmovers", "minimax", "most-parts", "entropy", "expected-size",
-                   "larmouth", "crush", "first-consistent", "random-consistent")
-"""What ``next`` plays: the same names, in the same order, as ``POST /v1/next-move``."""
+def _chain(url: str | None) -> Any:
+    """The answer chain of a command: the shipped trees, and the table of ``url`` (or ``DATABASE_URL``)
+    when one is given — migrated first — else no database."""
+    from service.answers import AnswerChain
+    from service.config import Settings
+    from service.engine import SolverPool
+
+    settings = Settings()
+    url = url or settings.database_url
+    store = None
+    if url:
+        from service.migrate import upgrade
+        from service.store.db import Database
+        from service.store.positions import PositionStore
+
+        upgrade(url)
+        db = Database(url)
+        click.get_current_context().call_on_close(db.dispose)  # the command's connections end with it
+        store = PositionStore(db)
+    return AnswerChain(SolverPool(store, settings))
+
+
+_chain_url_option = click.option(
+    "--url", default=None,
+    help="Database URL of a table to read and write (default: DATABASE_URL if set, else none).")
 
 
 @main.command("next")
 @_game_options
 @_history_options
-@click.option("--strategy", "-s", default="optimal-total", show_default=True,
-              help="Strategy, as for POST /v1/next-move: " + ", ".join(NEXT_STRATEGIES) + ".")
+@click.option("--strategy", "-s", default=DEFAULT_STRATEGY, show_default=True,
+              help="Strategy, as for POST /v1/next-move: " + ", ".join(STRATEGIES) + ".")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
               help="Optimal strategies: guesses allowed in the whole game (needed by optimal-kmovers).")
 @click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
-              help="Wall-clock budget: optimal strategies search within it (default 2000) before their "
-                   "heuristic answers; one-step strategies, when it is given, stop scoring at it and answer "
-                   "with the best guess scored so far.")
-@click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
+              help="Wall-clock budget: optimal strategies search within it (default: the service's, "
+                   "BULLSCOWS_DEFAULT_TIME_BUDGET_MS, 2000) before their heuristic answers; one-step strategies, "
+                   "when it is given, stop scoring at it and answer with the best guess scored so far.")
+@click.option("--from-set-only", is_flag=True, help="One-step strategies: only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_chain_url_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the keys of POST /v1/next-move).")
 @_solver_errors
 def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
              strategy: str, max_guesses: int | None, time_budget_ms: int | None, from_set_only: bool, seed: int,
-             as_json: bool) -> None:
+             url: str | None, as_json: bool) -> None:
     """Best next guess after a history of turns.
 
-    Optimal strategies answer from a shipped tree while the history follows it, else by an exact
-    search within --time-budget-ms, else (exact false) by their criterion's heuristic, like the
-    service (without its database).
+    The same answer chain as POST /v1/next-move: a shipped proven tree (under any relabelling of
+    the history), the table of --url, an exact search within --time-budget-ms, else (exact false) the
+    criterion's heuristic with a note.
     """
-    from solver.heuristics import get_strategy
-    from solver.search import step_note
+    import time
 
-    if strategy not in NEXT_STRATEGIES:
-        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(NEXT_STRATEGIES)}")
+
+    if strategy not in STRATEGIES:
+        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
+    t0 = time.perf_counter()
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
-    score: float | None = None
-    note: str | None = None
-    if strategy.startswith("optimal-"):
-        guess, exact, source, note = _optimal_next(g, history, cands, strategy, max_guesses,
-                                                   time_budget_ms or 2000)
-    else:
-        budget_s = None if time_budget_ms is None else time_budget_ms / 1000
-        choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(
-            g, cands, history=history, budget_s=budget_s)
-        guess, exact, source, score = choice.guess, False, "heuristic", choice.score
-        note = step_note(strategy, choice.cut, budget_s)
-    shown = g.format_codes(cands[:20])
-    out = {
-        "game": g.name,
-        "guess": g.format_code(guess),
-        "candidates": int(cands.shape[0]),
-        "candidate_list": shown if cands.shape[0] <= 20 else None,
-        "solved": bool(cands.shape[0] == 1),
-        "consistent": bool(guess in set(cands.tolist())),
-        "strategy": strategy,
-        "exact": exact or bool(cands.shape[0] == 1),
-        "source": source,
-        "score": score,
-        "note": note,
-        "guess_number": len(history) + 1,
-    }
+    move = _chain(url).next_move(g, history, cands, strategy, max_guesses=max_guesses, budget_ms=time_budget_ms,
+                                 seed=seed, from_set_only=from_set_only)
+    out = {"game": g.name, **move.as_dict(g, history, cands, strategy, (time.perf_counter() - t0) * 1000)}
     if as_json:
         _emit_json(out)
         return
     click.echo(out["guess"])
     if sys.stdout.isatty():
-        rest = f": {' '.join(shown)}" if out["candidate_list"] else ""
+        shown = out["candidate_list"]
+        rest = f": {' '.join(shown)}" if shown else ""
         click.echo(f"# guess {out['guess_number']}, {out['candidates']} candidates{rest}", err=True)
-    if note:
-        click.echo(f"# {note}", err=True)
-
-
-def _optimal_next(g: Game, history: list[Turn], cands: Any, strategy: str, max_guesses: int | None,
-                  budget_ms: int) -> tuple[int, bool, str, str | None]:
-    """(guess, exact, source, note) of an optimal strategy: the shipped tree, a search within the
-    budget, or the criterion's heuristic (Larmouth for totals, crush for k-movers)."""
-    from service.trees import TreeLibrary, tree_note
-    from solver.search import Searcher, SolveOptions, fallback_move, searchable
-
-    criterion = strategy.removeprefix("optimal-")
-    options = SolveOptions(criterion, max_guesses)
-    options.validate(g, len(history) + 1)
-    stored = TreeLibrary().get(g, strategy, max_guesses)
-    found = stored.lookup(history) if stored is not None else None
-    if stored is not None and found is not None:
-        return found[0].guess, stored.answers(max_guesses), "tree", tree_note(stored, max_guesses)
-    why = None
-    if searchable(g):
-        result = Searcher(g, options).solve_within(history, budget_ms / 1000, cands=cands)
-        if result.exact and result.best_guess is not None:
-            return result.best_guess, True, "search", None
-        if result.exact and not result.possible:
-            _fail(f"no strategy solves every secret within {max_guesses} guesses from here")
-        why = f"the search did not end within {budget_ms} ms"
-    guess, note = fallback_move(g, cands, history, criterion, why)
-    return guess, False, "heuristic", note
+    if move.note:
+        click.echo(f"# {move.note}", err=True)
 
 
 @main.command("partition")
@@ -153,7 +130,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @main.command("solve")
 @_game_options
 @_history_options
-@click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default="total",
+@click.option("--criterion", "-c", type=click.Choice(CRITERIA), default="total",
               show_default=True, help="total: fewest guesses in all; kmovers: fewest secrets "
                                       "needing exactly --max-guesses guesses.")
 @_search_options
@@ -162,7 +139,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
 @click.option("--node-limit", type=int, default=0, help="Stop after this many nodes (0: none).")
 @click.option("--search", is_flag=True,
-              help="Search even when a shipped optimal tree answers the question.")
+              help="Search even when a shipped proven tree or the table answers the question.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
@@ -170,7 +147,9 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="Submit as a durable job (run by `bullscows worker`) and follow it.")
 @click.option("--wait/--no-wait", default=True, show_default=True,
               help="With --job: follow the job to its end, or print its id and return.")
-@click.option("--url", default=None, help="With --job: database URL (default: DATABASE_URL or the SQLite file).")
+@click.option("--url", default=None,
+              help="Database URL: the table to read and write (default: DATABASE_URL if set, else none); with "
+                   "--job, the jobs' database (default: DATABASE_URL or the service's SQLite file).")
 @_solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
@@ -179,15 +158,16 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
               url: str | None) -> None:
     """Exact value of a position, its best guess and the value after each response.
 
-    Positions that a shipped optimal tree reaches (and the question it was built for) are answered
-    from it at once, with ``source`` "tree"; others are searched.
+    The same answer chain as POST /v1/solve: a shipped proven tree (under any relabelling of the
+    history) or the table of --url answers at once (``source`` tree or cache); other positions are
+    searched to the end, and with --url what the search proved is written back to the table.
 
     Values count every guess of the game, the history's included: after 0123 0.1 the total is
     over the 1440 secrets left, each counting 0123 as its first guess.
     """
     from tqdm import tqdm
 
-    from solver.search import Searcher, SolveOptions
+    from solver.search import SolveOptions
 
     g, history = _load(game, alphabet, turns)
     options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,
@@ -199,19 +179,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
         _solve_job(g, history, options, url, wait, as_json, progress)
         return
-    if guess is None and not search:
-        from service.trees import shipped_answer
-
-        shipped = shipped_answer(g, history, options)
-        if shipped is not None:
-            out = {**shipped.as_dict(g), "source": "tree"}
-            if as_json:
-                _emit_json(out)
-                return
-            _print_result(out, criterion, max_guesses)
-            click.echo("# from the shipped optimal tree (no search; --search to search anyway)", err=True)
-            return
-    searcher = Searcher(g, options)
+    chain = _chain(url)
     show = sys.stderr.isatty() if progress is None else progress
     with tqdm(disable=not show, unit="guess", desc="searching", file=sys.stderr, leave=False) as bar:
         def report(done: int, total: int) -> None:
@@ -219,17 +187,18 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             bar.n = done
             bar.refresh()
 
-        searcher.progress = report
-        if guess is not None:
-            result = searcher.evaluate_guess(history, g.parse_code(guess))
-        else:
-            result = searcher.solve(history)
-    out = {**result.as_dict(g), "source": "search"}
+        answer = chain.solve(g, history, g.candidates(history), options, None,
+                             None if guess is None else g.parse_code(guess), lookup=not search, progress=report)
+    out = answer.as_dict(g)
     if as_json:
         _emit_json(out)
         return
     _print_result(out, criterion, max_guesses, "guess" if guess else "best guess")
-    click.echo(f"# {result.nodes} nodes, {result.seconds:.2f} s", err=True)
+    if answer.source == "search":
+        click.echo(f"# {answer.result.nodes} nodes, {answer.result.seconds:.2f} s", err=True)
+    else:
+        click.echo(f"# from the {'proven tree' if answer.source == 'tree' else 'table'} (no search; --search to "
+                   "search anyway)", err=True)
 
 
 @main.command("tree")
@@ -268,11 +237,12 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     show = sys.stderr.isatty() if progress is None else progress
     with tqdm(total=n, disable=not show, unit="secret", desc=f"{strategy} tree",
               file=sys.stderr, leave=False) as bar:
-        if strategy in ("optimal-total", "optimal-kmovers"):
+        criterion = criterion_of(strategy)
+        if criterion is not None:
             from solver.search import SolveOptions, optimal_tree
 
             options = SolveOptions(
-                criterion=strategy.removeprefix("optimal-"), max_guesses=max_guesses,
+                criterion=criterion, max_guesses=max_guesses,
                 depth_count=depth_count, mde=mde, from_set_only=from_set_only,
                 upper_bound=upper_bound,
             )

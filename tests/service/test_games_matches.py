@@ -17,9 +17,10 @@ from tests.service.conftest import make_app
 
 
 def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
-    """One vocabulary: the strategies next-move accepts, the CLI's, and the default of both."""
-    from service.cli import NEXT_STRATEGIES
-    from service.schemas import STRATEGIES
+    """One vocabulary: the strategies next-move accepts (its OpenAPI enum), the CLI's choices, the
+    one-step registry, the default of all of them, and the answer sources of both answers' schemas."""
+    from service.cli import main
+    from solver.heuristics import STRATEGIES as ONE_STEP
 
     r = client.get("/v1/games")
     assert r.status_code == 200
@@ -27,9 +28,18 @@ def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     assert [g["name"] for g in body["presets"]] == ["bulls-cows", "mastermind"]
     assert body["presets"][1]["codes"] == 1296 and "4.0" in body["presets"][1]["responses"]
     names = [s["name"] for s in body["strategies"]]
-    assert names == list(STRATEGIES.__args__) == list(NEXT_STRATEGIES)
-    assert body["default_strategy"] == names[0] == "optimal-total"
-    assert {s["kind"] for s in body["strategies"]} == {"optimal", "one-step"}
+    schemas = client.get("/openapi.json").json["components"]["schemas"]
+    cli_next = next(p for p in main.commands["next"].params if p.name == "strategy")
+    assert names == schemas["NextMoveIn"]["properties"]["strategy"]["enum"]
+    assert ", ".join(names) in (cli_next.help or "")
+    assert [s["name"] for s in body["strategies"] if s["kind"] == "one-step"] == list(ONE_STEP)
+    assert body["default_strategy"] == names[0] == "optimal-total" == cli_next.default
+    assert schemas["NextMoveIn"]["properties"]["strategy"]["default"] == "optimal-total"
+    assert all(s["label"] and s["description"] for s in body["strategies"])
+    sources = [s["name"] for s in body["sources"]]
+    assert sources == ["tree", "cache", "search", "job", "busy", "heuristic"]
+    assert schemas["NextMoveOut"]["properties"]["source"]["enum"] == sources
+    assert schemas["SolveOut"]["properties"]["source"]["enum"] == sources
     assert body["limits"]["exact_search_max_codes"] == 8192
     assert body["limits"]["max_codes"] == 100_000 and body["limits"]["tree_max_codes"] == 6_000
 

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
+from service.answers import cached_solve
 from service.cli import main as cli
 from service.jobs import manage, runner
 from service.jobs.plan import JobRequest
@@ -128,8 +129,10 @@ def _submit(url: str, options: SolveOptions = MM_TOTAL, game: str = "mastermind"
 def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_direct: Any) -> None:
     """POST /v1/solve → 202 + Location; a worker (2 Dask processes) finishes it with the in-process
     value; then the same question is answered from the database with no search."""
-    client: FlaskClient = make_app(db_url).test_client()
-    body = {"game": "mastermind", "time_budget_ms": 1, "wait_ms": 0}
+    app = make_app(db_url)
+    client: FlaskClient = app.test_client()
+    # the shipped tree knows this answer: search: true has it proven again
+    body = {"game": "mastermind", "time_budget_ms": 1, "wait_ms": 0, "search": True}
     r = client.post("/v1/solve", json=body)
     assert r.status_code == 202, r.json
     location = r.headers["Location"]
@@ -154,10 +157,12 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
     assert len(units) == p["units_total"]
     assert all(u["attempts"] == (1 if u["status"] == "done" else 0) for u in units), units  # none ran twice
     assert {u["status"] for u in units} <= {"done", "skipped"}
-    cached = client.post("/v1/solve", json=body)
-    assert cached.status_code == 200
-    assert cached.json["source"] == "cache" and cached.json["nodes"] == 0 and cached.json["value"] == 5625
-    assert cached.json["per_response"] == result["per_response"]
+    # the job's proof is in the table: the chain's table step answers it with no search
+    cached = cached_solve(app.extensions["bullscows_store"], mm, [], MM_TOTAL, mm.all_codes)
+    assert cached is not None and cached.nodes == 0 and cached.value == 5625
+    assert {mm.format_response(k): v for k, v in cached.per_response.items()} == result["per_response"]
+    asked = client.post("/v1/solve", json={"game": "mastermind"}).json
+    assert (asked["source"], asked["value"]) == ("tree", 5625)
 
 
 def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) -> None:
@@ -372,7 +377,8 @@ def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
     r = client.post("/v1/solve", json={"game": "bulls-cows", "guess": "4567", "history": ["0123 0.1"],
                                        "time_budget_ms": 1})
     assert r.status_code == 200 and r.json["complete"] is False
-    r = client.post("/v1/solve", json={"game": "bulls-cows", "history": ["0123 0.1"], "time_budget_ms": 1,
+    off_tree = ["0123 0.1", "1245 0.2"]  # no proven tree or table knows it: the search is cut
+    r = client.post("/v1/solve", json={"game": "bulls-cows", "history": off_tree, "time_budget_ms": 1,
                                        "job": False})
     assert r.status_code == 200 and r.json["complete"] is False and r.json["value"] is None
 

@@ -3,18 +3,9 @@
 
 const $ = (id) => document.getElementById(id);
 
-const STRATEGIES = [
-  ["optimal-total", "Optimal: fewest guesses in all"],
-  ["optimal-kmovers", "Optimal: fewest games at the worst case"],
-  ["minimax", "Knuth minimax"],
-  ["most-parts", "Most parts"],
-  ["entropy", "Entropy"],
-  ["expected-size", "Expected size"],
-  ["larmouth", "Larmouth"],
-  ["crush", "Crush"],
-  ["first-consistent", "First consistent"],
-  ["random-consistent", "Random consistent"],
-];
+// [name, label] of every strategy, in the service's order: read from GET /v1/games at start-up, so
+// the page offers exactly what the service plays.
+let STRATEGIES = [];
 
 // ---------------------------------------------------------------------------------------------
 // API access
@@ -166,7 +157,9 @@ function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
 }
 
-function fillStrategies() {
+async function fillStrategies() {
+  const info = await api("GET", "/v1/games");
+  STRATEGIES = info.strategies.map((s) => [s.name, s.label]);
   for (const sel of document.querySelectorAll("select.strategy")) {
     if (sel.classList.contains("optional")) sel.add(new Option("— none —", ""));
     for (const [value, label] of STRATEGIES) sel.add(new Option(label, value));
@@ -602,8 +595,8 @@ async function gameChanged() {
   if (ok) clearError();
 }
 
-function init() {
-  fillStrategies();
+async function init() {
+  await guarded(() => fillStrategies(), gameControl());
   $("preset").addEventListener("change", gameChanged);
   for (const id of ["positions", "symbols", "repetition"]) $(id).addEventListener("change", gameChanged);
 

@@ -1,0 +1,434 @@
+"""The answer chain: one component answers every position question, from everything the product knows.
+
+``POST /v1/next-move``, ``POST /v1/solve``, ``bullscows next``, ``bullscows solve`` and Python callers
+all go down the same steps, and the answer says which step gave it (its ``source``, one of
+:data:`solver.vocabulary.SOURCES`)::
+
+    the shipped proven trees, under symmetry ........................ tree
+    the table (database), at the position's canonical labelling ..... cache
+    a search within a wall-clock budget, written back to the table ... search  (or busy)
+    the criterion's heuristic, with a note saying why ................ heuristic
+    (the HTTP layer then hands a cut question to a job) .............. job
+
+Symmetry.  A history that is a relabelling of a tree's path (other symbols, positions permuted) is
+answered from that tree: :func:`solver.symmetry.relabelling_onto` maps it onto the path, and the
+tree's guess is mapped back.  Below the trees, every question is asked at the canonical representative
+of its orbit (:func:`solver.symmetry.canonical_history`): the table is read and written there, so one
+proof serves every relabelling of a position, and the answer is mapped back to the caller's labels.
+Entries that jobs wrote at the caller's own labelling are still found (the raw position is looked up
+too when it differs).
+
+What this module must not do: parse HTTP or print; those are the callers'.  It talks to the database
+only through :class:`service.store.positions.PositionStore`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from service.engine import SolverPool, position_entries, split_parts
+from service.store.db import StorageError
+from service.store.positions import PositionStore
+from service.trees import StoredTree, TreeLibrary, tree_note
+from solver.errors import SolverError
+from solver.game import CandidateSet, Code, Game, Turn
+from solver.search import SolveOptions, SolveResult, fallback_move, searchable, step_note
+from solver.symmetry import Relabelling, canonical_history, relabelling_onto
+from solver.tree import Node
+from solver.vocabulary import (
+    Source,
+    criterion_of,
+    game_value,
+    remaining_guesses,
+    remaining_value,
+    strategy_of,
+    win_value,
+)
+
+OnAnswer = Callable[[str, int], None]
+"""Told of every answer: its source and the search nodes it cost (the service counts them)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The value of a position under a criterion, and where it came from."""
+
+    result: SolveResult
+    """Value, best guess and per-response values, in the caller's labelling."""
+    source: Source
+    """Which step of the chain answered."""
+    complete: bool
+    """False when the search was cut by its budget (or found every search busy): no value then."""
+
+    def as_dict(self, game: Game) -> dict[str, Any]:
+        """The keys of ``POST /v1/solve`` and ``bullscows solve --json``."""
+        out = self.result.as_dict(game)
+        if not self.complete:
+            out.update(value=None, exact=False, best_guess=None, per_response={})
+        out.update(source=self.source, complete=self.complete)
+        return out
+
+
+@dataclass(frozen=True)
+class Move:
+    """A strategy's next guess, and how it was found."""
+
+    guess: Code
+    """The guess, in the caller's labelling."""
+    exact: bool
+    """Whether the guess is proven optimal for the strategy's criterion (always for one candidate)."""
+    source: Source
+    """Which step of the chain answered."""
+    expected: float | None = None
+    """Average guesses still needed, this one included (totals, when known)."""
+    worst_case: int | None = None
+    """Most guesses still needed, this one included (when a tree knows it)."""
+    note: str | None = None
+    """Why the answer is not the strategy's own exact answer, for people."""
+    unfinished: bool = False
+    """An optimal question that the budget cut short (or found every search busy): a job can finish it."""
+    score: float | None = None
+    """A one-step strategy's score of the guess."""
+
+    def as_dict(self, game: Game, history: Sequence[Turn], cands: CandidateSet, strategy: str,
+                elapsed_ms: float) -> dict[str, Any]:
+        """The keys of ``POST /v1/next-move`` and ``bullscows next --json`` (the service adds the job's)."""
+        n = int(cands.shape[0])
+        return {
+            "guess": game.format_code(self.guess),
+            "guess_number": len(history) + 1,
+            "candidates": n,
+            "candidate_list": game.format_codes(cands) if n <= 20 else None,
+            "solved": n == 1,
+            "consistent": bool(np.any(cands == self.guess)),
+            "exact": self.exact,
+            "value": {"expected": self.expected, "worst_case": self.worst_case},
+            "source": self.source,
+            "strategy": strategy,
+            "score": self.score,
+            "note": self.note,
+            "elapsed_ms": round(elapsed_ms, 3),
+        }
+
+
+@dataclass(frozen=True)
+class _Labelling:
+    """A position at one labelling: its history, candidates, and the map from the caller's labels."""
+
+    history: list[Turn]
+    cands: CandidateSet
+    relabel: Relabelling
+
+
+def _canonical(game: Game, history: Sequence[Turn], cands: CandidateSet) -> _Labelling:
+    canon, relabel = canonical_history(game, history)
+    # reordered turns leave the same set; only a relabelling moves it
+    return _Labelling(canon, cands if relabel.is_identity else game.candidates(canon), relabel)
+
+
+def _mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
+    if relabel.is_identity or result.best_guess is None:
+        return result
+    return dataclasses.replace(result, best_guess=relabel.invert(game, result.best_guess))
+
+
+def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], options: SolveOptions,
+                 cands: CandidateSet) -> SolveResult | None:
+    """The answer from the database alone (the root and every part of its best guess), or None.
+
+    ``cands`` are the candidates after ``history``.  Values are stored remaining (turn-independent)
+    and converted to game-level ones here, with :func:`solver.vocabulary.game_value`.
+    """
+    if options.depth_count is not None or options.upper_bound is not None:
+        return None
+    t0 = time.perf_counter()
+    turn = len(history) + 1
+    crit, k = options.criterion, options.max_guesses
+    key = options.table_key(game)
+    root_codes = tuple(int(c) for c in cands)
+    root = store.lookup(key, [root_codes], remaining_guesses(k, turn), turn).get(root_codes)
+    if root is None or not root.exact:
+        return None
+    n = len(root_codes)
+    movers = k if crit == "kmovers" else None
+    if root.value is None:
+        return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers)
+    if root.best_guess is None:
+        return None
+    parts = split_parts(game, cands, root.best_guess)
+    sub = store.lookup(key, [codes for r, codes in parts if r != game.all_bulls and len(codes) > 1],
+                       remaining_guesses(k, turn + 1), turn + 1)
+    per: dict[int, int | None] = {}
+    for r, codes in parts:
+        if r == game.all_bulls:
+            per[r] = win_value(turn, crit, k)
+        elif len(codes) == 1:
+            per[r] = win_value(turn + 1, crit, k)
+        else:
+            e = sub.get(codes)
+            if e is None or not e.exact or e.value is None:
+                return None
+            per[r] = game_value(e.value, len(codes), turn + 1, crit)
+    # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
+    chain: dict[int, int | None] = {} if crit == "total" or k is None else {k: root.value}
+    return SolveResult(game_value(root.value, n, turn, crit), True, True, root.best_guess, per, 0,
+                       time.perf_counter() - t0, n, movers, chain)
+
+
+def tree_result(game: Game, stored: StoredTree, node: Node, turn: int, options: SolveOptions,
+                t0: float) -> SolveResult:
+    """The exact answer a proven tree's node gives (in the tree's labelling).
+
+    A tree built by an exact search for a criterion is optimal at every node it reaches (a better
+    subtree would make a better tree), so the node carries the position's value, its best guess and
+    the value of each response: the answer of a search, without one.
+    """
+    crit, k = options.criterion, options.max_guesses
+
+    def value(n: Node, t: int) -> int:
+        if crit == "total":
+            secrets, remaining, _ = stored.below[id(n)]
+            return game_value(remaining, secrets, t, crit)
+        assert k is not None
+        return _count_at(n, k - t + 1)
+
+    per: dict[int, int | None] = {r: value(child, turn + 1) for r, child in node.children.items()}
+    if node.hit:
+        per[game.all_bulls] = win_value(turn, crit, k)
+    v = value(node, turn)
+    secrets = stored.below[id(node)][0]
+    return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
+                       None if crit == "total" else k, {} if crit == "total" or k is None else {k: v})
+
+
+def _count_at(node: Node, depth: int) -> int:
+    """Secrets solved at exactly the ``depth``-th guess from ``node`` (its own guess is the first)."""
+    if depth <= 0:
+        return 0
+    here = 1 if node.hit and depth == 1 else 0
+    return here + sum(_count_at(child, depth - 1) for child in node.children.values())
+
+
+def _plain(options: SolveOptions) -> bool:
+    """Whether the question is a criterion's own optimum (no hybrid, bound, chain or node limit): the
+    question proven trees answer."""
+    return (options.mde is None and not options.from_set_only and options.upper_bound is None
+            and not options.node_limit and options.depth_count is None)
+
+
+class AnswerChain:
+    """Answers position questions: proven trees → table → bounded search → heuristic.
+
+    One chain per process (the service's app, or a CLI command); it is thread-safe, since the pool
+    guards each searcher with a lock.  ``pool.store`` None means no database: the table step is
+    skipped and nothing is written back (the CLI without a URL).
+    """
+
+    def __init__(self, pool: SolverPool, trees: TreeLibrary | None = None,
+                 on_answer: OnAnswer | None = None) -> None:
+        self.pool = pool
+        self.trees = trees if trees is not None else TreeLibrary()
+        self._on_answer = on_answer
+
+    @property
+    def store(self) -> PositionStore | None:
+        """The table's database, if any."""
+        return self.pool.store
+
+    def _told(self, source: str, nodes: int = 0) -> None:
+        if self._on_answer is not None:
+            self._on_answer(source, nodes)
+
+    # -- the steps ------------------------------------------------------------------------------
+
+    def tree_node(self, game: Game, history: Sequence[Turn], strategy: str, max_guesses: int | None
+                  ) -> tuple[StoredTree, Node, Relabelling] | None:
+        """The proven tree's node for this position, under any relabelling of the tree's path."""
+        stored = self.trees.get(game, strategy, max_guesses)
+        if stored is None:
+            return None
+        node: Node | None = stored.tree.root
+        targets: list[Code] = []
+        for turn in history:
+            if node is None:
+                return None
+            targets.append(node.guess)
+            node = node.children.get(turn.response)
+        if node is None:
+            return None
+        relabel = relabelling_onto(game, [t.guess for t in history], targets)
+        return None if relabel is None else (stored, node, relabel)
+
+    def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
+              canon: _Labelling | None = None) -> Answer | None:
+        """The answer without any search: a proven tree, else the table; None when neither knows."""
+        t0 = time.perf_counter()
+        turn = len(history) + 1
+        if _plain(options):
+            found = self.tree_node(game, history, strategy_of(options.criterion), options.max_guesses)
+            if found is not None and found[0].answers(options.max_guesses):
+                stored, node, relabel = found
+                result = tree_result(game, stored, node, turn, options, t0)
+                self._told("tree")
+                return Answer(_mapped_back(result, relabel, game), "tree", True)
+        if self.store is None:
+            return None
+        canon = canon or _canonical(game, history, cands)
+        tries = [canon]
+        if not canon.relabel.is_identity:  # a job's entries are at its caller's labelling
+            tries.append(_Labelling(list(history), cands, Relabelling.identity(game)))
+        for at in tries:
+            hit = cached_solve(self.store, game, at.history, options, at.cands)
+            if hit is not None:
+                self._told("cache")
+                return Answer(_mapped_back(hit, at.relabel, game), "cache", True)
+        return None
+
+    def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
+              budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True,
+              progress: Callable[[int, int], None] | None = None) -> Answer:
+        """The value of a position: :meth:`known` (unless ``lookup`` is False, or ``guess`` asks to
+        evaluate one guess), else a search of the canonical position within ``budget_ms`` of
+        wall-clock time (None: to the end), whose proven entries are written back to the table."""
+        options.validate(game, len(history) + 1)
+        canon = _canonical(game, history, cands)
+        if guess is None and lookup:
+            hit = self.known(game, history, cands, options, canon)
+            if hit is not None:
+                return hit
+        at_guess = None if guess is None else canon.relabel.apply(game, guess)
+        result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress)
+        if source == "busy":
+            return Answer(result, "busy", False)
+        return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
+
+    def _search(self, game: Game, at: _Labelling, options: SolveOptions, budget_ms: int | None,
+                guess: Code | None, progress: Callable[[int, int], None] | None
+                ) -> tuple[SolveResult, str, bool]:
+        pool = self.pool
+        deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
+        if not pool.searches.acquire(blocking=budget_ms is None):
+            self._told("busy")
+            return _unfinished(at.cands), "busy", False
+        try:
+            slot = pool.slot(game, options)
+            # the same question's searcher may be busy with another request: wait for it only as long
+            # as the budget allows
+            wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if not slot.lock.acquire(timeout=wait):
+                self._told("busy")
+                return _unfinished(at.cands), "busy", False
+            try:
+                searcher = slot.searcher
+                searcher.options = options
+                searcher.progress = progress
+                try:
+                    if deadline is None:
+                        result = (searcher.solve(at.history, cands=at.cands) if guess is None
+                                  else searcher.evaluate_guess(at.history, guess, cands=at.cands))
+                    else:
+                        result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
+                                                       guess=guess)
+                    aborted = searcher.aborted
+                finally:
+                    searcher.progress = None
+                    searcher.options = slot.options
+                exported = [e for t in searcher.tables for e in t.export()]
+            finally:
+                slot.lock.release()
+        finally:
+            pool.searches.release()
+        complete = not aborted
+        if self.store is not None:
+            entries = exported
+            if complete and guess is None and result.exact and _cacheable(options):
+                entries = entries + position_entries(game, options, at.cands, len(at.history) + 1, result.value,
+                                                     result.best_guess, result.per_response, cost=result.nodes)
+            try:
+                self.store.save_entries(entries, source="search")
+            except StorageError as exc:  # the answer stands; only its caching is lost
+                import structlog
+
+                structlog.get_logger().warning("positions not cached", reason=exc.detail, entries=len(entries))
+        self._told("search", result.nodes)
+        return result, "search", complete
+
+    # -- next moves -----------------------------------------------------------------------------
+
+    def next_move(self, game: Game, history: Sequence[Turn], cands: CandidateSet, strategy: str, *,
+                  max_guesses: int | None = None, budget_ms: int | None = None, seed: int = 0,
+                  from_set_only: bool = False) -> Move:
+        """A strategy's next guess.  Optimal strategies go down the chain and, past the budget (None:
+        the settings' default) or in a game too large to search, answer with their criterion's heuristic
+        and a note.  One-step strategies score within the budget (None: to the end, which is what a
+        script asking the CLI for a strategy's own move wants), answering with the best guess scored so
+        far when it runs out.
+
+        :raises SolverError: an optimal question no strategy can meet (k-movers within too few guesses).
+        """
+        n = int(cands.shape[0])
+        criterion = criterion_of(strategy)
+        if criterion is None:
+            from solver.heuristics import get_strategy
+
+            budget_s = None if budget_ms is None else budget_ms / 1000
+            choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(
+                game, cands, history=history, budget_s=budget_s)
+            self._told("heuristic")
+            return Move(choice.guess, n == 1, "heuristic", 1.0 if n == 1 else None, 1 if n == 1 else None,
+                        step_note(strategy, choice.cut, budget_s), score=choice.score)
+        options = SolveOptions(criterion, max_guesses)
+        options.validate(game, len(history) + 1)
+        if budget_ms is None:
+            budget_ms = self.pool.settings.default_time_budget_ms
+        found = self.tree_node(game, history, strategy, max_guesses)
+        if found is not None:
+            stored, node, relabel = found
+            secrets, remaining, worst = stored.below[id(node)]
+            self._told("tree")
+            return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
+                        remaining / secrets, worst, tree_note(stored, max_guesses))
+        if not searchable(game):
+            guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
+            return self._heuristic(guess, note, n)
+        t0 = time.monotonic()
+        answer = self.solve(game, history, cands, options, budget_ms)
+        result = answer.result
+        if answer.complete and result.exact and result.best_guess is not None:
+            expected = None
+            if criterion == "total" and result.value is not None:
+                expected = remaining_value(result.value, n, len(history) + 1, "total") / n
+            return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
+        if answer.complete and result.exact and not result.possible:
+            raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
+        why = ("every search of this instance was busy" if answer.source == "busy"
+               else f"the search did not end within {budget_ms} ms")
+        # the heuristic gets what the search left of the budget, and at least a tenth of it
+        left = max(budget_ms / 10_000, budget_ms / 1000 - (time.monotonic() - t0))
+        guess, note = fallback_move(game, cands, history, criterion, why, budget_s=left)
+        return dataclasses.replace(self._heuristic(guess, note, n), unfinished=n > 1)
+
+    def _heuristic(self, guess: Code, note: str, n: int) -> Move:
+        self._told("heuristic")
+        if n == 1:
+            return Move(guess, True, "heuristic", 1.0, 1)
+        return Move(guess, False, "heuristic", note=note)
+
+
+def _cacheable(options: SolveOptions) -> bool:
+    return options.depth_count is None and options.upper_bound is None and not options.node_limit
+
+
+def _unfinished(cands: CandidateSet) -> SolveResult:
+    """The answer of a search that did not run (every search of the process was busy)."""
+    return SolveResult(value=None, possible=True, exact=False, best_guess=None, per_response={}, nodes=0,
+                       seconds=0.0, candidates=int(cands.shape[0]))
+
+
+__all__ = ["Answer", "AnswerChain", "Move", "cached_solve", "tree_result"]

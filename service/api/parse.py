@@ -1,0 +1,46 @@
+"""What every route does to a request before asking the answer chain: the game, the history, the budget.
+
+Validation happens here, once, at the HTTP boundary (the schemas have checked the shapes): a game
+within the service's size limit, a history whose codes, responses and consistency hold, a budget within
+the configured maximum.  Errors are :class:`solver.errors.SolverError` subclasses, which the app turns
+into ``application/problem+json``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from service.config import Settings
+from service.schemas import GameSpec, TurnIn
+from solver.errors import SolverError
+from solver.game import DEFAULT_ALPHABET, Game, Turn
+
+
+class HistoryTooLongError(SolverError):
+    """More turns than the service accepts."""
+
+    slug = "history-too-long"
+
+
+def game_of(spec: str | GameSpec, settings: Settings) -> Game:
+    """The game a request names, within the service's size limit."""
+    if isinstance(spec, GameSpec):
+        return Game(spec.positions, spec.symbols, spec.repetition, spec.alphabet or DEFAULT_ALPHABET,
+                    max_codes=settings.max_codes)
+    return Game.from_spec(spec, max_codes=settings.max_codes)
+
+
+def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:
+    """A validated history (codes, responses, consistency) and the candidates it leaves."""
+    if len(items) > settings.max_history:
+        raise HistoryTooLongError(
+            f"history has {len(items)} turns, more than the limit of {settings.max_history}"
+        )
+    turns = [game.parse_turn(it) if isinstance(it, str)
+             else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
+    return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn
+
+
+def budget(settings: Settings, asked: int | None) -> int:
+    """The time budget of a request in milliseconds, clamped to the configured maximum."""
+    return min(asked or settings.default_time_budget_ms, settings.max_time_budget_ms)

@@ -1,0 +1,126 @@
+"""The product's vocabulary, written once: strategies, criteria, answer sources, and the value rule.
+
+Every other place — the HTTP schemas, the CLI's choices, ``GET /v1/games``, the web page (which reads
+``/v1/games``) — derives its lists from the names here, so that a strategy added or renamed here
+reaches all of them at once.  The ``Literal`` aliases are the definitions; the tuples are read off
+them with :func:`typing.get_args`.
+
+The value rule.  A criterion's value can be given two ways:
+
+- *game-level*, as the API and the CLI print it: totals count every guess of the game for the secrets
+  still possible, the history's guesses included (after ``0123 0.1`` the 1440 secrets' total includes
+  their first guess, so the per-response values after ``0123`` add up to 26274); k-movers count the
+  secrets needing exactly the k-th guess of the game;
+- *remaining*, as the transposition table stores it: guesses still needed from this position, so that
+  the same candidate set reached at another turn shares the entry.
+
+:func:`game_value` and :func:`remaining_value` convert between the two; nothing else does that sum.
+No imports beyond the standard library: the CLI reads this before it loads numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, get_args
+
+Criterion: TypeAlias = Literal["total", "kmovers"]
+"""``total``: fewest guesses summed over the secrets (Λ); ``kmovers``: fewest secrets needing the last
+allowed guess (Φ_k)."""
+CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
+
+OptimalStrategy: TypeAlias = Literal["optimal-total", "optimal-kmovers"]
+"""The strategies that play a criterion's optimum (exact where the product knows or can search it)."""
+OneStepStrategy: TypeAlias = Literal["minimax", "most-parts", "entropy", "expected-size", "larmouth", "crush",
+                                     "first-consistent", "random-consistent"]
+"""The one-step strategies people compare against (each scores the next guess only)."""
+StrategyName: TypeAlias = Literal[OptimalStrategy, OneStepStrategy]
+"""Every strategy ``next-move`` and ``bullscows next`` play, the default first."""
+STRATEGIES: tuple[str, ...] = (*get_args(OptimalStrategy), *get_args(OneStepStrategy))
+OPTIMAL_STRATEGIES: tuple[str, ...] = get_args(OptimalStrategy)
+ONE_STEP_STRATEGIES: tuple[str, ...] = get_args(OneStepStrategy)
+DEFAULT_STRATEGY: OptimalStrategy = "optimal-total"
+
+DESCRIPTIONS: dict[str, str] = {
+    "optimal-total": "fewest guesses in all (optionally within max_guesses), exact where it can search",
+    "optimal-kmovers": "fewest secrets needing max_guesses guesses, exact where it can search",
+    "minimax": "Knuth: smallest largest part",
+    "most-parts": "Kooi: most distinct responses",
+    "entropy": "Neuwirth: largest entropy of the response distribution",
+    "expected-size": "smallest expected size of the next candidate set (sum of squared parts)",
+    "larmouth": "Larmouth: smallest sum of n*ln(n), a bonus for a candidate",
+    "crush": "Slovesnov: part sizes sorted largest first, compared lexicographically",
+    "first-consistent": "the lowest-index code still possible",
+    "random-consistent": "a random code still possible (seeded)",
+}
+"""One line per strategy, for people (``GET /v1/games``, the CLI's help)."""
+
+LABELS: dict[str, str] = {
+    "optimal-total": "Optimal: fewest guesses in all",
+    "optimal-kmovers": "Optimal: fewest games at the worst case",
+    "minimax": "Knuth minimax",
+    "most-parts": "Most parts",
+    "entropy": "Entropy",
+    "expected-size": "Expected size",
+    "larmouth": "Larmouth",
+    "crush": "Crush",
+    "first-consistent": "First consistent",
+    "random-consistent": "Random consistent",
+}
+"""A short name per strategy, for menus (the web page's)."""
+
+FALLBACKS: dict[str, OneStepStrategy] = {"total": "larmouth", "kmovers": "crush"}
+"""The one-step strategy that answers for a criterion whose exact answer is not known in time (the
+article's hybrids pair them the same way)."""
+
+Source: TypeAlias = Literal["tree", "cache", "search", "job", "busy", "heuristic"]
+"""Which step of the answer chain answered (see :mod:`service.answers`)."""
+SOURCES: tuple[str, ...] = get_args(Source)
+SOURCE_MEANINGS: dict[str, str] = {
+    "tree": "a proven tree or the shipped knowledge knew the position (or a symmetric image of it): no search",
+    "cache": "the database's table knew the position (or a symmetric image of it): no search",
+    "search": "searched within this question's time budget",
+    "job": "computed by a job",
+    "busy": "every search of the instance was taken: no answer in time",
+    "heuristic": "the criterion's heuristic (or the one-step strategy asked for): not proven optimal",
+}
+
+assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES) and set(SOURCE_MEANINGS) == set(SOURCES)
+
+MMAX: int = 64
+"""The number of remaining guesses that stands for "no depth limit" (the table's ``m``)."""
+
+
+def criterion_of(strategy: str) -> Criterion | None:
+    """The criterion an optimal strategy plays; None for a one-step strategy."""
+    if strategy == "optimal-total":
+        return "total"
+    if strategy == "optimal-kmovers":
+        return "kmovers"
+    return None
+
+
+def strategy_of(criterion: str) -> OptimalStrategy:
+    """The optimal strategy that plays ``criterion``."""
+    return "optimal-total" if criterion == "total" else "optimal-kmovers"
+
+
+def remaining_guesses(max_guesses: int | None, turn: int) -> int:
+    """Guesses still allowed at guess number ``turn`` (this one included); :data:`MMAX` = no limit."""
+    return MMAX if max_guesses is None else max_guesses - turn + 1
+
+
+def game_value(remaining: int, size: int, turn: int, criterion: str) -> int:
+    """The game-level value of a set of ``size`` secrets whose *remaining* value is ``remaining``, at
+    guess number ``turn``: each secret has already paid the ``turn - 1`` guesses before it (totals);
+    k-movers count the same secrets either way."""
+    return remaining + size * (turn - 1) if criterion == "total" else remaining
+
+
+def remaining_value(value: int, size: int, turn: int, criterion: str) -> int:
+    """Inverse of :func:`game_value`."""
+    return value - size * (turn - 1) if criterion == "total" else value
+
+
+def win_value(turn: int, criterion: str, max_guesses: int | None) -> int:
+    """Game-level value of the secret guessed at guess number ``turn``: that guess count (totals), or
+    whether it is the last allowed guess (k-movers)."""
+    return turn if criterion == "total" else int(max_guesses == turn)
