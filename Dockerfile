@@ -20,8 +20,9 @@ ENV BULLSCOWS_MIGRATIONS_DIR=/app \
     NUMBA_CACHE_DIR=/home/app/.numba-cache \
     PYTHONUNBUFFERED=1
 USER app
-# Compile the numba kernels once, into the image, so that the first request is not slow.
-RUN bullscows solve -g mastermind -c kmovers --max-guesses 5 >/dev/null
+# Compile the numba kernels once, into the image, so that the first request is not slow (a solve that a
+# shipped tree answers would compile no search kernel: warm_up runs every kernel a request can).
+RUN python -c "from service.engine import warm_up; warm_up()"
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
     CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/readyz').status != 200)"

@@ -25,6 +25,7 @@ only through :class:`service.store.positions.PositionStore`.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,14 +33,16 @@ from typing import Any
 
 import numpy as np
 
+from service.config import Settings
 from service.engine import SolverPool, position_entries, split_parts
+from service.knowledge import Knowledge, Known
 from service.store.db import StorageError
 from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
-from solver.search import SolveOptions, SolveResult, fallback_move, searchable, step_note
-from solver.symmetry import Relabelling, canonical_history, relabelling_onto
+from solver.search import INF, SolveOptions, SolveResult, fallback_move, searchable, step_note
+from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history, relabelling_onto
 from solver.tree import Node
 from solver.vocabulary import (
     Source,
@@ -130,6 +133,27 @@ def _canonical(game: Game, history: Sequence[Turn], cands: CandidateSet) -> _Lab
     canon, relabel = canonical_history(game, history)
     # reordered turns leave the same set; only a relabelling moves it
     return _Labelling(canon, cands if relabel.is_identity else game.candidates(canon), relabel)
+
+
+def _labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon: _Labelling, *,
+                every_order: bool = False) -> list[_Labelling]:
+    """Where a position may be stored: at its canonical labelling, and at the caller's own (a job's
+    entries are at the labelling they were asked at).  ``every_order`` adds the smallest image of each
+    order of its turns: a search stores the positions below its root at the labelling its own guesses
+    give them (its pools play the smallest member of each class), which is where a campaign's are."""
+    out = [canon]
+    seen = {tuple(canon.history)}
+    if not canon.relabel.is_identity:
+        out.append(_Labelling(list(history), cands, Relabelling.identity(game)))
+        seen.add(tuple(history))
+    if every_order:
+        orders = itertools.permutations(history) if len(history) <= PERMUTED_TURNS_MAX else [tuple(history)]
+        for order in orders:
+            image, relabel = canonical_history(game, order, keep_order=True)
+            if tuple(image) not in seen:
+                seen.add(tuple(image))
+                out.append(_Labelling(image, cands if relabel.is_identity else game.candidates(image), relabel))
+    return out
 
 
 def _mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
@@ -236,6 +260,26 @@ class AnswerChain:
         self.trees = trees if trees is not None else TreeLibrary()
         self._on_answer = on_answer
 
+    @classmethod
+    def open(cls, url: str | None = None, settings: Settings | None = None) -> AnswerChain:
+        """A chain for a script or a command: the shipped trees, and the table of ``url`` when one is
+        given (its schema created or migrated first), else no database.  ``settings`` default to the
+        environment's (``BULLSCOWS_*``), as the service's do."""
+        settings = settings or Settings()
+        store = None
+        if url:
+            from service.migrate import upgrade
+            from service.store.db import Database
+
+            upgrade(url)
+            store = PositionStore(Database(url))
+        return cls(SolverPool(store, settings, Knowledge()))
+
+    def close(self) -> None:
+        """Close the table's database connections, if any."""
+        if self.store is not None:
+            self.store.db.dispose()
+
     @property
     def store(self) -> PositionStore | None:
         """The table's database, if any."""
@@ -267,7 +311,8 @@ class AnswerChain:
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               canon: _Labelling | None = None) -> Answer | None:
-        """The answer without any search: a proven tree, else the table; None when neither knows."""
+        """The answer without a search of the position: a proven tree, the shipped knowledge, else the
+        table; None when none of them knows."""
         t0 = time.perf_counter()
         turn = len(history) + 1
         if _plain(options):
@@ -277,18 +322,58 @@ class AnswerChain:
                 result = tree_result(game, stored, node, turn, options, t0)
                 self._told("tree")
                 return Answer(_mapped_back(result, relabel, game), "tree", True)
+        canon = canon or _canonical(game, history, cands)
+        shipped = self._shipped(game, history, cands, options, canon)
+        if shipped is not None:
+            at, known = shipped
+            full = self._with_parts(game, at, options, known, t0)
+            if full is not None:
+                self._told("tree")
+                return Answer(_mapped_back(full, at.relabel, game), "tree", True)
         if self.store is None:
             return None
-        canon = canon or _canonical(game, history, cands)
-        tries = [canon]
-        if not canon.relabel.is_identity:  # a job's entries are at its caller's labelling
-            tries.append(_Labelling(list(history), cands, Relabelling.identity(game)))
-        for at in tries:
+        for at in _labellings(game, history, cands, canon):
             hit = cached_solve(self.store, game, at.history, options, at.cands)
             if hit is not None:
                 self._told("cache")
                 return Answer(_mapped_back(hit, at.relabel, game), "cache", True)
         return None
+
+    def _shipped(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
+                 canon: _Labelling) -> tuple[_Labelling, Known] | None:
+        """What the shipped knowledge proves exactly about the position (at the labelling it found it)."""
+        knowledge = self.pool.knowledge
+        if knowledge is None or not _plain(options):
+            return None
+        index = knowledge.index(options.table_key(game))
+        if index is None:
+            return None
+        m = remaining_guesses(options.max_guesses, len(history) + 1)
+        for at in _labellings(game, history, cands, canon, every_order=True):
+            known = index.lookup(game, at.cands, m)
+            if known is not None and known.exact and (known.best_guess is not None or known.lower >= INF):
+                return at, known
+        return None
+
+    def _with_parts(self, game: Game, at: _Labelling, options: SolveOptions, known: Known,
+                    t0: float) -> SolveResult | None:
+        """The full answer of a position the knowledge proves: its value and best guess are known; the
+        value of each response comes from an evaluation of that guess by the warm searcher, whose table
+        holds the knowledge (the parts the campaigns proved are found there, the small ones they did not
+        keep cost a few nodes).  None if that evaluation does not end within the default budget."""
+        n = int(at.cands.shape[0])
+        turn = len(at.history) + 1
+        movers = options.max_guesses if options.criterion == "kmovers" else None
+        if known.lower >= INF:
+            return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers)
+        assert known.best_guess is not None
+        value = game_value(known.lower, n, turn, options.criterion)
+        evaluated, _, complete = self._search(game, at, options, self.pool.settings.default_time_budget_ms,
+                                              known.best_guess, None, count=False)
+        if not complete or evaluated.value != value:
+            return None
+        chain: dict[int, int | None] = {} if movers is None else {movers: value}
+        return dataclasses.replace(evaluated, seconds=time.perf_counter() - t0, movers=movers, chain=chain)
 
     def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True,
@@ -309,8 +394,11 @@ class AnswerChain:
         return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
 
     def _search(self, game: Game, at: _Labelling, options: SolveOptions, budget_ms: int | None,
-                guess: Code | None, progress: Callable[[int, int], None] | None
+                guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True
                 ) -> tuple[SolveResult, str, bool]:
+        """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
+        warm searcher, and write what it proved to the table; ``count`` False keeps it out of the
+        answer counts (a step of another answer)."""
         pool = self.pool
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
@@ -356,7 +444,8 @@ class AnswerChain:
                 import structlog
 
                 structlog.get_logger().warning("positions not cached", reason=exc.detail, entries=len(entries))
-        self._told("search", result.nodes)
+        if count:
+            self._told("search", result.nodes)
         return result, "search", complete
 
     # -- next moves -----------------------------------------------------------------------------
@@ -397,6 +486,13 @@ class AnswerChain:
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
+        shipped = self._shipped(game, history, cands, options, _canonical(game, history, cands))
+        if shipped is not None:
+            at, known = shipped
+            if known.best_guess is not None:
+                self._told("tree")
+                expected = known.lower / n if criterion == "total" else None
+                return Move(at.relabel.invert(game, known.best_guess), True, "tree", expected, 1 if n == 1 else None)
         t0 = time.monotonic()
         answer = self.solve(game, history, cands, options, budget_ms)
         result = answer.result

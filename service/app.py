@@ -31,9 +31,12 @@ def default_database_url() -> str:
 
 
 def warm(app: APIFlask) -> None:
-    """Everything an app loads before it can answer at once: the proven trees (verified on load) and
-    the solver's kernels.  Idempotent."""
+    """Everything an app loads before it can answer at once: the proven trees (verified on load), the
+    shipped knowledge and the solver's kernels.  Idempotent."""
     app.extensions["bullscows_trees"].all()
+    knowledge = app.extensions["bullscows_pool"].knowledge
+    if knowledge is not None:
+        knowledge.all()
     from service.engine import warm_up
 
     warm_up()
@@ -67,7 +70,9 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     from service.store.strategies import StrategyStore
 
     app.extensions["bullscows_strategies"] = StrategyStore(database)
-    pool = SolverPool(store, settings)
+    from service.knowledge import Knowledge
+
+    pool = SolverPool(store, settings, Knowledge())
     app.extensions["bullscows_pool"] = pool
     from service.store.jobs import JobStore
 

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from service.config import Settings
+from service.knowledge import Knowledge
 from service.store.positions import PositionStore
 from solver import kernels
 from solver.game import Game
 from solver.search import Searcher, SolveOptions, fallback_move
-from solver.table import Entry
+from solver.table import Entry, TableKey, TranspositionTable
 from solver.vocabulary import remaining_guesses, remaining_value
 
 
@@ -51,9 +52,11 @@ class _Slot:
 class SolverPool:
     """Warm searchers per question (LRU), each loaded from the store when created."""
 
-    def __init__(self, store: PositionStore | None, settings: Settings) -> None:
+    def __init__(self, store: PositionStore | None, settings: Settings, knowledge: Knowledge | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.knowledge = knowledge
+        """Shipped proven positions each new searcher of their question starts with."""
         self._slots: OrderedDict[tuple[Any, ...], _Slot] = OrderedDict()
         self._lock = threading.Lock()
         self.searches = threading.BoundedSemaphore(max(1, settings.max_searches))
@@ -68,6 +71,9 @@ class SolverPool:
                 return slot
         searcher = warm_searcher(self.store, game, options, self.settings.table_capacity,
                                  self.settings.export_threshold)
+        index = None if self.knowledge is None else self.knowledge.index(searcher.options.table_key(game))
+        if index is not None:
+            index.warm(searcher.table())
         slot = _Slot(searcher, threading.Lock(), searcher.options)
         with self._lock:
             slot = self._slots.setdefault(key, slot)
@@ -128,6 +134,9 @@ def warm_up() -> None:
             Searcher(game, options, table_capacity=1024).solve(())
         for criterion in ("total", "kmovers"):
             fallback_move(game, game.all_codes, [], criterion)
+        empty = np.zeros(0, dtype=np.uint64)  # the bulk load of shipped knowledge into a search's table
+        TranspositionTable(game, TableKey(game.spec, "total", None, None, False, False), 64).load_keys(
+            empty, empty, np.zeros((0, 6), dtype=np.int64))
         _WARM.set()
 
 

@@ -39,7 +39,7 @@ from solver.heuristics import _nlogn, get_strategy
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
-from solver.vocabulary import FALLBACKS
+from solver.vocabulary import FALLBACKS, game_value, win_value
 
 CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
 INF: int = int(sk.INF)
@@ -462,7 +462,7 @@ class Searcher:
         nodes0 = int(self.stats[0])
         self.stats[5] = 0
         self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
-        offset = n * (turn - 1) if o.criterion == "total" else 0
+        offset = game_value(0, n, turn, o.criterion)  # game-level = remaining + offset
         return turn, cands, n, time.perf_counter(), nodes0, offset
 
     def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
@@ -621,11 +621,11 @@ class Searcher:
             if self.stats[5]:
                 return INF, per, False
             acc = min(acc + v, INF)
-            per[r] = None if v >= INF else v + (size * turn if crit == 0 else 0)
+            per[r] = None if v >= INF else game_value(v, size, turn + 1, self.options.criterion)
             if acc + rest >= beta:
                 return min(acc + rest, INF), per, False
         if has_win:
-            per[win] = turn if crit == 0 else int(k == turn)
+            per[win] = win_value(turn, self.options.criterion, k)
         return acc, dict(sorted(per.items())), True
 
     def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None) -> SolveResult:
@@ -666,13 +666,13 @@ class Searcher:
                 continue
             lo, hi = int(starts[r]), int(starts[r + 1])
             if r == g.all_bulls:
-                out[r] = turn if crit == "total" else int(k == turn)
+                out[r] = win_value(turn, crit, k)
                 continue
             v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None,
                              called | int(a.masks[guess]) if called >= 0 else -1)
             if self.stats[5]:
                 break
-            out[r] = None if v >= INF else v + (size * turn if crit == "total" else 0)
+            out[r] = None if v >= INF else game_value(v, size, turn + 1, crit)
             if out[r] is None:
                 break
         return dict(sorted(out.items()))

@@ -118,6 +118,15 @@ def tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, value, best, cost, turn):  
 
 
 @njit(cache=True)
+def tt_store_all(tt_k1, tt_k2, tt_info, k1s, k2s, infos):  # type: ignore[no-untyped-def]
+    """:func:`tt_store` of every row: keys ``k1s``, ``k2s`` uint64[n] and ``infos`` int64[n, 6] (a
+    shipped index loaded into a search's table at once)."""
+    for i in range(k1s.shape[0]):
+        tt_store(tt_k1, tt_k2, tt_info, k1s[i], k2s[i], infos[i, F_M], infos[i, F_FLAG], infos[i, F_VALUE],
+                 infos[i, F_BEST], infos[i, F_COST], infos[i, F_TURN])
+
+
+@njit(cache=True)
 def tt_bounds(tt_info, slot, m, crit, mmax):  # type: ignore[no-untyped-def]
     """(lower, upper, best) that entry ``slot`` proves for the same set with ``m`` guesses left.
 

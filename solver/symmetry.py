@@ -300,7 +300,8 @@ def relabelling_onto(game: Game, moves: Sequence[Code], targets: Sequence[Code])
     return None
 
 
-def canonical_history(game: Game, turns: Sequence[Turn]) -> tuple[list[Turn], Relabelling]:
+def canonical_history(game: Game, turns: Sequence[Turn], *, keep_order: bool = False
+                      ) -> tuple[list[Turn], Relabelling]:
     """The canonical representative of a history under the game's symmetries, and the symmetry that
     maps the history onto it.
 
@@ -310,13 +311,15 @@ def canonical_history(game: Game, turns: Sequence[Turn]) -> tuple[list[Turn], Re
     in order of first appearance gives the smallest image over every renaming, so only position
     permutations and turn orders are enumerated.  The candidate set left by the representative is the
     image of the history's own, which is what lets the table key positions canonically: one proof
-    serves every relabelling.
+    serves every relabelling.  With ``keep_order`` the turns stay in their order (the smallest image of
+    this sequence of turns: where a position was stored by a search that played them in this order).
     """
     if not turns:
         return [], Relabelling.identity(game)
     syms = [game.symbols_of(t.guess) for t in turns]
     orders: list[tuple[int, ...]] = (list(itertools.permutations(range(len(turns))))
-                                     if len(turns) <= PERMUTED_TURNS_MAX else [tuple(range(len(turns)))])
+                                     if len(turns) <= PERMUTED_TURNS_MAX and not keep_order
+                                     else [tuple(range(len(turns)))])
     best: tuple[int, ...] | None = None
     best_at: tuple[tuple[int, ...], tuple[int, ...], dict[int, int]] | None = None
     for pi in _position_perms(game):

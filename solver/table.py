@@ -41,6 +41,7 @@ records with the service, whose store implements :class:`TTStore`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -52,7 +53,7 @@ from solver import searchkernels as sk
 from solver.game import Game
 from solver.vocabulary import MMAX
 
-__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable"]
+__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable", "set_key", "zobrist"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,20 @@ def _zobrist(n: int, seed: int) -> npt.NDArray[np.uint64]:
     return rng.integers(0, np.iinfo(np.uint64).max, size=n, dtype=np.uint64, endpoint=True)
 
 
+@functools.lru_cache(maxsize=16)
+def zobrist(n_codes: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """The two Zobrist vectors of a game of ``n_codes`` codes: fixed seeds, so that a key computed in one
+    process (or shipped in a file) is the key of the same set everywhere."""
+    return _zobrist(n_codes, 0x5EED1), _zobrist(n_codes, 0x5EED2)
+
+
+def set_key(game: Game, codes: npt.NDArray[np.int32], ctx: int = 0) -> tuple[int, int]:
+    """The table's key of a candidate set (ascending code indices); ``ctx`` the turn in hybrid searches."""
+    z1, z2 = zobrist(game.size)
+    k1, k2 = sk.set_keys(np.ascontiguousarray(codes, dtype=np.int32), z1, z2, ctx)
+    return int(k1), int(k2)
+
+
 class TranspositionTable:
     """Bounded in-memory table for one :class:`TableKey`, plus the log of entries worth persisting.
 
@@ -146,8 +161,7 @@ class TranspositionTable:
         self.k1 = np.zeros(cap, dtype=np.uint64)
         self.k2 = np.zeros(cap, dtype=np.uint64)
         self.info = np.zeros((cap, 6), dtype=np.int64)
-        self.z1 = _zobrist(game.size, 0x5EED1)
-        self.z2 = _zobrist(game.size, 0x5EED2)
+        self.z1, self.z2 = zobrist(game.size)
         self.export_threshold = export_threshold
         self.log_meta = np.zeros((log_capacity, 6), dtype=np.int64)
         self.log_sets = np.zeros(log_capacity * 64, dtype=np.int32)
@@ -210,6 +224,13 @@ class TranspositionTable:
         if drain:
             self.log_n[:] = 0
         return out
+
+    def load_keys(self, k1: npt.NDArray[np.uint64], k2: npt.NDArray[np.uint64], info: npt.NDArray[np.int64]) -> int:
+        """Put entries given by their keys and their ``info`` rows into the table (a shipped index,
+        :mod:`service.knowledge`); returns how many."""
+        sk.tt_store_all(self.k1, self.k2, self.info, np.ascontiguousarray(k1), np.ascontiguousarray(k2),
+                        np.ascontiguousarray(info))
+        return int(k1.shape[0])
 
     def load(self, entries: Iterable[Entry]) -> int:
         """Put persisted entries into the table (warm start); returns how many were taken.

@@ -128,6 +128,46 @@ def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[st
         fh.write("\n")
 
 
+@main.group("knowledge")
+def knowledge_group() -> None:
+    """The shipped knowledge: the campaigns' proven positions, read-only in the package."""
+
+
+@knowledge_group.command("build")
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--folder", default=None, help="Where to write it (default: the package's service/data/knowledge).")
+def knowledge_build(sources: tuple[str, ...], folder: str | None) -> None:
+    """Build the knowledge from campaign progress files (default: campaigns/*.ndjson.gz of the checkout)."""
+    import glob
+    import os
+
+    from service.knowledge import KNOWLEDGE_DIR, build
+    from service.positions_io import InvalidImportError
+
+    if not sources:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sources = tuple(sorted(glob.glob(os.path.join(root, "campaigns", "*.ndjson.gz"))))
+        if not sources:
+            _fail("no campaign files given, and none in campaigns/ of this checkout")
+    try:
+        manifest = build(list(sources), folder or KNOWLEDGE_DIR)
+    except InvalidImportError as exc:
+        _fail(str(exc))
+    for q in manifest["questions"]:
+        click.echo(f"{q['file']}: {q['entries']} entries ({q['exact']} exact)")
+
+
+@knowledge_group.command("show")
+def knowledge_show() -> None:
+    """What the package's knowledge holds, question by question."""
+    from service.knowledge import Knowledge
+
+    for index in Knowledge().all():
+        k = index.key
+        exact = int((index.info[:, 1] == 1).sum())
+        click.echo(f"{k.game} {k.criterion} max_guesses={k.max_guesses}: {len(index)} entries ({exact} exact)")
+
+
 @main.group("db")
 def db_group() -> None:
     """The service's database (DATABASE_URL, default an SQLite file in ./instance)."""

@@ -27,29 +27,21 @@ if TYPE_CHECKING:
 
 def _chain(url: str | None) -> Any:
     """The answer chain of a command: the shipped trees, and the table of ``url`` (or ``DATABASE_URL``)
-    when one is given — migrated first — else no database."""
+    when one is given, else no database; its connections close with the command."""
     from service.answers import AnswerChain
     from service.config import Settings
-    from service.engine import SolverPool
 
     settings = Settings()
-    url = url or settings.database_url
-    store = None
-    if url:
-        from service.migrate import upgrade
-        from service.store.db import Database
-        from service.store.positions import PositionStore
-
-        upgrade(url)
-        db = Database(url)
-        click.get_current_context().call_on_close(db.dispose)  # the command's connections end with it
-        store = PositionStore(db)
-    return AnswerChain(SolverPool(store, settings))
+    chain = AnswerChain.open(url or settings.database_url, settings)
+    click.get_current_context().call_on_close(chain.close)
+    return chain
 
 
 _chain_url_option = click.option(
     "--url", default=None,
     help="Database URL of a table to read and write (default: DATABASE_URL if set, else none).")
+"""The table of the answer chain; unlike the admin commands, no SQLite file by default: a script
+asking for a move leaves nothing behind unless told where to keep it."""
 
 
 @main.command("next")

@@ -31,6 +31,7 @@ import orjson
 from solver import kernels
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.search import INF, Searcher, SolveOptions
+from solver.vocabulary import game_value, win_value
 
 SMALL_PART = 12
 """Responses with at most this many candidates are solved while planning."""
@@ -166,8 +167,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     turn = len(history) + 1
     cands = game.candidates(history)
     n = int(cands.shape[0])
-    crit_total = opts.criterion == "total"
-    offset = n * (turn - 1) if crit_total else 0
+    offset = game_value(0, n, turn, opts.criterion)  # game-level = remaining + offset
     m = None if k is None else k - turn + 1
     nodes0 = int(searcher.stats[0])
 
@@ -195,10 +195,10 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     for lb, _, g1 in order_g1:
         order, starts = kernels.split(*a.kernel_args(), g1, cands, game.n_responses)
         sizes = np.diff(starts)
-        win_value = None
+        won = None
         if sizes[win] > 0:
-            win_value = turn if crit_total else int(k == turn)
-        fixed: int | None = win_value or 0
+            won = win_value(turn, opts.criterion, k)
+        fixed: int | None = won or 0
         small_values: dict[str, int | None] = {}
         parts: dict[str, int] = {}
         g1_units: list[UnitSpec] = []
@@ -216,12 +216,12 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
                 continue
             parts[str(r)] = size
             q_lb = searcher.lower_bound(size, turn + 1, k)
-            q_off = size * turn if crit_total else 0
+            q_off = game_value(0, size, turn + 1, opts.criterion)
             if size >= split_min and exact_turn(turn + 1):
                 splittable.append((-size, len(per_g1), len(g1_units), q_turns, q_cands))
             g1_units.append(UnitSpec("part", g1, r, None, (*req.history, (g1, r)), size, min(q_lb + q_off, INF),
                                      size * size))
-        plan.guesses.append({"guess": g1, "lb": min(lb + offset, INF), "fixed": fixed, "win": win_value,
+        plan.guesses.append({"guess": g1, "lb": min(lb + offset, INF), "fixed": fixed, "win": won,
                              "win_response": win, "small": small_values, "parts": parts})
         per_g1.append(g1_units if fixed is not None else [])  # an impossible guess needs no units
     # cut the biggest responses into one unit per second guess while the plan stays within max_units
@@ -231,7 +231,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         if not per_g1[gi]:
             continue
         part = per_g1[gi][pi]
-        q_off = part.size * turn if crit_total else 0
+        q_off = game_value(0, part.size, turn + 1, opts.criterion)
         guesses = searcher.guess_order(q_turns, q_cands, turn + 1, k)
         if total - 1 + len(guesses) > max_units:
             continue

@@ -153,3 +153,86 @@ def test_the_chain_agrees_with_an_exhaustive_reference_under_relabellings(spec: 
             if answer.result.best_guess is not None:
                 worth = chain.solve(game, image, cands, options, None, answer.result.best_guess)
                 assert worth.result.value == want
+
+
+def test_published_two_turn_seven_movers_come_from_the_shipped_knowledge(published: dict[str, Any]) -> None:
+    """The article's 7-mover counts after two turns (its exact column), under the published labelling
+    and under a relabelling; the ones the campaigns kept are answered from the shipped knowledge (no
+    search of the position), the others by a search."""
+    bc = Game.from_spec("bulls-cows")
+    chain = AnswerChain.open()
+    options = SolveOptions("kmovers", 7)
+    rng = random.Random(7)
+    rows = [r for r in published["min_kmovers"]["bulls-cows"]["exact_second_turn_details"] if "exact" in r]
+    assert len(rows) >= 3
+    shipped = set()
+    for row in rows:
+        history = bc.parse_history(row["turns"])
+        for turns in (history, _relabelled(bc, history, rng)):
+            answer = chain.solve(bc, turns, bc.candidates(turns), options, 60_000)
+            assert (answer.result.value, answer.result.exact) == (row["exact"], True), row
+            if answer.source == "tree":
+                shipped.add(row["turns"])
+    assert {"0123 0.1, 1245 0.1", "0123 0.1, 1245 0.2"} <= shipped
+
+
+def _relabelled(game: Game, history: list[Turn], rng: random.Random) -> list[Turn]:
+    from solver.symmetry import Relabelling
+
+    perm = list(range(game.positions))
+    sym = list(range(game.symbols))
+    rng.shuffle(perm)
+    rng.shuffle(sym)
+    return Relabelling(tuple(perm), tuple(sym)).apply_turns(game, history)
+
+
+@pytest.mark.parametrize("turns", ["0123 0.1, 0234 2.0", "0123 0.3, 0245 1.1", "0123 1.0, 1456 1.0"])
+def test_shipped_knowledge_agrees_with_a_search_from_nothing(turns: str) -> None:
+    """Off-tree positions the campaigns proved, relabelled: the shipped answer's value is a fresh
+    search's (no tree, no knowledge, no table), and its best guess is worth that value."""
+    from solver.search import Searcher
+
+    bc = Game.from_spec("bulls-cows")
+    chain = AnswerChain.open()
+    history = _relabelled(bc, bc.parse_history(turns), random.Random(turns))
+    cands = bc.candidates(history)
+    assert chain.tree_node(bc, history, "optimal-total", None) is None
+    answer = chain.known(bc, history, cands, SolveOptions("total"))
+    assert answer is not None and answer.source == "tree"
+    fresh = Searcher(bc, SolveOptions("total")).solve(history)
+    assert answer.result.value == fresh.value and answer.result.best_guess is not None
+    played = Searcher(bc, SolveOptions("total")).evaluate_guess(history, answer.result.best_guess)
+    assert played.value == fresh.value
+
+
+def test_the_shipped_knowledge_is_built_from_the_committed_campaigns() -> None:
+    """The knowledge names the campaign files it was built from by their digests: rebuild it
+    (``bullscows knowledge build``) whenever a campaign file changes."""
+    import hashlib
+    from pathlib import Path
+
+    from service.knowledge import KNOWLEDGE_DIR
+
+    manifest = json.loads((Path(KNOWLEDGE_DIR) / "manifest.json").read_text())
+    campaigns = Path(__file__).resolve().parents[2] / "campaigns"
+    assert manifest["sources"], "built from no campaign"
+    for name, digest in manifest["sources"].items():
+        assert hashlib.sha256((campaigns / name).read_bytes()).hexdigest() == digest, name
+
+
+@pytest.mark.slow
+def test_rebuilding_the_knowledge_gives_the_shipped_files(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    import numpy as np
+
+    from service.knowledge import KNOWLEDGE_DIR, build
+
+    manifest = json.loads((Path(KNOWLEDGE_DIR) / "manifest.json").read_text(encoding="utf-8"))
+    campaigns = Path(__file__).resolve().parents[2] / "campaigns"
+    rebuilt = build([str(campaigns / name) for name in manifest["sources"]], str(tmp_path))
+    assert rebuilt == manifest
+    for q in manifest["questions"]:
+        with np.load(f"{KNOWLEDGE_DIR}/{q['file']}") as a, np.load(tmp_path / q["file"]) as b:
+            for name in ("k1", "k2", "small", "value", "best"):
+                assert np.array_equal(a[name], b[name]), (q["file"], name)

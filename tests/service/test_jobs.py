@@ -377,7 +377,7 @@ def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
     r = client.post("/v1/solve", json={"game": "bulls-cows", "guess": "4567", "history": ["0123 0.1"],
                                        "time_budget_ms": 1})
     assert r.status_code == 200 and r.json["complete"] is False
-    off_tree = ["0123 0.1", "1245 0.2"]  # no proven tree or table knows it: the search is cut
+    off_tree = ["0123 0.1", "0132 0.1"]  # no proven tree, knowledge or table knows it: the search is cut
     r = client.post("/v1/solve", json={"game": "bulls-cows", "history": off_tree, "time_budget_ms": 1,
                                        "job": False})
     assert r.status_code == 200 and r.json["complete"] is False and r.json["value"] is None

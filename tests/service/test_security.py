@@ -67,7 +67,7 @@ def test_jobs_beyond_the_free_budget_need_a_token(db_url: str) -> None:
     assert third.status_code == 401 and third.mimetype == "application/problem+json"
     assert "free budget" in third.json["detail"] and third.headers["WWW-Authenticate"].startswith("Bearer")
     # a solve that would become a job is refused the same way, and stores nothing
-    solve = client.post("/v1/solve", json={"game": "bulls-cows", "history": ["0123 0.1", "1245 0.2"],
+    solve = client.post("/v1/solve", json={"game": "bulls-cows", "history": ["0123 0.1", "0132 0.1"],
                                            "time_budget_ms": 1})
     assert solve.status_code == 401 and _jobs(app) == 2
     # another client has its own budget; a token with the jobs scope lifts it
