@@ -181,8 +181,10 @@ def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], opti
         return None
     n = len(root_codes)
     movers = k if crit == "kmovers" else None
+    # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
+    chain: dict[int, int | None] = {} if movers is None else {movers: root.value}
     if root.value is None:
-        return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers)
+        return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers, chain)
     if root.best_guess is None:
         return None
     parts = split_parts(game, cands, root.best_guess)
@@ -199,8 +201,6 @@ def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], opti
             if e is None or not e.exact or e.value is None:
                 return None
             per[r] = game_value(e.value, len(codes), turn + 1, crit)
-    # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
-    chain: dict[int, int | None] = {} if crit == "total" or k is None else {k: root.value}
     return SolveResult(game_value(root.value, n, turn, crit), True, True, root.best_guess, per, 0,
                        time.perf_counter() - t0, n, movers, chain)
 
@@ -365,7 +365,8 @@ class AnswerChain:
         turn = len(at.history) + 1
         movers = options.max_guesses if options.criterion == "kmovers" else None
         if known.lower >= INF:
-            return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers)
+            return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers,
+                               {} if movers is None else {movers: None})
         assert known.best_guess is not None
         value = game_value(known.lower, n, turn, options.criterion)
         evaluated, _, complete = self._search(game, at, options, self.pool.settings.default_time_budget_ms,
@@ -402,7 +403,8 @@ class AnswerChain:
         pool = self.pool
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
-            self._told("busy")
+            if count:
+                self._told("busy")
             return _unfinished(at.cands), "busy", False
         try:
             slot = pool.slot(game, options)
@@ -410,7 +412,8 @@ class AnswerChain:
             # as the budget allows
             wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
             if not slot.lock.acquire(timeout=wait):
-                self._told("busy")
+                if count:
+                    self._told("busy")
                 return _unfinished(at.cands), "busy", False
             try:
                 searcher = slot.searcher

@@ -40,6 +40,7 @@ def test_chain_runs_as_phases(mastermind: Game) -> None:
     assert outcome.value == direct.value == 539
 
 
+@pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
 def test_hybrid_bulls_cows_position_as_units(bulls_cows: Game) -> None:
     history = bulls_cows.parse_history("0123 0.2, 1045 1.1")
     for options in (SolveOptions("kmovers", 7, mde=3), SolveOptions("total", mde=3, from_set_only=True),

@@ -101,10 +101,11 @@ def test_the_cli_with_a_database_url_reads_and_writes_the_table(db_url: str, cli
     assert out.exit_code == 0, out.stderr
     got = json.loads(out.stdout)
     assert (got["source"], got["value"], got["nodes"]) == ("cache", searched["value"], 0)
-    # and a position the CLI proves is answered by the service from the table
-    out = CliRunner().invoke(main, ["solve", "-g", "mastermind", "0001 0.0", "--url", db_url, "--json"])
+    # and a position the CLI proves (no tree or shipped knowledge has it) is answered by the service from
+    # the table, under another labelling (symbols 0→2, 1→3, 2→4, 3→0, 4→1)
+    out = CliRunner().invoke(main, ["solve", "-g", "mastermind", "0011 0.0", "2345 1.1", "--url", db_url, "--json"])
     assert json.loads(out.stdout)["source"] == "search"
-    assert solve(client, game="mastermind", history=["2224 0.0"])["source"] == "cache"
+    assert solve(client, game="mastermind", history=["2233 0.0", "4015 1.1"])["source"] == "cache"
     # next speaks the same keys as POST /v1/next-move
     cli = json.loads(CliRunner().invoke(main, ["next", "-g", "mastermind", "4444 0.0", "--url", db_url,
                                                "--json"]).stdout)
@@ -236,3 +237,26 @@ def test_rebuilding_the_knowledge_gives_the_shipped_files(tmp_path: Any) -> None
         with np.load(f"{KNOWLEDGE_DIR}/{q['file']}") as a, np.load(tmp_path / q["file"]) as b:
             for name in ("k1", "k2", "small", "value", "best"):
                 assert np.array_equal(a[name], b[name]), (q["file"], name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["mastermind", "bulls-cows"])
+def test_random_two_guess_positions_get_the_optimal_value(spec: str) -> None:
+    """Arbitrary two-guess histories, as people play them: whatever step answers (a tree, the shipped
+    knowledge, a search), the value is a fresh search's from nothing (no tree, no knowledge, no table),
+    and the best guess is worth it."""
+    from solver.search import Searcher
+
+    game = Game.from_spec(spec)
+    chain = AnswerChain.open()
+    rng = random.Random(spec)
+    for _ in range(3 if spec == "bulls-cows" else 8):
+        secret = rng.randrange(game.size)
+        history = [Turn(g, game.response(g, secret)) for g in rng.sample(range(game.size), 2) if g != secret]
+        cands = game.candidates(history)
+        answer = chain.solve(game, history, cands, SolveOptions("total"), None)
+        fresh = Searcher(game, SolveOptions("total")).solve(history)
+        assert answer.complete and answer.result.value == fresh.value, [game.format_turn(t) for t in history]
+        assert answer.result.best_guess is not None
+        worth = Searcher(game, SolveOptions("total")).evaluate_guess(history, answer.result.best_guess)
+        assert worth.value == fresh.value

@@ -332,7 +332,7 @@ def test_one_step_strategies_keep_to_their_budget(client: FlaskClient) -> None:
 def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
     """A k-movers answer from the cache names its chain like the search that stored it."""
     body = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_budget_ms": 20_000,
-            "history": ["0123 1.0"]}  # off the shipped tree: searched, then cached
+            "history": ["0000 0.0", "1123 1.1"]}  # off the shipped tree and knowledge: searched, then cached
     searched = client.post("/v1/solve", json=body).json
     cached = client.post("/v1/solve", json=body).json
     assert (searched["source"], cached["source"]) == ("search", "cache")

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from service.cli import main as cli
@@ -124,6 +125,7 @@ def _campaign(url: str, path: Path, *extra: str) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
 def test_campaign_solves_and_resumes_on_a_fresh_database(tmp_path: Path) -> None:
     """fso first, then the exact job seeded by it: Mastermind 5626 within 5 guesses.  A second
     machine (a fresh database) imports the progress file and proves the same answer without searching

@@ -184,6 +184,7 @@ def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) ->
         assert time.perf_counter() - t0 < 1.0
 
 
+@pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
 def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Workers, mm_direct: Any) -> None:
     """SIGKILL the worker mid-job: its Dask processes go with it; a new worker re-queues the lost
     units (heartbeats stopped) and finishes with the same value, never re-running a finished unit."""
@@ -224,6 +225,7 @@ def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Worke
     assert all(u.worker and u.worker.startswith("a") for u in after.values() if u.id in before)
 
 
+@pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
 def test_two_workers_share_a_job_and_cancel_stops_them(tmp_path: Path) -> None:
     """Two workers on one PostgreSQL: every unit runs once, both take part; cancelling a long job
     stops its running units within a few heartbeats and leaves the workers ready for more."""
