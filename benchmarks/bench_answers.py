@@ -36,20 +36,22 @@ from bench_service import ROOT, VENV_BIN, free_port, get, pct, post, wait_ready
 from common import machine
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process and its children, in MB (from /proc)."""
-    total = 0
-    pids = [pid]
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    pids += [int(p) for p in out.split()]
-    for p in pids:
+def rss_mb(pid: int) -> dict[str, float]:
+    """Resident memory in MB (from /proc) of the server's processes: gunicorn's master and workers, and
+    the job worker with its own processes."""
+    out = subprocess.run(["ps", "-o", "pid=,ppid=,args=", "--sid", str(pid)], capture_output=True,
+                         text=True).stdout
+    sums: dict[str, float] = {"gunicorn": 0.0, "job_worker": 0.0}
+    for line in out.splitlines():
+        p, _, args = line.strip().split(None, 2)
         try:
             with open(f"/proc/{p}/status", encoding="ascii") as fh:
                 m = re.search(r"VmRSS:\s+(\d+) kB", fh.read())
-                total += int(m.group(1)) if m else 0
         except OSError:
-            pass
-    return round(total / 1024, 1)
+            continue
+        kind = "gunicorn" if "gunicorn" in args else "job_worker"
+        sums[kind] += int(m.group(1)) / 1024 if m else 0
+    return {k: round(v, 1) for k, v in sums.items()}
 
 
 def summary(values: list[float]) -> dict[str, float]:

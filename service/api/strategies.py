@@ -22,6 +22,8 @@ from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
 from solver.search import SolveOptions, optimal_tree
 from solver.tree import Node, Tree, build_tree, from_compact, strategy_chooser, to_compact, to_json
+from solver.vocabulary import STRATEGIES as ALL_STRATEGIES
+from solver.vocabulary import criterion_of
 
 bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
 STRATEGY_MAX_CODES = 2000
@@ -61,22 +63,21 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
                            f"building the {strategy} tree of game {game.spec} ({game.size} codes) takes too long "
                            f"for a request; trees are built for games of at most {settings.tree_max_codes} codes")
         tree = build_tree(game, strategy_chooser(game, get_strategy(strategy)), first=first_code, strategy=strategy)
-    elif strategy in ("optimal-total", "optimal-kmovers"):
+    elif (criterion := criterion_of(strategy)) is not None:
         if game.size > STRATEGY_MAX_CODES:
             return problem(422, "strategy-too-expensive", "Too expensive",
                            f"building {strategy} for game {game.spec} ({game.size} codes) is a long job; "
                            f"within a request only games of at most {STRATEGY_MAX_CODES} codes are built")
-        options = SolveOptions(strategy.removeprefix("optimal-"), max_guesses)
+        options = SolveOptions(criterion, max_guesses)
         options.validate(game, 1)
         tree = optimal_tree(game, options, first=first_code)
     else:
-        names = [*STRATEGIES, "optimal-total", "optimal-kmovers"]
         return problem(404, "unknown-strategy", "Unknown strategy",
-                       f"unknown strategy {strategy!r}; known: {', '.join(names)}")
+                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}")
     if text is None:
         stats = tree.stats()
         store.put(game.spec, strategy, params, to_compact(tree), stats.total, stats.nodes,
-                  exact=strategy.startswith("optimal-"))
+                  exact=criterion_of(strategy) is not None)
     with _lock:
         memory[key] = tree
         while len(memory) > 32:
@@ -87,7 +88,7 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
 def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
     """A shipped tree (service/data/trees) answering this question; for k-movers without
     ``max_guesses``, the one shipped whatever its k (the explorer lists what exists)."""
-    if not strategy.startswith("optimal-"):
+    if criterion_of(strategy) is None:
         return None
     library = current_app.extensions["bullscows_trees"]
     stored = library.get(game, strategy, max_guesses)
@@ -109,7 +110,7 @@ def _about(tree: Tree, strategy: str) -> dict[str, Any]:
     if meta is not None:
         return {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": meta["max_guesses"],
                 "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
-    return {"optimal": strategy.startswith("optimal-"), "source": "built",
+    return {"optimal": criterion_of(strategy) is not None, "source": "built",
             "max_guesses": request.args.get("max_guesses", type=int)}
 
 
