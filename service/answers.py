@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,15 +35,16 @@ from typing import Any
 import numpy as np
 
 from service.config import Settings
-from service.engine import SolverPool, position_entries, split_parts
+from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
 from service.store.db import StorageError
 from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
-from solver.search import INF, SolveOptions, SolveResult, fallback_move, searchable, step_note
+from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history, relabelling_onto
+from solver.table import position_entries, split_parts
 from solver.tree import Node
 from solver.vocabulary import (
     Source,
@@ -377,29 +379,33 @@ class AnswerChain:
         return dataclasses.replace(evaluated, seconds=time.perf_counter() - t0, movers=movers, chain=chain)
 
     def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
-              budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True,
+              budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True, fresh: bool = False,
               progress: Callable[[int, int], None] | None = None) -> Answer:
         """The value of a position: :meth:`known` (unless ``lookup`` is False, or ``guess`` asks to
         evaluate one guess), else a search of the canonical position within ``budget_ms`` of
-        wall-clock time (None: to the end), whose proven entries are written back to the table."""
+        wall-clock time (None: to the end), whose proven entries are written back to the table.
+
+        ``fresh`` searches from nothing: no tree, no knowledge, no table, not even in the search's own
+        transposition table (a new searcher), which is what measuring a search, or proving a position
+        again, needs."""
         options.validate(game, len(history) + 1)
         canon = _canonical(game, history, cands)
-        if guess is None and lookup:
+        if guess is None and lookup and not fresh:
             hit = self.known(game, history, cands, options, canon)
             if hit is not None:
                 return hit
         at_guess = None if guess is None else canon.relabel.apply(game, guess)
-        result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress)
+        result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress, fresh=fresh)
         if source == "busy":
             return Answer(result, "busy", False)
         return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
 
     def _search(self, game: Game, at: _Labelling, options: SolveOptions, budget_ms: int | None,
-                guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True
-                ) -> tuple[SolveResult, str, bool]:
+                guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True,
+                fresh: bool = False) -> tuple[SolveResult, str, bool]:
         """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
-        warm searcher, and write what it proved to the table; ``count`` False keeps it out of the
-        answer counts (a step of another answer)."""
+        warm searcher (``fresh``: a new one), and write what it proved to the table; ``count`` False
+        keeps it out of the answer counts (a step of another answer)."""
         pool = self.pool
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
@@ -407,40 +413,42 @@ class AnswerChain:
                 self._told("busy")
             return _unfinished(at.cands), "busy", False
         try:
-            slot = pool.slot(game, options)
+            if fresh:
+                searcher, lock = Searcher(game, base_options(options), table_capacity=pool.settings.table_capacity,
+                                          export_threshold=pool.settings.export_threshold), threading.Lock()
+            else:
+                slot = pool.slot(game, options)
+                searcher, lock = slot.searcher, slot.lock
             # the same question's searcher may be busy with another request: wait for it only as long
             # as the budget allows
             wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
-            if not slot.lock.acquire(timeout=wait):
+            if not lock.acquire(timeout=wait):
                 if count:
                     self._told("busy")
                 return _unfinished(at.cands), "busy", False
             try:
-                searcher = slot.searcher
-                searcher.options = options
                 searcher.progress = progress
                 try:
                     if deadline is None:
-                        result = (searcher.solve(at.history, cands=at.cands) if guess is None
-                                  else searcher.evaluate_guess(at.history, guess, cands=at.cands))
+                        result = (searcher.solve(at.history, cands=at.cands, options=options) if guess is None
+                                  else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
                     else:
                         result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
-                                                       guess=guess)
-                    aborted = searcher.aborted
+                                                       guess=guess, options=options)
                 finally:
                     searcher.progress = None
-                    searcher.options = slot.options
                 exported = [e for t in searcher.tables for e in t.export()]
             finally:
-                slot.lock.release()
+                lock.release()
         finally:
             pool.searches.release()
-        complete = not aborted
+        complete = not result.cut
         if self.store is not None:
             entries = exported
             if complete and guess is None and result.exact and _cacheable(options):
-                entries = entries + position_entries(game, options, at.cands, len(at.history) + 1, result.value,
-                                                     result.best_guess, result.per_response, cost=result.nodes)
+                entries = entries + position_entries(game, options.table_key(game), at.cands, len(at.history) + 1,
+                                                     result.value, result.best_guess, result.per_response,
+                                                     cost=result.nodes)
             try:
                 self.store.save_entries(entries, source="search")
             except StorageError as exc:  # the answer stands; only its caching is lost

@@ -2,8 +2,8 @@
 
 A :class:`SolverPool` keeps a warm searcher (and so its in-memory transposition table) per question,
 created with the question's persisted entries loaded (warm start) and guarded by a lock (the kernels
-share workspace arrays).  :func:`position_entries` turns a solved position into the table entries
-written back afterwards, in one bulk upsert; the database is never touched per search node.  The
+share workspace arrays); what a search proves is written back afterwards, in one bulk upsert
+(:func:`solver.table.position_entries`); the database is never touched per search node.  The
 answer chain that uses them is :mod:`service.answers`.
 """
 
@@ -19,11 +19,9 @@ import numpy as np
 from service.config import Settings
 from service.knowledge import Knowledge
 from service.store.positions import PositionStore
-from solver import kernels
 from solver.game import Game
 from solver.search import Searcher, SolveOptions, fallback_move
-from solver.table import Entry, TableKey, TranspositionTable
-from solver.vocabulary import remaining_guesses, remaining_value
+from solver.table import TableKey, TranspositionTable
 
 
 def warm_searcher(store: PositionStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
@@ -45,8 +43,6 @@ def base_options(options: SolveOptions) -> SolveOptions:
 class _Slot:
     searcher: Searcher
     lock: threading.Lock
-    options: SolveOptions
-    """The searcher's own options, restored after each call's."""
 
 
 class SolverPool:
@@ -74,44 +70,12 @@ class SolverPool:
         index = None if self.knowledge is None else self.knowledge.index(searcher.options.table_key(game))
         if index is not None:
             index.warm(searcher.table())
-        slot = _Slot(searcher, threading.Lock(), searcher.options)
+        slot = _Slot(searcher, threading.Lock())
         with self._lock:
             slot = self._slots.setdefault(key, slot)
             while len(self._slots) > self.settings.searchers:
                 self._slots.popitem(last=False)
         return slot
-
-
-def position_entries(game: Game, options: SolveOptions, cands: np.ndarray, turn: int, value: int | None,
-                     best_guess: int | None, per_response: dict[int, int | None], *, root: bool = True,
-                     cost: int = 1, part_best: dict[int, int | None] | None = None) -> list[Entry]:
-    """A solved position as table entries (turn-independent values): the root itself (unless
-    ``root`` is False) and each response of ``best_guess`` whose game-level value is in
-    ``per_response``, with its own best guess from ``part_best`` when known."""
-    key = options.table_key(game)
-    crit, k = options.criterion, options.max_guesses
-    out: list[Entry] = []
-    if root:
-        n = int(cands.shape[0])
-        root_value = None if value is None else remaining_value(value, n, turn, crit)
-        out.append(Entry(key, tuple(int(c) for c in cands), remaining_guesses(k, turn), turn, True, root_value,
-                         best_guess, max(cost, 1)))
-    if best_guess is not None:
-        for r, codes in split_parts(game, cands, best_guess):
-            v = per_response.get(r)
-            if r == game.all_bulls or len(codes) < 2 or v is None:
-                continue
-            out.append(Entry(key, codes, remaining_guesses(k, turn + 1), turn + 1, True,
-                             remaining_value(v, len(codes), turn + 1, crit), (part_best or {}).get(r), 1))
-    return out
-
-
-def split_parts(game: Game, cands: np.ndarray, guess: int) -> list[tuple[int, tuple[int, ...]]]:
-    """(response, its candidates ascending) for every response of ``guess`` that some candidate gives."""
-    a = game.arrays(table=True)
-    order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
-    return [(r, tuple(int(c) for c in order[starts[r]:starts[r + 1]]))
-            for r in range(game.n_responses) if starts[r + 1] > starts[r]]
 
 
 _WARM = threading.Event()
@@ -145,4 +109,4 @@ def is_warm() -> bool:
     return _WARM.is_set()
 
 
-__all__ = ["SolverPool", "base_options", "is_warm", "position_entries", "split_parts", "warm_searcher", "warm_up"]
+__all__ = ["SolverPool", "base_options", "is_warm", "warm_searcher", "warm_up"]

@@ -107,8 +107,8 @@ class SolveIn(PositionQuestion):
                                                 "answering complete: false.")
     wait_ms: int | None = Field(default=None, ge=0, description="How long to wait for that job before answering 202.")
     search: bool = Field(default=False, description=(
-        "Search even when a proven tree or the table knows the answer (as `bullscows solve --search`): "
-        "to measure a search, or to have a job prove the position again."))
+        "Search from nothing, as `bullscows solve --search`: no proven tree, no shipped knowledge, no table "
+        "(to measure a search, or to have a job prove the position again)."))
 
 
 class JobResult(BaseModel):

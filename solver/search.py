@@ -22,9 +22,10 @@ and turns its integers into results.  No I/O.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +149,9 @@ class SolveResult:
     """Kmovers: Φ_k for each k of the chain."""
     stats: dict[str, int] = field(default_factory=dict)
     """Kernel counters: table hits, stores, fast estimates."""
+    cut: bool = False
+    """The call stopped before its end (a wall-clock budget, a node limit or a stop request): the
+    value is then not exact."""
 
     def as_dict(self, game: Game) -> dict[str, Any]:
         """JSON-friendly form with codes and responses written out."""
@@ -286,7 +290,7 @@ class Searcher:
         self._ws_pool = np.zeros((plies, n), dtype=np.int32)
         self._ws_best = np.zeros(plies + 1, dtype=np.int64)
         self._log2n, self._lnn = _nlogn(n)
-        self.stats = np.zeros(10, dtype=np.int64)
+        self.stats = np.zeros(sk.STATS, dtype=np.int64)
         self._node_cap = 0
         """Absolute value of the node counter at which the current call aborts (0 = never)."""
         self._seen = np.zeros(game.n_responses, dtype=np.int64)
@@ -304,23 +308,17 @@ class Searcher:
         m = MMAX if k is None else max(k - turn + 1, 0)
         return int(self._lb[0, CRITERIA[self.options.criterion], m, size])
 
-    @property
-    def aborted(self) -> bool:
-        """Whether the last call stopped before its end (node limit, or :meth:`request_stop`): its
-        answer is then not exact."""
-        return bool(self.stats[5])
-
     def request_stop(self) -> None:
         """Ask the search running in another thread to stop at its next node (it then answers as
         if its node limit had been reached).  Stays set until :meth:`clear_stop`."""
-        self.stats[6] = 1
+        self.stats[sk.S_STOP] = 1
 
     def clear_stop(self) -> None:
         """Allow searches again after :meth:`request_stop`."""
-        self.stats[6] = 0
+        self.stats[sk.S_STOP] = 0
 
     def solve_within(self, history: History, seconds: float, *, cands: CandidateSet | None = None,
-                     guess: Code | None = None) -> SolveResult:
+                     guess: Code | None = None, options: SolveOptions | None = None) -> SolveResult:
         """:meth:`solve` (or :meth:`evaluate_guess` of ``guess``) stopped after ``seconds`` of
         wall-clock time: a timer thread stops the kernel from outside (it frees the GIL while it
         searches), so the answer is cut (``exact`` False) at the deadline, not after a node count
@@ -331,11 +329,31 @@ class Searcher:
         timer.start()
         try:
             if guess is not None:
-                return self.evaluate_guess(history, guess)
-            return self.solve(history, cands=cands)
+                return self.evaluate_guess(history, guess, cands=cands, options=options)
+            return self.solve(history, cands=cands, options=options)
         finally:
             timer.cancel()
             self.clear_stop()
+
+    @contextlib.contextmanager
+    def _asking(self, options: SolveOptions | None) -> Iterator[None]:
+        """``options`` for the length of one call (None: the searcher's own).  The tables are kept per
+        question (criterion, k and hybrid parameters are in their key), so one searcher serves any
+        options of its game: a job's phases, a bound of the caller's, a node limit."""
+        if options is None:
+            yield
+            return
+        own = self.options
+        self.options = options
+        try:
+            yield
+        finally:
+            self.options = own
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched since the searcher was made (every call counted)."""
+        return int(self.stats[sk.S_NODES])
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of this question (per k, for the k-movers chain)."""
@@ -355,21 +373,21 @@ class Searcher:
     def _params(self, k: int | None) -> npt.NDArray[np.int64]:
         o = self.options
         crit = CRITERIA[o.criterion]
-        prm = np.zeros(15, dtype=np.int64)
-        prm[0] = crit
-        prm[1] = o.mde if o.mde is not None else 1 << 30
-        prm[2] = 0 if o.mde is None else (2 if o.from_set_only else 1)
-        prm[3] = kernels.CRUSH if crit == 1 else kernels.LARMOUTH
-        prm[4] = 1 if (o.from_set_only and o.mde is None) else 0
-        prm[5] = MMAX
-        prm[6] = self.game.size
-        prm[7] = self.game.n_responses
-        prm[8] = self.game.all_bulls
-        prm[9] = 1 if o.mde is not None else 0
-        prm[10] = self._threshold
-        prm[11] = self._node_cap
-        prm[12] = self.n_valid
-        prm[14] = self.game.symbols
+        prm = np.zeros(sk.PARAMS, dtype=np.int64)
+        prm[sk.P_CRITERION] = crit
+        prm[sk.P_MDE] = o.mde if o.mde is not None else 1 << 30
+        prm[sk.P_HYBRID_MODE] = 0 if o.mde is None else (2 if o.from_set_only else 1)
+        prm[sk.P_HEURISTIC] = kernels.CRUSH if crit == 1 else kernels.LARMOUTH
+        prm[sk.P_FROM_SET_ONLY] = 1 if (o.from_set_only and o.mde is None) else 0
+        prm[sk.P_MMAX] = MMAX
+        prm[sk.P_CODES] = self.game.size
+        prm[sk.P_RESPONSES] = self.game.n_responses
+        prm[sk.P_WIN] = self.game.all_bulls
+        prm[sk.P_TURN_KEYED] = 1 if o.mde is not None else 0
+        prm[sk.P_EXPORT_THRESHOLD] = self._threshold
+        prm[sk.P_NODE_LIMIT] = self._node_cap
+        prm[sk.P_VALID_RESPONSES] = self.n_valid
+        prm[sk.P_SYMBOLS] = self.game.symbols
         return prm
 
     def pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
@@ -437,8 +455,8 @@ class Searcher:
             tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
             self._ws_hkey, self._ws_hstamp, called,
         )
-        if self.stats[8]:
-            self.stats[8] = 0
+        if self.stats[sk.S_TOO_DEEP]:
+            self.stats[sk.S_TOO_DEEP] = 0
             raise SearchTooDeepError(
                 f"this position needs a search deeper than {self._ws_keys.shape[0]} guesses, more than "
                 "the solver's workspace holds")
@@ -459,14 +477,21 @@ class Searcher:
         o.validate(self.game, turn)
         cands = self.game.candidates(history) if cands is None else cands
         n = int(cands.shape[0])
-        nodes0 = int(self.stats[0])
-        self.stats[5] = 0
+        nodes0 = int(self.stats[sk.S_NODES])
+        self.stats[sk.S_ABORTED] = 0
         self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
         offset = game_value(0, n, turn, o.criterion)  # game-level = remaining + offset
         return turn, cands, n, time.perf_counter(), nodes0, offset
 
-    def solve(self, history: History = (), *, cands: CandidateSet | None = None) -> SolveResult:
-        """Value, best guess and per-response values of the position after ``history``."""
+    def solve(self, history: History = (), *, cands: CandidateSet | None = None,
+              options: SolveOptions | None = None) -> SolveResult:
+        """Value, best guess and per-response values of the position after ``history`` (``cands`` its
+        candidates, when the caller has them), under ``options`` for this call (default: the
+        searcher's own)."""
+        with self._asking(options):
+            return self._solve(history, cands)
+
+    def _solve(self, history: History, cands: CandidateSet | None) -> SolveResult:
         o = self.options
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         chain: dict[int, int | None] = {}
@@ -485,9 +510,9 @@ class Searcher:
                                                 beta if k == ks[0] else INF + 1)
             if o.criterion == "kmovers" and k is not None:
                 chain[k] = None if value >= INF else value
-            if self.stats[5] or value != 0:
+            if self.stats[sk.S_ABORTED] or value != 0:
                 break
-        aborted = bool(self.stats[5])
+        aborted = bool(self.stats[sk.S_ABORTED])
         possible = bool(value < INF)
         exact = bool(not aborted and (value < beta or value >= INF))
         if exact and possible and best >= 0 and not per:
@@ -498,13 +523,14 @@ class Searcher:
             exact=exact,
             best_guess=best if exact and possible and best >= 0 else None,
             per_response=per if exact and possible else {},
-            nodes=int(self.stats[0]) - nodes0,
+            nodes=int(self.stats[sk.S_NODES]) - nodes0,
             seconds=time.perf_counter() - t0,
             candidates=n,
             movers=k_used if o.criterion == "kmovers" else None,
             chain=chain,
-            stats={"table_hits": int(self.stats[1]), "table_stores": int(self.stats[2]),
-                   "fast_estimates": int(self.stats[3])},
+            stats={"table_hits": int(self.stats[sk.S_TABLE_HITS]), "table_stores": int(self.stats[sk.S_TABLE_STORES]),
+                   "fast_estimates": int(self.stats[sk.S_FAST_ESTIMATES])},
+            cut=aborted,
         )
 
     def _solve_root(self, history: History, cands: CandidateSet, turn: int, k: int | None,
@@ -542,7 +568,7 @@ class Searcher:
                 fail = min(fail, lb)
                 break
             acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb)
-            if self.stats[5]:
+            if self.stats[sk.S_ABORTED]:
                 return INF, -1, {}
             if ok:
                 best_val, best_g, cur_beta, best_per = acc, guess, acc, per
@@ -618,7 +644,7 @@ class Searcher:
             sub = order_parts[int(starts[r]):int(starts[r + 1])]
             sub_history = [*history, Turn(guess, r)]
             v, _ = self._run(sub, turn + 1, k, budget, self.pools(sub_history), self.called(sub_history))
-            if self.stats[5]:
+            if self.stats[sk.S_ABORTED]:
                 return INF, per, False
             acc = min(acc + v, INF)
             per[r] = None if v >= INF else game_value(v, size, turn + 1, self.options.criterion)
@@ -628,26 +654,31 @@ class Searcher:
             per[win] = win_value(turn, self.options.criterion, k)
         return acc, dict(sorted(per.items())), True
 
-    def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None) -> SolveResult:
+    def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None,
+                       options: SolveOptions | None = None) -> SolveResult:
         """Value of playing ``guess`` next after ``history`` (the article's Φ[T(t, *)], Λ[T(t, *)]):
         the sum of its responses' values, each found by an exact search of its own.
 
         With ``options.upper_bound`` (β) the evaluation stops as soon as the guess provably reaches
         β: the result is then a lower bound (``exact`` False), which is how a split job's sibling
-        guesses are cut by the best one found so far.
+        guesses are cut by the best one found so far.  ``options`` as for :meth:`solve`.
         """
+        with self._asking(options):
+            return self._evaluate_guess(history, guess, cands)
+
+    def _evaluate_guess(self, history: History, guess: Code, cands: CandidateSet | None) -> SolveResult:
         o = self.options
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         beta = INF + 1 if o.upper_bound is None else max(0, o.upper_bound - offset)
         value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)
-        aborted = bool(self.stats[5])
+        aborted = bool(self.stats[sk.S_ABORTED])
         possible = aborted or value < INF
         exact = not aborted and (ok or value >= INF)
         return SolveResult(
             value=(value + offset) if value < INF and not aborted else None, possible=possible,
             exact=exact, best_guess=guess, per_response=per if exact else {},
-            nodes=int(self.stats[0]) - nodes0, seconds=time.perf_counter() - t0, candidates=n,
-            movers=o.max_guesses if o.criterion == "kmovers" else None,
+            nodes=int(self.stats[sk.S_NODES]) - nodes0, seconds=time.perf_counter() - t0, candidates=n,
+            movers=o.max_guesses if o.criterion == "kmovers" else None, cut=aborted,
         )
 
     def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code,
@@ -670,7 +701,7 @@ class Searcher:
                 continue
             v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None,
                              called | int(a.masks[guess]) if called >= 0 else -1)
-            if self.stats[5]:
+            if self.stats[sk.S_ABORTED]:
                 break
             out[r] = None if v >= INF else game_value(v, size, turn + 1, crit)
             if out[r] is None:

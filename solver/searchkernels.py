@@ -13,30 +13,31 @@ Values are *turn-independent* where possible:
 A search returns a value ``v``: exact when ``v < beta``, otherwise a lower bound (``v >= beta``,
 fail-soft).  ``INF`` means no strategy finishes within the limit.
 
-Parameters (``prm``, int64):
+Parameters (``prm``, int64), by slot name:
 
-== ===============================================================================
-0  criterion: 0 total, 1 kmovers
-1  mde: the hybrid region is every turn > mde (a large value disables it)
-2  hybrid mode: 0 none, 1 heuristic replaces search, 2 only candidates are tried
-3  heuristic kernel id (kernels.CRUSH or kernels.LARMOUTH)
-4  1 = try only candidates everywhere (from_set_only)
-5  MMAX, the "unlimited" value of m
-6  number of codes
-7  size of the response encoding
-8  the winning response
-9  1 = the turn is part of the transposition key (hybrid searches: values depend on the turn)
-10 export threshold: entries whose search cost reaches it are logged for persistence
-11 node limit (0 = none); past it the search aborts and stats[5] is set
-12 number of valid responses (max parts a guess can make, the winning one included)
-13 scratch: row of ``pools1`` for the root guess being searched
-14 number of symbols
-== ===============================================================================
+==================== ==============================================================================
+P_CRITERION          criterion: 0 total, 1 kmovers
+P_MDE                mde: the hybrid region is every turn > mde (a large value disables it)
+P_HYBRID_MODE        hybrid mode: 0 none, 1 heuristic replaces search, 2 only candidates are tried
+P_HEURISTIC          heuristic kernel id (kernels.CRUSH or kernels.LARMOUTH)
+P_FROM_SET_ONLY      1 = try only candidates everywhere (from_set_only)
+P_MMAX               MMAX, the "unlimited" value of m
+P_CODES              number of codes
+P_RESPONSES          size of the response encoding
+P_WIN                the winning response
+P_TURN_KEYED         1 = the turn is part of the transposition key (hybrid searches: values depend on it)
+P_EXPORT_THRESHOLD   entries whose search cost reaches it are logged for persistence
+P_NODE_LIMIT         node limit (0 = none); past it the search aborts and S_ABORTED is set
+P_VALID_RESPONSES    number of valid responses (max parts a guess can make, the winning one included)
+P_POOL_ROW           scratch: row of ``pools1`` for the root guess being searched
+P_SYMBOLS            number of symbols
+==================== ==============================================================================
 
-Statistics (``stats``, int64): 0 nodes, 1 table hits, 2 table stores, 3 fast estimates,
-4 logged entries dropped for lack of room, 5 aborted, 6 stop requested (set by another thread while the
-kernel runs: the search kernel releases the GIL, so a watcher can ask a long search to stop),
-8 the search went deeper than its workspace (it stops, aborted, instead of writing past it).
+Statistics (``stats``, int64), by slot name: S_NODES nodes, S_TABLE_HITS table hits, S_TABLE_STORES
+table stores, S_FAST_ESTIMATES fast estimates, S_LOG_DROPPED logged entries dropped for lack of room,
+S_ABORTED the call was aborted, S_STOP stop requested (set by another thread while the kernel runs: the
+search kernel releases the GIL, so a watcher can ask a long search to stop), S_TOO_DEEP the search went
+deeper than its workspace (it stops, aborted, instead of writing past it).
 """
 
 from __future__ import annotations
@@ -47,6 +48,36 @@ from numba import njit
 from solver.kernels import best_guess, digit_classes, is_canonical, is_perfect_split, response_row
 
 INF = np.int64(1) << np.int64(40)
+
+# Slots of the parameter and statistics arrays (see the module docstring)
+P_CRITERION = 0
+P_MDE = 1
+P_HYBRID_MODE = 2
+P_HEURISTIC = 3
+P_FROM_SET_ONLY = 4
+P_MMAX = 5
+P_CODES = 6
+P_RESPONSES = 7
+P_WIN = 8
+P_TURN_KEYED = 9
+P_EXPORT_THRESHOLD = 10
+P_NODE_LIMIT = 11
+P_VALID_RESPONSES = 12
+P_POOL_ROW = 13
+P_SYMBOLS = 14
+PARAMS = 15
+"""Length of ``prm``."""
+
+S_NODES = 0
+S_TABLE_HITS = 1
+S_TABLE_STORES = 2
+S_FAST_ESTIMATES = 3
+S_LOG_DROPPED = 4
+S_ABORTED = 5
+S_STOP = 6
+S_TOO_DEEP = 8
+STATS = 10
+"""Length of ``stats``."""
 
 # Transposition-table entry fields (tt_info columns); see solver.table for the full layout.
 F_M = 0
@@ -175,7 +206,7 @@ def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost
     k = log_n[0]
     pos = log_n[1]
     if k >= log_meta.shape[0] or pos + S.shape[0] > log_sets.shape[0]:
-        stats[4] += 1
+        stats[S_LOG_DROPPED] += 1
         return
     log_meta[k, 0] = m
     log_meta[k, 1] = flag
@@ -375,16 +406,16 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
     any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.
     """
-    crit = prm[0]
-    mmax = prm[5]
-    n_codes = prm[6]
-    n_resp = prm[7]
-    win = prm[8]
+    crit = prm[P_CRITERION]
+    mmax = prm[P_MMAX]
+    n_codes = prm[P_CODES]
+    n_resp = prm[P_RESPONSES]
+    win = prm[P_WIN]
     n = S.shape[0]
-    stats[0] += 1
+    stats[S_NODES] += 1
     ws_best[ply] = -1
-    if stats[6] != 0 or (prm[11] > 0 and stats[0] > prm[11]):
-        stats[5] = 1
+    if stats[S_STOP] != 0 or (prm[P_NODE_LIMIT] > 0 and stats[S_NODES] > prm[P_NODE_LIMIT]):
+        stats[S_ABORTED] = 1
         return INF
     # -- fast estimates ------------------------------------------------------------------------
     if m <= 0:
@@ -402,8 +433,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             return np.int64(3)
         return np.int64(1) if m == 2 else np.int64(0)
     if ply >= ws_keys.shape[0]:  # deeper than the workspace: stop, flagged (never write past it)
-        stats[5] = 1
-        stats[8] = 1
+        stats[S_ABORTED] = 1
+        stats[S_TOO_DEEP] = 1
         return INF
     mm = m if m < mmax else mmax
     child_m = m - 1 if m < mmax else mmax
@@ -412,23 +443,23 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         return INF
     if lb_node >= beta:
         return lb_node
-    hybrid = turn > prm[1]
-    fso = prm[4] == 1 or (hybrid and prm[2] == 2)
+    hybrid = turn > prm[P_MDE]
+    fso = prm[P_FROM_SET_ONLY] == 1 or (hybrid and prm[P_HYBRID_MODE] == 2)
     inset = ws_inset[ply]
     for i in range(n):
         inset[S[i]] = 1
-    absent, uncalled = digit_classes(S, masks, called, prm[14])
+    absent, uncalled = digit_classes(S, masks, called, prm[P_SYMBOLS])
     nc_floor = np.int64(0)
-    if n <= prm[12]:
+    if n <= prm[P_VALID_RESPONSES]:
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
-        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[12], seen,
+        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[P_VALID_RESPONSES], seen,
                                 stamp, fso, absent, uncalled)
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
-            stats[3] += 1
+            stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
                 return np.int64(2 * n - 1) if g_in else np.int64(2 * n)
@@ -446,7 +477,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     if crit == 0 and lb_node < 2 * n:
         lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
     # -- transposition table ---------------------------------------------------------------------
-    ctx = turn if prm[9] == 1 else 0
+    ctx = turn if prm[P_TURN_KEYED] == 1 else 0
     k1, k2 = set_keys(S, z1, z2, ctx)
     slot = tt_find(tt_k1, tt_k2, k1, k2)
     if slot >= 0:
@@ -455,21 +486,21 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # ply but the root of a call, whose caller wants the guess: there it only bounds the search
         # from below, and the first guess reaching it ends the search.
         if (lo == hi and (tbest >= 0 or ply > 0)) or lo >= beta:
-            stats[1] += 1
+            stats[S_TABLE_HITS] += 1
             for i in range(n):
                 inset[S[i]] = 0
             ws_best[ply] = tbest if lo == hi else -1
             return lo
         if lo > lb_node:
             lb_node = lo
-    nodes_before = stats[0]
+    nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
     cnt = np.zeros(n_resp, dtype=np.int64)
     zs = np.zeros(n_resp, dtype=np.uint64)
     touched = np.zeros(n_resp, dtype=np.int64)
     fail = np.full(1, INF, dtype=np.int64)
     base = np.int64(n) if crit == 0 else np.int64(0)
-    heuristic = hybrid and prm[2] == 1
+    heuristic = hybrid and prm[P_HYBRID_MODE] == 1
     parts = ws_parts[ply]
     buf = ws_buf[ply]
     starts = np.zeros(n_resp + 1, dtype=np.int64)
@@ -506,7 +537,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                         pool[npool] = g
                         npool += 1
             no_f = np.zeros((1, 1), dtype=np.uint8)
-            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, prm[3],
+            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, prm[P_HEURISTIC],
                                log2n, lnn, np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f,
                                np.zeros(3, dtype=np.int64))
             keys[0] = hg
@@ -526,11 +557,11 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 src = pool0
                 hi = pool0.shape[0]
             elif use_pool1:
-                src = pools1[prm[13]]
-                hi = pools1_len[prm[13]]
+                src = pools1[prm[P_POOL_ROW]]
+                hi = pools1_len[prm[P_POOL_ROW]]
             nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, codes, absent,
                           uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
-                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[0] * 2 + phase, fail)
+                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:
@@ -589,13 +620,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 rest -= lbp
                 budget = cur_beta - acc - rest
                 if ply == 0 and pools1.shape[0] > 0:
-                    prm[13] = pool1_row[g]
+                    prm[P_POOL_ROW] = pool1_row[g]
                 v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm,
                            table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                            ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                            pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
                            lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g])
-                if stats[5] != 0:
+                if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0
                     return INF
@@ -615,21 +646,21 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     break
     for i in range(n):
         inset[S[i]] = 0
-    cost = stats[0] - nodes_before
+    cost = stats[S_NODES] - nodes_before
     if best_g >= 0:
         ws_best[ply] = best_g
         tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_EXACT, best_val, best_g, cost, turn)
-        if cost >= prm[10]:
+        if cost >= prm[P_EXPORT_THRESHOLD]:
             _log_entry(log_meta, log_sets, log_off, log_n, S, m, FLAG_EXACT, best_val, best_g, cost,
                        turn, stats)
-        stats[2] += 1
+        stats[S_TABLE_STORES] += 1
         return best_val
     fail_lb = fail[0]
     if fail_lb < beta:
         fail_lb = beta  # every guess was proven at least beta even if its bound was found lower
     flag = FLAG_EXACT if fail_lb >= INF else FLAG_LOWER
     tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, fail_lb, -1, cost, turn)
-    if cost >= prm[10]:
+    if cost >= prm[P_EXPORT_THRESHOLD]:
         _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, fail_lb, -1, cost, turn, stats)
-    stats[2] += 1
+    stats[S_TABLE_STORES] += 1
     return fail_lb

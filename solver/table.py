@@ -49,11 +49,13 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from solver import kernels
 from solver import searchkernels as sk
 from solver.game import Game
-from solver.vocabulary import MMAX
+from solver.vocabulary import MMAX, remaining_guesses, remaining_value
 
-__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable", "set_key", "zobrist"]
+__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable", "position_entries", "set_key", "split_parts",
+           "zobrist"]
 
 
 @dataclass(frozen=True)
@@ -253,3 +255,35 @@ class TranspositionTable:
                         max(e.cost, 1 << 30), e.turn)
             taken += 1
         return taken
+
+
+def position_entries(game: Game, key: TableKey, cands: npt.NDArray[np.int32], turn: int, value: int | None,
+                     best_guess: int | None, per_response: dict[int, int | None], *, root: bool = True,
+                     cost: int = 1, part_best: dict[int, int | None] | None = None) -> list[Entry]:
+    """A solved position (the question ``key``, at guess number ``turn``, with game-level values) as
+    table entries with turn-independent values: the root itself (unless ``root`` is False) and each
+    response of ``best_guess`` whose value is in ``per_response``, with its own best guess from
+    ``part_best`` when known."""
+    crit, k = key.criterion, key.max_guesses
+    out: list[Entry] = []
+    if root:
+        n = int(cands.shape[0])
+        root_value = None if value is None else remaining_value(value, n, turn, crit)
+        out.append(Entry(key, tuple(int(c) for c in cands), remaining_guesses(k, turn), turn, True, root_value,
+                         best_guess, max(cost, 1)))
+    if best_guess is not None:
+        for r, codes in split_parts(game, cands, best_guess):
+            v = per_response.get(r)
+            if r == game.all_bulls or len(codes) < 2 or v is None:
+                continue
+            out.append(Entry(key, codes, remaining_guesses(k, turn + 1), turn + 1, True,
+                             remaining_value(v, len(codes), turn + 1, crit), (part_best or {}).get(r), 1))
+    return out
+
+
+def split_parts(game: Game, cands: npt.NDArray[np.int32], guess: int) -> list[tuple[int, tuple[int, ...]]]:
+    """(response, its candidates ascending) for every response of ``guess`` that some candidate gives."""
+    a = game.arrays(table=True)
+    order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
+    return [(r, tuple(int(c) for c in order[starts[r]:starts[r + 1]]))
+            for r in range(game.n_responses) if starts[r + 1] > starts[r]]

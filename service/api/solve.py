@@ -65,7 +65,7 @@ def solve(body: SolveIn) -> Any:
         if jobs_api.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
     answer = chain.solve(game, history, cands, options, parse.budget(settings, body.time_budget_ms), guess,
-                         lookup=not as_job and not body.search)
+                         lookup=not as_job, fresh=body.search)
     if not answer.complete and as_job:
         return _as_job(settings, game, history, options, body.wait_ms)
     return answer.as_dict(game)

@@ -131,7 +131,8 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
 @click.option("--node-limit", type=int, default=0, help="Stop after this many nodes (0: none).")
 @click.option("--search", is_flag=True,
-              help="Search even when a shipped proven tree or the table answers the question.")
+              help="Search from nothing: no proven tree, no shipped knowledge, no table (to measure a search, or "
+                   "to prove a position again).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
@@ -180,7 +181,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             bar.refresh()
 
         answer = chain.solve(g, history, g.candidates(history), options, None,
-                             None if guess is None else g.parse_code(guess), lookup=not search, progress=report)
+                             None if guess is None else g.parse_code(guess), fresh=search, progress=report)
     out = answer.as_dict(g)
     if as_json:
         _emit_json(out)

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from service.engine import position_entries
 from service.jobs.plan import JobRequest, Outcome, Plan, UnitState, aggregate, make_plan
 from solver.game import Game, Turn
-from solver.search import INF, Searcher, SolveOptions
-from solver.table import Entry
+from solver.search import INF, Searcher
+from solver.table import Entry, position_entries
 
 
 @dataclass
@@ -34,28 +33,23 @@ class UnitResult:
 
 def compute_unit(searcher: Searcher, req: JobRequest, kind: str, g2: int | None, history: list[Turn],
                  k: int | None, beta: int | None) -> UnitResult:
-    """Run one unit with ``searcher`` (set up for the job's question; its options are replaced for
-    the call and restored).  ``beta``: game-level bound the unit must beat to matter (None = none);
-    at or past it the unit answers a lower bound."""
+    """Run one unit with ``searcher`` (a searcher of the job's game, its tables warm), under the
+    unit's own options.  ``beta``: game-level bound the unit must beat to matter (None = none); at or
+    past it the unit answers a lower bound."""
     game = searcher.game
-    saved = searcher.options
     opts = req.options(k, None if beta is None or beta > INF else beta)
-    searcher.options = opts
-    try:
-        if kind == "guess":
-            assert g2 is not None
-            res = searcher.evaluate_guess(history, g2)
-        else:
-            res = searcher.solve(history)
-    finally:
-        searcher.options = SolveOptions(saved.criterion, saved.max_guesses, None, saved.mde, saved.from_set_only)
-    aborted = bool(searcher.stats[5])
+    if kind == "guess":
+        assert g2 is not None
+        res = searcher.evaluate_guess(history, g2, options=opts)
+    else:
+        res = searcher.solve(history, options=opts)
+    aborted = res.cut
     entries: list[Entry] = [e for t in searcher.tables for e in t.export()]
     # a guess unit proves its responses only, not the position (another guess may be better)
     if not aborted and res.exact and (kind != "guess" or res.value is not None):
         best = res.best_guess if res.value is not None else None
-        entries.extend(position_entries(game, opts, game.candidates(history), len(history) + 1, res.value, best,
-                                        res.per_response, root=kind != "guess", cost=res.nodes))
+        entries.extend(position_entries(game, opts.table_key(game), game.candidates(history), len(history) + 1,
+                                        res.value, best, res.per_response, root=kind != "guess", cost=res.nodes))
     return UnitResult(res.value, res.exact and not aborted, res.possible, res.best_guess if kind != "guess" else g2,
                       res.nodes, res.seconds, aborted, dict(res.per_response), entries)
 
@@ -65,8 +59,8 @@ def phase_entries(req: JobRequest, plan: Plan, outcome: Outcome, game: Game) -> 
     the next request for the position is answered from the database with no search."""
     if not outcome.finished or plan.mode != "split":
         return []
-    return position_entries(game, req.options(plan.k), game.candidates(req.turns()), plan.turn, outcome.value,
-                            outcome.best_guess, outcome.per_response, part_best=outcome.part_best)
+    return position_entries(game, req.options(plan.k).table_key(game), game.candidates(req.turns()), plan.turn,
+                            outcome.value, outcome.best_guess, outcome.per_response, part_best=outcome.part_best)
 
 
 def next_phase(req: JobRequest, plan: Plan, outcome: Outcome) -> int | None:

@@ -169,7 +169,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     n = int(cands.shape[0])
     offset = game_value(0, n, turn, opts.criterion)  # game-level = remaining + offset
     m = None if k is None else k - turn + 1
-    nodes0 = int(searcher.stats[0])
+    nodes0 = int(searcher.nodes)
 
     def exact_turn(t: int) -> bool:
         return opts.mde is None or t <= opts.mde
@@ -252,7 +252,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         top = (len(order_g1) - gi) << 32
         units.extend(UnitSpec(u.kind, u.g1, u.response, u.g2, u.history, u.size, u.lower_bound, u.expected_cost,
                               top + len(expanded) - i) for i, u in enumerate(expanded))
-    plan.nodes = int(searcher.stats[0]) - nodes0
+    plan.nodes = int(searcher.nodes) - nodes0
     return plan, units
 
 

@@ -104,7 +104,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     def watch() -> None:
         # Beats from the start: loading the table and the kernels can outlast a heartbeat.
         while not done.wait(heartbeat_s):
-            nodes = int(holder[0][0].stats[0]) - holder[0][1] if holder else 0
+            nodes = int(holder[0][0].nodes) - holder[0][1] if holder else 0
             try:
                 keep = jobs.heartbeat(unit_id, lease, nodes)
             except Exception:  # a database hiccup must not kill the search; the next beat retries
@@ -121,7 +121,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     try:
         searcher = searcher_for(positions, req, k)
         searcher.clear_stop()
-        holder.append((searcher, int(searcher.stats[0])))
+        holder.append((searcher, int(searcher.nodes)))
         if lost.is_set():  # told to stop while warming up
             return {"unit": unit_id, "status": "lost"}
         beta = None if unit.beta is None else int(unit.beta)
