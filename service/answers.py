@@ -5,6 +5,7 @@ all go down the same steps, and the answer says which step gave it (its ``source
 :data:`solver.vocabulary.SOURCES`)::
 
     the shipped proven trees, under symmetry ........................ tree
+    the shipped knowledge (the campaigns' proven positions) .......... tree
     the table (database), at the position's canonical labelling ..... cache
     a search within a wall-clock budget, written back to the table ... search  (or busy)
     the criterion's heuristic, with a note saying why ................ heuristic
@@ -16,7 +17,8 @@ tree's guess is mapped back.  Below the trees, every question is asked at the ca
 of its orbit (:func:`solver.symmetry.canonical_history`): the table is read and written there, so one
 proof serves every relabelling of a position, and the answer is mapped back to the caller's labels.
 Entries that jobs wrote at the caller's own labelling are still found (the raw position is looked up
-too when it differs).
+too when it differs), and the shipped knowledge is also looked up at the smallest image of each order
+of the turns, where a campaign's search stored it (:func:`_labellings`).
 
 What this module must not do: parse HTTP or print; those are the callers'.  It talks to the database
 only through :class:`service.store.positions.PositionStore`.
@@ -249,7 +251,7 @@ def _plain(options: SolveOptions) -> bool:
 
 
 class AnswerChain:
-    """Answers position questions: proven trees → table → bounded search → heuristic.
+    """Answers position questions: proven trees → shipped knowledge → table → bounded search → heuristic.
 
     One chain per process (the service's app, or a CLI command); it is thread-safe, since the pool
     guards each searcher with a lock.  ``pool.store`` None means no database: the table step is

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from solver.game import Game, Turn
+from solver.game import Game
 from solver.tree import Node, Tree, from_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
@@ -58,12 +58,6 @@ class StoredTree:
             return True
         return (self.meta["criterion"] == "total" and built is None and max_guesses is not None
                 and max_guesses >= int(self.meta["worst_case"]))
-
-    def lookup(self, history: list[Turn]) -> tuple[Node, tuple[int, int, int]] | None:
-        node = self.tree.node_at(history)
-        if node is None:
-            return None
-        return node, self.below[id(node)]
 
 
 def _annotate(tree: Tree) -> dict[int, tuple[int, int, int]]:

@@ -71,7 +71,6 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     """
     import time
 
-
     if strategy not in STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
     t0 = time.perf_counter()
