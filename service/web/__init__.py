@@ -1,8 +1,8 @@
 """The web page at ``/``: play against the solver and explore its strategies.
 
-Plain HTML, CSS and a JavaScript module served from ``static/`` (no build step, no framework, no
-third-party request): the page talks only to the public ``/v1`` API, like any other client.  A
-strict Content-Security-Policy keeps it that way.
+Plain HTML, CSS and JavaScript ES modules served from ``static/`` (``app.js`` and the modules it
+imports; no build step, no framework, no third-party request): the page talks only to the public
+``/v1`` API, like any other client.  A strict Content-Security-Policy keeps it that way.
 """
 
 from __future__ import annotations

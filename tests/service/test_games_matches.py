@@ -162,6 +162,9 @@ def test_the_page_is_served_with_a_strict_policy(client: FlaskClient) -> None:
         html = r.get_data(as_text=True)
     assert "default-src 'self'" in csp and "connect-src 'self'" in csp
     assert "http://" not in html and "https://" not in html  # nothing fetched from elsewhere
-    for asset in ("/static/web/app.js", "/static/web/style.css"):
+    modules = ("app", "api", "errors", "game", "computer", "person", "explorer")
+    for asset in [*(f"/static/web/{m}.js" for m in modules), "/static/web/style.css"]:
         with client.get(asset) as a:
-            assert a.status_code == 200 and "https://" not in a.get_data(as_text=True)
+            assert a.status_code == 200 and "https://" not in a.get_data(as_text=True), asset
+            if asset.endswith(".js"):
+                assert a.mimetype in ("text/javascript", "application/javascript"), asset  # a module needs it

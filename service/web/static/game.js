@@ -1,0 +1,77 @@
+// The game chosen at the top, shared by the three modes, and the helpers they share.
+
+import { $, api } from "./api.js";
+
+// [name, label] of every strategy, in the service's order: read from GET /v1/games at start-up, so
+// the page offers exactly what the service plays.
+export const STRATEGIES = [];
+
+export function strategyLabel(name) {
+  return STRATEGIES.find(([v]) => v === name)[1];
+}
+
+export const game = {
+  info: null, // GET /v1/games/{game}: positions, symbols, alphabet, responses, codes
+  body() {
+    const preset = $("preset").value;
+    if (preset !== "custom") return preset;
+    return {
+      positions: Number($("positions").value),
+      symbols: Number($("symbols").value),
+      repetition: $("repetition").checked,
+    };
+  },
+  path() {
+    const b = this.body();
+    return typeof b === "string" ? b : `${b.positions},${b.symbols},${b.repetition ? 1 : 0}`;
+  },
+  loads: 0,
+  // Load the chosen game's description.  Choices can change faster than answers come back: only the
+  // latest choice's answer (or error) counts, an older one resolves to null and changes nothing.
+  async load() {
+    const seq = ++this.loads;
+    this.info = null;
+    $("game-info").textContent = "";
+    let info;
+    try {
+      info = await api("GET", `/v1/games/${encodeURIComponent(this.path())}`);
+    } catch (err) {
+      if (seq !== this.loads) return null;
+      throw err;
+    }
+    if (seq !== this.loads) return null;
+    this.info = info;
+    const rep = info.repetition ? "repeats allowed" : "all different";
+    $("game-info").textContent =
+      `${info.positions} positions, symbols ${info.alphabet} (${rep}): ${info.codes} possible secrets.`;
+    return info;
+  },
+};
+
+export function historyBody(turns) {
+  return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
+}
+
+export async function fillStrategies() {
+  const info = await api("GET", "/v1/games");
+  STRATEGIES.splice(0, STRATEGIES.length, ...info.strategies.map((s) => [s.name, s.label]));
+  for (const sel of document.querySelectorAll("select.strategy")) {
+    if (sel.classList.contains("optional")) sel.add(new Option("— none —", ""));
+    for (const [value, label] of STRATEGIES) sel.add(new Option(label, value));
+  }
+  $("x-b").value = "minimax";
+}
+
+export function renderRows(tbody, rows, badLast) {
+  tbody.replaceChildren();
+  rows.forEach((cells, i) => {
+    const tr = document.createElement("tr");
+    if (badLast && i === rows.length - 1) tr.className = "bad";
+    for (const c of cells) {
+      const td = document.createElement("td");
+      td.textContent = String(c);
+      tr.append(td);
+    }
+    tbody.append(tr);
+  });
+}
