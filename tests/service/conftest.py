@@ -69,6 +69,11 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     downgrade(url)
 
 
+backend_agnostic = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+"""For a test whose subject is not the storage (HTTP, validation, trees, the page): its app runs on
+SQLite only, instead of once per backend for nothing.  Storage behaviour is tested on both."""
+
+
 # Tests make many requests from one address within a minute: the rate limits are tested on their
 # own (test_security), with limits of their own.
 NO_LIMITS = {"RATE_LIMIT_EXPENSIVE": "1000000/minute", "RATE_LIMIT_MOVES": "1000000/minute"}

@@ -20,6 +20,7 @@ from service.engine import SolverPool
 from solver.game import Game, Turn
 from solver.search import SolveOptions
 from tests.reference import INF, all_codes, exhaustive
+from tests.service.conftest import backend_agnostic
 
 
 def solve(client: FlaskClient, **body: Any) -> dict[str, Any]:
@@ -58,6 +59,7 @@ def test_published_optima_and_their_relabellings_come_from_the_trees(
     assert given == set(image["per_response"])
 
 
+@backend_agnostic
 @pytest.mark.parametrize(("game", "opening"), [("bulls-cows", "9876"), ("bulls-cows", "5173"),
                                                ("mastermind", "5530"), ("mastermind", "2241")])
 def test_a_bot_opening_anywhere_gets_only_exact_instant_answers(client: FlaskClient, game: str, opening: str) -> None:

@@ -18,7 +18,7 @@ from solver.game import Game
 from solver.heuristics import get_strategy
 from solver.search import SolveOptions
 from solver.table import Entry
-from tests.service.conftest import make_app
+from tests.service.conftest import backend_agnostic, make_app
 
 MM5 = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_budget_ms": 20_000}
 """539 five-movers: about 1.2 s of search, inside its budget however busy the machine is."""
@@ -29,6 +29,7 @@ def store_of(app: APIFlask) -> PositionStore:
     return store
 
 
+@backend_agnostic
 def test_health(client: FlaskClient) -> None:
     assert client.get("/healthz").json == {"status": "ok", "database": None}
     assert client.get("/readyz").json == {"status": "ok", "database": "ok"}
@@ -214,6 +215,7 @@ def test_concurrent_processes_lose_nothing(app: APIFlask, db_url: str) -> None:
     assert final.exact and final.value == 150, "bounds from other processes never overwrite an exact value"
 
 
+@backend_agnostic
 def test_next_move_heuristic_and_optimal(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "mastermind", "strategy": "minimax"}).json
     assert r["guess"] == "0011" and r["source"] == "heuristic" and r["candidates"] == 1296
@@ -227,6 +229,7 @@ def test_next_move_heuristic_and_optimal(client: FlaskClient) -> None:
     assert r["candidate_list"] is not None and r["guess"] in r["candidate_list"]
 
 
+@backend_agnostic
 def test_next_move_falls_back_within_budget(client: FlaskClient) -> None:
     # 1234 relabels the stored tree's 0123: the tree answers, whatever the budget
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total",
@@ -292,6 +295,7 @@ def test_next_move_answers_at_once_when_every_search_is_busy(app: Any) -> None:
     assert r["exact"] is True and r["source"] == "search" and r["job"] is None and r["note"] is None
 
 
+@backend_agnostic
 @pytest.mark.parametrize("game", ["4,10,1", "5,8,1", "5,10,0"])
 @pytest.mark.parametrize("strategy", ["optimal-total", "optimal-kmovers"])
 def test_optimal_strategies_answer_every_game(client: FlaskClient, game: str, strategy: str) -> None:
@@ -310,6 +314,7 @@ def test_optimal_strategies_answer_every_game(client: FlaskClient, game: str, st
     assert "response table" in r.json["note"] and str(g.size) in r.json["note"]
 
 
+@backend_agnostic
 def test_one_step_strategies_keep_to_their_budget(client: FlaskClient) -> None:
     """On a big game a one-step strategy stopped by the budget answers with a guess it scored (a
     candidate: they are scored first) and a note saying how far it got; with room, it answers the
@@ -353,6 +358,7 @@ def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
     ({"history": ["0123 0.0", "4567 0.0"]}, 400, "Inconsistent history", "turn 2"),
     ({"game": "9,9,9"}, 400, "Invalid game", "unknown game"),
 ])
+@backend_agnostic
 def test_errors_read_for_people(client: FlaskClient, body: dict[str, Any], status: int, title: str,
                                 detail: str) -> None:
     """A human title per problem type (never a class name), and each bad field named once, in the
@@ -407,6 +413,7 @@ def test_malformed_json_and_unknown_routes(app: APIFlask, client: FlaskClient) -
     assert store_of(app).count() == 0
 
 
+@backend_agnostic
 def test_openapi_document(client: FlaskClient) -> None:
     doc = client.get("/openapi.json").json
     assert doc["openapi"].startswith("3.")

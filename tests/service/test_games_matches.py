@@ -13,9 +13,10 @@ from flask.testing import FlaskClient
 
 from service.api.games import KEY_FILE
 from solver.game import Game
-from tests.service.conftest import make_app
+from tests.service.conftest import backend_agnostic, make_app
 
 
+@backend_agnostic
 def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     """One vocabulary: the strategies next-move accepts (its OpenAPI enum), the CLI's choices, the
     one-step registry, the default of all of them, and the answer sources of both answers' schemas."""
@@ -43,6 +44,7 @@ def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     assert body["limits"]["exact_search_max_codes"] == 8192
     assert body["limits"]["max_codes"] == 100_000 and body["limits"]["tree_max_codes"] == 6_000
 
+@backend_agnostic
 def test_game_info_lists_the_responses_the_game_allows(client: FlaskClient) -> None:
     for spec in ("bulls-cows", "mastermind", "4,5,0", "3,2,1", "2,1,1"):
         game = Game.from_spec(spec)
@@ -55,6 +57,7 @@ def test_game_info_lists_the_responses_the_game_allows(client: FlaskClient) -> N
     assert client.get("/v1/games/3,x,1").json["type"] == "/problems/invalid-game"
 
 
+@backend_agnostic
 def test_a_match_scores_guesses_without_revealing_its_secret(client: FlaskClient) -> None:
     game = Game.from_spec("mastermind")
     r = client.post("/v1/matches", json={"game": "mastermind"})
@@ -79,6 +82,7 @@ def test_a_match_scores_guesses_without_revealing_its_secret(client: FlaskClient
     assert a["token"] != b["token"]
 
 
+@backend_agnostic
 def test_bad_match_requests_get_problems(client: FlaskClient) -> None:
     token = client.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
     for bad in (token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB"), "not-a-token"):
@@ -114,6 +118,7 @@ def test_match_tokens_need_the_same_key_and_expire(db_url: str, tmp_path: Path,
     assert r.status_code == 400 and "expired" in r.json["detail"]
 
 
+@backend_agnostic
 def test_a_tree_loads_level_by_level(client: FlaskClient) -> None:
     whole = client.get("/v1/strategies/mastermind/optimal-total/tree").json["root"]
     top = client.get("/v1/strategies/mastermind/optimal-total/tree?depth=1").json
@@ -138,6 +143,7 @@ def test_a_tree_loads_level_by_level(client: FlaskClient) -> None:
     assert client.get("/v1/strategies/mastermind/optimal-total/tree?depth=0").json["type"] == "/problems/invalid-depth"
 
 
+@backend_agnostic
 def test_shipped_trees_serve_the_explorer(client: FlaskClient) -> None:
     mm = client.get("/v1/strategies/mastermind/optimal-total").json
     assert (mm["total"], mm["optimal"], mm["source"]) == (5625, True, "shipped")
@@ -155,6 +161,7 @@ def test_shipped_trees_serve_the_explorer(client: FlaskClient) -> None:
     assert other.status_code == 200 and other.json["source"] == "built"  # a different question
 
 
+@backend_agnostic
 def test_the_page_is_served_with_a_strict_policy(client: FlaskClient) -> None:
     with client.get("/") as r:
         assert r.status_code == 200 and r.mimetype == "text/html"

@@ -15,7 +15,10 @@ from typing import Any
 from flask.testing import FlaskClient
 from structlog.testing import capture_logs
 
+from tests.service.conftest import backend_agnostic
 
+
+@backend_agnostic
 def test_request_id_is_echoed_and_logged(client: FlaskClient) -> None:
     with capture_logs() as logs:
         r = client.get("/healthz", headers={"X-Request-ID": "abc-123"})

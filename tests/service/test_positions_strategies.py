@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 from service.store.db import get_db
 from service.store.positions import PositionStore
-from tests.service.conftest import make_app
+from tests.service.conftest import backend_agnostic, make_app
 
 TOKEN = ""  # set by the tapp fixture: a token made in the test database
 
@@ -113,6 +113,7 @@ def test_import_needs_the_token(tapp: APIFlask) -> None:
     assert ok.status_code == 200 and store_of(tapp).count() == 1
 
 
+@backend_agnostic
 def test_export_filters_are_checked(client: FlaskClient) -> None:
     assert client.get("/v1/positions?game=chess").json["type"] == "/problems/invalid-game"
     assert client.get("/v1/positions?criterion=x").json["type"] == "/problems/invalid-criterion"
@@ -135,6 +136,7 @@ def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
     assert r.status_code == 400 and r.json["type"] == "/problems/invalid-search-parameters"
 
 
+@backend_agnostic
 def test_metrics(client: FlaskClient) -> None:
     client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5, "history": ["0012 2.2"]})
     client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5, "history": ["0012 2.2"]})

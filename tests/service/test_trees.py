@@ -9,6 +9,7 @@ from flask.testing import FlaskClient
 
 from service.trees import SPECS, StoredTree, TreeLibrary, tree_note
 from solver.game import Game
+from tests.service.conftest import backend_agnostic
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +102,7 @@ def test_which_questions_a_tree_answers(library: TreeLibrary) -> None:
     assert not heuristic.answers(None) and "not proven optimal" in (tree_note(heuristic, None) or "")
 
 
+@backend_agnostic
 def test_tree_answers_carry_values(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "mastermind", "strategy": "optimal-total"}).json
     assert r["source"] == "tree" and r["guess"] == "0012" and r["exact"] is True
