@@ -15,6 +15,7 @@ import math
 import os
 import secrets
 import tempfile
+import time
 from typing import Any
 
 import orjson
@@ -119,11 +120,18 @@ def _fernet() -> Fernet:
     return f
 
 
+def now() -> int:
+    """The clock match tokens are stamped and checked with: ``time.time`` unless the app was given
+    another (``app.extensions["bullscows_clock"]``; a test moves it instead of sleeping)."""
+    clock = current_app.extensions.get("bullscows_clock", time.time)
+    return int(clock())
+
+
 def _open(token: str) -> tuple[Game, int]:
     """The game and secret of a token (a 400 problem when there are none)."""
     settings: Settings = current_app.config["SETTINGS"]
     try:
-        doc = orjson.loads(_fernet().decrypt(token.encode(), ttl=settings.match_ttl_s))
+        doc = orjson.loads(_fernet().decrypt_at_time(token.encode(), settings.match_ttl_s, now()))
         game = Game.from_spec(doc["game"], max_codes=settings.max_codes)
         game = Game(game.positions, game.symbols, game.repetition, doc.get("alphabet") or DEFAULT_ALPHABET,
                     max_codes=settings.max_codes)
@@ -144,7 +152,7 @@ def new_match(body: MatchIn) -> Any:
     game = parse.game_of(body.game, current_app.config["SETTINGS"])
     secret = secrets.randbelow(game.size)
     doc = {"game": game.spec, "alphabet": game.alphabet[: game.symbols], "secret": secret}
-    token = _fernet().encrypt(orjson.dumps(doc)).decode()
+    token = _fernet().encrypt_at_time(orjson.dumps(doc), now()).decode()
     return {"token": token, "game": describe(game)}
 
 

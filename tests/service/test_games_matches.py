@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -110,10 +109,14 @@ def test_match_tokens_need_the_same_key_and_expire(db_url: str, tmp_path: Path,
     assert key.stat().st_mode & 0o777 == 0o600
     other = make_app(db_url, SECRET_KEY="another instance").test_client()
     assert other.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 400
-    short = make_app(db_url, SECRET_KEY="k", MATCH_TTL_S=1).test_client()
+    short_app = make_app(db_url, SECRET_KEY="k", MATCH_TTL_S=60)
+    clock = [1_000_000.0]
+    short_app.extensions["bullscows_clock"] = lambda: clock[0]  # moved by the test, instead of sleeping
+    short = short_app.test_client()
     token = short.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
+    clock[0] += 60
     assert short.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 200
-    time.sleep(2.2)
+    clock[0] += 1
     r = short.post("/v1/matches/guess", json={"token": token, "guess": "0123"})
     assert r.status_code == 400 and "expired" in r.json["detail"]
 
