@@ -17,7 +17,9 @@ mde 3, crush5 = mde 4 (likewise avg35/avg45/avg5), fso = mde 3 with from_set_onl
 
 The recursion itself is :func:`solver.searchkernels.search`; this module builds its arrays (lower
 bound tables, equivalence-set pools for the first two plies, workspace, the transposition table)
-and turns its integers into results.  No I/O.
+and turns its integers into results.  The question and answer types live in :mod:`solver.question`,
+the lower bounds in :mod:`solver.bounds`, the heuristic stand-in and its notes in
+:mod:`solver.fallback`; they are re-exported here.  No I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,232 +35,19 @@ import numpy.typing as npt
 
 from solver import kernels
 from solver import searchkernels as sk
+from solver.bounds import lower_bound_tables, require_response_table, searchable, valid_response_count
 from solver.errors import SolverError
+from solver.fallback import cut_note, fallback_move, step_note
 from solver.game import CandidateSet, Code, Game, GameArrays, History, Turn
-from solver.heuristics import _nlogn, get_strategy
+from solver.heuristics import _nlogn
+from solver.question import CRITERIA, INF, InvalidSearchError, SearchTooDeepError, SolveOptions, SolveResult
 from solver.symmetry import equivalence_set
-from solver.table import MMAX, TableKey, TranspositionTable
+from solver.table import MMAX, TranspositionTable
 from solver.tree import Tree, build_tree
-from solver.vocabulary import FALLBACKS, game_value, win_value
-
-CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
-INF: int = int(sk.INF)
-"""The kernel's "no strategy fits" value."""
-"""Criterion names and the kernel's identifiers."""
+from solver.vocabulary import game_value, win_value
 
 MAX_PLY = 64
-
-
-class SearchTooDeepError(SolverError):
-    """A search needed more plies than its workspace holds (only conceivable in very big games)."""
-
-    slug = "search-too-deep"
-
-
-class InvalidSearchError(SolverError):
-    """Search parameters that do not make sense together (e.g. k-movers without a limit)."""
-
-    slug = "invalid-search-parameters"
-
-
-@dataclass(frozen=True)
-class SolveOptions:
-    """What to compute about a position."""
-
-    criterion: str = "total"
-    """``total`` or ``kmovers``."""
-    max_guesses: int | None = None
-    """Depth limit of the whole game (required for kmovers: it is the k)."""
-    depth_count: int | None = None
-    """Kmovers only: continue the chain Φ_k, Φ_{k-1}, ... while counts are 0, down to this k."""
-    mde: int | None = None
-    """Last turn searched exactly; later turns follow the hybrid rule (None = exact)."""
-    from_set_only: bool = False
-    """Try only candidates (on hybrid turns when ``mde`` is set, else on every turn)."""
-    upper_bound: int | None = None
-    """Prune everything at or above this value (the article's β); results reaching it are bounds."""
-    node_limit: int = 0
-    """Abort after this many nodes (0 = no limit); the result is then not exact."""
-
-    def validate(self, game: Game, turn: int) -> None:
-        """:raises InvalidSearchError: inconsistent parameters."""
-        if self.criterion not in CRITERIA:
-            raise InvalidSearchError(
-                f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERIA)}"
-            )
-        if self.criterion == "kmovers" and self.max_guesses is None:
-            raise InvalidSearchError("the kmovers criterion needs max_guesses (the k of k-movers)")
-        if self.max_guesses is not None and not 1 <= self.max_guesses < MMAX:
-            raise InvalidSearchError(f"max_guesses must be between 1 and {MMAX - 1}, got {self.max_guesses}")
-        if self.max_guesses is not None and self.max_guesses < turn:
-            raise InvalidSearchError(
-                f"max_guesses {self.max_guesses} is already used up: the next guess is number {turn}"
-            )
-        if self.depth_count is not None:
-            if self.criterion != "kmovers":
-                raise InvalidSearchError("depth_count applies to the kmovers criterion only")
-            assert self.max_guesses is not None
-            if not turn <= self.depth_count <= self.max_guesses:
-                raise InvalidSearchError(
-                    f"depth_count must be between the next guess number ({turn}) and max_guesses "
-                    f"({self.max_guesses}), got {self.depth_count}"
-                )
-        if self.mde is not None and self.mde < 0:
-            raise InvalidSearchError(f"mde must be a non-negative turn number, got {self.mde}")
-        if self.upper_bound is not None and self.upper_bound < 0:
-            raise InvalidSearchError(f"upper_bound must be non-negative, got {self.upper_bound}")
-        if self.node_limit < 0:
-            raise InvalidSearchError(f"node_limit must be non-negative, got {self.node_limit}")
-
-    def table_key(self, game: Game, max_guesses: int | None = None) -> TableKey:
-        """The transposition-table key of this question (with an explicit k for the chain)."""
-        return TableKey(
-            game=game.spec,
-            criterion=self.criterion,
-            max_guesses=self.max_guesses if max_guesses is None else max_guesses,
-            mde=self.mde,
-            heuristic=self.mde is not None and not self.from_set_only,
-            from_set_only=self.from_set_only,
-        )
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    """The value of a position, its best guess and the value after each response to it."""
-
-    value: int | None
-    """Game-level value (total guesses, or number of k-movers); None when no strategy fits."""
-    possible: bool
-    """False when no strategy solves every secret within ``max_guesses``."""
-    exact: bool
-    """False when ``value`` is only a lower bound (upper bound reached, or the search was cut)."""
-    best_guess: Code | None
-    """An optimal next guess (None when impossible or only bounded)."""
-    per_response: dict[int, int | None]
-    """Value of each response's sub-position after ``best_guess`` (winning response included)."""
-    nodes: int
-    """Search nodes visited."""
-    seconds: float
-    """Wall-clock time."""
-    candidates: int
-    """Codes still possible before the guess."""
-    movers: int | None = None
-    """Kmovers: which k the value counts (differs from max_guesses after a depth_count chain)."""
-    chain: dict[int, int | None] = field(default_factory=dict)
-    """Kmovers: Φ_k for each k of the chain."""
-    stats: dict[str, int] = field(default_factory=dict)
-    """Kernel counters: table hits, stores, fast estimates."""
-    cut: bool = False
-    """The call stopped before its end (a wall-clock budget, a node limit or a stop request): the
-    value is then not exact."""
-
-    def as_dict(self, game: Game) -> dict[str, Any]:
-        """JSON-friendly form with codes and responses written out."""
-        return {
-            "value": self.value,
-            "possible": self.possible,
-            "exact": self.exact,
-            "best_guess": None if self.best_guess is None else game.format_code(self.best_guess),
-            "per_response": {game.format_response(r): v for r, v in sorted(self.per_response.items())},
-            "nodes": self.nodes,
-            "seconds": round(self.seconds, 6),
-            "candidates": self.candidates,
-            "movers": self.movers,
-            "chain": {str(k): v for k, v in self.chain.items()},
-        }
-
-
-def valid_response_count(game: Game) -> int:
-    """How many distinct responses a guess can receive, the winning one included."""
-    n = 0
-    for b in range(game.positions + 1):
-        for c in range(game.positions + 1 - b):
-            try:
-                game.encode_response(b, c)
-            except SolverError:
-                continue
-            n += 1
-    return n
-
-
-def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
-    """``lb[kind, criterion, m, s]``: admissible lower bounds for a set of ``s`` codes, ``m`` guesses
-    left (this one included).
-
-    A guess solves at most one secret and has at most ``b`` non-winning answers, so the j-th guess
-    from here solves at most b^(j-1) secrets — and none at j = 1 when the first guess is not a
-    candidate.  Kind 0 bounds any strategy, kind 1 those starting with a non-candidate.  Totals fill
-    the levels greedily (Σ j·count); k-movers count what cannot fit before the last level.  INF
-    where even a perfect tree cannot finish in ``m`` guesses.
-    """
-    b = max(valid_response_count(game) - 1, 1)
-    out = np.full((2, 2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
-    s = np.arange(size + 1, dtype=np.int64)
-    for kind in (0, 1):
-        level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
-        cum = [0] * (MMAX + 1)  # cum[m]: most secrets m guesses can solve
-        for j in range(1, MMAX + 1):
-            # only the first level differs: a non-candidate solves nothing with this guess
-            level[j] = (1 - kind) if j == 1 else min(b ** (j - 1), size + 1)
-            cum[j] = min(cum[j - 1] + level[j], size + 1)
-        for m in range(0, MMAX + 1):
-            feasible = s <= cum[m]
-            remaining = s.copy()
-            cost = np.zeros(size + 1, dtype=np.int64)
-            for j in range(1, m + 1):
-                take = np.minimum(remaining, level[j])
-                cost += take * j
-                remaining -= take
-                if not remaining.any():
-                    break
-            out[kind, 0, m] = np.where(feasible, cost, sk.INF)
-            before = cum[m - 1] if m >= 1 else 0
-            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
-    return out
-
-
-def require_response_table(game: Game) -> GameArrays:
-    """The game's arrays with their response table, which the search kernels read directly.
-
-    :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
-    """
-    arrays = game.arrays(table=True)
-    if arrays.table.shape[0] == 0:
-        raise InvalidSearchError(
-            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
-            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
-        )
-    return arrays
-
-
-def searchable(game: Game) -> bool:
-    """Whether the game's response table fits its budget, which exact search needs."""
-    return game.size**2 <= game.table_max_bytes
-
-
-def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
-                  why: str | None = None, budget_s: float | None = None) -> tuple[Code, str]:
-    """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says
-    what the exact answer lacked (default: the game cannot be searched).  ``budget_s`` bounds the
-    heuristic's scan too (see :meth:`solver.heuristics.Strategy.choose`)."""
-    name = FALLBACKS[criterion]
-    if why is None:
-        why = f"exact search needs a response table, too large for {game.size} codes"
-    choice = get_strategy(name).choose(game, cands, history=history, budget_s=budget_s)
-    return choice.guess, f"{why}; this is the {name} heuristic's guess{cut_note(choice.cut, budget_s)}"
-
-
-def cut_note(cut: tuple[int, int] | None, budget_s: float | None) -> str:
-    """How a one-step answer was cut by its budget, for people ('' when it was not)."""
-    if cut is None:
-        return ""
-    return (f" (its scan stopped at the {round((budget_s or 0) * 1000)} ms budget after scoring {cut[0]} of "
-            f"{cut[1]} guesses: the best of those)")
-
-
-def step_note(strategy: str, cut: tuple[int, int] | None, budget_s: float | None) -> str | None:
-    """The note of a one-step strategy's answer: why it is not the strategy's own (None when it is)."""
-    return None if cut is None else f"the {strategy} strategy's answer is not complete:{cut_note(cut, budget_s)}"
+"""Plies of the search's workspace in big games (far beyond any strategy's depth)."""
 
 
 class Searcher:
@@ -750,3 +538,10 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
     name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
     return build_tree(game, s.chooser(lowest), history, first=first, strategy=name,
                       arrays=s.arrays, on_solved=on_solved)
+
+
+__all__ = [  # the searcher, and what every caller of a search needs along with it (re-exported)
+    "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "SearchTooDeepError", "Searcher", "SolveOptions",
+    "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree", "require_response_table",
+    "searchable", "solve", "step_note", "valid_response_count",
+]

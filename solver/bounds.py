@@ -1,0 +1,82 @@
+"""What a search can know before it searches: admissible lower bounds of any set, and whether a game
+can be searched at all (its response table fits the budget).  No search here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import searchkernels as sk
+from solver.errors import SolverError
+from solver.game import Game, GameArrays
+from solver.question import InvalidSearchError
+from solver.table import MMAX
+
+
+def valid_response_count(game: Game) -> int:
+    """How many distinct responses a guess can receive, the winning one included."""
+    n = 0
+    for b in range(game.positions + 1):
+        for c in range(game.positions + 1 - b):
+            try:
+                game.encode_response(b, c)
+            except SolverError:
+                continue
+            n += 1
+    return n
+
+
+def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
+    """``lb[kind, criterion, m, s]``: admissible lower bounds for a set of ``s`` codes, ``m`` guesses
+    left (this one included).
+
+    A guess solves at most one secret and has at most ``b`` non-winning answers, so the j-th guess
+    from here solves at most b^(j-1) secrets — and none at j = 1 when the first guess is not a
+    candidate.  Kind 0 bounds any strategy, kind 1 those starting with a non-candidate.  Totals fill
+    the levels greedily (Σ j·count); k-movers count what cannot fit before the last level.  INF
+    where even a perfect tree cannot finish in ``m`` guesses.
+    """
+    b = max(valid_response_count(game) - 1, 1)
+    out = np.full((2, 2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
+    s = np.arange(size + 1, dtype=np.int64)
+    for kind in (0, 1):
+        level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
+        cum = [0] * (MMAX + 1)  # cum[m]: most secrets m guesses can solve
+        for j in range(1, MMAX + 1):
+            # only the first level differs: a non-candidate solves nothing with this guess
+            level[j] = (1 - kind) if j == 1 else min(b ** (j - 1), size + 1)
+            cum[j] = min(cum[j - 1] + level[j], size + 1)
+        for m in range(0, MMAX + 1):
+            feasible = s <= cum[m]
+            remaining = s.copy()
+            cost = np.zeros(size + 1, dtype=np.int64)
+            for j in range(1, m + 1):
+                take = np.minimum(remaining, level[j])
+                cost += take * j
+                remaining -= take
+                if not remaining.any():
+                    break
+            out[kind, 0, m] = np.where(feasible, cost, sk.INF)
+            before = cum[m - 1] if m >= 1 else 0
+            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
+    return out
+
+
+def require_response_table(game: Game) -> GameArrays:
+    """The game's arrays with their response table, which the search kernels read directly.
+
+    :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
+    """
+    arrays = game.arrays(table=True)
+    if arrays.table.shape[0] == 0:
+        raise InvalidSearchError(
+            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
+            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+        )
+    return arrays
+
+
+def searchable(game: Game) -> bool:
+    """Whether the game's response table fits its budget, which exact search needs."""
+    return game.size**2 <= game.table_max_bytes

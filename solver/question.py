@@ -1,0 +1,139 @@
+"""The question and the answer of a search: what to compute about a position, and what was found.
+
+Shared by the searcher (:mod:`solver.search`), the jobs that split a search into units, and the answer
+chain of the service.  No computation here beyond validating the question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from solver import searchkernels as sk
+from solver.errors import SolverError
+from solver.game import Code, Game
+from solver.table import MMAX, TableKey
+
+CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
+"""Criterion names and the kernel's identifiers."""
+INF: int = int(sk.INF)
+"""The kernel's "no strategy fits" value."""
+
+
+class SearchTooDeepError(SolverError):
+    """A search needed more plies than its workspace holds (only conceivable in very big games)."""
+
+    slug = "search-too-deep"
+
+
+class InvalidSearchError(SolverError):
+    """Search parameters that do not make sense together (e.g. k-movers without a limit)."""
+
+    slug = "invalid-search-parameters"
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """What to compute about a position."""
+
+    criterion: str = "total"
+    """``total`` or ``kmovers``."""
+    max_guesses: int | None = None
+    """Depth limit of the whole game (required for kmovers: it is the k)."""
+    depth_count: int | None = None
+    """Kmovers only: continue the chain Φ_k, Φ_{k-1}, ... while counts are 0, down to this k."""
+    mde: int | None = None
+    """Last turn searched exactly; later turns follow the hybrid rule (None = exact)."""
+    from_set_only: bool = False
+    """Try only candidates (on hybrid turns when ``mde`` is set, else on every turn)."""
+    upper_bound: int | None = None
+    """Prune everything at or above this value (the article's β); results reaching it are bounds."""
+    node_limit: int = 0
+    """Abort after this many nodes (0 = no limit); the result is then not exact."""
+
+    def validate(self, game: Game, turn: int) -> None:
+        """:raises InvalidSearchError: inconsistent parameters."""
+        if self.criterion not in CRITERIA:
+            raise InvalidSearchError(
+                f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERIA)}"
+            )
+        if self.criterion == "kmovers" and self.max_guesses is None:
+            raise InvalidSearchError("the kmovers criterion needs max_guesses (the k of k-movers)")
+        if self.max_guesses is not None and not 1 <= self.max_guesses < MMAX:
+            raise InvalidSearchError(f"max_guesses must be between 1 and {MMAX - 1}, got {self.max_guesses}")
+        if self.max_guesses is not None and self.max_guesses < turn:
+            raise InvalidSearchError(
+                f"max_guesses {self.max_guesses} is already used up: the next guess is number {turn}"
+            )
+        if self.depth_count is not None:
+            if self.criterion != "kmovers":
+                raise InvalidSearchError("depth_count applies to the kmovers criterion only")
+            assert self.max_guesses is not None
+            if not turn <= self.depth_count <= self.max_guesses:
+                raise InvalidSearchError(
+                    f"depth_count must be between the next guess number ({turn}) and max_guesses "
+                    f"({self.max_guesses}), got {self.depth_count}"
+                )
+        if self.mde is not None and self.mde < 0:
+            raise InvalidSearchError(f"mde must be a non-negative turn number, got {self.mde}")
+        if self.upper_bound is not None and self.upper_bound < 0:
+            raise InvalidSearchError(f"upper_bound must be non-negative, got {self.upper_bound}")
+        if self.node_limit < 0:
+            raise InvalidSearchError(f"node_limit must be non-negative, got {self.node_limit}")
+
+    def table_key(self, game: Game, max_guesses: int | None = None) -> TableKey:
+        """The transposition-table key of this question (with an explicit k for the chain)."""
+        return TableKey(
+            game=game.spec,
+            criterion=self.criterion,
+            max_guesses=self.max_guesses if max_guesses is None else max_guesses,
+            mde=self.mde,
+            heuristic=self.mde is not None and not self.from_set_only,
+            from_set_only=self.from_set_only,
+        )
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The value of a position, its best guess and the value after each response to it."""
+
+    value: int | None
+    """Game-level value (total guesses, or number of k-movers); None when no strategy fits."""
+    possible: bool
+    """False when no strategy solves every secret within ``max_guesses``."""
+    exact: bool
+    """False when ``value`` is only a lower bound (upper bound reached, or the search was cut)."""
+    best_guess: Code | None
+    """An optimal next guess (None when impossible or only bounded)."""
+    per_response: dict[int, int | None]
+    """Value of each response's sub-position after ``best_guess`` (winning response included)."""
+    nodes: int
+    """Search nodes visited."""
+    seconds: float
+    """Wall-clock time."""
+    candidates: int
+    """Codes still possible before the guess."""
+    movers: int | None = None
+    """Kmovers: which k the value counts (differs from max_guesses after a depth_count chain)."""
+    chain: dict[int, int | None] = field(default_factory=dict)
+    """Kmovers: Φ_k for each k of the chain."""
+    stats: dict[str, int] = field(default_factory=dict)
+    """Kernel counters: table hits, stores, fast estimates."""
+    cut: bool = False
+    """The call stopped before its end (a wall-clock budget, a node limit or a stop request): the
+    value is then not exact."""
+
+    def as_dict(self, game: Game) -> dict[str, Any]:
+        """JSON-friendly form with codes and responses written out."""
+        return {
+            "value": self.value,
+            "possible": self.possible,
+            "exact": self.exact,
+            "best_guess": None if self.best_guess is None else game.format_code(self.best_guess),
+            "per_response": {game.format_response(r): v for r, v in sorted(self.per_response.items())},
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+            "candidates": self.candidates,
+            "movers": self.movers,
+            "chain": {str(k): v for k, v in self.chain.items()},
+        }
