@@ -10,65 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, json, request, url_for
+from flask import Response, current_app, request
 
-from service import auth
 from service.api import parse
+from service.api.submit import accepted, store, submit, wait_budget
 from service.config import Settings
 from service.jobs import manage
-from service.jobs.plan import JobRequest
-from service.problems import ProblemException, problem
+from service.problems import problem
 from service.schemas import JobIn, JobList, JobOut
-from service.store.jobs import JobStore
-from service.store.models import Job
-from solver.game import Game, Turn
-from solver.search import SolveOptions, require_response_table
+from solver.search import SolveOptions
 
 bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
 
 STATUSES = ("queued", "planning", "running", "done", "failed", "cancelled")
-
-
-def store() -> JobStore:
-    """The app's job store."""
-    jobs: JobStore = current_app.extensions["bullscows_jobs"]
-    return jobs
-
-
-def wait_budget(settings: Settings, asked: int | None, default: int) -> float:
-    """Seconds to wait for a job, clamped to the configured maximum."""
-    ms = default if asked is None else asked
-    return min(max(ms, 0), settings.max_wait_ms) / 1000.0
-
-
-def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float) -> Job:
-    """Submit (or find) the job for this question and wait up to ``wait_s`` for it."""
-    options.validate(game, len(history) + 1)
-    require_response_table(game)  # refused now rather than failing at planning
-    jobs = store()
-    req = JobRequest.of(game, history, options)
-    client = auth.client_id()
-    settings: Settings = current_app.config["SETTINGS"]
-    if jobs.find(req) is None and auth.token_for("jobs") is None and jobs.active_count(client) >= settings.free_jobs:
-        raise ProblemException(auth.unauthorized(
-            f"this client already has {settings.free_jobs} jobs queued or running, the free budget; "
-            "wait for them to finish, or send a bearer token with the 'jobs' scope"))
-    job, created = jobs.submit(req, client)
-    from service.metrics import record_job
-
-    record_job("submitted" if created else "reused")
-    if wait_s > 0 and job.status not in ("done", "failed", "cancelled"):
-        job = manage.wait_for(jobs, job.id, wait_s) or job
-    return job
-
-
-def accepted(job: Job) -> Response:
-    """202 with the job's view and where to follow it."""
-    body = manage.view(store(), job)
-    resp = Response(json.dumps(body), status=202, mimetype="application/json")
-    resp.headers["Location"] = url_for("jobs.get_job", job_id=job.id)
-    resp.headers["Retry-After"] = "1"
-    return resp
 
 
 @bp.post("/jobs")

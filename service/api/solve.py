@@ -9,8 +9,8 @@ from apiflask import APIBlueprint
 from flask import current_app
 
 from service.answers import AnswerChain
-from service.api import jobs as jobs_api
 from service.api import parse
+from service.api import submit as jobs
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.schemas import SolveIn, SolveOut
@@ -29,8 +29,8 @@ def _from_job(job: Job) -> dict[str, Any]:
 
 def _as_job(settings: Settings, game: Game, history: list[Turn], options: SolveOptions, wait_ms: int | None) -> Any:
     """The job's answer if it is (or gets) done within ``wait_ms``, else 202 with its Location."""
-    job = jobs_api.submit(game, history, options, jobs_api.wait_budget(settings, wait_ms, settings.solve_wait_ms))
-    return _from_job(job) if job.status == "done" else jobs_api.accepted(job)
+    job = jobs.submit(game, history, options, jobs.wait_budget(settings, wait_ms, settings.solve_wait_ms))
+    return _from_job(job) if job.status == "done" else jobs.accepted(job)
 
 
 @bp.post("/solve")
@@ -62,7 +62,7 @@ def solve(body: SolveIn) -> Any:
         if known is not None:
             return known.as_dict(game)
         # a job already under way (or done) for this question answers instead of a new search
-        if jobs_api.store().find(JobRequest.of(game, history, options)) is not None:
+        if jobs.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
     answer = chain.solve(game, history, cands, options, parse.budget(settings, body.time_budget_ms), guess,
                          lookup=not as_job, fresh=body.search)
