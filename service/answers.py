@@ -314,12 +314,13 @@ class AnswerChain:
         return None if relabel is None else (stored, node, relabel)
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
-              canon: _Labelling | None = None) -> Answer | None:
+              canon: _Labelling | None = None, *, shipped: bool = True) -> Answer | None:
         """The answer without a search of the position: a proven tree, the shipped knowledge, else the
-        table; None when none of them knows."""
+        table; None when none of them knows.  ``shipped`` False asks the table only (the caller has
+        asked the trees and the knowledge already)."""
         t0 = time.perf_counter()
         turn = len(history) + 1
-        if _plain(options):
+        if shipped and _plain(options):
             found = self.tree_node(game, history, strategy_of(options.criterion), options.max_guesses)
             if found is not None and found[0].answers(options.max_guesses):
                 stored, node, relabel = found
@@ -327,9 +328,9 @@ class AnswerChain:
                 self._told("tree")
                 return Answer(_mapped_back(result, relabel, game), "tree", True)
         canon = canon or _canonical(game, history, cands)
-        shipped = self._shipped(game, history, cands, options, canon)
-        if shipped is not None:
-            at, known = shipped
+        from_knowledge = self._shipped(game, history, cands, options, canon) if shipped else None
+        if from_knowledge is not None:
+            at, known = from_knowledge
             full = self._with_parts(game, at, options, known, t0)
             if full is not None:
                 self._told("tree")
@@ -382,18 +383,20 @@ class AnswerChain:
 
     def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True, fresh: bool = False,
-              progress: Callable[[int, int], None] | None = None) -> Answer:
+              progress: Callable[[int, int], None] | None = None, canon: _Labelling | None = None,
+              shipped: bool = True) -> Answer:
         """The value of a position: :meth:`known` (unless ``lookup`` is False, or ``guess`` asks to
         evaluate one guess), else a search of the canonical position within ``budget_ms`` of
         wall-clock time (None: to the end), whose proven entries are written back to the table.
 
         ``fresh`` searches from nothing: no tree, no knowledge, no table, not even in the search's own
         transposition table (a new searcher), which is what measuring a search, or proving a position
-        again, needs."""
+        again, needs.  ``canon`` and ``shipped`` are :meth:`next_move`'s: the canonical form it has
+        computed, and False when it has asked the trees and the knowledge already."""
         options.validate(game, len(history) + 1)
-        canon = _canonical(game, history, cands)
+        canon = canon or _canonical(game, history, cands)
         if guess is None and lookup and not fresh:
-            hit = self.known(game, history, cands, options, canon)
+            hit = self.known(game, history, cands, options, canon, shipped=shipped)
             if hit is not None:
                 return hit
         at_guess = None if guess is None else canon.relabel.apply(game, guess)
@@ -499,15 +502,18 @@ class AnswerChain:
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
-        shipped = self._shipped(game, history, cands, options, _canonical(game, history, cands))
-        if shipped is not None:
+        canon = _canonical(game, history, cands)
+        shipped = self._shipped(game, history, cands, options, canon)
+        if shipped is not None and (best := shipped[1].best_guess) is not None:
             at, known = shipped
-            if known.best_guess is not None:
-                self._told("tree")
-                expected = known.lower / n if criterion == "total" else None
-                return Move(at.relabel.invert(game, known.best_guess), True, "tree", expected, 1 if n == 1 else None)
+            self._told("tree")
+            expected = known.lower / n if criterion == "total" else None
+            return Move(at.relabel.invert(game, best), True, "tree", expected, 1 if n == 1 else None)
+        if shipped is not None:  # proven impossible
+            raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
         t0 = time.monotonic()
-        answer = self.solve(game, history, cands, options, budget_ms)
+        # the trees and the knowledge were asked above: the table, then a search
+        answer = self.solve(game, history, cands, options, budget_ms, canon=canon, shipped=False)
         result = answer.result
         if answer.complete and result.exact and result.best_guess is not None:
             expected = None
