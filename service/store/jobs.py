@@ -19,8 +19,8 @@ import orjson
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from service.jobs.plan import JobRequest, UnitSpec, UnitState
 from service.store.db import Database
+from service.store.job_records import JobRequest, UnitSpec, UnitState
 from service.store.models import Job, JobUnit, WorkerRow
 
 ACTIVE = ("queued", "planning", "running")

@@ -1,0 +1,112 @@
+"""The records of a job, as planned and as stored: the question a job answers (:class:`JobRequest`), a
+unit as planned (:class:`UnitSpec`), and what combining needs of a unit (:class:`UnitState`).
+
+They live with the store, which keeps them, rather than with the planner that makes them
+(:mod:`service.jobs.plan`), so that the store imports nothing above it.  Plain data: no SQL, no search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import orjson
+
+from solver.game import DEFAULT_ALPHABET, Game, Turn
+from solver.question import SolveOptions
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """The question a job answers: a position and the solve options (no budgets, no bounds)."""
+
+    game: str
+    """Game spec ``"p,s,r"``."""
+    alphabet: str | None
+    history: tuple[tuple[int, int], ...]
+    """(guess, response) code numbers."""
+    criterion: str = "total"
+    max_guesses: int | None = None
+    depth_count: int | None = None
+    mde: int | None = None
+    from_set_only: bool = False
+
+    @classmethod
+    def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
+        """The request for ``options`` at ``history`` (validated by the caller)."""
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet,
+                   tuple((int(t.guess), int(t.response)) for t in history), options.criterion,
+                   options.max_guesses, options.depth_count, options.mde, options.from_set_only)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys): equal requests give equal text, hence equal hashes."""
+        d = {"game": self.game, "alphabet": self.alphabet, "history": [list(t) for t in self.history],
+             "criterion": self.criterion, "max_guesses": self.max_guesses, "depth_count": self.depth_count,
+             "mde": self.mde, "from_set_only": self.from_set_only}
+        return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
+
+    @classmethod
+    def from_json(cls, text: str) -> JobRequest:
+        d = orjson.loads(text)
+        return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]), d["criterion"],
+                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]))
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON (finds an earlier job asking the same)."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    def game_obj(self) -> Game:
+        return Game.from_spec(self.game, self.alphabet) if self.alphabet else Game.from_spec(self.game)
+
+    def turns(self) -> list[Turn]:
+        return [Turn(g, r) for g, r in self.history]
+
+    def options(self, k: int | None = None, upper_bound: int | None = None) -> SolveOptions:
+        """Options of one phase (``k`` replaces max_guesses; the chain is the job's business)."""
+        return SolveOptions(self.criterion, self.max_guesses if k is None else k, None, self.mde,
+                            self.from_set_only, upper_bound)
+
+    def first_phase(self) -> int:
+        """The k of the first phase (0 when there is no depth limit)."""
+        return self.max_guesses or 0
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit as planned (the store adds its id, status and result)."""
+
+    kind: str
+    g1: int | None
+    response: int | None
+    g2: int | None
+    history: tuple[tuple[int, int], ...]
+    size: int
+    lower_bound: int
+    """Game-level lower bound of the unit's value (before it runs)."""
+    expected_cost: int
+    """Relative cost estimate (sum of squared part sizes), for progress and ETA."""
+    priority: int = 0
+    """Claim order, highest first: first guesses in bound order (so the best one tends to finish
+    early and cut the others), then biggest response first (the article's longest first)."""
+
+
+@dataclass
+class UnitState:
+    """What :func:`aggregate` needs of a unit."""
+
+    kind: str
+    g1: int | None
+    response: int | None
+    g2: int | None
+    status: str
+    """queued, running, done, skipped, failed, cancelled."""
+    lower_bound: int
+    value: int | None = None
+    exact: bool | None = None
+    best_guess: int | None = None
+    nodes: int = 0
+    expected_cost: int = 1
+    id: int = 0
+    per_response: dict[int, int | None] | None = None
+    """Whole-position units: the values after their best guess."""
