@@ -30,7 +30,7 @@ import dataclasses
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,24 +140,24 @@ def _canonical(game: Game, history: Sequence[Turn], cands: CandidateSet) -> _Lab
 
 
 def _labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon: _Labelling, *,
-                every_order: bool = False) -> list[_Labelling]:
-    """Where a position may be stored: at its canonical labelling, and at the caller's own (a job's
-    entries are at the labelling they were asked at).  ``every_order`` adds the smallest image of each
-    order of its turns: a search stores the positions below its root at the labelling its own guesses
-    give them (its pools play the smallest member of each class), which is where a campaign's are."""
-    out = [canon]
+                every_order: bool = False) -> Iterator[_Labelling]:
+    """Where a position may be stored, most likely first: at its canonical labelling, and at the
+    caller's own (a job's entries are at the labelling they were asked at).  ``every_order`` adds the
+    smallest image of each order of its turns: a search stores the positions below its root at the
+    labelling its own guesses give them (its pools play the smallest member of each class), which is
+    where a campaign's are.  Lazy: a lookup that finds the position early computes no other image."""
+    yield canon
     seen = {tuple(canon.history)}
     if not canon.relabel.is_identity:
-        out.append(_Labelling(list(history), cands, Relabelling.identity(game)))
         seen.add(tuple(history))
+        yield _Labelling(list(history), cands, Relabelling.identity(game))
     if every_order:
         orders = itertools.permutations(history) if len(history) <= PERMUTED_TURNS_MAX else [tuple(history)]
         for order in orders:
             image, relabel = canonical_history(game, order, keep_order=True)
             if tuple(image) not in seen:
                 seen.add(tuple(image))
-                out.append(_Labelling(image, cands if relabel.is_identity else game.candidates(image), relabel))
-    return out
+                yield _Labelling(image, cands if relabel.is_identity else game.candidates(image), relabel)
 
 
 def _mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
