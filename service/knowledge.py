@@ -16,7 +16,7 @@ so positions near proven ones are cut short too.
 
 Keys are hashes: two different sets share both 64-bit sums with a chance of about 2⁻¹²⁸ per pair,
 the risk the in-memory table already takes.  Reuse follows the table's rules
-(:func:`solver.searchkernels.tt_bounds`).  No SQL here.
+(:func:`solver.ttkernels.tt_bounds`).  No SQL here.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver import searchkernels as sk
+from solver import ttkernels as tk
 from solver.game import CandidateSet, Game
 from solver.table import MMAX, Entry, TableKey, TranspositionTable, set_key
 
@@ -81,7 +81,7 @@ class QuestionIndex:
         for row in range(lo, hi):
             if int(self.k2[row]) != k2:
                 continue
-            low, up, guess = (int(v) for v in sk.tt_bounds(self.info, row, m, crit, MMAX))
+            low, up, guess = (int(v) for v in tk.tt_bounds(self.info, row, m, crit, MMAX))
             found = Known(low, up, guess if guess >= 0 and low == up else None)
             if found.exact:
                 return found
@@ -98,8 +98,8 @@ def _arrays(entries: Iterable[Entry], game: Game) -> tuple[Any, ...]:
     rows = []
     for e in entries:
         k1, k2 = set_key(game, np.array(e.codes, dtype=np.int32))
-        value = sk.INF if e.value is None else e.value
-        rows.append((k1, k2, e.m, sk.FLAG_EXACT if e.exact else sk.FLAG_LOWER, value,
+        value = tk.INF if e.value is None else e.value
+        rows.append((k1, k2, e.m, tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER, value,
                      -1 if e.best_guess is None else e.best_guess, e.turn))
     # one row per set, the best knowledge of it: exact before bounds, the higher bound first (the table
     # keeps one entry per set, and a later row of the same set would overwrite an earlier one)
@@ -143,7 +143,7 @@ def build(sources: list[str], folder: str = KNOWLEDGE_DIR) -> dict[str, Any]:
         k1, k2, small, value, best = _arrays(by_key[key], game)
         name = _name(key)
         np.savez_compressed(os.path.join(folder, name), k1=k1, k2=k2, small=small, value=value, best=best)
-        exact = int(np.count_nonzero(small[:, 1] == sk.FLAG_EXACT))
+        exact = int(np.count_nonzero(small[:, 1] == tk.FLAG_EXACT))
         manifest["questions"].append({"file": name, "game": key.game, "criterion": key.criterion,
                                       "max_guesses": key.max_guesses, "entries": len(k1), "exact": exact})
     with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as fh:
@@ -172,12 +172,12 @@ class Knowledge:
                             with np.load(os.path.join(self.folder, q["file"])) as data:
                                 small = data["small"].astype(np.int64)
                                 info = np.zeros((small.shape[0], 6), dtype=np.int64)
-                                info[:, sk.F_M] = small[:, 0]
-                                info[:, sk.F_FLAG] = small[:, 1]
-                                info[:, sk.F_TURN] = small[:, 2]
-                                info[:, sk.F_VALUE] = data["value"]
-                                info[:, sk.F_BEST] = data["best"]
-                                info[:, sk.F_COST] = 1 << 30  # proven once: never the first to be replaced
+                                info[:, tk.F_M] = small[:, 0]
+                                info[:, tk.F_FLAG] = small[:, 1]
+                                info[:, tk.F_TURN] = small[:, 2]
+                                info[:, tk.F_VALUE] = data["value"]
+                                info[:, tk.F_BEST] = data["best"]
+                                info[:, tk.F_COST] = 1 << 30  # proven once: never the first to be replaced
                                 out[key] = QuestionIndex(key, data["k1"], data["k2"], info)
                 self._indexes = out
             return self._indexes

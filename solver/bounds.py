@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from solver import searchkernels as sk
+from solver import ttkernels as tk
+from solver.codes import GameArrays
 from solver.errors import SolverError
-from solver.game import Game, GameArrays
+from solver.game import Game
 from solver.question import InvalidSearchError
 from solver.table import MMAX
 
@@ -38,7 +39,7 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
     where even a perfect tree cannot finish in ``m`` guesses.
     """
     b = max(valid_response_count(game) - 1, 1)
-    out = np.full((2, 2, MMAX + 1, size + 1), sk.INF, dtype=np.int64)
+    out = np.full((2, 2, MMAX + 1, size + 1), tk.INF, dtype=np.int64)
     s = np.arange(size + 1, dtype=np.int64)
     for kind in (0, 1):
         level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
@@ -57,9 +58,9 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
                 remaining -= take
                 if not remaining.any():
                     break
-            out[kind, 0, m] = np.where(feasible, cost, sk.INF)
+            out[kind, 0, m] = np.where(feasible, cost, tk.INF)
             before = cum[m - 1] if m >= 1 else 0
-            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), sk.INF)
+            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), tk.INF)
     return out
 
 

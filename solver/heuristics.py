@@ -25,8 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from solver import kernels, symmetry
+from solver.codes import GameArrays
 from solver.errors import InconsistentHistoryError, UnknownStrategyError
-from solver.game import CandidateSet, Code, Game, GameArrays, History
+from solver.game import CandidateSet, Code, Game, History
 from solver.vocabulary import ONE_STEP_STRATEGIES
 
 _NO_CLASSES: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)

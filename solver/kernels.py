@@ -312,7 +312,7 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
     a margin larger than their rounding error, so nothing that could win is dropped.
 
     Without a response table, responses come from the factor tables ``f0..f3`` when ``fkeys`` has
-    rows (see :class:`solver.game.ResponseFactors`), else are computed code by code.
+    rows (see :class:`solver.codes.ResponseFactors`), else are computed code by code.
 
     A candidate that splits the set into singletons is optimal for every strategy and ends the scan.
     Returns ``(best_code, best_score)``; for crush the score is the largest part.

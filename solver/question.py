@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver import searchkernels as sk
+from solver import ttkernels as tk
 from solver.errors import SolverError
 from solver.game import Code, Game
 from solver.table import MMAX, TableKey
 
 CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
 """Criterion names and the kernel's identifiers."""
-INF: int = int(sk.INF)
+INF: int = int(tk.INF)
 """The kernel's "no strategy fits" value."""
 
 

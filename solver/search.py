@@ -36,13 +36,14 @@ import numpy.typing as npt
 from solver import kernels
 from solver import searchkernels as sk
 from solver.bounds import lower_bound_tables, require_response_table, searchable, valid_response_count
+from solver.codes import GameArrays
 from solver.errors import SolverError
 from solver.fallback import cut_note, fallback_move, step_note
-from solver.game import CandidateSet, Code, Game, GameArrays, History, Turn
+from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.heuristics import _nlogn
 from solver.question import CRITERIA, INF, InvalidSearchError, SearchTooDeepError, SolveOptions, SolveResult
 from solver.symmetry import equivalence_set
-from solver.table import MMAX, TranspositionTable
+from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
 from solver.vocabulary import game_value, win_value
 
@@ -63,7 +64,7 @@ class Searcher:
         self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
         self._lb = lower_bound_tables(game, game.size)
-        self._tables: dict[int | None, TranspositionTable] = {}
+        self._tables: dict[TableKey, TranspositionTable] = {}
         self._capacity = table_capacity
         self._threshold = export_threshold
         n = game.size
@@ -144,14 +145,23 @@ class Searcher:
         return int(self.stats[sk.S_NODES])
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
-        """The transposition table of this question (per k, for the k-movers chain)."""
+        """The transposition table of the question being asked (per k, for the k-movers chain).
+
+        Keyed by the whole question (criterion, k, hybrid parameters), never by k alone: a searcher asked
+        for totals within k and then for the k-movers must not read one's values as the other's."""
         k = self.options.max_guesses if max_guesses is None else max_guesses
-        if k not in self._tables:
-            self._tables[k] = TranspositionTable(
-                self.game, self.options.table_key(self.game, k), capacity=self._capacity,
-                export_threshold=self._threshold,
+        key = self.options.table_key(self.game, k)
+        if key not in self._tables:
+            self._tables[key] = TranspositionTable(
+                self.game, key, capacity=self._capacity, export_threshold=self._threshold,
             )
-        return self._tables[k]
+        return self._tables[key]
+
+    def table_for(self, options: SolveOptions) -> TranspositionTable:
+        """The table of another question of this game, e.g. to warm it with proven entries before
+        that question is asked (its key comes from ``options``, as :meth:`table`'s from the searcher's)."""
+        with self._asking(options):
+            return self.table()
 
     @property
     def tables(self) -> list[TranspositionTable]:
@@ -496,11 +506,12 @@ class Searcher:
                 break
         return dict(sorted(out.items()))
 
-    def chooser(self, lowest_k: int | None = None) -> Callable[[CandidateSet, list[Turn]], Code]:
-        """A tree chooser playing this searcher's optimal guesses.  K-movers follow the article's
-        chain: where the count of k-movers is 0, minimise (k-1)-movers, and so on down to
-        ``lowest_k``."""
-        o = self.options
+    def chooser(self, lowest_k: int | None = None, *,
+                options: SolveOptions | None = None) -> Callable[[CandidateSet, list[Turn]], Code]:
+        """A tree chooser playing the optimal guesses of ``options`` (default: this searcher's own).
+        K-movers follow the article's chain: where the count of k-movers is 0, minimise (k-1)-movers,
+        and so on down to ``lowest_k``."""
+        o = options or self.options
 
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             if cands.shape[0] <= 2:
@@ -508,7 +519,8 @@ class Searcher:
             turn = len(turns) + 1
             k = o.max_guesses
             while True:
-                value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)
+                with self._asking(o):
+                    value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)
                 if (o.criterion != "kmovers" or k is None or value != 0
                         or k - 1 < max(lowest_k or k, turn)):
                     break
@@ -536,7 +548,7 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
     s = searcher or Searcher(game, options)
     lowest = options.depth_count if options.depth_count is not None else 1
     name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
-    return build_tree(game, s.chooser(lowest), history, first=first, strategy=name,
+    return build_tree(game, s.chooser(lowest, options=options), history, first=first, strategy=name,
                       arrays=s.arrays, on_solved=on_solved)
 
 

@@ -22,7 +22,7 @@ COST   nodes searched to produce it (replacement priority; threshold for persist
 TURN   guess number it was computed at (informational, and part of the key in hybrid searches)
 ====== =========================================================================================
 
-Reuse (``searchkernels.tt_bounds``), clause by clause, for the same set with ``m`` guesses left:
+Reuse (``ttkernels.tt_bounds``), clause by clause, for the same set with ``m`` guesses left:
 
 - total, exact at m_e: exact if m = m_e; a lower bound if m < m_e (less room never helps).
 - total, lower bound at m_e: still a lower bound for every m <= m_e.
@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from solver import kernels
-from solver import searchkernels as sk
+from solver import ttkernels as tk
 from solver.game import Game
 from solver.vocabulary import MMAX, remaining_guesses, remaining_value
 
@@ -145,7 +145,7 @@ def zobrist(n_codes: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64
 def set_key(game: Game, codes: npt.NDArray[np.int32], ctx: int = 0) -> tuple[int, int]:
     """The table's key of a candidate set (ascending code indices); ``ctx`` the turn in hybrid searches."""
     z1, z2 = zobrist(game.size)
-    k1, k2 = sk.set_keys(np.ascontiguousarray(codes, dtype=np.int32), z1, z2, ctx)
+    k1, k2 = tk.set_keys(np.ascontiguousarray(codes, dtype=np.int32), z1, z2, ctx)
     return int(k1), int(k2)
 
 
@@ -159,7 +159,7 @@ class TranspositionTable:
                  export_threshold: int = 64, log_capacity: int = 1 << 16) -> None:
         self.game = game
         self.key = key
-        cap = max(sk.BUCKET, (capacity + sk.BUCKET - 1) // sk.BUCKET * sk.BUCKET)
+        cap = max(tk.BUCKET, (capacity + tk.BUCKET - 1) // tk.BUCKET * tk.BUCKET)
         self.k1 = np.zeros(cap, dtype=np.uint64)
         self.k2 = np.zeros(cap, dtype=np.uint64)
         self.info = np.zeros((cap, 6), dtype=np.int64)
@@ -177,7 +177,7 @@ class TranspositionTable:
         return int(self.k1.shape[0])
 
     def __len__(self) -> int:
-        return int(np.count_nonzero(self.info[:, sk.F_FLAG]))
+        return int(np.count_nonzero(self.info[:, tk.F_FLAG]))
 
     def turn_keyed(self) -> bool:
         """Whether values depend on the turn (hybrid searches), making the turn part of the key."""
@@ -194,12 +194,12 @@ class TranspositionTable:
         """(lower, upper, best guess) the table proves for the ascending set ``codes`` with ``m``
         guesses left at guess ``turn`` (the kernel's own reuse rules), or None when it has no entry."""
         s = np.ascontiguousarray(codes, dtype=np.int32)
-        k1, k2 = sk.set_keys(s, self.z1, self.z2, turn if self.turn_keyed() else 0)
-        slot = sk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
+        k1, k2 = tk.set_keys(s, self.z1, self.z2, turn if self.turn_keyed() else 0)
+        slot = tk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
         if slot < 0:
             return None
         crit = 0 if self.key.criterion == "total" else 1
-        lo, hi, best = sk.tt_bounds(self.info, slot, m, crit, MMAX)
+        lo, hi, best = tk.tt_bounds(self.info, slot, m, crit, MMAX)
         return int(lo), int(hi), int(best)
 
     # -- persistence -------------------------------------------------------------------------------
@@ -218,8 +218,8 @@ class TranspositionTable:
                 codes=tuple(int(c) for c in self.log_sets[lo:hi]),
                 m=m,
                 turn=turn,
-                exact=flag == sk.FLAG_EXACT,
-                value=None if value >= sk.INF else value,
+                exact=flag == tk.FLAG_EXACT,
+                value=None if value >= tk.INF else value,
                 best_guess=best if best >= 0 else None,
                 cost=cost,
             ))
@@ -230,7 +230,7 @@ class TranspositionTable:
     def load_keys(self, k1: npt.NDArray[np.uint64], k2: npt.NDArray[np.uint64], info: npt.NDArray[np.int64]) -> int:
         """Put entries given by their keys and their ``info`` rows into the table (a shipped index,
         :mod:`service.knowledge`); returns how many."""
-        sk.tt_store_all(self.k1, self.k2, self.info, np.ascontiguousarray(k1), np.ascontiguousarray(k2),
+        tk.tt_store_all(self.k1, self.k2, self.info, np.ascontiguousarray(k1), np.ascontiguousarray(k2),
                         np.ascontiguousarray(info))
         return int(k1.shape[0])
 
@@ -246,12 +246,12 @@ class TranspositionTable:
                 continue
             s = np.array(sorted(e.codes), dtype=np.int32)
             ctx = e.turn if self.turn_keyed() else 0
-            k1, k2 = sk.set_keys(s, self.z1, self.z2, ctx)
-            value = sk.INF if e.value is None else e.value
-            flag = sk.FLAG_EXACT if e.exact else sk.FLAG_LOWER
+            k1, k2 = tk.set_keys(s, self.z1, self.z2, ctx)
+            value = tk.INF if e.value is None else e.value
+            flag = tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER
             best = -1 if e.best_guess is None else e.best_guess
             # numba returns uint64 scalars as Python ints; keep them unsigned on the way back in
-            sk.tt_store(self.k1, self.k2, self.info, np.uint64(k1), np.uint64(k2), e.m, flag, value, best,
+            tk.tt_store(self.k1, self.k2, self.info, np.uint64(k1), np.uint64(k2), e.m, flag, value, best,
                         max(e.cost, 1 << 30), e.turn)
             taken += 1
         return taken

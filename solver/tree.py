@@ -25,8 +25,9 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from solver import kernels
+from solver.codes import GameArrays
 from solver.errors import InvalidCodeError, InvalidResponseError, InvalidTreeError, SolverError
-from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, GameArrays, History, Response, Turn
+from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, History, Response, Turn
 
 FORMAT = "bullscows-tree/1"
 

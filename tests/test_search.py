@@ -405,3 +405,28 @@ def test_an_exact_value_without_its_guess_still_gives_the_guess(mastermind: Game
     assert (got.value, got.best_guess) == (want.value, want.best_guess)
     tree = optimal_tree(mastermind, options, history, searcher=warm)
     assert tree.stats().total == want.value
+
+
+def test_one_searcher_asked_different_questions_keeps_their_tables_apart() -> None:
+    """Per-call options share a searcher, never a table: totals within k, then the k-movers (same k),
+    then a hybrid, each answered as a searcher of its own question answers it."""
+    g = Game(3, 3, True)
+    shared = Searcher(g, SolveOptions("total"))
+    for options in (SolveOptions("total", 4), SolveOptions("kmovers", 4), SolveOptions("total", 4, None, 1, True),
+                    SolveOptions("total", 4), SolveOptions("kmovers", 4)):
+        alone = Searcher(g, options).solve(())
+        asked = shared.solve((), options=options)
+        assert (asked.value, asked.exact) == (alone.value, alone.exact), options
+    assert len(shared.tables) == 3
+
+
+def test_optimal_tree_plays_the_question_it_is_asked_with_any_searcher() -> None:
+    """A searcher of another question (the totals') builds the k-movers tree asked for, not its own."""
+    g = Game(4, 2, True)
+    shared = Searcher(g, SolveOptions("total"))
+    totals = optimal_tree(g, SolveOptions("total"), searcher=shared).stats()
+    movers = optimal_tree(g, SolveOptions("kmovers", 4), searcher=shared).stats()
+    alone = optimal_tree(g, SolveOptions("kmovers", 4)).stats()
+    assert movers.histogram == alone.histogram and movers.histogram[4] == Searcher(
+        g, SolveOptions("kmovers", 4)).solve(()).value
+    assert totals.total == Searcher(g, SolveOptions("total")).solve(()).value
