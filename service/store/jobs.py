@@ -10,7 +10,7 @@ NTP-synchronised, as the stale-unit timeout compares them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,7 +28,12 @@ FINAL = ("done", "failed", "cancelled")
 
 
 def _now() -> datetime:
+    """The stores' default clock: wall-clock UTC.  Leases and heartbeats are compared across workers,
+    so every store of a deployment must read the same (NTP-synchronised) time."""
     return datetime.now(UTC)
+
+
+Clock = Callable[[], datetime]
 
 
 def _aware(ts: datetime | None) -> datetime | None:
@@ -51,10 +56,20 @@ class Claim:
 
 
 class JobStore:
-    """Jobs and their units."""
+    """Jobs and their units.
 
-    def __init__(self, db: Database) -> None:
+    ``clock`` stamps every row (created, heartbeat, lease, finished) and decides what is stale; tests
+    give one they advance by hand instead of waiting for leases to age.  By default it is this module's
+    ``_now``, looked up at each call, so a test can also move the clock of stores made elsewhere (a
+    worker's).
+    """
+
+    def __init__(self, db: Database, clock: Clock | None = None) -> None:
         self.db = db
+        self._clock = clock
+
+    def _now(self) -> datetime:
+        return (self._clock or _now)()
 
     # -- jobs ------------------------------------------------------------------------------------
 
@@ -67,7 +82,7 @@ class JobStore:
             return existing, False
         job = Job(id=uuid.uuid4().hex, request=req.to_json(), request_hash=digest, game=req.game,
                   status="queued", phase=req.first_phase(), units_total=0, units_done=0, nodes=0,
-                  submitted_by=submitted_by[:64], created_at=_now(), updated_at=_now())
+                  submitted_by=submitted_by[:64], created_at=self._now(), updated_at=self._now())
         try:
             with self.db.session() as s:
                 s.add(job)
@@ -111,7 +126,7 @@ class JobStore:
         whether this call cancelled it)."""
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(ACTIVE))
-                            .values(status="cancelled", finished_at=_now(), updated_at=_now()))
+                            .values(status="cancelled", finished_at=self._now(), updated_at=self._now()))
             changed = bool(res.rowcount)  # type: ignore[attr-defined]
             if changed:
                 s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
@@ -121,7 +136,7 @@ class JobStore:
 
     def claim_for_planning(self, worker: str, stale_after: float) -> Job | None:
         """Take a queued job to plan (or one whose planner vanished mid-plan)."""
-        cutoff = _now() - timedelta(seconds=stale_after)
+        cutoff = self._now() - timedelta(seconds=stale_after)
         with self.db.session() as s:
             ids = s.scalars(
                 select(Job.id).where(
@@ -132,8 +147,8 @@ class JobStore:
                 res = s.execute(
                     update(Job).where(Job.id == job_id, (Job.status == "queued")
                                       | ((Job.status == "planning") & (Job.updated_at < cutoff)))
-                    .values(status="planning", planner=worker[:128], updated_at=_now(),
-                            started_at=func.coalesce(Job.started_at, _now()))
+                    .values(status="planning", planner=worker[:128], updated_at=self._now(),
+                            started_at=func.coalesce(Job.started_at, self._now()))
                 )
                 if res.rowcount:  # type: ignore[attr-defined]
                     s.commit()
@@ -147,7 +162,7 @@ class JobStore:
 
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status == "planning", Job.planner == worker)
-                            .values(status="running", phase=phase, plan=plan_json, updated_at=_now(),
+                            .values(status="running", phase=phase, plan=plan_json, updated_at=self._now(),
                                     units_total=len(units), units_done=0, nodes=Job.nodes + nodes))
             if not res.rowcount:  # type: ignore[attr-defined]
                 return False
@@ -162,7 +177,7 @@ class JobStore:
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
                             .values(status="queued", phase=phase, plan=None, result=chain_json,
-                                    nodes=Job.nodes + nodes, updated_at=_now()))
+                                    nodes=Job.nodes + nodes, updated_at=self._now()))
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def finish_job(self, job_id: str, result_json: str, nodes: int) -> bool:
@@ -170,7 +185,7 @@ class JobStore:
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
                             .values(status="done", result=result_json, nodes=Job.nodes + nodes,
-                                    finished_at=_now(), updated_at=_now()))
+                                    finished_at=self._now(), updated_at=self._now()))
             if res.rowcount:  # type: ignore[attr-defined]  # what is still queued is no longer needed
                 s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
                           .values(status="skipped"))
@@ -179,7 +194,8 @@ class JobStore:
     def fail_job(self, job_id: str, error: str) -> bool:
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(ACTIVE))
-                            .values(status="failed", error=error[:4000], finished_at=_now(), updated_at=_now()))
+                            .values(status="failed", error=error[:4000], finished_at=self._now(),
+                                    updated_at=self._now()))
             if res.rowcount:  # type: ignore[attr-defined]
                 s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")
                           .values(status="cancelled"))
@@ -188,7 +204,7 @@ class JobStore:
     def touch_progress(self, job_id: str, units_done: int) -> None:
         with self.db.session() as s:
             s.execute(update(Job).where(Job.id == job_id, Job.status == "running")
-                      .values(units_done=units_done, updated_at=_now()))
+                      .values(units_done=units_done, updated_at=self._now()))
 
     def running_jobs(self) -> list[Job]:
         with self.db.session() as s:
@@ -240,7 +256,7 @@ class JobStore:
             ).all()
             for uid, job_id, kind, g1, resp in rows:
                 lease = uuid.uuid4().hex[:16]
-                now = _now()
+                now = self._now()
                 res = s.execute(update(JobUnit).where(JobUnit.id == uid, JobUnit.status == "queued")
                                 .values(status="running", lease=lease, worker=worker[:128], heartbeat_at=now,
                                         started_at=now, attempts=JobUnit.attempts + 1))
@@ -260,7 +276,7 @@ class JobStore:
         with self.db.session() as s:
             res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
                                                   JobUnit.status == "running")
-                            .values(heartbeat_at=_now(), nodes=nodes))
+                            .values(heartbeat_at=self._now(), nodes=nodes))
             if not res.rowcount:  # type: ignore[attr-defined]
                 return False
             status = s.scalar(select(Job.status).join(JobUnit, JobUnit.job_id == Job.id)
@@ -275,7 +291,7 @@ class JobStore:
             return 0
         n = 0
         with self.db.session() as s:
-            now = _now()
+            now = self._now()
             for unit_id, lease in claims:
                 res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
                                                       JobUnit.status == "running").values(heartbeat_at=now))
@@ -292,7 +308,7 @@ class JobStore:
                                                   JobUnit.status == "running")
                             .values(status="done", value=value, exact=exact, possible=possible,
                                     best_guess=best_guess, per_response=per, nodes=nodes, seconds=seconds,
-                                    finished_at=_now(), heartbeat_at=_now()))
+                                    finished_at=self._now(), heartbeat_at=self._now()))
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def release_unit(self, unit_id: int, lease: str, error: str | None, max_attempts: int) -> str | None:
@@ -322,7 +338,7 @@ class JobStore:
     def requeue_stale(self, stale_after: float, max_attempts: int) -> int:
         """Units whose worker stopped heartbeating go back to the queue (or fail past the cap); those
         of a job that has ended meanwhile are skipped (or cancelled) instead."""
-        cutoff = _now() - timedelta(seconds=stale_after)
+        cutoff = self._now() - timedelta(seconds=stale_after)
         with self.db.session() as s:
             stale = s.execute(select(JobUnit.id, JobUnit.job_id, JobUnit.attempts, Job.status)
                               .join(Job, Job.id == JobUnit.job_id)
@@ -363,18 +379,18 @@ class JobStore:
     def register_worker(self, worker: str, host: str, pid: int, processes: int, scheduler: str | None) -> None:
         with self.db.session() as s:
             s.merge(WorkerRow(id=worker[:128], host=host[:128], pid=pid, processes=processes,
-                              scheduler=scheduler, started_at=_now(), heartbeat_at=_now(), stopped_at=None))
+                              scheduler=scheduler, started_at=self._now(), heartbeat_at=self._now(), stopped_at=None))
 
     def beat_worker(self, worker: str) -> None:
         with self.db.session() as s:
-            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(heartbeat_at=_now()))
+            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(heartbeat_at=self._now()))
 
     def stop_worker(self, worker: str) -> None:
         with self.db.session() as s:
-            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(stopped_at=_now()))
+            s.execute(update(WorkerRow).where(WorkerRow.id == worker).values(stopped_at=self._now()))
 
     def live_workers(self, within: float) -> list[WorkerRow]:
-        cutoff = _now() - timedelta(seconds=within)
+        cutoff = self._now() - timedelta(seconds=within)
         with self.db.session() as s:
             return list(s.scalars(select(WorkerRow).where(WorkerRow.heartbeat_at >= cutoff,
                                                           WorkerRow.stopped_at.is_(None))).all())

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from service.jobs import manage, runner
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.store import db as store_db
-from service.store.jobs import JobStore
+from service.store import jobs as store_jobs
+from service.store.jobs import JobStore, as_aware
 from service.store.positions import PositionStore
 from solver.game import Game
 from solver.search import Searcher, SolveOptions
@@ -93,6 +95,27 @@ def workers(db_url: str, tmp_path: Path) -> Iterator[Workers]:
     w = Workers(db_url, tmp_path)
     yield w
     w.stop_all()
+
+
+class ManualClock:
+    """A clock the test moves by hand, so that leases and heartbeats age without waiting."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> ManualClock:
+    """The clock of every job store of this process, the ones a worker's task makes included."""
+    manual = ManualClock()
+    monkeypatch.setattr(store_jobs, "_now", manual)
+    return manual
 
 
 def _wait(cond: Callable[[], Any], timeout: float, what: str, poll: float = 0.05) -> Any:
@@ -295,7 +318,8 @@ def test_a_unit_run_twice_writes_nothing_twice(db_url: str) -> None:
     assert run_unit(db_url, claim.unit_id, claim.lease, 0.5)["status"] == "lost"  # the old lease
 
 
-def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: pytest.MonkeyPatch,
+                                                    clock: ManualClock) -> None:
     """A claimed unit is silent until its task starts and its searcher is warm (numba compiling on a
     fresh machine takes many heartbeats): its task beats from its first instant, and its worker
     vouches for it while it waits; a unit nobody vouches for is re-queued."""
@@ -309,29 +333,42 @@ def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: py
     assert job is not None and job.id == job_id
     assert manage.plan_job(jobs, positions, job, "t", Searcher(mm, SolveOptions("kmovers", 6)))
     a, b, c = jobs.claim_units("t", 3)
-    time.sleep(0.6)
+    clock.advance(0.6)
     assert jobs.vouch([(a.unit_id, a.lease), (b.unit_id, "not-its-lease")]) == 1
     assert jobs.requeue_stale(0.5, 3) == 2  # b and c: nobody holding their lease spoke for them
     status = {u.id: u.status for u in jobs.units(job_id)}
     assert (status[a.unit_id], status[b.unit_id], status[c.unit_id]) == ("running", "queued", "queued")
 
     real = runner.searcher_for
+    warming, compiled = threading.Event(), threading.Event()
 
     def slow_searcher_for(*args: Any, **kw: Any) -> Searcher:
-        time.sleep(1.5)  # as long as a first compile, at this test's scale
+        warming.set()
+        assert compiled.wait(60)  # a first compile: as long as the test keeps it waiting
         return real(*args, **kw)
 
     monkeypatch.setattr(runner, "searcher_for", slow_searcher_for)
     report: dict[str, Any] = {}
-    t = threading.Thread(target=lambda: report.update(run_unit(db_url, a.unit_id, a.lease, 0.1)))
+    t = threading.Thread(target=lambda: report.update(run_unit(db_url, a.unit_id, a.lease, 0.05)))
     t.start()
-    time.sleep(1.0)
-    assert jobs.requeue_stale(0.5, 3) == 0  # warming up, yet beating
-    t.join(60)
+    try:
+        assert warming.wait(30)
+        clock.advance(1.0)  # twice the staleness limit since a's last word ...
+        aged = clock()
+
+        def beat_of_a() -> bool:
+            beat = as_aware(next(u for u in jobs.units(job_id) if u.id == a.unit_id).heartbeat_at)
+            return beat is not None and beat >= aged
+
+        _wait(beat_of_a, 30, "a heartbeat while the searcher warms up")  # ... but its task beats meanwhile
+        assert jobs.requeue_stale(0.5, 3) == 0
+    finally:
+        compiled.set()
+        t.join(60)
     assert report["status"] == "done"
 
 
-def test_a_stale_unit_of_an_ended_job_is_not_queued_again(db_url: str) -> None:
+def test_a_stale_unit_of_an_ended_job_is_not_queued_again(db_url: str, clock: ManualClock) -> None:
     """A dead worker's unit whose job was cancelled (or proven) meanwhile must not wait in the queue
     for ever: it ends with its job."""
     db = Database(db_url)
@@ -343,7 +380,7 @@ def test_a_stale_unit_of_an_ended_job_is_not_queued_again(db_url: str) -> None:
     assert manage.plan_job(jobs, positions, job, "t", planner)
     claim = jobs.claim_units("t", 1)[0]
     assert jobs.cancel(job_id) == ("cancelled", True)
-    time.sleep(0.6)
+    clock.advance(0.6)
     assert jobs.requeue_stale(0.5, 3) == 1
     unit = next(u for u in jobs.units(job_id) if u.id == claim.unit_id)
     assert unit.status == "cancelled" and unit.lease is None
