@@ -18,5 +18,5 @@ if [ "${1:-}" = "worker" ]; then
 fi
 export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$(mktemp -d)}"
 exec gunicorn --config "$(python -c "import service, os; print(os.path.join(os.path.dirname(service.__file__), 'gunicorn_conf.py'))")" \
-    --bind 0.0.0.0:8000 --workers "${WEB_CONCURRENCY:-2}" \
+    --bind "0.0.0.0:${PORT:-8000}" --workers "${WEB_CONCURRENCY:-2}" \
     service.wsgi:app

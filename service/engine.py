@@ -19,9 +19,13 @@ import numpy as np
 from service.config import Settings
 from service.knowledge import Knowledge
 from service.store.positions import PositionStore
-from solver.game import Game
+from solver.codes import response_factors
+from solver.game import Game, Turn
+from solver.heuristics import get_strategy
 from solver.search import Searcher, SolveOptions, fallback_move
-from solver.table import TableKey, TranspositionTable
+from solver.table import TableKey, TranspositionTable, position_entries
+from solver.tree import build_tree, from_compact, strategy_chooser, to_compact
+from solver.vocabulary import ONE_STEP_STRATEGIES
 
 
 def warm_searcher(store: PositionStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
@@ -83,21 +87,36 @@ _WARMING = threading.Lock()
 
 
 def warm_up() -> None:
-    """Load (or compile) every kernel a request can run, on a tiny game; once per process.
+    """Load (or compile) every kernel that start-up or a request can run, on a tiny game; once per process.
 
     Budgets are wall-clock time, so the first search of a process must not spend its budget loading
     the search kernels from numba's cache, or compiling them on a fresh install (half a minute; the
-    set-up script compiles them into the cache, so that a server only loads them).  The kernels'
-    argument types do not depend on the game, so one tiny game covers every game.
+    set-up script and the container image compile them into the cache, so that a server only loads
+    them).  The kernels' argument types do not depend on the game, so one tiny game covers every game:
+    the searches of both criteria, the fallbacks, every one-step strategy's tree and the compact
+    encoding that the shipped trees are verified with on load.
     """
     with _WARMING:
         if _WARM.is_set():
             return
         game = Game(2, 3, True)
         for options in (SolveOptions("total"), SolveOptions("kmovers", 3)):
-            Searcher(game, options, table_capacity=1024).solve(())
+            searcher = Searcher(game, options, table_capacity=1024)
+            result = searcher.solve(())
+            key = searcher.table().key
+            table = TranspositionTable(game, key, 64)
+            table.load(position_entries(game, key, game.all_codes, 0, result.value, result.best_guess,
+                                        result.per_response))  # a warm start from the database's entries
+            table.probe(game.all_codes, game.size, 0)  # a lookup in the table, as the answer chain makes
         for criterion in ("total", "kmovers"):
             fallback_move(game, game.all_codes, [], criterion)
+        game.candidates((Turn(0, game.response(0, 1)),))  # a history's candidates
+        Game(2, 2, True).response(0, 1)  # a one-off response, computed before any table is built
+        response_factors(2, 3, True)  # what games too big for a response table use instead
+        arrays = game.arrays(table=True)
+        for name in ONE_STEP_STRATEGIES:
+            tree = build_tree(game, strategy_chooser(game, get_strategy(name), arrays), arrays=arrays)
+            from_compact(to_compact(tree))
         empty = np.zeros(0, dtype=np.uint64)  # the bulk load of shipped knowledge into a search's table
         TranspositionTable(game, TableKey(game.spec, "total", None, None, False, False), 64).load_keys(
             empty, empty, np.zeros((0, 6), dtype=np.int64))

@@ -71,3 +71,33 @@ def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(30)
+
+
+def test_warm_up_loads_every_kernel_python_calls() -> None:
+    """``warm_up`` (run by set-up, by the image's build and before a server listens) must reach every kernel
+    that Python code calls, or the first request that needs a missed one compiles it for seconds (in the
+    container, into a cache the image was meant to hold).  Kernels called only from other kernels are
+    compiled with their callers."""
+    from pathlib import Path
+
+    from numba.core.registry import CPUDispatcher
+
+    import solver.kernels
+    import solver.searchkernels
+    import solver.ttkernels
+    from service.engine import warm_up
+
+    warm_up()
+    root = Path(__file__).resolve().parents[2]
+    called: set[tuple[str, str]] = set()
+    for path in [*root.joinpath("solver").glob("*.py"), *root.joinpath("service").rglob("*.py")]:
+        if path.name in ("kernels.py", "searchkernels.py", "ttkernels.py"):
+            continue
+        for module, name in re.findall(r"\b(searchkernels|sk|ttkernels|tk|kernels)\.([a-z_]\w*)\(", path.read_text()):
+            called.add((module, name))
+    modules = {"kernels": solver.kernels, "searchkernels": solver.searchkernels, "sk": solver.searchkernels,
+               "ttkernels": solver.ttkernels, "tk": solver.ttkernels}
+    assert len(called) >= 10, called
+    cold = sorted(f"{m}.{n}" for m, n in called
+                  if isinstance(getattr(modules[m], n), CPUDispatcher) and not getattr(modules[m], n).signatures)
+    assert cold == [], f"warm_up never runs {cold}"
