@@ -31,9 +31,9 @@ def default_database_url() -> str:
 
 
 def warm(app: APIFlask) -> None:
-    """Everything an app loads before it can answer at once: the proven trees (verified on load), the
-    shipped knowledge and the solver's kernels.  Idempotent."""
-    app.extensions["bullscows_trees"].all()
+    """Everything an app loads before it can answer at once: the presets' proven trees (verified on
+    load), the shipped knowledge and the solver's kernels.  Idempotent."""
+    app.extensions["bullscows_trees"].presets()  # the atlas's trees load when first asked for
     knowledge = app.extensions["bullscows_pool"].knowledge
     if knowledge is not None:
         knowledge.all()

@@ -195,6 +195,30 @@ class JobList(BaseModel):
     workers_alive: int
 
 
+class AtlasNumber(BaseModel):
+    """One number of the atlas: proven exactly, or bracketed by proven bounds."""
+
+    label: str
+    value: int | None = Field(description="The exact value; null while only bounds are proven.")
+    exact: bool
+    lower: int = Field(description="A proven lower bound (the value when exact).")
+    upper: int | None = Field(description="A proven upper bound (the value when exact); null when none is known.")
+
+
+class AtlasOut(BaseModel):
+    """What optimal play is worth in this game, as computed by `bullscows atlas run` and shipped."""
+
+    total: AtlasNumber
+    worst_case: AtlasNumber
+    total_within_worst_case: AtlasNumber
+    total_depth: AtlasNumber
+    worst_case_movers: AtlasNumber
+    average: float | None = Field(description="The optimal total divided by the number of codes, when exact.")
+    seconds: float = Field(description="Wall-clock time the atlas spent on the game (see `machine`).")
+    machine: str
+    command: str = Field(description="The command that recomputes the entry from an empty table.")
+
+
 class GameOut(BaseModel):
     """A game's parameters and the responses it allows."""
 
@@ -205,6 +229,8 @@ class GameOut(BaseModel):
     alphabet: str
     codes: int
     responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
+    atlas: AtlasOut | None = Field(default=None, description="The atlas's numbers for this game (games up to 8192 "
+                                   "codes with 2-8 positions and 2-10 symbols); null for other games.")
 
 
 class StrategyInfo(BaseModel):
@@ -223,10 +249,24 @@ class SourceInfo(BaseModel):
     meaning: str
 
 
+class AtlasGame(BaseModel):
+    """An atlas game, for menus: details at ``GET /v1/games/{game}``."""
+
+    game: str = Field(description="'positions,symbols,repetition', as requests name it.")
+    positions: int
+    symbols: int
+    repetition: bool
+    codes: int
+    exact: bool = Field(description="Whether every number of its entry is proven.")
+    average: float | None = Field(description="Optimal average number of guesses, when proven.")
+
+
 class GamesOut(BaseModel):
-    """What the service plays: the presets, its limits and its strategies."""
+    """What the service plays: the presets, its limits, its strategies and the atlas's games."""
 
     presets: list[GameOut]
+    atlas: list[AtlasGame] = Field(description="Every game of the atlas computed so far, smallest first; those "
+                                   "with an exact total are answered from shipped trees.")
     limits: dict[str, int] = Field(description=(
         "max_codes: largest game a request may name; exact_search_max_codes: largest game optimal "
         "strategies search exactly (larger ones answer from their heuristic); tree_max_codes: largest "

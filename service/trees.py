@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from solver.game import Game
+from solver.game import PRESETS, Game
 from solver.tree import Node, Tree, from_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
@@ -77,32 +77,61 @@ def _annotate(tree: Tree) -> dict[int, tuple[int, int, int]]:
     return out
 
 
+def read_manifest(folder: str = TREE_DIR) -> dict[tuple[str, str], dict[str, Any]]:
+    """The shipped trees' descriptions by (game spec, strategy), without loading any tree."""
+    path = os.path.join(folder, "manifest.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        return {(Game.from_spec(meta["game"]).spec, meta["strategy"]): meta for meta in json.load(fh)["trees"]}
+
+
+def write_manifest(metas: dict[tuple[str, str], dict[str, Any]], folder: str = TREE_DIR) -> None:
+    """Write the manifest: the presets' trees first, then the others by game size."""
+    def order(meta: dict[str, Any]) -> tuple[int, int, str, str]:
+        game = Game.from_spec(meta["game"])
+        return (0 if meta["game"] in PRESETS else 1, game.size, game.spec, meta["strategy"])
+
+    with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as fh:
+        json.dump({"trees": sorted(metas.values(), key=order)}, fh, indent=1)
+        fh.write("\n")
+
+
 class TreeLibrary:
-    """The shipped trees, loaded on first use."""
+    """The shipped trees.  The manifest is read on first use, and each tree is loaded (and verified
+    against its game) the first time it is asked for: the presets' trees when the app warms up, the
+    atlas's when one of its games is first played, so that start-up does not pay for a hundred trees."""
 
     def __init__(self, folder: str = TREE_DIR) -> None:
         self.folder = folder
-        self._trees: dict[tuple[str, str], StoredTree] | None = None
+        self._metas: dict[tuple[str, str], dict[str, Any]] | None = None
+        self._trees: dict[tuple[str, str], StoredTree] = {}
         self._lock = threading.Lock()
 
-    def _load(self) -> dict[tuple[str, str], StoredTree]:
+    def metas(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """What is shipped, by (game spec, strategy), without loading any tree."""
         with self._lock:
-            if self._trees is None:
-                trees: dict[tuple[str, str], StoredTree] = {}
-                manifest = os.path.join(self.folder, "manifest.json")
-                if os.path.exists(manifest):
-                    with open(manifest, encoding="utf-8") as fh:
-                        for meta in json.load(fh)["trees"]:
-                            with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
-                                tree = from_compact(tf.read())
-                            trees[(Game.from_spec(meta["game"]).spec, meta["strategy"])] = StoredTree(
-                                meta, tree, _annotate(tree))
-                self._trees = trees
-            return self._trees
+            if self._metas is None:
+                self._metas = read_manifest(self.folder)
+            return self._metas
+
+    def _tree(self, key: tuple[str, str]) -> StoredTree | None:
+        meta = self.metas().get(key)
+        if meta is None:
+            return None
+        with self._lock:
+            stored = self._trees.get(key)
+            if stored is None:
+                with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
+                    tree = from_compact(tf.read())
+                stored = self._trees[key] = StoredTree(meta, tree, _annotate(tree))
+            return stored
 
     def get(self, game: Game, strategy: str, max_guesses: int | None) -> StoredTree | None:
         """The stored tree for this game and strategy, if it answers the same question."""
-        stored = self._load().get((game.spec, strategy))
+        if (game.spec, strategy) not in self.metas():
+            return None
+        stored = self._tree((game.spec, strategy))
         if stored is None or stored.tree.game.alphabet[: game.symbols] != game.alphabet[: game.symbols]:
             return None
         if strategy == "optimal-kmovers" and stored.meta["max_guesses"] != max_guesses:
@@ -112,9 +141,14 @@ class TreeLibrary:
             return None
         return stored
 
+    def presets(self) -> list[StoredTree]:
+        """The preset games' trees (loaded and verified: what the app warms up with)."""
+        specs = {Game.from_spec(name).spec for name in PRESETS}
+        return [t for key in self.metas() if key[0] in specs and (t := self._tree(key)) is not None]
+
     def all(self) -> list[StoredTree]:
-        """Every stored tree."""
-        return list(self._load().values())
+        """Every stored tree, each loaded and verified."""
+        return [t for key in self.metas() if (t := self._tree(key)) is not None]
 
 
 def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:

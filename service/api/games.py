@@ -23,6 +23,7 @@ from apiflask import APIBlueprint
 from cryptography.fernet import Fernet, InvalidToken
 from flask import current_app
 
+from service import atlas
 from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
@@ -52,18 +53,20 @@ KEY_FILE = "secret.key"
 
 
 def describe(game: Game) -> dict[str, Any]:
-    """The game's parameters and every response a guess can get in it."""
-    return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()]}
+    """The game's parameters, every response a guess can get in it, and its atlas entry if it has one."""
+    return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()],
+            "atlas": atlas.served(game)}
 
 
 @bp.get("/games")
 @bp.output(GamesOut)
 def games() -> Any:
-    """The presets with their parameters and responses, the service's limits, and every strategy
-    ``next-move`` accepts (the default first)."""
+    """The presets with their parameters and responses, the service's limits, every strategy
+    ``next-move`` accepts (the default first), and the atlas's games."""
     settings: Settings = current_app.config["SETTINGS"]
     return {
         "presets": [describe(Game.from_spec(name)) for name in PRESETS],
+        "atlas": atlas.menu(),
         "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": math.isqrt(TABLE_MAX_BYTES),
                    "tree_max_codes": settings.tree_max_codes, "max_history": settings.max_history,
                    "default_time_budget_ms": settings.default_time_budget_ms,

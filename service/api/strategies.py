@@ -93,10 +93,9 @@ def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
     library = current_app.extensions["bullscows_trees"]
     stored = library.get(game, strategy, max_guesses)
     if stored is None and max_guesses is None:
-        stored = next((t for t in library.all() if t.meta["strategy"] == strategy
-                       and Game.from_spec(t.meta["game"]).spec == game.spec), None)
-        if stored is not None and library.get(game, strategy, stored.meta["max_guesses"]) is None:
-            stored = None  # another alphabet
+        meta = library.metas().get((game.spec, strategy))
+        if meta is not None:
+            stored = library.get(game, strategy, meta["max_guesses"])
     if stored is None:
         return None
     tree: Tree = stored.tree

@@ -44,6 +44,27 @@ def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     assert body["limits"]["max_codes"] == 100_000 and body["limits"]["tree_max_codes"] == 6_000
 
 @backend_agnostic
+def test_game_info_reports_the_atlas_with_its_flags(client: FlaskClient) -> None:
+    """An atlas game carries its numbers, each exact or with bounds, and the command that recomputes it;
+    a game outside the atlas carries null."""
+    from service import atlas
+
+    mm = client.get("/v1/games/mastermind").json["atlas"]
+    shipped = atlas.load()["4,6,1"]["values"]
+    assert mm["total"] == {"label": "optimal total (no depth limit)", "value": shipped["total"]["value"],
+                           "exact": True, "lower": shipped["total"]["value"], "upper": shipped["total"]["value"]}
+    assert (mm["worst_case"]["value"], mm["total_within_worst_case"]["value"]) == (5, 5626)
+    assert mm["average"] == round(mm["total"]["value"] / 1296, 6)
+    assert mm["command"].startswith("bullscows atlas run --game 4,6,1")
+    same = client.get("/v1/games/4,6,1").json["atlas"]
+    assert same == mm
+    for name in ("5,10,0", "9,2,1"):  # too big for the atlas; more positions than it has
+        assert client.get(f"/v1/games/{name}").json["atlas"] is None
+    presets = {p["name"]: p for p in client.get("/v1/games").json["presets"]}
+    assert presets["mastermind"]["atlas"] == mm
+
+
+@backend_agnostic
 def test_game_info_lists_the_responses_the_game_allows(client: FlaskClient) -> None:
     for spec in ("bulls-cows", "mastermind", "4,5,0", "3,2,1", "2,1,1"):
         game = Game.from_spec(spec)

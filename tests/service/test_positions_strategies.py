@@ -128,11 +128,11 @@ def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
     assert optimal["total"] == 5626
     r = client.get("/v1/strategies/mastermind/knuth")
     assert r.status_code == 404 and r.json["type"] == "/problems/unknown-strategy"
-    r = client.get("/v1/strategies/4,9,0/optimal-total")  # 3024 codes, and no shipped tree
+    r = client.get("/v1/strategies/4,11,0/optimal-total")  # 7920 codes, outside the atlas: no shipped tree
     assert r.status_code == 422 and r.json["type"] == "/problems/strategy-too-expensive"
     r = client.get("/v1/strategies/5,6,1/entropy")  # 7776 codes: more than a request may build
     assert r.status_code == 422 and "at most 6000 codes" in r.json["detail"]
-    r = client.get("/v1/strategies/3,4,1/optimal-kmovers")  # k-movers needs its k (none shipped)
+    r = client.get("/v1/strategies/2,11,1/optimal-kmovers")  # k-movers needs its k (none shipped: not an atlas game)
     assert r.status_code == 400 and r.json["type"] == "/problems/invalid-search-parameters"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -18,12 +19,16 @@ def library() -> TreeLibrary:
 
 
 def test_manifest_covers_the_specs(library: TreeLibrary) -> None:
-    shipped = {(t.meta["game"], t.meta["strategy"]) for t in library.all()}
+    """The presets' trees are the specs' (`trees build`); every other shipped tree is the atlas's
+    (`atlas trees`, played in tests/test_atlas.py)."""
+    shipped = {(t.meta["game"], t.meta["strategy"]) for t in library.presets()}
     assert shipped == {(s["game"], s["strategy"]) for s in SPECS}
+    others = [m for key, m in library.metas().items() if (m["game"], m["strategy"]) not in shipped]
+    assert all(m.get("source") == "atlas" for m in others)
 
 
 def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[str, Any]) -> None:
-    for stored in library.all():
+    for stored in library.presets():
         tree, meta = stored.tree, stored.meta
         game = tree.game
         lengths = [len(tree.play(secret)) for secret in range(game.size)]
@@ -155,3 +160,28 @@ def test_http_bot_reproduces_the_bulls_cows_tree(tmp_path: Any, library: TreeLib
     assert r7["exact"] is True and r7["source"] == "tree" and r7["guess"] == "0123" and r7["note"] is None
     r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total"}).json
     assert (r["source"], r["guess"], r["exact"], r["note"]) == ("tree", "0123", True, None)
+
+
+@backend_agnostic
+def test_atlas_games_are_answered_from_their_trees(client: FlaskClient) -> None:
+    """A game the atlas solved is played from its shipped tree, under relabelling too, with the atlas's
+    value; its strategy tree is served as proven optimal."""
+    from service import atlas
+
+    game = Game.from_spec("4,7,1")
+    values = atlas.load()[game.spec]["values"]
+    r = client.post("/v1/next-move", json={"game": "4,7,1", "strategy": "optimal-total"}).json
+    assert (r["source"], r["exact"]) == ("tree", True)
+    assert r["value"]["expected"] == pytest.approx(values["total"]["value"] / game.size)
+    rng = random.Random(7)
+    for secret in rng.sample(range(game.size), 20):
+        for perm in ("0123456", "6543210"):  # the secret as written, and with its symbols renamed
+            relabelled = game.code_of([int(perm[s]) for s in game.symbols_of(secret)])
+            n, sources = _play(client, game, relabelled, "optimal-total")
+            assert sources == {"tree"} and n <= values["total_depth"]["value"] + 1
+    worst = values["worst_case"]["value"]
+    movers = client.post("/v1/next-move", json={"game": "4,7,1", "strategy": "optimal-kmovers",
+                                                "max_guesses": worst}).json
+    assert (movers["source"], movers["exact"]) == ("tree", True)
+    strategy = client.get("/v1/strategies/4,7,1/optimal-total").json
+    assert strategy["optimal"] is True and strategy["total"] == values["total"]["value"]

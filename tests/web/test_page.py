@@ -216,6 +216,28 @@ def test_the_explorer_shows_the_apis_numbers(page: Any, live: LiveServer) -> Non
     assert (ARTIFACTS / "explorer-mastermind.png").stat().st_size > 10_000
 
 
+def test_the_explorer_picks_any_atlas_game(page: Any, live: LiveServer) -> None:
+    """Every game the atlas solved is in the game menu; choosing one shows its optimal numbers, and the
+    explorer shows its shipped tree as proven optimal, with the atlas's total."""
+    api = live.app.test_client()
+    listed = [g["game"] for g in api.get("/v1/games").json["atlas"] if g["average"] is not None]
+    offered = page.locator("#preset optgroup option").evaluate_all("os => os.map(o => o.value)")
+    assert offered == listed and "4,7,1" in offered
+    _choose(page, "4,7,1")
+    atlas = api.get("/v1/games/4,7,1").json["atlas"]
+    page.wait_for_function("() => /Optimal play/.test(document.getElementById('game-info').textContent)")
+    info = page.text_content("#game-info") or ""
+    assert f"{atlas['total']['value']} guesses in all ({atlas['average']:.3f} on average)" in info
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    page.select_option("#x-b", "")
+    page.click("#x-show")
+    page.wait_for_selector("#x-results:not([hidden])")
+    total = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
+    optimal = page.locator("#x-summary tr[data-measure='optimal'] td").first.text_content()
+    assert (total, optimal) == (str(atlas["total"]["value"]), "yes")
+
+
 NEXT_TO = """([control, slot]) => {
   const c = document.getElementById(control);
   return (c.closest('.row, fieldset, form, .responses') || c).nextElementSibling.id === slot;

@@ -42,8 +42,13 @@ export const game = {
     if (seq !== this.loads) return null;
     this.info = info;
     const rep = info.repetition ? "repeats allowed" : "all different";
-    $("game-info").textContent =
-      `${info.positions} positions, symbols ${info.alphabet} (${rep}): ${info.codes} possible secrets.`;
+    let line = `${info.positions} positions, symbols ${info.alphabet} (${rep}): ${info.codes} possible secrets.`;
+    const total = info.atlas && info.atlas.total;
+    if (total && total.exact) {
+      line += ` Optimal play: ${total.value} guesses in all (${info.atlas.average.toFixed(3)} on average)`;
+      line += info.atlas.worst_case.exact ? `, never more than ${info.atlas.worst_case.value} with the best worst case.` : ".";
+    }
+    $("game-info").textContent = line;
     return info;
   },
 };
@@ -52,8 +57,22 @@ export function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
 }
 
+// The games the atlas solved exactly, as a group of the game menu: their optimal strategies are answered
+// from shipped trees, so the computer plays and the explorer shows them at once.
+function fillAtlas(games) {
+  const group = document.createElement("optgroup");
+  group.label = "Solved exactly (the atlas)";
+  for (const g of games) {
+    if (g.average === null) continue;
+    const rep = g.repetition ? "repeats allowed" : "all different";
+    group.append(new Option(`${g.positions} of ${g.symbols} symbols, ${rep} (${g.codes} codes)`, g.game));
+  }
+  if (group.children.length) $("preset").insertBefore(group, $("preset").querySelector('option[value="custom"]'));
+}
+
 export async function fillStrategies() {
   const info = await api("GET", "/v1/games");
+  fillAtlas(info.atlas);
   STRATEGIES.splice(0, STRATEGIES.length, ...info.strategies.map((s) => [s.name, s.label]));
   for (const sel of document.querySelectorAll("select.strategy")) {
     if (sel.classList.contains("optional")) sel.add(new Option("— none —", ""));

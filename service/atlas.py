@@ -1,0 +1,221 @@
+"""The atlas as shipped data: ``service/data/atlas.json``, written by ``bullscows atlas run`` and read
+by ``GET /v1/games/{game}`` and ``bullscows atlas show``.
+
+The file is both the product and the campaign's progress: each game's entry is rewritten as soon as
+it is computed (atomically), an entry whose numbers are all exact is never computed again, and one
+with bounds is computed again, from scratch, by the next run (with a larger ``--budget``).  What each
+number means, and how it is found, is :mod:`solver.atlas`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from solver.atlas import LABELS, NAMES, Value, atlas_games, solve_game
+from solver.game import PRESETS, Game
+
+ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
+
+
+def load(path: str = ATLAS_FILE) -> dict[str, dict[str, Any]]:
+    """Entries by game spec (``"4,6,1"``); empty when the file does not exist yet."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    return {str(e["game"]): e for e in doc["games"]}
+
+
+def save(entries: dict[str, dict[str, Any]], path: str = ATLAS_FILE) -> None:
+    """Write every entry, smallest game first, atomically (a killed run leaves the previous file)."""
+    order = {g.spec: i for i, g in enumerate(atlas_games())}
+    games = sorted(entries.values(), key=lambda e: (order.get(str(e["game"]), len(order)), str(e["game"])))
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({"atlas": "bullscows", "names": list(NAMES), "games": games}, fh, indent=1)
+        fh.write("\n")
+    os.chmod(tmp, 0o644)  # package data: readable by whoever runs the service (mkstemp makes it 0600)
+    os.replace(tmp, path)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped() -> dict[str, dict[str, Any]]:
+    """The package's atlas, read once per process."""
+    return load(ATLAS_FILE)
+
+
+def served(game: Game) -> dict[str, Any] | None:
+    """A game's entry as ``GET /v1/games/{game}`` gives it (``AtlasOut``), or None outside the atlas."""
+    entry = shipped().get(game.spec)
+    if entry is None:
+        return None
+    values = entry["values"]
+    total = values["total"]
+    return {
+        **{name: {"label": LABELS[name], **{k: values[name][k] for k in ("value", "exact", "lower", "upper")}}
+           for name in NAMES},
+        "average": round(total["value"] / entry["codes"], 6) if total["exact"] else None,
+        "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
+    }
+
+
+def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, folder: str | None = None,
+                log: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
+    """Build and ship the optimal trees of the atlas's exact games: the total without a depth limit, and
+    the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
+    beside the presets' (whose trees come from their campaigns and are left alone), and are verified
+    against the atlas's numbers before they are written.  Returns the manifest entries written."""
+    from service.trees import TREE_DIR, read_manifest, write_manifest
+    from solver.search import Searcher, SolveOptions, optimal_tree
+    from solver.tree import to_compact
+
+    folder = folder or TREE_DIR
+    manifest = read_manifest(folder)
+    presets = {Game.from_spec(name).spec for name in PRESETS}
+    written = []
+    for spec, entry in load(path).items():
+        if (specs is not None and spec not in set(specs)) or spec in presets or not finished(entry):
+            continue
+        game = Game.from_spec(spec)
+        values = entry["values"]
+        searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+        worst = int(values["worst_case"]["value"])
+        for strategy, options, expect in (
+                ("optimal-total", SolveOptions("total"), ("total", values["total"]["value"])),
+                ("optimal-kmovers", SolveOptions("kmovers", worst), ("movers", values["worst_case_movers"]["value"]))):
+            started = time.perf_counter()
+            tree = optimal_tree(game, options, searcher=searcher)
+            stats = tree.stats()
+            got = stats.total if expect[0] == "total" else stats.histogram.get(worst, 0)
+            if got != expect[1] or (strategy == "optimal-kmovers" and stats.worst_case > worst):
+                raise RuntimeError(f"{spec} {strategy}: the tree gives {got}, the atlas {expect[1]}")
+            name = f"{spec.replace(',', '-')}-{strategy}.tree"
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
+                fh.write(to_compact(tree))
+            meta = {"game": spec, "strategy": strategy, "criterion": options.criterion,
+                    "max_guesses": options.max_guesses, "mde": None, "from_set_only": False, "exact": True,
+                    "file": name, "total": stats.total, "worst_case": stats.worst_case,
+                    "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+                    "built": datetime.date.today().isoformat(), "source": "atlas"}
+            manifest[(spec, strategy)] = meta
+            written.append(meta)
+            log(f"{name}: total {stats.total}, worst case {stats.worst_case}, {stats.nodes} nodes, "
+                f"{time.perf_counter() - started:.1f} s")
+        write_manifest(manifest, folder)
+    return written
+
+
+def menu() -> list[dict[str, Any]]:
+    """Every shipped entry in brief, smallest game first (``GET /v1/games``'s ``atlas``)."""
+    out = []
+    for spec, e in shipped().items():
+        total = e["values"]["total"]
+        out.append({"game": spec, "positions": e["positions"], "symbols": e["symbols"], "repetition": e["repetition"],
+                    "codes": e["codes"], "exact": finished(e),
+                    "average": round(total["value"] / e["codes"], 6) if total["exact"] else None})
+    return out
+
+
+def finished(entry: dict[str, Any] | None) -> bool:
+    """Whether every number of an entry is exact."""
+    return entry is not None and all(entry["values"][name]["exact"] for name in NAMES)
+
+
+def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
+    """One game's entry, computed in this process with one searcher for every question of the game
+    (its tables are kept per question).  Runs in a worker process of :func:`run`."""
+    from solver.search import Searcher, SolveOptions
+
+    game = Game.from_spec(spec)
+    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    sources = _warm_from_campaigns(game, searcher)
+    witness = _witness(game)
+    if witness is not None:
+        sources.append(f"tree optimal-total (total {witness[0]}, worst case {witness[1]})")
+    started = time.perf_counter()
+    values = solve_game(
+        game, lambda options, seconds: searcher.solve_within((), seconds, options=options), budget_s,
+        {k: Value.from_dict(v) for k, v in (known or {}).get("values", {}).items()},
+        log=lambda line: print(f"# {line}", file=sys.stderr, flush=True),  # each search, as it ends
+        bound=lambda k: searcher.lower_bound(game.size, 1, k), witness=witness)
+    return {
+        "game": game.spec, "positions": game.positions, "symbols": game.symbols, "repetition": game.repetition,
+        "codes": game.size,
+        "values": {name: v.as_dict() for name, v in values.items()},
+        "seconds": round(time.perf_counter() - started, 3),
+        "budget_s": budget_s,
+        "command": f"bullscows atlas run --game {game.spec} --budget {budget_s:g}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "date": datetime.date.today().isoformat(),
+        "sources": sources,
+    }
+
+
+def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:
+    """Start the searches of ``game`` from what its campaigns proved (the shipped knowledge, one table
+    per question), so a game the project has solved by campaign (Bulls-and-Cows, Mastermind) is
+    answered from those proofs instead of being searched again from nothing.  Returns what was used."""
+    from service.knowledge import Knowledge
+    from solver.search import SolveOptions
+
+    used = []
+    for index in Knowledge().all():
+        key = index.key
+        if key.game != game.spec:
+            continue
+        index.warm(searcher.table_for(SolveOptions(key.criterion, key.max_guesses)))
+        limit = "no limit" if key.max_guesses is None else f"k={key.max_guesses}"
+        used.append(f"knowledge {key.criterion} {limit} ({len(index)} positions)")
+    return used
+
+
+def _witness(game: Game) -> tuple[int, int] | None:
+    """(total, worst case) of the campaigns' shipped optimal-total tree of ``game``, if there is one:
+    a strategy that exists, so T_k = T from its worst case on (:func:`solver.atlas.solve_game`)."""
+    from service.trees import TreeLibrary
+
+    stored = TreeLibrary().get(game, "optimal-total", None)  # loaded and verified: a real strategy
+    if stored is None or stored.meta.get("source") == "atlas" or stored.meta["max_guesses"] is not None:
+        return None
+    stats = stored.tree.stats()
+    return stats.total, stats.worst_case
+
+
+def run(games: Iterable[Game], budget_s: float, *, processes: int = 1, path: str = ATLAS_FILE,
+        log: Callable[[str], None] = lambda _: None) -> dict[str, dict[str, Any]]:
+    """Compute the entries of ``games`` that are not finished, ``processes`` games at a time, saving
+    the file after each one; the entries of other games are kept as they are."""
+    entries = load(path)
+    todo = [g for g in games if not finished(entries.get(g.spec))]
+    log(f"{len(todo)} games to compute, budget {budget_s:g} s per search, {processes} processes")
+    if not todo:
+        return entries
+    with ProcessPoolExecutor(max_workers=max(1, processes)) as pool:
+        futures = {pool.submit(compute, g.spec, budget_s, entries.get(g.spec)): g for g in todo}
+        for future in as_completed(futures):
+            entry = future.result()
+            entries[entry["game"]] = entry
+            save(entries, path)
+            numbers = ", ".join(f"{name} {shown(entry['values'][name])}" for name in NAMES)
+            log(f"{entry['game']} ({entry['codes']} codes, {entry['seconds']:.1f} s): {numbers}")
+    return entries
+
+
+def shown(value: dict[str, Any]) -> str:
+    """A number as the atlas prints it: the value, or its bounds ``[lower, upper]``."""
+    if value["exact"]:
+        return str(value["value"])
+    upper = "?" if value["upper"] is None else value["upper"]
+    return f"[{value['lower']}, {upper}]"

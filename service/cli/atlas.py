@@ -1,0 +1,106 @@
+"""``bullscows atlas``: every small game of the family solved exactly (see :mod:`solver.atlas`)."""
+
+from __future__ import annotations
+
+import click
+
+from service.cli._common import _fail, main
+
+
+@main.group("atlas")
+def atlas_group() -> None:
+    """The atlas: optimal totals, worst cases and movers of every game up to 8192 codes."""
+
+
+@atlas_group.command("run")
+@click.option("-g", "--game", "games", multiple=True,
+              help="Only these games ('positions,symbols,repetition', e.g. 4,7,1); default: every atlas game.")
+@click.option("--max-codes", type=click.IntRange(min=1), default=None,
+              help="Only the atlas games with at most this many codes.")
+@click.option("--budget", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
+              help="Wall-clock seconds per search; a search cut by it leaves bounds, to be resumed later.")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games computed at once, one process each.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, path: str | None) -> None:
+    """Compute the atlas entries that are not finished, smallest game first.
+
+    The file is rewritten after each game, so the command can be stopped at any time and run again:
+    finished games are kept, games left with bounds are computed again.
+    """
+    from service import atlas
+    from solver.atlas import ATLAS_MAX_CODES, atlas_games
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    chosen = atlas_games()
+    if games:
+        try:
+            wanted = [Game.from_spec(g) for g in games]
+        except SolverError as exc:
+            _fail(str(exc))
+        known = {g.spec for g in chosen}
+        outside = [g.spec for g in wanted if g.spec not in known]
+        if outside:
+            _fail(f"not atlas games (2-8 positions, 2-10 symbols, at most {ATLAS_MAX_CODES} codes): "
+                  f"{', '.join(outside)}")
+        chosen = [g for g in chosen if g.spec in {w.spec for w in wanted}]
+    if max_codes is not None:
+        chosen = [g for g in chosen if g.size <= max_codes]
+    atlas.run(chosen, budget, processes=processes, path=path or atlas.ATLAS_FILE,
+              log=lambda line: click.echo(f"# {line}", err=True))
+
+
+@atlas_group.command("show")
+@click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file (default: the package's).")
+def atlas_show(markdown: bool, path: str | None) -> None:
+    """The atlas's numbers, one game per line; bounds are shown as [lower, upper]."""
+    from service import atlas
+    from solver.atlas import NAMES
+
+    entries = atlas.load(path or atlas.ATLAS_FILE)
+    if not entries:
+        _fail("the atlas is empty: run `bullscows atlas run`")
+    if markdown:
+        click.echo("| game | positions | symbols | repetition | codes | T | average | W | T_W | D | W-movers | "
+                   "seconds |")
+        click.echo("|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for e in entries.values():
+        v = e["values"]
+        cells = [atlas.shown(v[name]) for name in NAMES]
+        t = v["total"]
+        average = f"{t['value'] / e['codes']:.4f}" if t["exact"] else ""
+        if markdown:
+            rep = "yes" if e["repetition"] else "no"
+            mark = " ‡" if e.get("sources") else ""  # started from a campaign's proofs (docs/atlas.md)
+            click.echo(f"| {e['game']} | {e['positions']} | {e['symbols']} | {rep} | {e['codes']} | {cells[0]} | "
+                       f"{average} | {' | '.join(cells[1:])} | {e['seconds']:.1f}{mark} |")
+        else:
+            click.echo(f"{e['game']:>7} {e['codes']:>5} codes  T {cells[0]:>7} ({average or '-':>6})  "
+                       f"W {cells[1]}  T_W {cells[2]}  D {cells[3]}  W-movers {cells[4]}  {e['seconds']:.1f} s")
+
+
+@atlas_group.command("trees")
+@click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every exact atlas game).")
+@click.option("--folder", default=None, help="Trees folder (default: the package's service/data/trees).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file (default: the package's).")
+def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) -> None:
+    """Build the optimal trees of the atlas's exact games (total, and fewest W-movers) into the shipped
+    trees, each checked against the atlas's numbers: next-move then answers those games from them."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    try:
+        specs = [Game.from_spec(g).spec for g in games] if games else None
+    except SolverError as exc:
+        _fail(str(exc))
+    try:
+        atlas.build_trees(specs, path=path or atlas.ATLAS_FILE, folder=folder,
+                          log=lambda line: click.echo(line, err=True))
+    except RuntimeError as exc:
+        _fail(str(exc))

@@ -1,0 +1,195 @@
+"""The atlas: what optimal play is worth in every small game of the family, computed by the exact search.
+
+A game of the atlas has 2–8 positions, 2–10 symbols, with or without repetition, and at most
+:data:`ATLAS_MAX_CODES` codes (69 games).  For each one the atlas holds five numbers, each either proven
+or bracketed by proven bounds:
+
+``total``                    the fewest guesses summed over all secrets, with no depth limit (T);
+``worst_case``               the smallest worst case of any strategy (W);
+``total_within_worst_case``  the fewest total guesses of a strategy that never needs more than W (T_W);
+``total_depth``              the smallest worst case of a strategy reaching T (D: the smallest k with
+                             T_k = T, so W <= D);
+``worst_case_movers``        the fewest secrets needing the W-th guess, over strategies within W.
+
+They are found in that order, each search starting from what the earlier ones proved: T; then T_k for
+k = 1, 2, ... (the first k with a strategy is W, its value T_W; the first k whose T_k equals T is D);
+then the W-movers.  Each search has a wall-clock budget; one that runs out leaves that number (and
+those found from it) as bounds, and a later run with a larger budget, or with the transposition table
+of a campaign on the same game, resumes there.  This module only computes: storing, shipping and
+serving the atlas are the service's.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from solver.game import Game
+from solver.heuristics import get_strategy
+from solver.question import SolveOptions, SolveResult
+from solver.tree import build_tree, strategy_chooser
+
+ATLAS_MAX_CODES = 8192
+"""The largest game of the atlas, in codes."""
+
+NAMES: tuple[str, ...] = ("total", "worst_case", "total_within_worst_case", "total_depth", "worst_case_movers")
+"""The atlas's numbers, in the order they are found."""
+
+LABELS: dict[str, str] = {
+    "total": "optimal total (no depth limit)",
+    "worst_case": "smallest worst case",
+    "total_within_worst_case": "optimal total within the smallest worst case",
+    "total_depth": "smallest worst case of a strategy reaching the optimal total",
+    "worst_case_movers": "fewest secrets needing the worst-case guess",
+}
+
+
+def atlas_games() -> list[Game]:
+    """The atlas's games, smallest first (ties: fewer positions, fewer symbols, repetition last)."""
+    games = []
+    for positions in range(2, 9):
+        for symbols in range(2, 11):
+            for repetition in (False, True):
+                n = symbols**positions if repetition else (math.perm(symbols, positions) if symbols >= positions else 0)
+                if 0 < n <= ATLAS_MAX_CODES:
+                    games.append((n, positions, symbols, repetition))
+    return [Game(p, s, r) for _, p, s, r in sorted(games)]
+
+
+@dataclass
+class Value:
+    """One number of a game's atlas entry: exact (``lower == upper``) or bracketed by proven bounds."""
+
+    lower: int
+    upper: int | None
+    nodes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def exact(self) -> bool:
+        return self.upper is not None and self.lower == self.upper
+
+    @property
+    def value(self) -> int | None:
+        return self.lower if self.exact else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "exact": self.exact, **asdict(self),
+                "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Value:
+        return cls(int(doc["lower"]), None if doc["upper"] is None else int(doc["upper"]), int(doc.get("nodes", 0)),
+                   float(doc.get("seconds", 0.0)))
+
+
+SearchFn = Callable[[SolveOptions, float], SolveResult]
+"""Solves the whole game (empty history) for the options within a wall-clock budget in seconds."""
+
+
+def _heuristic_bounds(game: Game) -> tuple[int, int]:
+    """(total, worst case) of the best one-step strategy's whole tree: proven upper bounds of T and W."""
+    best: tuple[int, int] | None = None
+    arrays = game.arrays(table=True)
+    for name in ("entropy", "most-parts", "minimax", "expected-size"):
+        stats = build_tree(game, strategy_chooser(game, get_strategy(name), arrays), arrays=arrays).stats()
+        best = (stats.total, stats.worst_case) if best is None else (min(best[0], stats.total),
+                                                                     min(best[1], stats.worst_case))
+    assert best is not None
+    return best
+
+
+def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, Value] | None = None,
+               log: Callable[[str], None] = lambda _: None,
+               bound: Callable[[int | None], int] | None = None,
+               witness: tuple[int, int] | None = None) -> dict[str, Value]:
+    """The five numbers of ``game``'s atlas entry; exact ones in ``known`` are kept, not searched again.
+
+    ``search(options, seconds)`` runs the exact search (a fresh or warm searcher: the caller's choice).
+    A search cut by its budget leaves its number as bounds: the lower ones are the trivial ones below,
+    or ``bound(k)`` (an admissible lower bound of the whole game's total within ``k`` guesses, None for
+    no limit: the searcher's own) when it is higher, raised by what was proven meanwhile; the upper
+    ones come from the best one-step strategy's tree.
+
+    ``witness`` is (total, worst case) of a strategy known to exist, such as a shipped tree.  Once the
+    total is proven and equals the witness's, T_k = T for every k at least its worst case (T_k >= T
+    always, and the witness is a strategy within k reaching T), so those k are not searched: the big
+    games whose optimal-total trees the campaigns built need no search past their depth.
+    """
+    out: dict[str, Value] = {k: v for k, v in (known or {}).items() if v.exact}
+    n = game.size
+    heuristic_total, heuristic_worst = _heuristic_bounds(game)
+
+    def run(options: SolveOptions) -> SolveResult | None:
+        """The search's result, or None when its budget cut it (a result bounded by ``upper_bound``
+        is returned: not exact, but proven at least the bound)."""
+        result = search(options, budget_s)
+        label = f"{options.criterion}" + ("" if options.max_guesses is None else f" within {options.max_guesses}")
+        shown = result.value if result.exact else ("cut" if result.cut else f">= {options.upper_bound}")
+        log(f"{game.spec} {label}: {shown} ({result.nodes} nodes, {result.seconds:.1f} s)")
+        return None if result.cut else result
+
+    # T: no depth limit.  Any strategy needs one guess for one secret and at least two for the others.
+    if "total" not in out:
+        started = time.perf_counter()
+        res = run(SolveOptions("total"))
+        if res is not None and res.value is not None:
+            out["total"] = Value(res.value, res.value, res.nodes, res.seconds)
+        else:
+            lower = max(2 * n - 1, bound(None) if bound is not None else 0)
+            out["total"] = Value(lower, heuristic_total, 0, time.perf_counter() - started)
+    total = out["total"]
+
+    # T_k for k = 1, 2, ...: the first possible k is W (its value T_W), the first whose T_k is T is D.
+    # Searched again as a whole unless all three are known: the small k are the cheap ones.
+    if not all(name in out for name in ("worst_case", "total_within_worst_case", "total_depth")):
+        worst = within = depth = None
+        nodes, seconds, k = 0, 0.0, 1
+        while True:
+            if total.exact and witness is not None and witness[0] == total.value and k >= witness[1]:
+                # Every j < k was searched: this k is the first with T_k = T (and W if none was possible).
+                if worst is None:
+                    worst, within = k, Value(total.lower, total.lower)
+                depth = k
+                break
+            # Past W, only whether T_k reaches T matters: the search may prune at T + 1.
+            bounded = worst is not None and total.exact and total.value is not None
+            res = run(SolveOptions("total", k, upper_bound=total.value + 1 if bounded and total.value else None))
+            if res is None:
+                break  # cut at k: every smaller k was settled
+            nodes, seconds = nodes + res.nodes, seconds + res.seconds
+            if not res.exact:
+                k += 1  # T_k > T: proven at least T + 1
+                continue
+            if res.possible and res.value is not None:
+                if worst is None:
+                    worst, within = k, Value(res.value, res.value, res.nodes, res.seconds)
+                if not total.exact:
+                    break  # whether T_k = T cannot be told without T
+                if res.value == total.value:
+                    depth = k
+                    break
+            k += 1
+        if worst is not None and within is not None:
+            out["worst_case"] = Value(worst, worst, nodes, seconds)
+            out["total_within_worst_case"] = within
+        else:  # every j < k is impossible; the heuristic's tree is a strategy
+            out["worst_case"] = Value(k, heuristic_worst, nodes, seconds)
+            out["total_within_worst_case"] = Value(total.lower, None)
+        out["total_depth"] = Value(depth, depth, nodes, seconds) if depth is not None else Value(k, None)
+
+    # The W-movers: needs W itself.
+    if "worst_case_movers" not in out:
+        w = out["worst_case"]
+        if w.exact and w.value is not None:
+            res = run(SolveOptions("kmovers", w.value))
+            if res is not None and res.value is not None:
+                out["worst_case_movers"] = Value(res.value, res.value, res.nodes, res.seconds)
+            else:
+                out["worst_case_movers"] = Value(1, n, 0, budget_s)
+        else:
+            out["worst_case_movers"] = Value(1, n, 0, 0.0)
+    return {name: out[name] for name in NAMES}

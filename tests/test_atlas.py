@@ -1,0 +1,289 @@
+"""The atlas: its numbers against a plain exhaustive search, its shipped file against itself and against the
+published figures, and its bounds when searches are cut."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from service import atlas
+from service.cli import main as cli
+from solver.atlas import NAMES, Value, atlas_games, solve_game
+from solver.game import DEFAULT_ALPHABET, Game
+from solver.question import SolveOptions, SolveResult
+from solver.search import Searcher
+from tests import reference
+
+SHIPPED = atlas.load()
+
+
+def reference_numbers(game: Game) -> dict[str, int]:
+    """The five numbers by :func:`tests.reference.exhaustive`: every guess, no pruning, no kernels."""
+    codes = reference.all_codes(game.positions, game.symbols, game.repetition, DEFAULT_ALPHABET)
+    cands = tuple(codes)
+    memo: dict[tuple[object, ...], float] = {}
+    total = int(reference.exhaustive(codes, cands, None, "total", memo=memo))
+    within: dict[int, float] = {}
+    k = 1
+    while not within or within[max(within)] != total:
+        within[k] = reference.exhaustive(codes, cands, k, "total", memo=memo)
+        k += 1
+    worst = min(k for k, v in within.items() if v != reference.INF)
+    return {"total": total, "worst_case": worst, "total_within_worst_case": int(within[worst]),
+            "total_depth": min(k for k, v in within.items() if v == total),
+            "worst_case_movers": int(reference.exhaustive(codes, cands, worst, "kmovers", memo=memo))}
+
+
+def fresh(game: Game) -> dict[str, Value]:
+    """The five numbers by the exact search, from an empty table."""
+    def search(options: SolveOptions, seconds: float) -> SolveResult:
+        return Searcher(game, options).solve_within((), seconds)
+
+    return solve_game(game, search, 60.0)
+
+
+def test_the_atlas_has_the_69_games_smallest_first() -> None:
+    games = atlas_games()
+    assert len(games) == 69 and len({g.spec for g in games}) == 69
+    assert all(g.size <= 8192 and 2 <= g.positions <= 8 and 2 <= g.symbols <= 10 for g in games)
+    assert [g.size for g in games] == sorted(g.size for g in games)
+    assert {"4,6,1", "4,10,0", "4,7,1", "5,6,1"} <= {g.spec for g in games}
+
+
+SMALL = [g for g in atlas_games() if g.size <= 16]
+LARGER = [g for g in atlas_games() if 16 < g.size <= 36]
+
+
+def _check_against_reference(game: Game) -> None:
+    expected = reference_numbers(game)
+    searched = fresh(game)
+    assert {k: v.value for k, v in searched.items()} == expected
+    assert all(v.exact for v in searched.values())
+    entry = SHIPPED[game.spec]
+    assert {k: entry["values"][k]["value"] for k in NAMES} == expected
+
+
+@pytest.mark.parametrize("game", SMALL, ids=lambda g: g.spec)
+def test_small_games_agree_with_the_exhaustive_reference(game: Game) -> None:
+    _check_against_reference(game)
+
+
+@pytest.mark.slow  # the reference is plain Python: seconds per game
+@pytest.mark.parametrize("game", LARGER, ids=lambda g: g.spec)
+def test_larger_games_agree_with_the_exhaustive_reference(game: Game) -> None:
+    _check_against_reference(game)
+
+
+def test_every_shipped_entry_is_consistent() -> None:
+    """Bounds bracket, and the numbers obey what they mean: T <= T_W, W <= D, T_W = T exactly when D = W,
+    one secret takes one guess and every other at least two, and W-movers exist."""
+    assert SHIPPED, "service/data/atlas.json is empty"
+    games = {g.spec: g for g in atlas_games()}
+    for spec, e in SHIPPED.items():
+        assert spec in games and e["codes"] == games[spec].size
+        v = e["values"]
+        for name in NAMES:
+            n = v[name]
+            assert n["upper"] is None or n["lower"] <= n["upper"], (spec, name)
+            assert n["exact"] == (n["upper"] is not None and n["lower"] == n["upper"]), (spec, name)
+            assert n["value"] == (n["lower"] if n["exact"] else None), (spec, name)
+        assert v["total"]["lower"] >= 2 * e["codes"] - 1
+        assert v["worst_case"]["lower"] <= v["total_depth"]["lower"]
+        assert v["total"]["lower"] <= v["total_within_worst_case"]["lower"]
+        if all(v[n]["exact"] for n in NAMES):
+            assert (v["total_within_worst_case"]["value"] == v["total"]["value"]) == (
+                v["total_depth"]["value"] == v["worst_case"]["value"]), spec
+            assert 1 <= v["worst_case_movers"]["value"] <= e["codes"]
+
+
+def test_the_shipped_mastermind_entry_is_the_published_one(published: dict[str, Any]) -> None:
+    mm = SHIPPED["4,6,1"]["values"]
+    total = published["min_total"]["mastermind"]
+    assert (mm["total"]["value"], mm["total_within_worst_case"]["value"]) == (
+        total["optimum_total_unlimited"], total["optimum_total_at_most_5_guesses"])
+    assert mm["worst_case"]["value"] == published["worst_case"]["mastermind"]
+    assert mm["worst_case_movers"]["value"] == published["min_kmovers"]["mastermind"]["optimum"]
+    assert mm["total_depth"]["value"] == 6  # 5625 needs a sixth guess somewhere: 5626 is the best within 5
+
+
+@pytest.mark.slow  # seconds: the whole Mastermind entry searched again
+def test_the_atlas_recomputes_mastermind(published: dict[str, Any]) -> None:
+    entry = atlas.compute("4,6,1", 120.0, None)
+    numbers = {k: entry["values"][k]["value"] for k in NAMES}
+    assert numbers == {k: SHIPPED["4,6,1"]["values"][k]["value"] for k in NAMES}
+    assert numbers["total"] == published["min_total"]["mastermind"]["optimum_total_unlimited"]
+
+
+def test_cut_searches_leave_bounds_that_bracket_the_truth() -> None:
+    """With every search cut, each number is bracketed by proven bounds; with only the movers cut, the rest
+    is exact and the movers bracketed."""
+    game = Game(3, 3, True)
+    truth = reference_numbers(game)
+    searcher = Searcher(game, SolveOptions("total"))
+
+    def cut_all(options: SolveOptions, seconds: float) -> SolveResult:
+        return searcher.solve((), options=SolveOptions(options.criterion, options.max_guesses, node_limit=1))
+
+    for bound in (None, lambda k: searcher.lower_bound(game.size, 1, k)):  # trivial, or the searcher's own
+        bounded = solve_game(game, cut_all, 1.0, bound=bound)
+        assert not any(v.exact for v in bounded.values())
+        for name, v in bounded.items():
+            assert v.lower <= truth[name] and (v.upper is None or truth[name] <= v.upper), (name, v)
+    assert bounded["total"].lower > 2 * game.size - 1  # the searcher's bound is the stronger one
+
+    def cut_movers(options: SolveOptions, seconds: float) -> SolveResult:
+        limit = 1 if options.criterion == "kmovers" else 0
+        return Searcher(game, options).solve((), options=SolveOptions(options.criterion, options.max_guesses,
+                                                                      node_limit=limit))
+
+    partly = solve_game(game, cut_movers, 1.0)
+    assert {k: v.value for k, v in partly.items() if k != "worst_case_movers"} == {
+        k: truth[k] for k in NAMES if k != "worst_case_movers"}
+    movers = partly["worst_case_movers"]
+    assert not movers.exact and movers.lower <= truth["worst_case_movers"] <= (movers.upper or 0)
+
+
+def test_a_known_strategy_spares_the_searches_past_its_depth() -> None:
+    """A witness (total, worst case) of a strategy that exists settles T_k = T from its depth on, once T is
+    proven equal to its total: the searches stop there, and the numbers are still the reference's.  A
+    witness whose total is not T proves nothing and changes nothing."""
+    game = Game(3, 3, True)
+    truth = reference_numbers(game)
+    for witness, searched_to in (((truth["total"], truth["total_depth"]), truth["total_depth"] - 1),
+                                 ((truth["total"] + 1, truth["worst_case"]), truth["total_depth"])):
+        asked: list[int | None] = []
+
+        def search(options: SolveOptions, seconds: float, asked: list[int | None] = asked) -> SolveResult:
+            if options.criterion == "total":
+                asked.append(options.max_guesses)
+            return Searcher(game, options).solve_within((), seconds)
+
+        numbers = solve_game(game, search, 60.0, witness=witness)
+        assert {k: v.value for k, v in numbers.items()} == truth
+        assert max(k for k in asked if k is not None) == searched_to, witness
+
+
+def test_the_shipped_bulls_and_cows_entry_is_the_published_one(published: dict[str, Any]) -> None:
+    """Bulls-and-Cows comes from its campaigns' proofs (the shipped knowledge warms the atlas's searches,
+    and the optimal-total tree is the witness of T_7 = T); W = 7 is the atlas's own search."""
+    bc = SHIPPED["4,10,0"]
+    values = {k: bc["values"][k]["value"] for k in NAMES}
+    assert values["total"] == published["min_total"]["bulls-cows"]["optimum_total"]
+    assert values["worst_case"] == values["total_depth"] == 7
+    assert values["total_within_worst_case"] == values["total"]
+    assert values["worst_case_movers"] == published["min_kmovers"]["bulls-cows"]["optimum"]
+    assert any(s.startswith("knowledge total") for s in bc["sources"])
+
+
+def test_a_run_keeps_finished_games_and_resumes_bounded_ones(tmp_path: Path) -> None:
+    path = str(tmp_path / "atlas.json")
+    done = atlas.compute("2,2,0", 10.0, None)
+    done["seconds"] = 12345.0  # a mark: a finished game is not computed again
+    bounded = atlas.compute("2,2,1", 10.0, None)
+    bounded["values"]["total"] = Value(7, 9).as_dict()
+    atlas.save({"2,2,0": done, "2,2,1": bounded}, path)
+    assert not atlas.finished(atlas.load(path)["2,2,1"])
+    out = atlas.run([Game.from_spec("2,2,0"), Game.from_spec("2,2,1")], 10.0, path=path)
+    assert out["2,2,0"]["seconds"] == 12345.0
+    assert atlas.finished(out["2,2,1"]) and out["2,2,1"]["values"]["total"]["value"] == 8
+    assert atlas.load(path) == out
+    assert Path(path).stat().st_mode & 0o444 == 0o444  # shipped as package data: readable by every user
+
+
+def test_the_atlas_commands(tmp_path: Path) -> None:
+    path = str(tmp_path / "atlas.json")
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["atlas", "run", "-g", "2,3,1", "-g", "3,2,1", "--budget", "10", "--file", path])
+    assert ran.exit_code == 0, ran.output
+    shown = runner.invoke(cli, ["atlas", "show", "--file", path])
+    assert shown.exit_code == 0 and "2,3,1" in shown.output and "3,2,1" in shown.output
+    table = runner.invoke(cli, ["atlas", "show", "--markdown", "--file", path])
+    assert table.output.count("\n") == 4 and "| 3,2,1 | 3 | 2 | yes | 8 | 18 |" in table.output
+    with open(path, encoding="utf-8") as fh:
+        assert [e["game"] for e in json.load(fh)["games"]] == ["3,2,1", "2,3,1"]  # smallest first
+    bad = runner.invoke(cli, ["atlas", "run", "-g", "5,10,0", "--file", path])
+    assert bad.exit_code == 2 and "not atlas games" in bad.output
+    empty = runner.invoke(cli, ["atlas", "show", "--file", str(tmp_path / "none.json")])
+    assert empty.exit_code == 2 and "empty" in empty.output
+
+
+LITERATURE = json.loads((Path(__file__).parent / "data" / "literature.json").read_text(encoding="utf-8"))
+
+
+def test_the_atlas_agrees_with_the_literature() -> None:
+    """Every published value for a game the atlas has computed: worst cases (Knuth; Jäger and Peczarski's
+    formula for 3 positions) and averages (Koyama and Lai; Ville, to the 3 decimals published)."""
+    checked = 0
+    for item in LITERATURE["worst_case"]:
+        if "formula" in item:
+            games = [g for g in atlas_games() if g.positions == item["positions"] and g.repetition
+                     and g.symbols >= item["symbols_from"]]
+            expected = {g.spec: (g.symbols - 1) // 3 + 4 for g in games}
+        else:
+            expected = {item["game"]: item["worst_case"]}
+        for spec, worst in expected.items():
+            if spec in SHIPPED and SHIPPED[spec]["values"]["worst_case"]["exact"]:
+                assert SHIPPED[spec]["values"]["worst_case"]["value"] == worst, (spec, item["source"])
+                checked += 1
+    for item in LITERATURE["mastermind_average"]:
+        entry = SHIPPED.get(item["game"])
+        if entry is not None and entry["values"]["total"]["exact"]:
+            average = entry["values"]["total"]["value"] / entry["codes"]
+            decimals = len(str(item["average"]).split(".")[1])
+            assert round(average, decimals) == item["average"], (item["game"], average, item["source"])
+            checked += 1
+    assert checked >= 8
+
+
+def test_the_atlas_page_shows_the_shipped_atlas() -> None:
+    """docs/atlas.md's table is `bullscows atlas show --markdown` of the shipped file (scripts/atlas_report.py
+    redraws it): the page never shows numbers the package does not have."""
+    page = (Path(__file__).parents[1] / "docs" / "atlas.md").read_text(encoding="utf-8")
+    begin, end = "<!-- atlas table: begin (scripts/atlas_report.py) -->", "<!-- atlas table: end -->"
+    shown = page.split(begin, 1)[1].split(end, 1)[0].strip()
+    printed = CliRunner().invoke(cli, ["atlas", "show", "--markdown"])
+    assert printed.exit_code == 0
+    assert shown == printed.output.strip()
+
+
+def _atlas_trees() -> list[tuple[str, str]]:
+    from service.trees import read_manifest
+
+    return sorted(key for key, meta in read_manifest().items() if meta.get("source") == "atlas")
+
+
+@pytest.mark.parametrize("key", _atlas_trees(), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_atlas_trees_play_every_secret_to_the_atlas_numbers(key: tuple[str, str]) -> None:
+    _play_atlas_tree(key)
+
+
+def _play_atlas_tree(key: tuple[str, str]) -> None:
+    """A shipped atlas tree, loaded (verified against its game), solves every secret, and its total (or
+    its count of W-movers, within W) is the atlas's number."""
+    from service.trees import TreeLibrary
+
+    spec, strategy = key
+    game = Game.from_spec(spec)
+    values = SHIPPED[spec]["values"]
+    worst = values["worst_case"]["value"]
+    stored = TreeLibrary().get(game, strategy, worst if strategy == "optimal-kmovers" else None)
+    assert stored is not None
+    lengths = [len(stored.tree.play(secret)) for secret in range(game.size)]
+    if strategy == "optimal-total":
+        assert sum(lengths) == stored.meta["total"] == values["total"]["value"]
+    else:
+        assert max(lengths) == worst and lengths.count(worst) == values["worst_case_movers"]["value"]
+
+
+def test_a_depth_past_the_worst_case_is_found_under_a_bound() -> None:
+    """Bulls-and-Cows with 3 digits needs a seventh guess to reach its optimal total, one more than its
+    worst case: past W the search only asks whether T_k reaches T (pruning at T + 1), and still finds the
+    numbers that full searches of every k found for the shipped file."""
+    entry = atlas.compute("3,10,0", 120.0, None)
+    numbers = {k: entry["values"][k]["value"] for k in NAMES}
+    assert numbers["total_depth"] == numbers["worst_case"] + 1
+    assert numbers == {k: SHIPPED["3,10,0"]["values"][k]["value"] for k in NAMES}
