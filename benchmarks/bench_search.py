@@ -1,13 +1,18 @@
-"""Exact-search benchmark: Mastermind optima from an empty table, Bulls-and-Cows hybrid columns.
+"""Exact-search benchmark: side by side with a baseline commit, or Mastermind optima and the hybrid columns.
 
-Prints one JSON document.  Mastermind rows are the median of ``--runs`` runs, each with a fresh
-searcher (empty transposition table; kernels already compiled by a warm-up run).  Bulls-and-Cows rows
-solve each response after 0123 under one column's parameters (one run each — they are long), with
-the published figure beside ours.  Targets (issue 3): Mastermind 5625 under 3 s, 5626 and 539 under
-5 s on one core.
+**Side by side** (``--baseline REV``): the same questions are solved from nothing (a new searcher: no
+tree, knowledge or database) by a checkout of REV and by the working tree, each in a child process of
+its own, alternating baseline and current run by run.  Prints each side's median seconds and nodes, the
+values (which must agree: only the time to reach them may change) and the ratio current / baseline.
+The default baseline is the commit before the search-speed work (issue 19).
+
+    python benchmarks/bench_search.py --baseline 1f7369d --runs 3 --questions mastermind-total,bc-1.1-total
+
+**Columns** (no ``--baseline``): Mastermind rows are the median of ``--runs`` runs, each with a fresh
+searcher; Bulls-and-Cows rows solve each response after 0123 under one column's parameters (one run
+each), with the published figure beside ours.
 
     python benchmarks/bench_search.py [--runs 3] [--columns avg45,fso,crush45] [--responses 2.1,3.0]
-    python benchmarks/bench_search.py --skip-mastermind --columns crush35 --max-candidates 800
 """
 
 from __future__ import annotations
@@ -27,7 +32,82 @@ from solver.game import Game
 from solver.search import Searcher, SolveOptions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PUBLISHED = os.path.join(ROOT, "..", "shared", "reference", "published.json")
+PUBLISHED = os.path.join(ROOT, "tests", "data", "published.json")
+
+BASELINE = "1f7369d"
+"""The commit before the search-speed work: what its ratios are measured against by default."""
+
+# name: (game, history, criterion, max_guesses).  From nothing, so each is a whole exact search.
+QUESTIONS: dict[str, tuple[str, list[str], str, int | None]] = {
+    "mastermind-total": ("mastermind", [], "total", None),
+    "bc-1.1-total": ("bulls-cows", ["0123 1.1"], "total", None),
+    "bc-0.2-total": ("bulls-cows", ["0123 0.2"], "total", None),
+    "bc-0.1-7movers": ("bulls-cows", ["0123 0.1"], "kmovers", 7),
+    "mastermind-4x7-total": ("4,7,1", [], "total", None),
+}
+
+CHILD = """
+import json, sys, time
+from solver.game import Game
+from solver.search import Searcher, SolveOptions
+spec, history, criterion, k = json.loads(sys.argv[1])
+Searcher(Game(2, 3, True), SolveOptions("total")).solve(())  # load (or compile) the kernels: not timed
+game = Game.from_spec(spec)
+turns = game.parse_history(history)
+options = SolveOptions(criterion, k)
+t0 = time.perf_counter()
+res = Searcher(game, options).solve(turns)
+print(json.dumps({"value": res.value, "exact": res.exact, "nodes": res.nodes,
+                  "seconds": time.perf_counter() - t0}))
+"""
+
+
+def _checkout(rev: str) -> str:
+    """A detached worktree of ``rev`` in a temporary folder (removed at exit)."""
+    import atexit
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="bullscows-baseline-")
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", folder, rev], check=True,
+                   capture_output=True)
+    atexit.register(lambda: subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", folder],
+                                           capture_output=True))
+    return folder
+
+
+def _child(checkout: str, question: tuple[str, list[str], str, int | None]) -> dict[str, Any]:
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": checkout}
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(question)], cwd=checkout, env=env,
+                         capture_output=True, text=True, check=True)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def side_by_side(baseline: str, names: list[str], runs: int) -> dict[str, Any]:
+    import statistics
+
+    sides = {"baseline": _checkout(baseline), "current": ROOT}
+    for checkout in sides.values():  # compile both sides' kernels into their caches, untimed
+        _child(checkout, ("mastermind", ["0123 0.0"], "total", None))
+    rows: dict[str, Any] = {}
+    for name in names:
+        got: dict[str, list[dict[str, Any]]] = {"baseline": [], "current": []}
+        for _ in range(runs):
+            for side, checkout in sides.items():  # interleaved: the machine's load falls on both
+                got[side].append(_child(checkout, QUESTIONS[name]))
+                print(f"# {name} {side}: {got[side][-1]}", file=sys.stderr, flush=True)
+        row: dict[str, Any] = {}
+        for side, results in got.items():
+            row[side] = {"seconds": round(statistics.median(r["seconds"] for r in results), 3),
+                         "nodes": int(statistics.median(r["nodes"] for r in results)),
+                         "values": sorted({r["value"] for r in results}), "runs": len(results)}
+        row["same_value"] = row["baseline"]["values"] == row["current"]["values"]
+        row["ratio"] = round(row["current"]["seconds"] / row["baseline"]["seconds"], 3)
+        row["node_ratio"] = round(row["current"]["nodes"] / max(1, row["baseline"]["nodes"]), 3)
+        rows[name] = row
+    return {"benchmark": "search-side-by-side", "baseline": baseline, "machine": machine(), "questions": rows}
 
 MASTERMIND = {
     "total_unlimited": SolveOptions("total"),
@@ -62,6 +142,10 @@ def published_value(pub: dict[str, Any], column: str, response: str) -> int | No
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", nargs="?", const=BASELINE, default=None,
+                    help=f"side by side with this commit (default when given bare: {BASELINE})")
+    ap.add_argument("--questions", default="mastermind-total,bc-1.1-total",
+                    help=f"side-by-side questions, comma-separated: {', '.join(QUESTIONS)}")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-mastermind", action="store_true")
     ap.add_argument("--columns", default="avg45,fso,crush45")
@@ -69,6 +153,14 @@ def main() -> None:
     ap.add_argument("--max-candidates", type=int, default=100000,
                     help="skip responses leaving more candidates than this")
     args = ap.parse_args()
+    if args.baseline is not None:
+        names = [q for q in args.questions.split(",") if q]
+        unknown = [q for q in names if q not in QUESTIONS]
+        if unknown:
+            ap.error(f"unknown questions {unknown}; choose from {', '.join(QUESTIONS)}")
+        json.dump(side_by_side(args.baseline, names, args.runs), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
     with open(PUBLISHED, encoding="utf-8") as fh:
         pub = json.load(fh)
     out: dict[str, Any] = {"benchmark": "search", "machine": machine()}
