@@ -239,6 +239,21 @@ def test_the_atlas_agrees_with_the_literature() -> None:
     assert checked >= 8
 
 
+def test_two_position_bulls_and_cows_follows_chen_and_lin() -> None:
+    """Chen and Lin's closed forms for the 2×n AB game (Bulls-and-Cows with two positions): the optimal
+    total and the worst case of every such game in the atlas, n = 2..10."""
+    item = LITERATURE["two_position_ab_game"]
+    games = [g for g in atlas_games() if g.positions == item["positions"] and g.repetition == item["repetition"]]
+    assert len(games) == 9
+    for g in games:
+        n = g.symbols
+        total = (4 * n**3 + 21 * n**2 - 76 * n + 72) if n % 2 == 0 else (4 * n**3 + 21 * n**2 - 82 * n + 105)
+        assert total % 12 == 0
+        values = SHIPPED[g.spec]["values"]
+        assert values["total"]["value"] == total // 12, (g.spec, item["source"])
+        assert values["worst_case"]["value"] == -(-n // 2) + 1, (g.spec, item["source"])
+
+
 def test_the_atlas_page_shows_the_shipped_atlas() -> None:
     """docs/atlas.md's table is `bullscows atlas show --markdown` of the shipped file (scripts/atlas_report.py
     redraws it): the page never shows numbers the package does not have."""
@@ -248,6 +263,21 @@ def test_the_atlas_page_shows_the_shipped_atlas() -> None:
     printed = CliRunner().invoke(cli, ["atlas", "show", "--markdown"])
     assert printed.exit_code == 0
     assert shown == printed.output.strip()
+
+
+def test_every_solved_game_ships_its_two_trees() -> None:
+    """Each game whose numbers are all exact has its optimal-total tree and its fewest-W-movers tree in
+    the package (the atlas's own, or a preset's from its campaigns), so next-move answers it at once."""
+    from service.trees import read_manifest
+
+    manifest = read_manifest()
+    for spec, e in SHIPPED.items():
+        if atlas.finished(e):
+            total, movers = manifest.get((spec, "optimal-total")), manifest.get((spec, "optimal-kmovers"))
+            assert total is not None and movers is not None, spec
+            assert total["total"] == e["values"]["total"]["value"], spec
+            assert movers["max_guesses"] == e["values"]["worst_case"]["value"], spec
+            assert movers["histogram"][str(movers["max_guesses"])] == e["values"]["worst_case_movers"]["value"]
 
 
 def _atlas_trees() -> list[tuple[str, str]]:

@@ -57,17 +57,21 @@ export function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
 }
 
-// The games the atlas solved exactly, as a group of the game menu: their optimal strategies are answered
-// from shipped trees, so the computer plays and the explorer shows them at once.
+// The atlas's games, as two groups of the game menu.  Those it solved exactly are answered from shipped
+// trees, so the computer plays and the explorer shows them at once; the others have proven bounds only,
+// and their optimal strategies are searched (or handed to a job) like any custom game's.
 function fillAtlas(games) {
-  const group = document.createElement("optgroup");
-  group.label = "Solved exactly (the atlas)";
-  for (const g of games) {
-    if (g.average === null) continue;
-    const rep = g.repetition ? "repeats allowed" : "all different";
-    group.append(new Option(`${g.positions} of ${g.symbols} symbols, ${rep} (${g.codes} codes)`, g.game));
+  const custom = $("preset").querySelector('option[value="custom"]');
+  for (const [label, solved] of [["Solved exactly (the atlas)", true], ["In the atlas, bounds only", false]]) {
+    const group = document.createElement("optgroup");
+    group.label = label;
+    for (const g of games) {
+      if ((g.average !== null) !== solved) continue;
+      const rep = g.repetition ? "repeats allowed" : "all different";
+      group.append(new Option(`${g.positions} of ${g.symbols} symbols, ${rep} (${g.codes} codes)`, g.game));
+    }
+    if (group.children.length) $("preset").insertBefore(group, custom);
   }
-  if (group.children.length) $("preset").insertBefore(group, $("preset").querySelector('option[value="custom"]'));
 }
 
 export async function fillStrategies() {
