@@ -90,6 +90,10 @@ class Searcher:
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
+        self._canon_key = np.full((sk.CANON_SLOTS, 2), -1, dtype=np.int64)
+        self._canon_len = np.zeros(sk.CANON_SLOTS, dtype=np.int64)
+        self._canon = np.zeros((sk.CANON_SLOTS, n), dtype=np.int32)
+        """The kernel's cache of canonical-code lists (``searchkernels.canonical_slot``)."""
 
     def lower_bound(self, size: int, turn: int, k: int | None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
@@ -143,6 +147,19 @@ class Searcher:
     def nodes(self) -> int:
         """Nodes searched since the searcher was made (every call counted)."""
         return int(self.stats[sk.S_NODES])
+
+    def work(self) -> dict[str, int]:
+        """Where this searcher's work went, summed over its calls: nodes, nodes expanded (stored in the
+        table), codes tried for a perfect split, and the guesses whose partition bound was read with the
+        responses read for them, candidates and other codes apart.  What ``benchmarks/profile_search.py``
+        reports: the node count alone does not say what a node costs."""
+        st = self.stats
+        return {"nodes": int(st[sk.S_NODES]), "expanded": int(st[sk.S_TABLE_STORES]),
+                "table_hits": int(st[sk.S_TABLE_HITS]), "perfect_split_tries": int(self._stamp[0]),
+                "scanned_candidates": int(st[sk.S_SCANNED_CANDIDATES]),
+                "scanned_others": int(st[sk.S_SCANNED_OTHERS]),
+                "reads_candidates": int(st[sk.S_READS_CANDIDATES]), "reads_others": int(st[sk.S_READS_OTHERS]),
+                "canonical_lists_built": int(st[sk.S_CANON_BUILT])}
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of the question being asked (per k, for the k-movers chain).
@@ -251,7 +268,7 @@ class Searcher:
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
-            self._ws_hkey, self._ws_hstamp, called,
+            self._ws_hkey, self._ws_hstamp, called, self._canon_key, self._canon_len, self._canon,
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0

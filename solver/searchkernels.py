@@ -38,7 +38,11 @@ Statistics (``stats``, int64), by slot name: S_NODES nodes, S_TABLE_HITS table h
 table stores, S_FAST_ESTIMATES fast estimates, S_LOG_DROPPED logged entries dropped for lack of room,
 S_ABORTED the call was aborted, S_STOP stop requested (set by another thread while the kernel runs: the
 search kernel releases the GIL, so a watcher can ask a long search to stop), S_TOO_DEEP the search went
-deeper than its workspace (it stops, aborted, instead of writing past it).
+deeper than its workspace (it stops, aborted, instead of writing past it).  Where the work goes
+(``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
+partition bound :func:`_collect` started to read, S_READS_CANDIDATES and S_READS_OTHERS the responses it
+read for them (counted per guess, so the inner loop stays as it was), S_CANON_BUILT the lists of
+canonical codes built (:func:`canonical_slot`'s misses).
 """
 
 from __future__ import annotations
@@ -84,7 +88,12 @@ S_LOG_DROPPED = 4
 S_ABORTED = 5
 S_STOP = 6
 S_TOO_DEEP = 8
-STATS = 10
+S_SCANNED_CANDIDATES = 7
+S_SCANNED_OTHERS = 9
+S_READS_CANDIDATES = 10
+S_READS_OTHERS = 11
+S_CANON_BUILT = 12
+STATS = 13
 """Length of ``stats``."""
 
 @njit(cache=True)
@@ -134,14 +143,46 @@ def _splits_perfectly_col(table, g, S, seen, stamp):  # type: ignore[no-untyped-
     return True
 
 
+CANON_SLOTS = 64
+"""Rows of the searcher's cache of canonical-code lists (:func:`canonical_slot`)."""
+
+
+@njit(cache=True)
+def canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats):  # type: ignore[no-untyped-def]
+    """Row of ``ccache`` that lists, ascending, the ``clen[row]`` codes :func:`is_canonical` keeps for
+    the symbol classes ``absent`` and ``uncalled``.
+
+    Every node scans the codes outside its set (for a perfect split, then for partition bounds), and
+    the canonical test of each code cost as much as the scan itself.  The classes depend only on the
+    two masks, and a search meets few distinct pairs of them, so the lists are kept in a small
+    direct-mapped cache keyed by the pair (``ckey``, -1 when empty) and rebuilt only on a miss.  A row
+    may be replaced by a deeper node's: callers fetch the row again after recursing.
+    """
+    h = (np.uint64(absent) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(uncalled) * np.uint64(0xC2B2AE3D27D4EB4F))
+    slot = np.int64((h >> np.uint64(40)) & np.uint64(ckey.shape[0] - 1))
+    if ckey[slot, 0] == absent and ckey[slot, 1] == uncalled:
+        return slot
+    stats[S_CANON_BUILT] += 1
+    k = 0
+    for g in range(codes.shape[0]):
+        if is_canonical(codes, g, absent, uncalled):
+            ccache[slot, k] = g
+            k += 1
+    ckey[slot, 0] = absent
+    ckey[slot, 1] = uncalled
+    clen[slot] = k
+    return slot
+
+
 @njit(cache=True)
 def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_valid, seen, stamp, fso,
-                  absent, uncalled):  # type: ignore[no-untyped-def]
+                  canon):  # type: ignore[no-untyped-def]
     """(guess, in_set) of the first code splitting S into singletons: candidates first, then others.
 
     ``stamp`` is a one-element array incremented per code tried (see :func:`_splits_perfectly`).
-    Other codes are tried one per symbol class (:func:`is_canonical`); a non-candidate has at most
-    ``n_valid - 1`` parts, so it cannot split a set that large.
+    Other codes are tried one per symbol class: ``canon`` lists, ascending, the codes
+    :func:`is_canonical` keeps (:func:`canonical_slot`).  A non-candidate has at most ``n_valid - 1``
+    parts, so it cannot split a set that large.
     """
     if table.shape[0] > 0:
         n = S.shape[0]
@@ -151,8 +192,9 @@ def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_vali
                 return S[i], True
         if fso or n >= n_valid:
             return -1, False
-        for g in range(n_codes):
-            if inset[g] or not is_canonical(codes, g, absent, uncalled):
+        for ci in range(canon.shape[0]):
+            g = canon[ci]
+            if inset[g]:
                 continue
             stamp[0] += 1
             if _splits_perfectly_col(table, g, S, seen, stamp[0]):
@@ -173,13 +215,14 @@ def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_vali
 
 
 @njit(cache=True)
-def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lb_tab,
+def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, canon, z1, lb_tab,
              child_m, base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
-             fail):  # type: ignore[no-untyped-def]
+             fail, stats):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
-    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or all codes
-    (phase 1), one per symbol class (:func:`is_canonical`; the pools are already one per class).  A
+    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or ``canon``
+    (phase 1: every code :func:`is_canonical` keeps, see :func:`canonical_slot`), one per symbol class
+    (the pools are already one per class).  A
     guess is dropped when it does not split S, when its partition bound reaches ``beta`` (its bound
     then lowers ``fail[0]``, the smallest bound proven for a dropped guess), or when it splits S
     exactly like a guess already kept (equivalent splits).  Returns the new ``nk``.
@@ -197,7 +240,9 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     """
     hmask = hkey.shape[0] - 1
     lbrow = lb_tab[child_m]
-    count = g_hi - g_lo if use_pool else (n if phase == 0 else n_codes)
+    scanned = np.int64(0)
+    reads = np.int64(0)
+    count = g_hi - g_lo if use_pool else (n if phase == 0 else canon.shape[0])
     unread_win = 1 if phase == 0 else 0  # a candidate's own code costs nothing beyond this guess
     for gi in range(count):
         if use_pool:
@@ -209,12 +254,13 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
             if not is_canonical(codes, g, absent, uncalled):
                 continue
         else:
-            g = gi
-            if inset[g] or not is_canonical(codes, g, absent, uncalled):
+            g = canon[gi]
+            if inset[g]:
                 continue
         nt = 0
         lb = base
         cut = False
+        scanned += 1
         for k in range(n):
             r = table[S[k], g]
             c = cnt[r]
@@ -230,7 +276,10 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
                 if bound < fail[0]:
                     fail[0] = bound if bound < INF else INF
                 cut = True
+                reads += k + 1
                 break
+        if not cut:
+            reads += n
         if cut:
             for t in range(nt):
                 cnt[touched[t]] = 0
@@ -273,6 +322,8 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
         hkey[slot] = sig
         keys[nk] = lb * n_codes + g
         nk += 1
+    stats[S_SCANNED_CANDIDATES if phase == 0 else S_SCANNED_OTHERS] += scanned
+    stats[S_READS_CANDIDATES if phase == 0 else S_READS_OTHERS] += reads
     return nk
 
 
@@ -280,7 +331,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           seen, stamp, ws_hkey, ws_hstamp, called):  # type: ignore[no-untyped-def]
+           seen, stamp, ws_hkey, ws_hstamp, called, ckey, clen, ccache):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -290,7 +341,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
     guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
-    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.
+    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ckey``, ``clen`` and
+    ``ccache`` are the cache of canonical-code lists (:func:`canonical_slot`).
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -340,8 +392,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
+        cs = canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats)
         g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[P_VALID_RESPONSES], seen,
-                                stamp, fso, absent, uncalled)
+                                stamp, fso, ccache[cs, :clen[cs]])
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
@@ -445,9 +498,16 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             elif use_pool1:
                 src = pools1[prm[P_POOL_ROW]]
                 hi = pools1_len[prm[P_POOL_ROW]]
-            nk = _collect(S, n, phase, 0, hi, src, use_pool or use_pool1, inset, table, codes, absent,
-                          uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
-                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail)
+            pooled = use_pool or use_pool1
+            canon = ccache[0, :0]
+            if phase == 1 and not pooled:
+                # fetched again: the children searched in phase 0 may have reused its row
+                cs = canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats)
+                canon = ccache[cs, :clen[cs]]
+            nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
+                          uncalled, canon, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
+                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail,
+                          stats)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:
@@ -511,7 +571,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                            table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                            ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                            pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                           lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g])
+                           lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g], ckey, clen, ccache)
                 if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0

@@ -430,3 +430,37 @@ def test_optimal_tree_plays_the_question_it_is_asked_with_any_searcher() -> None
     assert movers.histogram == alone.histogram and movers.histogram[4] == Searcher(
         g, SolveOptions("kmovers", 4)).solve(()).value
     assert totals.total == Searcher(g, SolveOptions("total")).solve(()).value
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=1, max_size=30))
+def test_cached_canonical_lists_are_the_canonical_codes(masks: list[tuple[int, int]]) -> None:
+    """The search's cache of canonical codes (a few rows, shared by every node, replaced on collisions)
+    always answers with the codes `is_canonical` keeps for the masks asked, in ascending order."""
+    import numpy as np
+
+    from solver import kernels
+    from solver import searchkernels as sk
+
+    game = Game.from_spec("bulls-cows")
+    codes = game.arrays().codes
+    key = np.full((2, 2), -1, dtype=np.int64)  # two rows: collisions and replacements happen
+    length = np.zeros(2, dtype=np.int64)
+    cache = np.zeros((2, game.size), dtype=np.int32)
+    stats = np.zeros(sk.STATS, dtype=np.int64)
+    for absent, uncalled in masks:
+        uncalled &= ~absent  # the two classes are disjoint
+        row = sk.canonical_slot(codes, absent, uncalled, key, length, cache, stats)
+        expected = kernels.class_lowest_codes(codes, absent, uncalled)
+        assert np.array_equal(cache[row, :length[row]], expected)
+    assert 1 <= stats[sk.S_CANON_BUILT] <= len(masks)
+
+
+def test_a_searcher_reports_where_its_work_went() -> None:
+    searcher = Searcher(Game.from_spec("mastermind"), SolveOptions("total"))
+    searcher.solve(Game.from_spec("mastermind").parse_history(["0011 0.1"]))
+    work = searcher.work()
+    assert work["nodes"] == searcher.nodes > work["expanded"] > 0
+    assert work["scanned_others"] > 0 and work["reads_others"] >= work["scanned_others"]
+    assert work["reads_candidates"] >= work["scanned_candidates"] > 0
+    assert 0 < work["canonical_lists_built"] <= work["expanded"] + work["nodes"]
