@@ -73,6 +73,12 @@ backend_agnostic = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 """For a test whose subject is not the storage (HTTP, validation, trees, the page): its app runs on
 SQLite only, instead of once per backend for nothing.  Storage behaviour is tested on both."""
 
+quick_on_postgresql = pytest.mark.parametrize(
+    "db_url", [pytest.param("sqlite", marks=pytest.mark.slow), "postgresql"], indirect=True)
+"""For the longest end-to-end runs (real Dask workers solving a whole game, tens of seconds each): both
+backends in the whole suite, and in ``-m "not slow"`` only PostgreSQL, the backend that shares jobs
+between machines, so that the quick run stays under five minutes."""
+
 
 # Tests make many requests from one address within a minute: the rate limits are tested on their
 # own (test_security), with limits of their own.

@@ -156,6 +156,7 @@ def test_campaign_solves_and_resumes_on_a_fresh_database(tmp_path: Path) -> None
     assert again["nodes"] * 10 < exact["nodes"], (again["nodes"], exact["nodes"])
 
 
+@pytest.mark.slow  # a whole campaign with its own worker; the quick run keeps the campaigns within a limit
 def test_campaign_without_a_depth_limit(tmp_path: Path) -> None:
     """--unlimited: the true optimum of the totals, as one search without a depth limit finds it."""
     out = _campaign(f"sqlite:///{tmp_path / 'u.sqlite3'}", tmp_path / "u.ndjson.gz", "--unlimited", "-g", "4,4,1")

@@ -31,7 +31,7 @@ from service.store.jobs import JobStore, as_aware
 from service.store.positions import PositionStore
 from solver.game import Game
 from solver.search import Searcher, SolveOptions
-from tests.service.conftest import PG_URL, make_app
+from tests.service.conftest import PG_URL, make_app, quick_on_postgresql
 
 ENV = {"BULLSCOWS_JOB_STALE_AFTER_S": "5", "BULLSCOWS_JOB_HEARTBEAT_S": "0.5"}
 MM_TOTAL = SolveOptions("total")
@@ -149,6 +149,7 @@ def _submit(url: str, options: SolveOptions = MM_TOTAL, game: str = "mastermind"
     return job.id
 
 
+@quick_on_postgresql
 def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_direct: Any) -> None:
     """POST /v1/solve → 202 + Location; a worker (2 Dask processes) finishes it with the in-process
     value; then the same question is answered from the database with no search."""
@@ -188,6 +189,7 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
     assert (asked["source"], asked["value"]) == ("tree", 5625)
 
 
+@quick_on_postgresql
 def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) -> None:
     """An optimal next move past its budget answers the heuristic and a job; once a worker has done
     it, the same question comes back exact from the cache, on this instance and on another one."""
