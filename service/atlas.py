@@ -56,17 +56,23 @@ def shipped() -> dict[str, dict[str, Any]]:
     return load(ATLAS_FILE)
 
 
+def average(entry: dict[str, Any]) -> float | None:
+    """Optimal guesses per secret (T / codes), when T is exact."""
+    total = entry["values"]["total"]
+    return float(total["value"] / entry["codes"]) if total["exact"] else None
+
+
 def served(game: Game) -> dict[str, Any] | None:
     """A game's entry as ``GET /v1/games/{game}`` gives it (``AtlasOut``), or None outside the atlas."""
     entry = shipped().get(game.spec)
     if entry is None:
         return None
     values = entry["values"]
-    total = values["total"]
+    mean = average(entry)
     return {
         **{name: {"label": LABELS[name], **{k: values[name][k] for k in ("value", "exact", "lower", "upper")}}
            for name in NAMES},
-        "average": round(total["value"] / entry["codes"], 6) if total["exact"] else None,
+        "average": None if mean is None else round(mean, 6),
         "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
     }
 
@@ -77,9 +83,8 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
     the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
     beside the presets' (whose trees come from their campaigns and are left alone), and are verified
     against the atlas's numbers before they are written.  Returns the manifest entries written."""
-    from service.trees import TREE_DIR, read_manifest, write_manifest
+    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
     from solver.search import Searcher, SolveOptions, optimal_tree
-    from solver.tree import to_compact
 
     folder = folder or TREE_DIR
     manifest = read_manifest(folder)
@@ -102,13 +107,10 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
             if got != expect[1] or (strategy == "optimal-kmovers" and stats.worst_case > worst):
                 raise RuntimeError(f"{spec} {strategy}: the tree gives {got}, the atlas {expect[1]}")
             name = f"{spec.replace(',', '-')}-{strategy}.tree"
-            with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
-                fh.write(to_compact(tree))
-            meta = {"game": spec, "strategy": strategy, "criterion": options.criterion,
-                    "max_guesses": options.max_guesses, "mde": None, "from_set_only": False, "exact": True,
-                    "file": name, "total": stats.total, "worst_case": stats.worst_case,
-                    "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
-                    "built": datetime.date.today().isoformat(), "source": "atlas"}
+            meta = ship_tree(tree, stats, name, folder, {
+                "game": spec, "strategy": strategy, "criterion": options.criterion,
+                "max_guesses": options.max_guesses, "mde": None, "from_set_only": False, "exact": True,
+                "source": "atlas"})
             manifest[(spec, strategy)] = meta
             written.append(meta)
             log(f"{name}: total {stats.total}, worst case {stats.worst_case}, {stats.nodes} nodes, "
@@ -121,10 +123,9 @@ def menu() -> list[dict[str, Any]]:
     """Every shipped entry in brief, smallest game first (``GET /v1/games``'s ``atlas``)."""
     out = []
     for spec, e in shipped().items():
-        total = e["values"]["total"]
+        mean = average(e)
         out.append({"game": spec, "positions": e["positions"], "symbols": e["symbols"], "repetition": e["repetition"],
-                    "codes": e["codes"], "exact": finished(e),
-                    "average": round(total["value"] / e["codes"], 6) if total["exact"] else None})
+                    "codes": e["codes"], "exact": finished(e), "average": None if mean is None else round(mean, 6)})
     return out
 
 

@@ -8,6 +8,7 @@ produced it and its total; loading re-verifies it against its game (:func:`solve
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import threading
@@ -15,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from solver.game import PRESETS, Game
-from solver.tree import Node, Tree, from_compact
+from solver.tree import Node, Tree, TreeStats, from_compact, to_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
-MANIFEST = os.path.join(TREE_DIR, "manifest.json")
 
 # What `bullscows trees build` produces: (game, strategy, options, exact).  The Bulls-and-Cows trees
 # come from a campaign's table (`bullscows campaign`, then `trees build --url`): from scratch they
@@ -84,6 +84,16 @@ def read_manifest(folder: str = TREE_DIR) -> dict[tuple[str, str], dict[str, Any
         return {}
     with open(path, encoding="utf-8") as fh:
         return {(Game.from_spec(meta["game"]).spec, meta["strategy"]): meta for meta in json.load(fh)["trees"]}
+
+
+def ship_tree(tree: Tree, stats: TreeStats, name: str, folder: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """Write ``tree`` as ``folder/name`` and return its manifest entry: ``meta`` (what produced it)
+    with the file and the tree's statistics.  Shared by ``trees build`` and ``atlas trees``."""
+    with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
+        fh.write(to_compact(tree))
+    return {**meta, "file": name, "total": stats.total, "worst_case": stats.worst_case,
+            "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+            "built": datetime.date.today().isoformat()}
 
 
 def write_manifest(metas: dict[tuple[str, str], dict[str, Any]], folder: str = TREE_DIR) -> None:

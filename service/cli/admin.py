@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -84,22 +83,15 @@ def trees_group() -> None:
 def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[str, ...], url: str | None) -> None:
     """Rebuild the stored trees and their manifest (reproducible: searches from scratch, or from a
     campaign's table with --url)."""
-    import datetime
     import os
 
-    from service.trees import MANIFEST, SPECS, TREE_DIR
+    from service.trees import SPECS, TREE_DIR, read_manifest, ship_tree, write_manifest
     from solver.game import Game
     from solver.search import Searcher, SolveOptions, optimal_tree
-    from solver.tree import to_compact
 
     folder = output or TREE_DIR
     os.makedirs(folder, exist_ok=True)
-    manifest_path = os.path.join(folder, os.path.basename(MANIFEST))
-    old: list[dict[str, object]] = []
-    if os.path.exists(manifest_path):
-        with open(manifest_path, encoding="utf-8") as fh:
-            old = json.load(fh)["trees"]
-    entries = {(str(e["game"]), str(e["strategy"])): e for e in old}
+    entries = read_manifest(folder)  # the other trees (the atlas's, other presets') are kept
     for spec in SPECS:
         if (games and spec["game"] not in games) or (strategies and spec["strategy"] not in strategies):
             continue
@@ -115,17 +107,9 @@ def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[st
         tree = optimal_tree(g, options, searcher=searcher)
         stats = tree.stats()
         name = f"{spec['game']}-{spec['strategy']}.tree"
-        with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
-            fh.write(to_compact(tree))
-        entries[(spec["game"], spec["strategy"])] = {
-            **spec, "file": name, "total": stats.total, "worst_case": stats.worst_case,
-            "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
-            "built": datetime.date.today().isoformat(),
-        }
+        entries[(g.spec, spec["strategy"])] = ship_tree(tree, stats, name, folder, spec)
         click.echo(f"{name}: total {stats.total}, worst case {stats.worst_case}, {stats.nodes} nodes")
-    with open(manifest_path, "w", encoding="utf-8") as fh:
-        json.dump({"trees": list(entries.values())}, fh, indent=1)
-        fh.write("\n")
+    write_manifest(entries, folder)
 
 
 @main.group("knowledge")

@@ -71,8 +71,8 @@ def atlas_show(markdown: bool, path: str | None) -> None:
     for e in entries.values():
         v = e["values"]
         cells = [atlas.shown(v[name]) for name in NAMES]
-        t = v["total"]
-        average = f"{t['value'] / e['codes']:.4f}" if t["exact"] else ""
+        mean = atlas.average(e)
+        average = "" if mean is None else f"{mean:.4f}"
         if markdown:
             rep = "yes" if e["repetition"] else "no"
             mark = " ‡" if e.get("sources") else ""  # started from a campaign's proofs (docs/atlas.md)
