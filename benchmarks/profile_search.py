@@ -54,7 +54,7 @@ def profile(name: str, runs: int) -> dict[str, Any]:
         "value": value, "seconds": round(median, 3), "runs": runs, **work,
         "per_expanded_node": {
             "microseconds": round(median * 1e6 / expanded, 1),
-            "perfect_split_tries": round(work["perfect_split_tries"] / expanded, 1),
+            "mask_rows": round(work["mask_rows"] / expanded, 1),
             "scanned_others": round(work["scanned_others"] / expanded, 1),
             "reads_others": round(work["reads_others"] / expanded, 1),
             "scanned_candidates": round(work["scanned_candidates"] / expanded, 1),

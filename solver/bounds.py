@@ -15,17 +15,21 @@ from solver.question import InvalidSearchError
 from solver.table import MMAX
 
 
-def valid_response_count(game: Game) -> int:
-    """How many distinct responses a guess can receive, the winning one included."""
-    n = 0
+def valid_responses(game: Game) -> list[int]:
+    """The encodings of every response a guess can receive, the winning one included, ascending."""
+    out = []
     for b in range(game.positions + 1):
         for c in range(game.positions + 1 - b):
             try:
-                game.encode_response(b, c)
+                out.append(game.encode_response(b, c))
             except SolverError:
                 continue
-            n += 1
-    return n
+    return sorted(out)
+
+
+def valid_response_count(game: Game) -> int:
+    """How many distinct responses a guess can receive, the winning one included."""
+    return len(valid_responses(game))
 
 
 def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
@@ -76,6 +80,26 @@ def require_response_table(game: Game) -> GameArrays:
             f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
         )
     return arrays
+
+
+MASK_BITS = 64
+"""The search kernel keeps the responses a guess receives as one bit each of a 64-bit mask."""
+
+
+def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """(table, size of the response encoding, winning response) as the search kernel reads them.
+
+    The kernel marks each response as a bit of a 64-bit word (``searchkernels.response_masks``), and
+    the game's encoding, ``bulls * (positions + 1) + cows``, passes 63 from 8 positions on although
+    those games have only 44 possible responses.  Their table is then renumbered densely, a copy made
+    once per searcher; smaller games keep the shared table and its encoding.
+    """
+    if game.n_responses <= MASK_BITS:
+        return table, game.n_responses, game.all_bulls
+    valid = valid_responses(game)
+    dense = np.zeros(game.n_responses, dtype=np.uint8)
+    dense[valid] = np.arange(len(valid), dtype=np.uint8)
+    return dense[table], len(valid), int(dense[game.all_bulls])
 
 
 def searchable(game: Game) -> bool:

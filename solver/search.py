@@ -35,7 +35,13 @@ import numpy.typing as npt
 
 from solver import kernels
 from solver import searchkernels as sk
-from solver.bounds import lower_bound_tables, require_response_table, searchable, valid_response_count
+from solver.bounds import (
+    kernel_responses,
+    lower_bound_tables,
+    require_response_table,
+    searchable,
+    valid_response_count,
+)
 from solver.codes import GameArrays
 from solver.errors import SolverError
 from solver.fallback import cut_note, fallback_move, step_note
@@ -63,6 +69,7 @@ class Searcher:
         self.options = options
         self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
+        self._ktable, self._kresponses, self._kwin = kernel_responses(game, self.arrays.table)
         self._lb = lower_bound_tables(game, game.size)
         self._tables: dict[TableKey, TranspositionTable] = {}
         self._capacity = table_capacity
@@ -82,18 +89,15 @@ class Searcher:
         self.stats = np.zeros(sk.STATS, dtype=np.int64)
         self._node_cap = 0
         """Absolute value of the node counter at which the current call aborts (0 = never)."""
-        self._seen = np.zeros(game.n_responses, dtype=np.int64)
         self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
         self.progress: Callable[[int, int], None] | None = None
         """Called with (guesses tried, guesses to try) while the root is searched."""
-        self._stamp = np.zeros(1, dtype=np.int64)
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
-        self._canon_key = np.full((sk.CANON_SLOTS, 2), -1, dtype=np.int64)
-        self._canon_len = np.zeros(sk.CANON_SLOTS, dtype=np.int64)
-        self._canon = np.zeros((sk.CANON_SLOTS, n), dtype=np.int32)
-        """The kernel's cache of canonical-code lists (``searchkernels.canonical_slot``)."""
+        self._ws_acc = np.zeros((plies, n), dtype=np.uint64)
+        """Per ply, the masks of responses every code receives from the node's set
+        (``searchkernels.response_masks``)."""
 
     def lower_bound(self, size: int, turn: int, k: int | None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
@@ -155,11 +159,10 @@ class Searcher:
         reports: the node count alone does not say what a node costs."""
         st = self.stats
         return {"nodes": int(st[sk.S_NODES]), "expanded": int(st[sk.S_TABLE_STORES]),
-                "table_hits": int(st[sk.S_TABLE_HITS]), "perfect_split_tries": int(self._stamp[0]),
+                "table_hits": int(st[sk.S_TABLE_HITS]), "mask_rows": int(st[sk.S_MASK_ROWS]),
                 "scanned_candidates": int(st[sk.S_SCANNED_CANDIDATES]),
                 "scanned_others": int(st[sk.S_SCANNED_OTHERS]),
-                "reads_candidates": int(st[sk.S_READS_CANDIDATES]), "reads_others": int(st[sk.S_READS_OTHERS]),
-                "canonical_lists_built": int(st[sk.S_CANON_BUILT])}
+                "reads_candidates": int(st[sk.S_READS_CANDIDATES]), "reads_others": int(st[sk.S_READS_OTHERS])}
 
     def table(self, max_guesses: int | None = None) -> TranspositionTable:
         """The transposition table of the question being asked (per k, for the k-movers chain).
@@ -196,8 +199,8 @@ class Searcher:
         prm[sk.P_FROM_SET_ONLY] = 1 if (o.from_set_only and o.mde is None) else 0
         prm[sk.P_MMAX] = MMAX
         prm[sk.P_CODES] = self.game.size
-        prm[sk.P_RESPONSES] = self.game.n_responses
-        prm[sk.P_WIN] = self.game.all_bulls
+        prm[sk.P_RESPONSES] = self._kresponses
+        prm[sk.P_WIN] = self._kwin
         prm[sk.P_TURN_KEYED] = 1 if o.mde is not None else 0
         prm[sk.P_EXPORT_THRESHOLD] = self._threshold
         prm[sk.P_NODE_LIMIT] = self._node_cap
@@ -262,13 +265,13 @@ class Searcher:
         pool0, pools1, lens, row_of = pools
         prm = self._params(k)
         value = sk.search(
-            np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, a.table, a.codes,
+            np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, self._ktable, a.codes,
             a.masks, a.counts, self._lb[0, CRITERIA[o.criterion]],
             self._lb[1, CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
-            tt.log_n, self.stats, self._log2n, self._lnn, self._seen, self._stamp,
-            self._ws_hkey, self._ws_hstamp, called, self._canon_key, self._canon_len, self._canon,
+            tt.log_n, self.stats, self._log2n, self._lnn,
+            self._ws_hkey, self._ws_hstamp, called, self._ws_acc,
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0

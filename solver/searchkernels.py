@@ -41,16 +41,17 @@ search kernel releases the GIL, so a watcher can ask a long search to stop), S_T
 deeper than its workspace (it stops, aborted, instead of writing past it).  Where the work goes
 (``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
 partition bound :func:`_collect` started to read, S_READS_CANDIDATES and S_READS_OTHERS the responses it
-read for them (counted per guess, so the inner loop stays as it was), S_CANON_BUILT the lists of
-canonical codes built (:func:`canonical_slot`'s misses).
+read for them (counted per guess, so the inner loop stays as it was), S_MASK_ROWS the candidates'
+rows OR-ed into :func:`response_masks` (n per set masked).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
-from solver.kernels import best_guess, digit_classes, is_canonical, is_perfect_split, response_row
+from solver.kernels import best_guess, digit_classes, is_canonical, response_row
 from solver.ttkernels import (  # the table the search reads and writes, and its value conventions
     FLAG_EXACT,
     FLAG_LOWER,
@@ -92,7 +93,7 @@ S_SCANNED_CANDIDATES = 7
 S_SCANNED_OTHERS = 9
 S_READS_CANDIDATES = 10
 S_READS_OTHERS = 11
-S_CANON_BUILT = 12
+S_MASK_ROWS = 12
 STATS = 13
 """Length of ``stats``."""
 
@@ -116,121 +117,138 @@ def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost
     log_n[1] = pos + S.shape[0]
 
 
-@njit(cache=True)
-def _splits_perfectly(row, S, seen, stamp):  # type: ignore[no-untyped-def]
-    """Whether the responses ``row[S[k]]`` are pairwise distinct.
+@intrinsic
+def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """Number of bits set in an unsigned integer: LLVM's ``ctpop``, one instruction (and vectorized
+    in loops) where a loop of bit tricks costs a branch per bit."""
+    if not isinstance(x, types.Integer):
+        return None
 
-    ``seen`` holds, per response, the stamp of the last check that met it, so no reset is needed
-    between checks (the caller passes a fresh stamp each time).
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@njit(cache=True)
+def response_masks(table, S, acc):  # type: ignore[no-untyped-def]
+    """``acc[g]``: the set of responses guess ``g`` can receive from the secrets of ``S``, one bit each.
+
+    Every code at once, one candidate's row after another: each pass reads a contiguous row of the
+    table and ORs one bit per code, a loop the compiler turns into vector instructions, so the whole
+    table of masks costs about a quarter of a microsecond per candidate on 5040 codes.  The number of
+    parts of ``g`` is then ``popcount(acc[g])``: one mask answers both "does g split S into
+    singletons" and "how small can g's partition bound be" for every code, where reading responses
+    code by code, with a branch per read, cost most of the search's time.  Needs fewer than 64
+    responses (8 positions have 44).
     """
-    for k in range(S.shape[0]):
-        r = row[S[k]]
-        if seen[r] == stamp:
-            return False
-        seen[r] = stamp
-    return True
+    one = np.uint64(1)
+    row = table[S[0]]
+    for g in range(acc.shape[0]):
+        acc[g] = one << row[g]
+    for k in range(1, S.shape[0]):
+        row = table[S[k]]
+        for g in range(acc.shape[0]):
+            acc[g] |= one << row[g]
 
 
 @njit(cache=True)
-def _splits_perfectly_col(table, g, S, seen, stamp):  # type: ignore[no-untyped-def]
-    """:func:`_splits_perfectly` for code ``g``, read down column ``g`` of the candidates' rows
-    (the table is symmetric; see :func:`_collect` for why the column is the faster read)."""
-    for k in range(S.shape[0]):
-        r = table[S[k], g]
-        if seen[r] == stamp:
-            return False
-        seen[r] = stamp
-    return True
+def perfect_candidate(table, S):  # type: ignore[no-untyped-def]
+    """The first candidate of S splitting S into singletons, or -1.
 
-
-CANON_SLOTS = 64
-"""Rows of the searcher's cache of canonical-code lists (:func:`canonical_slot`)."""
+    Read along each candidate's own row, at the other candidates only: n² reads with an early stop
+    at the first repeated response, far less than masking every code, which only the search for a
+    non-candidate needs (:func:`perfect_other`)."""
+    n = S.shape[0]
+    one = np.uint64(1)
+    for i in range(n):
+        row = table[S[i]]
+        seen = np.uint64(0)
+        ok = True
+        for k in range(n):
+            bit = one << row[S[k]]
+            if seen & bit:
+                ok = False
+                break
+            seen |= bit
+        if ok:
+            return S[i]
+    return -1
 
 
 @njit(cache=True)
-def canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats):  # type: ignore[no-untyped-def]
-    """Row of ``ccache`` that lists, ascending, the ``clen[row]`` codes :func:`is_canonical` keeps for
-    the symbol classes ``absent`` and ``uncalled``.
+def perfect_other(rmask, n, inset, codes, absent, uncalled):  # type: ignore[no-untyped-def]
+    """The lowest code outside the set splitting its ``n`` codes into singletons, one per symbol class
+    (:func:`is_canonical`), or -1; ``rmask`` holds the set's :func:`response_masks`."""
+    for g in range(rmask.shape[0]):
+        if popcount(rmask[g]) == n and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
+            return g
+    return -1
 
-    Every node scans the codes outside its set (for a perfect split, then for partition bounds), and
-    the canonical test of each code cost as much as the scan itself.  The classes depend only on the
-    two masks, and a search meets few distinct pairs of them, so the lists are kept in a small
-    direct-mapped cache keyed by the pair (``ckey``, -1 when empty) and rebuilt only on a miss.  A row
-    may be replaced by a deeper node's: callers fetch the row again after recursing.
+
+@njit(cache=True)
+def _prefilter(acc, n, inset, codes, absent, uncalled, lbrow, base, beta, pool, fail):  # type: ignore[no-untyped-def]
+    """The non-candidates whose partition bound may stay below ``beta``, ascending, into ``pool``;
+    returns how many.  Those left out lower ``fail[0]`` by the bound that dropped them.
+
+    A non-candidate with ``P`` parts (``popcount`` of its mask) costs at least ``base`` plus the
+    bounds of its parts, and because ``lbrow`` is convex (its steps never shrink: see
+    :func:`solver.bounds.lower_bound_tables`) and zero for an empty set, no ``P`` parts of ``n`` codes
+    together cost less than the most even ones: ``r`` parts of ``q + 1`` and ``P - r`` of ``q``, with
+    ``n = qP + r``.  That is the exact partition bound whenever the parts are that even, which the
+    small sets that most nodes hold nearly always are, so nearly every code this drops is one
+    :func:`_collect` would have dropped after reading its responses.  One part does not split S.
     """
-    h = (np.uint64(absent) * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(uncalled) * np.uint64(0xC2B2AE3D27D4EB4F))
-    slot = np.int64((h >> np.uint64(40)) & np.uint64(ckey.shape[0] - 1))
-    if ckey[slot, 0] == absent and ckey[slot, 1] == uncalled:
-        return slot
-    stats[S_CANON_BUILT] += 1
+    nb = 64 if n > 64 else n
+    bnd = np.empty(nb + 1, dtype=np.int64)
+    bnd[0] = INF
+    bnd[1] = INF
+    for p in range(2, nb + 1):
+        q = n // p
+        r = n - q * p
+        lo = lbrow[q]
+        hi = lbrow[q + 1] if r > 0 else np.int64(0)
+        if lo >= INF or hi >= INF:
+            bnd[p] = INF
+        else:
+            bnd[p] = base + r * hi + (p - r) * lo
+            if bnd[p] > INF:
+                bnd[p] = INF
     k = 0
-    for g in range(codes.shape[0]):
-        if is_canonical(codes, g, absent, uncalled):
-            ccache[slot, k] = g
-            k += 1
-    ckey[slot, 0] = absent
-    ckey[slot, 1] = uncalled
-    clen[slot] = k
-    return slot
-
-
-@njit(cache=True)
-def perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, n_valid, seen, stamp, fso,
-                  canon):  # type: ignore[no-untyped-def]
-    """(guess, in_set) of the first code splitting S into singletons: candidates first, then others.
-
-    ``stamp`` is a one-element array incremented per code tried (see :func:`_splits_perfectly`).
-    Other codes are tried one per symbol class: ``canon`` lists, ascending, the codes
-    :func:`is_canonical` keeps (:func:`canonical_slot`).  A non-candidate has at most ``n_valid - 1``
-    parts, so it cannot split a set that large.
-    """
-    if table.shape[0] > 0:
-        n = S.shape[0]
-        for i in range(n):
-            stamp[0] += 1
-            if _splits_perfectly(table[S[i]], S, seen, stamp[0]):
-                return S[i], True
-        if fso or n >= n_valid:
-            return -1, False
-        for ci in range(canon.shape[0]):
-            g = canon[ci]
-            if inset[g]:
-                continue
-            stamp[0] += 1
-            if _splits_perfectly_col(table, g, S, seen, stamp[0]):
-                return g, False
-        return -1, False
-    flags = np.zeros(n_resp, dtype=np.uint8)
-    for i in range(S.shape[0]):
-        if is_perfect_split(table, codes, masks, counts, S[i], S, n_resp, flags):
-            return S[i], True
-    if fso:
-        return -1, False
-    for g in range(n_codes):
+    low = fail[0]
+    for g in range(acc.shape[0]):
         if inset[g]:
             continue
-        if is_perfect_split(table, codes, masks, counts, g, S, n_resp, flags):
-            return g, False
-    return -1, False
+        p = popcount(acc[g])
+        b = bnd[p]
+        if b >= beta:
+            if p > 1 and b < low:
+                low = b
+            continue
+        if is_canonical(codes, g, absent, uncalled):
+            pool[k] = g
+            k += 1
+    fail[0] = low
+    return k
 
 
 @njit(cache=True)
-def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, canon, z1, lb_tab,
+def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lb_tab,
              child_m, base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
              fail, stats):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
-    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0) or ``canon``
-    (phase 1: every code :func:`is_canonical` keeps, see :func:`canonical_slot`), one per symbol class
-    (the pools are already one per class).  A
-    guess is dropped when it does not split S, when its partition bound reaches ``beta`` (its bound
-    then lowers ``fail[0]``, the smallest bound proven for a dropped guess), or when it splits S
-    exactly like a guess already kept (equivalent splits).  Returns the new ``nk``.
+    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0, one per
+    symbol class: :func:`is_canonical`).  The other codes always come as a pool: the equivalence sets
+    of the first two plies, or below them what :func:`_prefilter` kept.  A guess is dropped when it
+    does not split S, when its partition bound reaches ``beta`` (its bound then lowers ``fail[0]``,
+    the smallest bound proven for a dropped guess), or when it splits S exactly like a guess already
+    kept (equivalent splits).  Returns the new ``nk``.
 
     The bound is kept up to date while the guess's responses are read: the parts seen so far cost
     at least their ``lb_tab`` values, and every code not yet read adds at least ``step`` more (1 for
-    totals: one more guess for it, whatever part it joins; 0 for k-movers).  Nearly every guess is
-    dropped, most of them after a few codes, so reading all of S and hashing the parts (the split
+    totals: one more guess for it, whatever part it joins; 0 for k-movers), so a guess is dropped as
+    soon as what was read proves it, and reading all of S and hashing the parts (the split
     signature) is left to the guesses that survive.
 
     Responses are read as ``table[S[k], g]``, down column ``g`` of the candidates' own rows (the
@@ -242,20 +260,16 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     lbrow = lb_tab[child_m]
     scanned = np.int64(0)
     reads = np.int64(0)
-    count = g_hi - g_lo if use_pool else (n if phase == 0 else canon.shape[0])
+    count = g_hi - g_lo if use_pool else n
     unread_win = 1 if phase == 0 else 0  # a candidate's own code costs nothing beyond this guess
     for gi in range(count):
         if use_pool:
             g = pool[g_lo + gi]
             if (inset[g] == 1) != (phase == 0):
                 continue
-        elif phase == 0:
+        else:
             g = S[gi]
             if not is_canonical(codes, g, absent, uncalled):
-                continue
-        else:
-            g = canon[gi]
-            if inset[g]:
                 continue
         nt = 0
         lb = base
@@ -331,7 +345,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           seen, stamp, ws_hkey, ws_hstamp, called, ckey, clen, ccache):  # type: ignore[no-untyped-def]
+           ws_hkey, ws_hstamp, called, ws_acc):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -341,8 +355,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
     guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
-    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ckey``, ``clen`` and
-    ``ccache`` are the cache of canonical-code lists (:func:`canonical_slot`).
+    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ws_acc[ply]`` receives
+    S's :func:`response_masks`, computed at most once per node, when a perfect split or the other
+    codes are looked for.
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -388,13 +403,21 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         inset[S[i]] = 1
     absent, uncalled = digit_classes(S, masks, called, prm[P_SYMBOLS])
     nc_floor = np.int64(0)
+    rmask = ws_acc[ply]
+    have_masks = False
     if n <= prm[P_VALID_RESPONSES]:
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
         # which is also the bound when no candidate does it): the fast estimates and the
         # penultimate-turn algorithm of the article in one.
-        cs = canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats)
-        g, g_in = perfect_guess(table, codes, masks, counts, S, inset, n_codes, n_resp, prm[P_VALID_RESPONSES], seen,
-                                stamp, fso, ccache[cs, :clen[cs]])
+        g = perfect_candidate(table, S)
+        g_in = True
+        if g < 0 and not fso and n < prm[P_VALID_RESPONSES]:
+            # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
+            response_masks(table, S, rmask)
+            have_masks = True
+            stats[S_MASK_ROWS] += n
+            g = perfect_other(rmask, n, inset, codes, absent, uncalled)
+            g_in = False
         if g >= 0:
             for i in range(n):
                 inset[S[i]] = 0
@@ -499,13 +522,17 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 src = pools1[prm[P_POOL_ROW]]
                 hi = pools1_len[prm[P_POOL_ROW]]
             pooled = use_pool or use_pool1
-            canon = ccache[0, :0]
             if phase == 1 and not pooled:
-                # fetched again: the children searched in phase 0 may have reused its row
-                cs = canonical_slot(codes, absent, uncalled, ckey, clen, ccache, stats)
-                canon = ccache[cs, :clen[cs]]
+                # every code's mask at once; only those whose bound may stay below beta are read
+                if not have_masks:
+                    response_masks(table, S, rmask)
+                    have_masks = True
+                    stats[S_MASK_ROWS] += n
+                src = ws_pool[ply]
+                hi = _prefilter(rmask, n, inset, codes, absent, uncalled, lb_tab[child_m], base, cur_beta, src, fail)
+                pooled = True
             nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
-                          uncalled, canon, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
+                          uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
                           cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail,
                           stats)
             keys[:nk].sort()
@@ -571,7 +598,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                            table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                            ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                            pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                           lnn, seen, stamp, ws_hkey, ws_hstamp, called | masks[g], ckey, clen, ccache)
+                           lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc)
                 if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0

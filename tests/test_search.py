@@ -432,28 +432,142 @@ def test_optimal_tree_plays_the_question_it_is_asked_with_any_searcher() -> None
     assert totals.total == Searcher(g, SolveOptions("total")).solve(()).value
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=1, max_size=30))
-def test_cached_canonical_lists_are_the_canonical_codes(masks: list[tuple[int, int]]) -> None:
-    """The search's cache of canonical codes (a few rows, shared by every node, replaced on collisions)
-    always answers with the codes `is_canonical` keeps for the masks asked, in ascending order."""
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[Game, list[int], int, int]:
+    """A small game, a candidate set of it, and the symbol classes of a random history."""
+    game = draw(games(max_codes=400))
+    size = draw(st.integers(1, min(game.size, 40)))
+    cands = sorted(draw(st.sets(st.integers(0, game.size - 1), min_size=size, max_size=size)))
+    absent = draw(st.integers(0, (1 << game.symbols) - 1))
+    uncalled = draw(st.integers(0, (1 << game.symbols) - 1)) & ~absent
+    return game, cands, absent, uncalled
+
+
+def _partitions(game: Game, cands: list[int]) -> list[dict[int, int]]:
+    """Per code, the sizes of the parts it splits ``cands`` into, by response (plain Python)."""
+    out = []
+    for g in range(game.size):
+        sizes: dict[int, int] = {}
+        for c in cands:
+            r = game.response(g, c)
+            sizes[r] = sizes.get(r, 0) + 1
+        out.append(sizes)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions())
+def test_response_masks_and_perfect_splits_agree_with_the_partitions(
+        position: tuple[Game, list[int], int, int]) -> None:
+    """Each code's mask holds one bit per part it makes; the perfect split found is the first candidate
+    that splits the set into singletons, else the lowest canonical other code that does, as reading
+    every response would find."""
     import numpy as np
 
-    from solver import kernels
     from solver import searchkernels as sk
 
-    game = Game.from_spec("bulls-cows")
-    codes = game.arrays().codes
-    key = np.full((2, 2), -1, dtype=np.int64)  # two rows: collisions and replacements happen
-    length = np.zeros(2, dtype=np.int64)
-    cache = np.zeros((2, game.size), dtype=np.int32)
-    stats = np.zeros(sk.STATS, dtype=np.int64)
-    for absent, uncalled in masks:
-        uncalled &= ~absent  # the two classes are disjoint
-        row = sk.canonical_slot(codes, absent, uncalled, key, length, cache, stats)
-        expected = kernels.class_lowest_codes(codes, absent, uncalled)
-        assert np.array_equal(cache[row, :length[row]], expected)
-    assert 1 <= stats[sk.S_CANON_BUILT] <= len(masks)
+    game, cands, absent, uncalled = position
+    a = game.arrays(table=True)
+    S = np.array(cands, dtype=np.int32)
+    acc = np.zeros(game.size, dtype=np.uint64)
+    sk.response_masks(a.table, S, acc)
+    parts = _partitions(game, cands)
+    assert [bin(int(x)).count("1") for x in acc] == [len(p) for p in parts]
+    inset = np.zeros(game.size, dtype=np.uint8)
+    inset[S] = 1
+    perfect = [g for g in range(game.size) if len(parts[g]) == len(cands)]
+    inside = [g for g in cands if g in perfect]
+    assert sk.perfect_candidate(a.table, S) == (inside[0] if inside else -1)
+    outside = [g for g in perfect if g not in cands and sk.is_canonical(a.codes, g, np.int64(absent),
+                                                                        np.int64(uncalled))]
+    got = sk.perfect_other(acc, len(cands), inset, a.codes, np.int64(absent), np.int64(uncalled))
+    assert got == (outside[0] if outside else -1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions(), st.data())
+def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
+        position: tuple[Game, list[int], int, int], data: st.DataObject) -> None:
+    """What the prefilter drops, reading only each code's number of parts, is what the exact partition
+    bound (every part's size read) would drop too; the bound it reports for them is no higher than
+    theirs; it keeps, in increasing order, every canonical non-candidate that splits the set with a
+    bound below beta."""
+    import numpy as np
+
+    from solver import searchkernels as sk
+    from solver.bounds import lower_bound_tables
+    from solver.question import INF
+
+    game, cands, absent, uncalled = position
+    a = game.arrays(table=True)
+    S = np.array(cands, dtype=np.int32)
+    n = len(cands)
+    crit = data.draw(st.integers(0, 1))
+    lb = lower_bound_tables(game, game.size)[0, crit]
+    m = data.draw(st.integers(2, lb.shape[0] - 1))
+    lbrow = lb[m - 1]
+    base = n if crit == 0 else 0
+    beta = data.draw(st.integers(0, 6 * n + 2))
+    acc = np.zeros(game.size, dtype=np.uint64)
+    sk.response_masks(a.table, S, acc)
+    inset = np.zeros(game.size, dtype=np.uint8)
+    inset[S] = 1
+    pool = np.zeros(game.size, dtype=np.int32)
+    fail = np.full(1, INF, dtype=np.int64)
+    kept = list(pool[:sk._prefilter(acc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow,
+                                    np.int64(base), np.int64(beta), pool, fail)])
+    exact = {g: min(INF, base + sum(int(lbrow[c]) for c in p.values())) for g, p in enumerate(_partitions(game, cands))
+             if g not in cands and len(p) > 1}
+    canonical = [g for g in exact if sk.is_canonical(a.codes, g, np.int64(absent), np.int64(uncalled))]
+    assert kept == sorted(kept) and set(kept) <= set(canonical)
+    assert {g for g in canonical if exact[g] < beta} <= set(kept)
+    dropped = [exact[g] for g in exact if g not in kept and exact[g] >= beta]
+    if dropped:
+        assert beta <= fail[0] <= min(dropped)
+
+
+def test_lower_bound_rows_are_convex() -> None:
+    """The prefilter's bound for a code with P parts is the most even P parts' (see
+    ``searchkernels._prefilter``), which holds because every row of the bound tables is zero for no
+    code and never steps down until it turns INF for good: checked on every game the atlas covers."""
+    import numpy as np
+
+    from solver.atlas import atlas_games
+    from solver.bounds import lower_bound_tables
+    from solver.question import INF
+
+    for game in atlas_games():
+        for row in lower_bound_tables(game, game.size)[0].reshape(-1, game.size + 1):
+            finite = int((row < INF).sum())
+            assert (row[:finite] < INF).all() and row[0] in (0, INF)
+            assert (np.diff(row[:finite], 2) >= 0).all(), game.spec
+
+
+def test_eight_position_games_search_with_their_responses_renumbered() -> None:
+    """From 8 positions the response encoding passes 64 values, more than the kernel's masks hold, and
+    the searcher renumbers them: its values still equal plain exhaustive search."""
+    from solver.bounds import kernel_responses
+
+    game = Game(8, 2, True)
+    table, size, win = kernel_responses(game, game.arrays(table=True).table)
+    assert game.n_responses > 64 and size == int(table.max()) + 1 <= 64 and win == int(table[0, 0])
+    codes = reference.all_codes(game.positions, game.symbols, game.repetition, game.alphabet)
+    checked = 0
+    for history in (["00000011 5.2", "01010101 5.2"], ["00000000 6.0", "11000000 6.2"],
+                    ["00001111 4.4", "01010101 2.6"]):
+        turns = game.parse_history(history)
+        cands = game.candidates(turns)
+        for criterion, limit in (("total", None), ("kmovers", 5), ("kmovers", 6)):
+            result = Searcher(game, SolveOptions(criterion, max_guesses=limit)).solve(turns)
+            expect = reference.exhaustive(codes, tuple(game.format_codes(cands)),
+                                          None if limit is None else limit - len(turns), criterion, False)
+            if expect == reference.INF:
+                assert not result.possible, (history, criterion)
+                continue
+            offset = len(cands) * len(turns) if criterion == "total" else 0
+            assert result.exact and result.value == expect + offset, (history, criterion)
+            checked += 1
+    assert checked >= 4
 
 
 def test_a_searcher_reports_where_its_work_went() -> None:
@@ -463,4 +577,4 @@ def test_a_searcher_reports_where_its_work_went() -> None:
     assert work["nodes"] == searcher.nodes > work["expanded"] > 0
     assert work["scanned_others"] > 0 and work["reads_others"] >= work["scanned_others"]
     assert work["reads_candidates"] >= work["scanned_candidates"] > 0
-    assert 0 < work["canonical_lists_built"] <= work["expanded"] + work["nodes"]
+    assert work["mask_rows"] > 0
