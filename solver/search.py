@@ -95,9 +95,10 @@ class Searcher:
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
-        self._ws_acc = np.zeros((plies, n), dtype=np.uint64)
-        """Per ply, the masks of responses every code receives from the node's set
-        (``searchkernels.response_masks``)."""
+        self._ws_acc = np.zeros(n, dtype=np.uint64)
+        self._ws_pc = np.zeros((plies, -(-n // 8) * 8), dtype=np.uint8)
+        """Per ply, into how many parts every code splits the node's set (``searchkernels.part_counts``;
+        rows padded with zeros to whole 8-byte words, which the kernel reads at once)."""
 
     def lower_bound(self, size: int, turn: int, k: int | None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
@@ -271,7 +272,7 @@ class Searcher:
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,
-            self._ws_hkey, self._ws_hstamp, called, self._ws_acc,
+            self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc,
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0

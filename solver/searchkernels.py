@@ -42,7 +42,7 @@ deeper than its workspace (it stops, aborted, instead of writing past it).  Wher
 (``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
 partition bound :func:`_collect` started to read, S_READS_CANDIDATES and S_READS_OTHERS the responses it
 read for them (counted per guess, so the inner loop stays as it was), S_MASK_ROWS the candidates'
-rows OR-ed into :func:`response_masks` (n per set masked).
+rows read by :func:`part_counts` (n per set counted).
 """
 
 from __future__ import annotations
@@ -131,25 +131,50 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def response_masks(table, S, acc):  # type: ignore[no-untyped-def]
-    """``acc[g]``: the set of responses guess ``g`` can receive from the secrets of ``S``, one bit each.
+def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
+    """``pc[g]``: into how many parts code ``g`` splits ``S``, for every code at once.
 
-    Every code at once, one candidate's row after another: each pass reads a contiguous row of the
-    table and ORs one bit per code, a loop the compiler turns into vector instructions, so the whole
-    table of masks costs about a quarter of a microsecond per candidate on 5040 codes.  The number of
-    parts of ``g`` is then ``popcount(acc[g])``: one mask answers both "does g split S into
-    singletons" and "how small can g's partition bound be" for every code, where reading responses
-    code by code, with a branch per read, cost most of the search's time.  Needs fewer than 64
-    responses (8 positions have 44).
+    Each code's responses from the secrets of ``S`` are collected as one bit each of ``acc[g]``, one
+    candidate's row after another: each pass reads a contiguous row of the table and ORs one bit per
+    code, a loop the compiler turns into vector instructions (a quarter of a microsecond per candidate
+    on 5040 codes), and the last pass stores the popcounts.  One count answers both "does g split S
+    into singletons" and "how low can g's partition bound be" for every code, where reading
+    responses code by code, with a branch per read, cost most of the search's time.  Needs fewer
+    than 64 responses (:func:`solver.bounds.kernel_responses`).
     """
     one = np.uint64(1)
+    n = S.shape[0]
     row = table[S[0]]
+    if n == 1:
+        for g in range(acc.shape[0]):
+            pc[g] = 1
+        return
     for g in range(acc.shape[0]):
         acc[g] = one << row[g]
-    for k in range(1, S.shape[0]):
+    for k in range(1, n - 1):
         row = table[S[k]]
         for g in range(acc.shape[0]):
             acc[g] |= one << row[g]
+    row = table[S[n - 1]]
+    for g in range(acc.shape[0]):
+        pc[g] = popcount(acc[g] | (one << row[g]))
+
+
+LOW_BYTES = np.uint64(0x0101010101010101)
+HIGH_BITS = np.uint64(0x8080808080808080)
+
+
+@njit(cache=True)
+def _next_at_least(words, w, t):  # type: ignore[no-untyped-def]
+    """The first word from ``w`` on holding a byte >= ``t`` (1..127; bytes are at most 64), or
+    ``words.shape[0]``: eight part counts tested at once (adding 128 - t sets a byte's high bit
+    exactly when it is >= t, with no carry into the next byte)."""
+    add = np.uint64(128 - t) * LOW_BYTES
+    while w < words.shape[0]:
+        if (words[w] + add) & HIGH_BITS:
+            return w
+        w += 1
+    return w
 
 
 @njit(cache=True)
@@ -177,57 +202,110 @@ def perfect_candidate(table, S):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def perfect_other(rmask, n, inset, codes, absent, uncalled):  # type: ignore[no-untyped-def]
+def perfect_other(pc, n, inset, codes, absent, uncalled):  # type: ignore[no-untyped-def]
     """The lowest code outside the set splitting its ``n`` codes into singletons, one per symbol class
-    (:func:`is_canonical`), or -1; ``rmask`` holds the set's :func:`response_masks`."""
-    for g in range(rmask.shape[0]):
-        if popcount(rmask[g]) == n and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
-            return g
+    (:func:`is_canonical`), or -1; ``pc`` holds the set's :func:`part_counts` (its length a multiple
+    of 8, zero past the codes), read eight at a time."""
+    words = pc.view(np.uint64)
+    w = _next_at_least(words, 0, n)
+    while w < words.shape[0]:
+        for g in range(8 * w, 8 * w + 8):
+            if pc[g] == n and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
+                return g
+        w = _next_at_least(words, w + 1, n)
     return -1
 
 
 @njit(cache=True)
-def _prefilter(acc, n, inset, codes, absent, uncalled, lbrow, base, beta, pool, fail):  # type: ignore[no-untyped-def]
-    """The non-candidates whose partition bound may stay below ``beta``, ascending, into ``pool``;
-    returns how many.  Those left out lower ``fail[0]`` by the bound that dropped them.
+def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
+    """``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
+    codes in all (INF where no such parts exist).
 
-    A non-candidate with ``P`` parts (``popcount`` of its mask) costs at least ``base`` plus the
-    bounds of its parts, and because ``lbrow`` is convex (its steps never shrink: see
-    :func:`solver.bounds.lower_bound_tables`) and zero for an empty set, no ``P`` parts of ``n`` codes
-    together cost less than the most even ones: ``r`` parts of ``q + 1`` and ``P - r`` of ``q``, with
-    ``n = qP + r``.  That is the exact partition bound whenever the parts are that even, which the
-    small sets that most nodes hold nearly always are, so nearly every code this drops is one
-    :func:`_collect` would have dropped after reading its responses.  One part does not split S.
+    Because ``lbrow`` is convex (its steps never shrink: see :func:`solver.bounds.lower_bound_tables`)
+    and zero for an empty set, no ``p`` parts of ``n`` codes cost less than the most even ones: ``r``
+    parts of ``q + 1`` and ``p - r`` of ``q``, with ``n = qp + r``.  That is the exact partition bound
+    of a guess whenever its parts are that even, which the small sets that most nodes hold nearly
+    always are.
     """
-    nb = 64 if n > 64 else n
-    bnd = np.empty(nb + 1, dtype=np.int64)
-    bnd[0] = INF
-    bnd[1] = INF
-    for p in range(2, nb + 1):
+    bnd = np.full(65, INF, dtype=np.int64)
+    if n == 0:
+        bnd[0] = base
+    for p in range(1, (64 if n > 64 else n) + 1):
         q = n // p
         r = n - q * p
         lo = lbrow[q]
         hi = lbrow[q + 1] if r > 0 else np.int64(0)
-        if lo >= INF or hi >= INF:
-            bnd[p] = INF
-        else:
-            bnd[p] = base + r * hi + (p - r) * lo
-            if bnd[p] > INF:
-                bnd[p] = INF
+        if lo < INF and hi < INF:
+            v = base + r * hi + (p - r) * lo
+            bnd[p] = v if v < INF else INF
+    return bnd
+
+
+@njit(cache=True)
+def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail):  # type: ignore[no-untyped-def]
+    """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
+    ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
+    ``nk``.  The bound of those left out lowers ``fail[0]``.
+
+    A non-candidate with ``P`` parts (``pc``: :func:`part_counts`) costs at least :func:`_even_bounds`
+    ``[P]``, so nearly every code this drops is one whose responses would have proven it, and the
+    order of the rest is nearly the exact bounds'.  Their responses are read only when the search
+    reaches them.  One part does not split S.  The even bound never grows with ``P`` (splitting a
+    part never costs more, the bounds being convex and zero for nothing), so the codes kept are those
+    with at least ``pmin`` parts, found eight at a time, and those dropped cost at least
+    ``bnd[pmin - 1]``.
+    """
+    bnd = _even_bounds(n, lbrow, base)
+    top = 64 if n > 64 else n
+    pmin = 2
+    while pmin <= top and bnd[pmin] >= beta:
+        pmin += 1
+    if pmin > 2 and bnd[pmin - 1] < fail[0]:
+        fail[0] = bnd[pmin - 1]
+    k = nk
+    if pmin > top:
+        return k
+    words = pc.view(np.uint64)
+    w = _next_at_least(words, 0, pmin)
+    while w < words.shape[0]:
+        for g in range(8 * w, 8 * w + 8):
+            p = pc[g]
+            if p >= pmin and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
+                keys[k] = bnd[p] * n_codes + g
+                k += 1
+        w = _next_at_least(words, w + 1, pmin)
+    return k
+
+
+@njit(cache=True)
+def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,
+                    beta, out, fail):  # type: ignore[no-untyped-def]
+    """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
+    may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
+    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
+
+    :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
+    exact bounds and splits: the pools of the first two plies, whose sets are large, and the
+    candidates of a node whose masks are already known.  A candidate's own code is its winning
+    part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.
+    """
+    bnd = _even_bounds(n - (1 - phase), lbrow, base)
     k = 0
     low = fail[0]
-    for g in range(acc.shape[0]):
-        if inset[g]:
+    for i in range(count):
+        g = src[i]
+        if (inset[g] == 1) != (phase == 0):
             continue
-        p = popcount(acc[g])
+        p = np.int64(pc[g]) - (1 - phase)
         b = bnd[p]
         if b >= beta:
-            if p > 1 and b < low:
+            if (phase == 0 or p > 1) and b < low:
                 low = b
             continue
-        if is_canonical(codes, g, absent, uncalled):
-            pool[k] = g
-            k += 1
+        if canonical_only and not is_canonical(codes, g, absent, uncalled):
+            continue
+        out[k] = g
+        k += 1
     fail[0] = low
     return k
 
@@ -341,11 +419,55 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     return nk
 
 
+@njit(cache=True)
+def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
+    """Whether a guess tried before at this node (stamp ``node_id``) split S exactly like this one,
+    whose parts are ``parts[starts[r]:starts[r + 1]]``; records it otherwise.  The split's
+    signature is :func:`_collect`'s, for the other codes."""
+    sig = np.uint64(2) * np.uint64(0x9E3779B97F4A7C15)
+    for r in range(n_resp):
+        c = starts[r + 1] - starts[r]
+        if c == 0:
+            continue
+        if r == win:
+            sig += np.uint64(0xA0761D6478BD642F)
+        elif c == 1:
+            sig += np.uint64(0xD6E8FEB86659FD93)
+        elif c == 2:
+            sig += np.uint64(0x8EBC6AF09C88C6E3)
+        else:
+            z = np.uint64(0)
+            for t in range(starts[r], starts[r + 1]):
+                z += z1[parts[t]]
+            h = z ^ (z >> np.uint64(31))
+            h *= np.uint64(0x94D049BB133111EB)
+            sig += h ^ (h >> np.uint64(29))
+    hmask = hkey.shape[0] - 1
+    slot = np.int64(sig & np.uint64(hmask))
+    while hstamp[slot] == node_id:
+        if hkey[slot] == sig:
+            return True
+        slot = (slot + 1) & hmask
+    hstamp[slot] = node_id
+    hkey[slot] = sig
+    return False
+
+
+@njit(cache=True)
+def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
+    """Value of a set of one or two codes with ``m`` guesses left (guess one of them, then the other)."""
+    if m <= 0 or (n == 2 and m == 1):
+        return INF
+    if crit == 0:
+        return np.int64(2 * n - 1)
+    return np.int64(1) if m == n else np.int64(0)
+
+
 @njit(cache=True, nogil=True)
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           ws_hkey, ws_hstamp, called, ws_acc):  # type: ignore[no-untyped-def]
+           ws_hkey, ws_hstamp, called, ws_acc, ws_pc):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -355,9 +477,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     ``ws_best[ply]`` receives the best guess (-1 when only a bound was proven).  ``pool0`` (ply 0)
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
     guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
-    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ws_acc[ply]`` receives
-    S's :func:`response_masks`, computed at most once per node, when a perfect split or the other
-    codes are looked for.
+    any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ws_pc[ply]`` receives
+    S's :func:`part_counts` (``ws_acc`` is their scratch), computed at most once per node, when a
+    perfect split or the other codes are looked for.
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -373,18 +495,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     # -- fast estimates ------------------------------------------------------------------------
     if m <= 0:
         return INF
-    if n == 1:
-        ws_best[ply] = S[0]
-        if crit == 0:
-            return np.int64(1)
-        return np.int64(1) if m == 1 else np.int64(0)
+    if n <= 2:
+        v = _tiny_value(n, m, crit)
+        if v < INF:
+            ws_best[ply] = S[0]
+        return v
     if m == 1:
         return INF
-    if n == 2:
-        ws_best[ply] = S[0]
-        if crit == 0:
-            return np.int64(3)
-        return np.int64(1) if m == 2 else np.int64(0)
     if ply >= ws_keys.shape[0]:  # deeper than the workspace: stop, flagged (never write past it)
         stats[S_ABORTED] = 1
         stats[S_TOO_DEEP] = 1
@@ -403,7 +520,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         inset[S[i]] = 1
     absent, uncalled = digit_classes(S, masks, called, prm[P_SYMBOLS])
     nc_floor = np.int64(0)
-    rmask = ws_acc[ply]
+    pcs = ws_pc[ply]
     have_masks = False
     if n <= prm[P_VALID_RESPONSES]:
         # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
@@ -413,10 +530,10 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         g_in = True
         if g < 0 and not fso and n < prm[P_VALID_RESPONSES]:
             # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
-            response_masks(table, S, rmask)
+            part_counts(table, S, ws_acc, pcs)
             have_masks = True
             stats[S_MASK_ROWS] += n
-            g = perfect_other(rmask, n, inset, codes, absent, uncalled)
+            g = perfect_other(pcs, n, inset, codes, absent, uncalled)
             g_in = False
         if g >= 0:
             for i in range(n):
@@ -482,6 +599,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         if done:
             break
         nk = 0
+        lazy = False
+        lazy_id = np.int64(-1)
         if heuristic:
             if phase == 1:
                 break
@@ -522,19 +641,34 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 src = pools1[prm[P_POOL_ROW]]
                 hi = pools1_len[prm[P_POOL_ROW]]
             pooled = use_pool or use_pool1
-            if phase == 1 and not pooled:
-                # every code's mask at once; only those whose bound may stay below beta are read
+            lazy = phase == 1 and not pooled
+            lazy_id = stats[S_NODES] * 2 + 1  # this node's stamp in its ply's table of splits
+            if not lazy and (pooled or (phase == 0 and have_masks)):
+                # the pools of the first two plies (large sets), or candidates whose masks are known:
+                # only the codes whose most even partition stays below beta are read in full
                 if not have_masks:
-                    response_masks(table, S, rmask)
+                    part_counts(table, S, ws_acc, pcs)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
+                hi = _prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
+                                     not pooled, lb_tab[child_m], base, cur_beta, ws_pool[ply], fail)
                 src = ws_pool[ply]
-                hi = _prefilter(rmask, n, inset, codes, absent, uncalled, lb_tab[child_m], base, cur_beta, src, fail)
                 pooled = True
-            nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
-                          uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
-                          cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail,
-                          stats)
+            if lazy:
+                # Every code's parts counted at once; the codes whose bound may stay below beta are
+                # ordered by it and read only when reached (equivalent splits skipped then).
+                if not have_masks:
+                    part_counts(table, S, ws_acc, pcs)
+                    have_masks = True
+                    stats[S_MASK_ROWS] += n
+                nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lb_tab[child_m], base, cur_beta,
+                                n_codes, keys, nk, fail)
+                stats[S_SCANNED_OTHERS] += nk
+            else:
+                nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
+                              uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
+                              cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail,
+                              stats)
             keys[:nk].sort()
         for idx in range(nk):
             if heuristic:
@@ -559,6 +693,10 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 r = buf[k]
                 parts[fill[r]] = S[k]
                 fill[r] += 1
+            if lazy:
+                stats[S_READS_OTHERS] += n
+                if _seen_split(starts, parts, n_resp, win, z1, ws_hkey[ply], ws_hstamp[ply], lazy_id):
+                    continue
             # parts largest first: they decide most, and fail soonest
             np_ = 0
             rest = np.int64(0)
@@ -594,11 +732,16 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 budget = cur_beta - acc - rest
                 if ply == 0 and pools1.shape[0] > 0:
                     prm[P_POOL_ROW] = pool1_row[g]
-                v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm,
-                           table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
-                           ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
-                           pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                           lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc)
+                if psize[j] <= 2:
+                    # a part of one or two codes: its value without a call (counted as the node it is)
+                    stats[S_NODES] += 1
+                    v = _tiny_value(psize[j], child_m, crit)
+                else:
+                    v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm,
+                               table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
+                               ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
+                               pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
+                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc)
                 if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0

@@ -469,10 +469,10 @@ def test_response_masks_and_perfect_splits_agree_with_the_partitions(
     game, cands, absent, uncalled = position
     a = game.arrays(table=True)
     S = np.array(cands, dtype=np.int32)
-    acc = np.zeros(game.size, dtype=np.uint64)
-    sk.response_masks(a.table, S, acc)
+    pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)  # whole words, as the searcher's rows
+    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
     parts = _partitions(game, cands)
-    assert [bin(int(x)).count("1") for x in acc] == [len(p) for p in parts]
+    assert list(pc[:game.size]) == [len(p) for p in parts] and not pc[game.size:].any()
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
     perfect = [g for g in range(game.size) if len(parts[g]) == len(cands)]
@@ -480,7 +480,7 @@ def test_response_masks_and_perfect_splits_agree_with_the_partitions(
     assert sk.perfect_candidate(a.table, S) == (inside[0] if inside else -1)
     outside = [g for g in perfect if g not in cands and sk.is_canonical(a.codes, g, np.int64(absent),
                                                                         np.int64(uncalled))]
-    got = sk.perfect_other(acc, len(cands), inset, a.codes, np.int64(absent), np.int64(uncalled))
+    got = sk.perfect_other(pc, len(cands), inset, a.codes, np.int64(absent), np.int64(uncalled))
     assert got == (outside[0] if outside else -1)
 
 
@@ -508,20 +508,22 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     lbrow = lb[m - 1]
     base = n if crit == 0 else 0
     beta = data.draw(st.integers(0, 6 * n + 2))
-    acc = np.zeros(game.size, dtype=np.uint64)
-    sk.response_masks(a.table, S, acc)
+    pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)
+    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
-    pool = np.zeros(game.size, dtype=np.int32)
+    keys = np.zeros(game.size, dtype=np.int64)
     fail = np.full(1, INF, dtype=np.int64)
-    kept = list(pool[:sk._prefilter(acc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow,
-                                    np.int64(base), np.int64(beta), pool, fail)])
+    nk = sk._prefilter(pc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow, np.int64(base),
+                       np.int64(beta), game.size, keys, 0, fail)
+    kept = [int(k) % game.size for k in keys[:nk]]
     exact = {g: min(INF, base + sum(int(lbrow[c]) for c in p.values())) for g, p in enumerate(_partitions(game, cands))
              if g not in cands and len(p) > 1}
     canonical = [g for g in exact if sk.is_canonical(a.codes, g, np.int64(absent), np.int64(uncalled))]
     assert kept == sorted(kept) and set(kept) <= set(canonical)
     assert {g for g in canonical if exact[g] < beta} <= set(kept)
-    dropped = [exact[g] for g in exact if g not in kept and exact[g] >= beta]
+    assert all(int(k) // game.size <= exact[int(k) % game.size] for k in keys[:nk])  # the order's bounds
+    dropped = [exact[g] for g in canonical if g not in kept]  # the others are one per class
     if dropped:
         assert beta <= fail[0] <= min(dropped)
 
