@@ -1,10 +1,10 @@
 """Where an exact search's work goes: nodes, and what each node costs in the kernel.
 
 A sampling profiler sees one opaque numba frame, so the kernel counts its own work
-(:meth:`solver.search.Searcher.work`): nodes expanded, codes tried for a perfect split, and the guesses
-whose partition bound it started to read, with the responses it read, candidates and other codes
-apart.  Prints JSON: the counts, seconds (median of ``--runs`` fresh searches) and the per-node figures
-that show which loop a speed-up has to shrink.
+(:meth:`solver.search.Searcher.work`): nodes expanded, the candidates' rows read to count every code's
+parts, and the guesses whose responses it read, with how many, candidates and other codes apart.
+Prints JSON: the counts, seconds (median of ``--runs`` fresh searches) and the per-node figures that
+show which loop a speed-up has to shrink.
 
     python benchmarks/profile_search.py [--questions bc-1.0-total,bc-0.2-total] [--runs 3]
 """

@@ -4,6 +4,8 @@ can be searched at all (its response table fits the budget).  No search here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -89,17 +91,27 @@ MASK_BITS = 64
 def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
     """(table, size of the response encoding, winning response) as the search kernel reads them.
 
-    The kernel marks each response as a bit of a 64-bit word (``searchkernels.response_masks``), and
+    The kernel marks each response as a bit of a 64-bit word (``searchkernels.part_counts``), and
     the game's encoding, ``bulls * (positions + 1) + cows``, passes 63 from 8 positions on although
     those games have only 44 possible responses.  Their table is then renumbered densely, a copy made
-    once per searcher; smaller games keep the shared table and its encoding.
+    once per game (cached, like the table itself); smaller games keep the shared table and its
+    encoding.
     """
     if game.n_responses <= MASK_BITS:
         return table, game.n_responses, game.all_bulls
+    return _dense_responses(game.positions, game.symbols, game.repetition)
+
+
+@functools.lru_cache(maxsize=2)
+def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[npt.NDArray[np.uint8], int, int]:
+    game = Game(positions, symbols, repetition)
+    table = game.arrays(table=True).table
     valid = valid_responses(game)
     dense = np.zeros(game.n_responses, dtype=np.uint8)
     dense[valid] = np.arange(len(valid), dtype=np.uint8)
-    return dense[table], len(valid), int(dense[game.all_bulls])
+    out = dense[table]
+    out.setflags(write=False)
+    return out, len(valid), int(dense[game.all_bulls])
 
 
 def searchable(game: Game) -> bool:

@@ -155,9 +155,10 @@ class Searcher:
 
     def work(self) -> dict[str, int]:
         """Where this searcher's work went, summed over its calls: nodes, nodes expanded (stored in the
-        table), codes tried for a perfect split, and the guesses whose partition bound was read with the
-        responses read for them, candidates and other codes apart.  What ``benchmarks/profile_search.py``
-        reports: the node count alone does not say what a node costs."""
+        table), the candidates' rows read to count every code's parts (``mask_rows``), and the guesses
+        whose responses were read (their partition bound, or their split when the search reached them)
+        with the responses read for them, candidates and other codes apart.  What
+        ``benchmarks/profile_search.py`` reports: the node count alone does not say what a node costs."""
         st = self.stats
         return {"nodes": int(st[sk.S_NODES]), "expanded": int(st[sk.S_TABLE_STORES]),
                 "table_hits": int(st[sk.S_TABLE_HITS]), "mask_rows": int(st[sk.S_MASK_ROWS]),

@@ -40,9 +40,10 @@ S_ABORTED the call was aborted, S_STOP stop requested (set by another thread whi
 search kernel releases the GIL, so a watcher can ask a long search to stop), S_TOO_DEEP the search went
 deeper than its workspace (it stops, aborted, instead of writing past it).  Where the work goes
 (``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
-partition bound :func:`_collect` started to read, S_READS_CANDIDATES and S_READS_OTHERS the responses it
-read for them (counted per guess, so the inner loop stays as it was), S_MASK_ROWS the candidates'
-rows read by :func:`part_counts` (n per set counted).
+responses are read (by :func:`_collect` for their partition bound, or, for the other codes that
+:func:`_prefilter` keeps, when the search reaches them), S_READS_CANDIDATES and S_READS_OTHERS the
+responses read for them (counted per guess, so the inner loops stay as they were), S_MASK_ROWS the
+candidates' rows read by :func:`part_counts` (n per set counted).
 """
 
 from __future__ import annotations
@@ -317,8 +318,9 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
     Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0, one per
-    symbol class: :func:`is_canonical`).  The other codes always come as a pool: the equivalence sets
-    of the first two plies, or below them what :func:`_prefilter` kept.  A guess is dropped when it
+    symbol class: :func:`is_canonical`).  The other codes come here only as the equivalence sets of
+    the first two plies, filtered by :func:`_prefilter_list` (below them, :func:`_prefilter` orders
+    them without reading their responses, and the search reads them lazily).  A guess is dropped when it
     does not split S, when its partition bound reaches ``beta`` (its bound then lowers ``fail[0]``,
     the smallest bound proven for a dropped guess), or when it splits S exactly like a guess already
     kept (equivalent splits).  Returns the new ``nk``.

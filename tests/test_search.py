@@ -457,11 +457,11 @@ def _partitions(game: Game, cands: list[int]) -> list[dict[int, int]]:
 
 @settings(max_examples=60, deadline=None)
 @given(positions())
-def test_response_masks_and_perfect_splits_agree_with_the_partitions(
+def test_part_counts_and_perfect_splits_agree_with_the_partitions(
         position: tuple[Game, list[int], int, int]) -> None:
-    """Each code's mask holds one bit per part it makes; the perfect split found is the first candidate
-    that splits the set into singletons, else the lowest canonical other code that does, as reading
-    every response would find."""
+    """Each code's count is the number of parts it splits the set into (zero in the padding); the
+    perfect split found is the first candidate that splits the set into singletons, else the lowest
+    canonical other code that does, as reading every response would find."""
     import numpy as np
 
     from solver import searchkernels as sk
