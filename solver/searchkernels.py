@@ -336,7 +336,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     cache lines of those rows serve many consecutive codes, where each code's own row would be one
     more line fetched from a table far bigger than the caches for every candidate read.
     """
-    hmask = hkey.shape[0] - 1
     lbrow = lb_tab[child_m]
     scanned = np.int64(0)
     reads = np.int64(0)
@@ -387,38 +386,49 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
         sig = np.uint64(phase + 1) * np.uint64(0x9E3779B97F4A7C15)
         for t in range(nt):
             r = touched[t]
-            c = cnt[r]
-            if r != win:
-                if c == 1:
-                    # parts of one or two codes are worth the same whatever they hold; each size
-                    # has its own constant (c*K would let two singletons equal one pair)
-                    sig += np.uint64(0xD6E8FEB86659FD93)
-                elif c == 2:
-                    sig += np.uint64(0x8EBC6AF09C88C6E3)
-                else:
-                    h = zs[r] ^ (zs[r] >> np.uint64(31))
-                    h *= np.uint64(0x94D049BB133111EB)
-                    sig += h ^ (h >> np.uint64(29))
-            else:
-                sig += np.uint64(0xA0761D6478BD642F)
+            sig += _part_hash(cnt[r], zs[r], r == win)
             cnt[r] = 0
             zs[r] = 0
-        slot = np.int64(sig & np.uint64(hmask))
-        dup = False
-        while hstamp[slot] == node_id:
-            if hkey[slot] == sig:
-                dup = True
-                break
-            slot = (slot + 1) & hmask
-        if dup:
+        if _seen_before(sig, hkey, hstamp, node_id):
             continue
-        hstamp[slot] = node_id
-        hkey[slot] = sig
         keys[nk] = lb * n_codes + g
         nk += 1
     stats[S_SCANNED_CANDIDATES if phase == 0 else S_SCANNED_OTHERS] += scanned
     stats[S_READS_CANDIDATES if phase == 0 else S_READS_OTHERS] += reads
     return nk
+
+
+@njit(cache=True)
+def _part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
+    """One part's term of a split's signature: ``c`` codes whose ``z1`` keys sum to ``z``.
+
+    Parts of one or two codes are worth the same whatever they hold, so they hash by size alone, each
+    size with its own constant (c*K would let two singletons equal one pair); the winning part too.
+    """
+    if is_win:
+        return np.uint64(0xA0761D6478BD642F)
+    if c == 1:
+        return np.uint64(0xD6E8FEB86659FD93)
+    if c == 2:
+        return np.uint64(0x8EBC6AF09C88C6E3)
+    h = z ^ (z >> np.uint64(31))
+    h *= np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(cache=True)
+def _seen_before(sig, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
+    """Whether signature ``sig`` is already in this node's set (stamp ``node_id``, open addressing in
+    ``hkey``, whose stamps need no clearing between nodes); adds it otherwise."""
+    hmask = hkey.shape[0] - 1
+    slot = np.int64(sig & np.uint64(hmask))
+    while hstamp[slot] == node_id:
+        if hkey[slot] == sig:
+            return True
+        slot = (slot + 1) & hmask
+    hstamp[slot] = node_id
+    hkey[slot] = sig
+    return False
 
 
 @njit(cache=True)
@@ -431,28 +441,12 @@ def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type:
         c = starts[r + 1] - starts[r]
         if c == 0:
             continue
-        if r == win:
-            sig += np.uint64(0xA0761D6478BD642F)
-        elif c == 1:
-            sig += np.uint64(0xD6E8FEB86659FD93)
-        elif c == 2:
-            sig += np.uint64(0x8EBC6AF09C88C6E3)
-        else:
-            z = np.uint64(0)
+        z = np.uint64(0)
+        if c > 2:
             for t in range(starts[r], starts[r + 1]):
                 z += z1[parts[t]]
-            h = z ^ (z >> np.uint64(31))
-            h *= np.uint64(0x94D049BB133111EB)
-            sig += h ^ (h >> np.uint64(29))
-    hmask = hkey.shape[0] - 1
-    slot = np.int64(sig & np.uint64(hmask))
-    while hstamp[slot] == node_id:
-        if hkey[slot] == sig:
-            return True
-        slot = (slot + 1) & hmask
-    hstamp[slot] = node_id
-    hkey[slot] = sig
-    return False
+        sig += _part_hash(c, z, r == win)
+    return _seen_before(sig, hkey, hstamp, node_id)
 
 
 @njit(cache=True)
