@@ -146,10 +146,6 @@ def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
     one = np.uint64(1)
     n = S.shape[0]
     row = table[S[0]]
-    if n == 1:
-        for g in range(acc.shape[0]):
-            pc[g] = 1
-        return
     for g in range(acc.shape[0]):
         acc[g] = one << row[g]
     for k in range(1, n - 1):
