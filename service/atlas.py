@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from solver.atlas import LABELS, NAMES, Value, atlas_games, solve_game
+from solver.atlas import LABELS, NAMES, OneStep, Value, atlas_games, best_one_step, one_step_trees, solve_game, tighten
 from solver.game import PRESETS, Game
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
@@ -74,6 +74,7 @@ def served(game: Game) -> dict[str, Any] | None:
            for name in NAMES},
         "average": None if mean is None else round(mean, 6),
         "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
+        "best_known": best_known(entry),
     }
 
 
@@ -125,7 +126,10 @@ def menu() -> list[dict[str, Any]]:
     for spec, e in shipped().items():
         mean = average(e)
         out.append({"game": spec, "positions": e["positions"], "symbols": e["symbols"], "repetition": e["repetition"],
-                    "codes": e["codes"], "exact": finished(e), "average": None if mean is None else round(mean, 6)})
+                    "codes": e["codes"], "exact": finished(e), "average": None if mean is None else round(mean, 6),
+                    "values": {name: {k: e["values"][name][k] for k in ("value", "exact", "lower", "upper")}
+                               for name in NAMES},
+                    "best_known": best_known(e)})
     return out
 
 
@@ -146,11 +150,12 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
     if witness is not None:
         sources.append(f"tree optimal-total (total {witness[0]}, worst case {witness[1]})")
     started = time.perf_counter()
+    one_step = one_step_trees(game)
     values = solve_game(
         game, lambda options, seconds: searcher.solve_within((), seconds, options=options), budget_s,
         {k: Value.from_dict(v) for k, v in (known or {}).get("values", {}).items()},
         log=lambda line: print(f"# {line}", file=sys.stderr, flush=True),  # each search, as it ends
-        bound=lambda k: searcher.lower_bound(game.size, 1, k), witness=witness)
+        bound=lambda k: searcher.lower_bound(game.size, 1, k), witness=witness, one_step=one_step)
     return {
         "game": game.spec, "positions": game.positions, "symbols": game.symbols, "repetition": game.repetition,
         "codes": game.size,
@@ -161,7 +166,45 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": datetime.date.today().isoformat(),
         "sources": sources,
+        "one_step": {name: t.as_dict() for name, t in one_step.items()},
     }
+
+
+def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
+                 log: Callable[[str], None] = lambda _: None) -> list[str]:
+    """Give the entries of ``specs`` (default: every entry) without them their one-step trees' numbers,
+    and lower their open upper bounds to what those trees prove (:func:`solver.atlas.tighten`), without
+    searching again.  Saves the file after each game; returns the games changed."""
+    entries = load(path)
+    changed = []
+    for spec in list(entries) if specs is None else list(specs):
+        entry = entries[spec]
+        if "one_step" in entry:
+            continue
+        game = Game.from_spec(spec)
+        started = time.perf_counter()
+        one_step = one_step_trees(game)
+        before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
+        after = tighten(before, one_step)
+        entry["values"] = {name: {**entry["values"][name], **after[name].as_dict()} for name in NAMES}
+        entry["one_step"] = {name: t.as_dict() for name, t in one_step.items()}
+        save(entries, path)
+        changed.append(spec)
+        moved = [f"{name} {shown(before[name].as_dict())} -> {shown(after[name].as_dict())}" for name in NAMES
+                 if before[name] != after[name]]
+        log(f"{spec}: one-step trees in {time.perf_counter() - started:.1f} s"
+            + (f"; {', '.join(moved)}" if moved else ""))
+    return changed
+
+
+def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The best strategy tree known of an entry whose total is not proven: its best one-step strategy,
+    with what its tree proves (None when the total is exact, or the one-step trees were not built)."""
+    if entry["values"]["total"]["exact"] or "one_step" not in entry:
+        return None
+    trees = {name: OneStep(**t) for name, t in entry["one_step"].items()}
+    name = best_one_step(trees)
+    return {"strategy": name, **trees[name].as_dict(), "proven_optimal": False}
 
 
 def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:

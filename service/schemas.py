@@ -205,6 +205,17 @@ class AtlasNumber(BaseModel):
     upper: int | None = Field(description="A proven upper bound (the value when exact); null when none is known.")
 
 
+class BestKnown(BaseModel):
+    """The best strategy tree known of a game whose optimal total is not proven: a strategy played
+    through every secret, so its numbers are proven upper bounds, but not proven optimal."""
+
+    strategy: str = Field(description="The strategy, as /v1/strategies names it.")
+    total: int
+    worst_case: int
+    movers: int = Field(description="Secrets its tree solves at its worst case.")
+    proven_optimal: bool = Field(description="Always false: proven optima are the atlas's exact numbers.")
+
+
 class AtlasOut(BaseModel):
     """What optimal play is worth in this game, as computed by `bullscows atlas run` and shipped."""
 
@@ -217,6 +228,9 @@ class AtlasOut(BaseModel):
     seconds: float = Field(description="Wall-clock time the atlas spent on the game (see `machine`).")
     machine: str
     command: str = Field(description="The command that recomputes the entry from an empty table.")
+    best_known: BestKnown | None = Field(default=None, description=(
+        "While the total is not proven: the best one-step strategy's tree, whose numbers are the upper "
+        "bounds; null once the total is exact (the optimal trees are then shipped)."))
 
 
 class GameOut(BaseModel):
@@ -249,6 +263,15 @@ class SourceInfo(BaseModel):
     meaning: str
 
 
+class AtlasBrief(BaseModel):
+    """One number of the atlas, for tables: exact, or bracketed by proven bounds."""
+
+    value: int | None
+    exact: bool
+    lower: int
+    upper: int | None
+
+
 class AtlasGame(BaseModel):
     """An atlas game, for menus: details at ``GET /v1/games/{game}``."""
 
@@ -259,6 +282,10 @@ class AtlasGame(BaseModel):
     codes: int
     exact: bool = Field(description="Whether every number of its entry is proven.")
     average: float | None = Field(description="Optimal average number of guesses, when proven.")
+    values: dict[str, AtlasBrief] = Field(description=(
+        "The five numbers (total, worst_case, total_within_worst_case, total_depth, worst_case_movers), "
+        "each exact or bracketed by proven bounds."))
+    best_known: BestKnown | None = Field(default=None, description="As in GET /v1/games/{game}.")
 
 
 class GamesOut(BaseModel):

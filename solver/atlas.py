@@ -90,22 +90,69 @@ SearchFn = Callable[[SolveOptions, float], SolveResult]
 """Solves the whole game (empty history) for the options within a wall-clock budget in seconds."""
 
 
-def _heuristic_bounds(game: Game) -> tuple[int, int]:
-    """(total, worst case) of the best one-step strategy's whole tree: proven upper bounds of T and W."""
-    best: tuple[int, int] | None = None
+ONE_STEP: tuple[str, ...] = ("entropy", "most-parts", "minimax", "expected-size")
+"""The one-step strategies whose whole trees bound every game from above."""
+
+
+@dataclass(frozen=True)
+class OneStep:
+    """A one-step strategy's whole tree of a game, played through every secret: a strategy that exists,
+    so its numbers are proven upper bounds (of T by its total; of W by its worst case; of T_W and of the
+    W-movers by its total and its W-movers when its worst case is W)."""
+
+    total: int
+    worst_case: int
+    movers: int
+    """Secrets its tree solves at its worst case."""
+
+    def as_dict(self) -> dict[str, int]:
+        return {"total": self.total, "worst_case": self.worst_case, "movers": self.movers}
+
+
+def one_step_trees(game: Game) -> dict[str, OneStep]:
+    """The whole trees of the :data:`ONE_STEP` strategies (seconds, even for the atlas's largest games)."""
+    out = {}
     arrays = game.arrays(table=True)
-    for name in ("entropy", "most-parts", "minimax", "expected-size"):
+    for name in ONE_STEP:
         stats = build_tree(game, strategy_chooser(game, get_strategy(name), arrays), arrays=arrays).stats()
-        best = (stats.total, stats.worst_case) if best is None else (min(best[0], stats.total),
-                                                                     min(best[1], stats.worst_case))
-    assert best is not None
-    return best
+        out[name] = OneStep(stats.total, stats.worst_case, stats.histogram.get(stats.worst_case, 0))
+    return out
+
+
+def best_one_step(one_step: dict[str, OneStep]) -> str:
+    """The strategy of the fewest total guesses (ties: the smaller worst case, then :data:`ONE_STEP`'s order)."""
+    return min(one_step, key=lambda name: (one_step[name].total, one_step[name].worst_case, ONE_STEP.index(name)))
+
+
+def tighten(values: dict[str, Value], one_step: dict[str, OneStep]) -> dict[str, Value]:
+    """``values`` with every upper bound the one-step trees prove lowered to it (nothing else changes).
+
+    Sound for each number because each tree is a strategy: T <= its total and W <= its worst case, for
+    any tree; and once W is exact, a tree whose worst case is W is a strategy within W, so T_W <= its
+    total and the W-movers <= its W-movers.  An upper bound never goes below the proven lower bound."""
+    def lowered(v: Value, bound: int | None) -> Value:
+        if bound is None or (v.upper is not None and v.upper <= bound):
+            return v
+        return Value(v.lower, max(bound, v.lower), v.nodes, v.seconds)
+
+    trees = list(one_step.values())
+    out = dict(values)
+    out["total"] = lowered(out["total"], min((t.total for t in trees), default=None))
+    out["worst_case"] = lowered(out["worst_case"], min((t.worst_case for t in trees), default=None))
+    w = out["worst_case"]
+    if w.exact:
+        within = [t for t in trees if t.worst_case == w.value]
+        out["total_within_worst_case"] = lowered(out["total_within_worst_case"], min((t.total for t in within),
+                                                                                     default=None))
+        out["worst_case_movers"] = lowered(out["worst_case_movers"], min((t.movers for t in within), default=None))
+    return out
 
 
 def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, Value] | None = None,
                log: Callable[[str], None] = lambda _: None,
                bound: Callable[[int | None], int] | None = None,
-               witness: tuple[int, int] | None = None) -> dict[str, Value]:
+               witness: tuple[int, int] | None = None,
+               one_step: dict[str, OneStep] | None = None) -> dict[str, Value]:
     """The five numbers of ``game``'s atlas entry; exact ones in ``known`` are kept, not searched again.
 
     ``search(options, seconds)`` runs the exact search (a fresh or warm searcher: the caller's choice).
@@ -118,10 +165,15 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
     total is proven and equals the witness's, T_k = T for every k at least its worst case (T_k >= T
     always, and the witness is a strategy within k reaching T), so those k are not searched: the big
     games whose optimal-total trees the campaigns built need no search past their depth.
+
+    ``one_step``: the :func:`one_step_trees` of the game (built here when not given); every bound they
+    prove is applied to the numbers left open (:func:`tighten`).
     """
     out: dict[str, Value] = {k: v for k, v in (known or {}).items() if v.exact}
     n = game.size
-    heuristic_total, heuristic_worst = _heuristic_bounds(game)
+    trees = one_step if one_step is not None else one_step_trees(game)
+    heuristic_total = min(t.total for t in trees.values())
+    heuristic_worst = min(t.worst_case for t in trees.values())
 
     def run(options: SolveOptions) -> SolveResult | None:
         """The search's result, or None when its budget cut it (a result bounded by ``upper_bound``
@@ -192,4 +244,4 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
                 out["worst_case_movers"] = Value(1, n, 0, budget_s)
         else:
             out["worst_case_movers"] = Value(1, n, 0, 0.0)
-    return {name: out[name] for name in NAMES}
+    return tighten({name: out[name] for name in NAMES}, trees)

@@ -144,7 +144,9 @@ def test_cut_searches_leave_bounds_that_bracket_the_truth() -> None:
     assert {k: v.value for k, v in partly.items() if k != "worst_case_movers"} == {
         k: truth[k] for k in NAMES if k != "worst_case_movers"}
     movers = partly["worst_case_movers"]
-    assert not movers.exact and movers.lower <= truth["worst_case_movers"] <= (movers.upper or 0)
+    assert movers.lower <= truth["worst_case_movers"] <= (movers.upper or 0)
+    # here a one-step tree within W has a single W-mover, which proves the movers' value with no search
+    assert movers.exact and movers.upper == 1 and movers.nodes == 0
 
 
 def test_a_known_strategy_spares_the_searches_past_its_depth() -> None:
@@ -329,3 +331,61 @@ def test_a_depth_past_the_worst_case_is_found_under_a_bound() -> None:
     numbers = {k: entry["values"][k]["value"] for k in NAMES}
     assert numbers["total_depth"] == numbers["worst_case"] + 1
     assert numbers == {k: SHIPPED["3,10,0"]["values"][k]["value"] for k in NAMES}
+
+
+def test_one_step_trees_bound_every_exact_entry_from_above() -> None:
+    """The one-step trees are strategies: on every solved game none beats an optimum, a tree within W has at
+    least the W-movers, and tightening by them changes no exact number.  Their numbers are built again here
+    for the games up to 1296 codes, not read back."""
+    from solver.atlas import OneStep, one_step_trees, tighten
+
+    for spec, e in SHIPPED.items():
+        v = e["values"]
+        if not all(v[n]["exact"] for n in NAMES):
+            continue
+        trees = {name: OneStep(**t) for name, t in e["one_step"].items()}
+        if e["codes"] <= 1296:
+            assert one_step_trees(Game.from_spec(spec)) == trees, spec
+        w = v["worst_case"]["value"]
+        for name, t in trees.items():
+            assert t.total >= v["total"]["value"] and t.worst_case >= w, (spec, name)
+            assert t.worst_case > w or (t.total >= v["total_within_worst_case"]["value"]
+                                        and t.movers >= v["worst_case_movers"]["value"]), (spec, name)
+        values = {n: Value.from_dict(v[n]) for n in NAMES}
+        assert tighten(values, trees) == values, spec
+
+
+def test_tightening_lowers_only_the_upper_bounds_a_tree_proves() -> None:
+    from solver.atlas import OneStep, tighten
+
+    open_ = {"total": Value(100, 140), "worst_case": Value(6, 6), "total_within_worst_case": Value(100, None),
+             "total_depth": Value(6, None), "worst_case_movers": Value(1, 50)}
+    trees = {"a": OneStep(130, 7, 3), "b": OneStep(135, 6, 20), "c": OneStep(138, 6, 9)}
+    got = tighten(open_, trees)
+    assert got["total"] == Value(100, 130)  # the best total, whatever its worst case
+    assert got["total_within_worst_case"] == Value(100, 135)  # only the trees within W = 6
+    assert got["worst_case_movers"] == Value(1, 9)
+    assert got["worst_case"] == open_["worst_case"] and got["total_depth"] == open_["total_depth"]
+    # W not proven: nothing about T_W or the movers follows; an upper bound never goes below the lower
+    unsure = {**open_, "worst_case": Value(5, 7)}
+    assert tighten(unsure, trees)["total_within_worst_case"] == Value(100, None)
+    assert tighten(unsure, trees)["worst_case"] == Value(5, 6)
+    assert tighten({**open_, "total": Value(132, 140)}, trees)["total"] == Value(132, 132)
+
+
+def test_every_open_entry_carries_its_best_known_tree() -> None:
+    """Each unsolved game's upper bounds are what its one-step trees prove, and its best known strategy
+    (served with the entry) is the one of the fewest guesses; built again here for one of them."""
+    from solver.atlas import OneStep, one_step_trees, tighten
+
+    open_specs = [s for s, e in SHIPPED.items() if not atlas.finished(e)]
+    assert open_specs
+    for spec in open_specs:
+        e = SHIPPED[spec]
+        trees = {name: OneStep(**t) for name, t in e["one_step"].items()}
+        values = {n: Value.from_dict(e["values"][n]) for n in NAMES}
+        assert tighten(values, trees) == values, spec  # nothing left to lower
+        best = atlas.best_known(e)
+        assert best is not None
+        assert best["total"] == e["values"]["total"]["upper"] == min(t.total for t in trees.values())
+    assert one_step_trees(Game.from_spec("7,7,0"))["minimax"] == OneStep(**SHIPPED["7,7,0"]["one_step"]["minimax"])

@@ -52,6 +52,31 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
               log=lambda line: click.echo(f"# {line}", err=True))
 
 
+@atlas_group.command("one-step")
+@click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every entry without them).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
+    """Build the one-step strategies' whole trees of the entries that lack them (entropy, most parts,
+    minimax, expected size): they give the best strategy known of an unsolved game, and lower its open
+    upper bounds to what a played-out tree proves.  No search; seconds per game."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    file = path or atlas.ATLAS_FILE
+    entries = atlas.load(file)
+    try:
+        specs = [Game.from_spec(g).spec for g in games] if games else None
+    except SolverError as exc:
+        _fail(str(exc))
+    missing = [s for s in specs or [] if s not in entries]
+    if missing:
+        _fail(f"not in the atlas file: {', '.join(missing)}")
+    changed = atlas.add_one_step(specs, path=file, log=lambda line: click.echo(f"# {line}", err=True))
+    click.echo(f"{len(changed)} entries given their one-step trees")
+
+
 @atlas_group.command("show")
 @click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
