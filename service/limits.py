@@ -23,6 +23,7 @@ LIMITED = {
     "solve.solve": "rate_limit_expensive",
     "jobs.post_job": "rate_limit_expensive",
     "strategies.statistics": "rate_limit_expensive",
+    "strategies.build": "rate_limit_expensive",
     "strategies.whole_tree": "rate_limit_expensive",
     "positions.import_positions": "rate_limit_expensive",
     "games.new_match": "rate_limit_expensive",

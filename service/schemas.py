@@ -126,6 +126,25 @@ class JobResult(BaseModel):
     chain: dict[str, int | None]
 
 
+class TreeJobResult(BaseModel):
+    """A finished tree job's answer: the whole tree's statistics (the tree itself is then served by
+    ``GET /v1/strategies/{game}/{strategy}`` and ``…/tree`` at once)."""
+
+    strategy: str
+    value: int = Field(description="Total guesses over every secret, each secret played through the tree.")
+    possible: bool
+    exact: bool = Field(description="The total is the tree's own, played out (not a claim of optimality).")
+    best_guess: str | None = Field(description="The tree's first guess.")
+    secrets: int
+    average: float | None
+    worst_case: int
+    histogram: dict[str, int] = Field(description="Secrets by the number of guesses the tree needs for them.")
+    nodes: int = Field(description="Nodes of the tree.")
+    seconds: float
+    candidates: int
+    statistics: str = Field(description="Where the tree's statistics are served.")
+
+
 class SolveOut(JobResult):
     """The value of a position and where it came from."""
 
@@ -140,6 +159,14 @@ class JobIn(PositionQuestion):
     wait_ms: int | None = Field(default=0, ge=0, description="Wait this long for the result before answering 202.")
 
 
+class TreeBuildIn(BaseModel):
+    """Ask for a whole strategy tree, built by a job when it is too big for a request."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    max_guesses: int | None = Field(default=None, ge=1, le=63, description="Depth limit of an optimal-kmovers tree.")
+    wait_ms: int | None = Field(default=0, ge=0, description="Wait this long for the job before answering 202.")
+
+
 class JobProgress(BaseModel):
     """How far a job got."""
 
@@ -152,13 +179,16 @@ class JobProgress(BaseModel):
     best_exact: bool = Field(description="Whether best_value is proven optimal.")
     lower_bound: int | None
     eta_seconds: float | None
+    fraction: float | None = Field(default=None, description=(
+        "Share of the work done, 0 to 1: of the planned units' expected cost for a solve, of the secrets "
+        "placed for a tree job; null before planning."))
 
 
 class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree"]
     status: str
     attempts: int
     first_guess: str | None
@@ -183,7 +213,7 @@ class JobOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: str | None
-    result: JobResult | None
+    result: JobResult | TreeJobResult | None
     progress: JobProgress
     units: list[JobUnitOut] | None = None
 

@@ -75,13 +75,8 @@ def require_response_table(game: Game) -> GameArrays:
 
     :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
     """
-    arrays = game.arrays(table=True)
-    if arrays.table.shape[0] == 0:
-        raise InvalidSearchError(
-            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
-            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
-        )
-    return arrays
+    require_searchable(game)
+    return game.arrays(table=True)
 
 
 MASK_BITS = 64
@@ -112,6 +107,18 @@ def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[np
     out = dense[table]
     out.setflags(write=False)
     return out, len(valid), int(dense[game.all_bulls])
+
+
+def require_searchable(game: Game) -> None:
+    """Refuse a game whose response table would not fit its budget, without building the table.
+
+    :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
+    """
+    if not searchable(game):
+        raise InvalidSearchError(
+            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
+            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+        )
 
 
 def searchable(game: Game) -> bool:

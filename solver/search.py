@@ -39,6 +39,7 @@ from solver.bounds import (
     kernel_responses,
     lower_bound_tables,
     require_response_table,
+    require_searchable,
     searchable,
     valid_response_count,
 )
@@ -577,5 +578,5 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
 __all__ = [  # the searcher, and what every caller of a search needs along with it (re-exported)
     "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "SearchTooDeepError", "Searcher", "SolveOptions",
     "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree", "require_response_table",
-    "searchable", "solve", "step_note", "valid_response_count",
+    "require_searchable", "searchable", "solve", "step_note", "valid_response_count",
 ]

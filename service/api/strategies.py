@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from apiflask import APIBlueprint
 from flask import current_app, request
 
-from service.problems import problem
-from service.store.strategies import StrategyStore
+from service.api.submit import accepted, submit_request, wait_budget
+from service.config import Settings
+from service.jobs.plan import JobRequest
+from service.problems import ProblemException, problem
+from service.schemas import TreeBuildIn
+from service.store.strategies import StrategyStore, tree_params
 from solver.errors import SolverError
 from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
-from solver.search import SolveOptions, optimal_tree
+from solver.search import SolveOptions, optimal_tree, require_searchable
 from solver.tree import Node, Tree, build_tree, from_compact, strategy_chooser, to_compact, to_json
 from solver.vocabulary import STRATEGIES as ALL_STRATEGIES
 from solver.vocabulary import criterion_of
@@ -37,52 +42,107 @@ def _memory() -> OrderedDict[tuple[Any, ...], Tree]:
     return cache
 
 
-def _tree(game_spec: str, strategy: str) -> Tree | Any:
+@dataclass(frozen=True)
+class TreeQuestion:
+    """Which tree a request asks for: the game, the strategy and its parameters."""
+
+    game: Game
+    strategy: str
+    max_guesses: int | None
+    first: int | None
+    """A forced first guess (GET only), None for the strategy's own."""
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.game.spec, self.strategy, self.max_guesses, self.first)
+
+    @property
+    def params(self) -> str:
+        return tree_params(self.max_guesses, self.first)
+
+
+def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
+    """The question, validated: the game, a known strategy, a first guess of the game."""
     settings = current_app.config["SETTINGS"]
     game = Game.from_spec(game_spec, max_codes=settings.max_codes)
-    max_guesses = request.args.get("max_guesses", type=int)
-    first = request.args.get("first")
-    first_code = game.parse_code(first) if first else None
-    key = (game.spec, strategy, max_guesses, first_code)
+    if strategy not in STRATEGIES and criterion_of(strategy) is None:
+        raise ProblemException(problem(404, "unknown-strategy", "Unknown strategy",
+                                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}"))
+    return TreeQuestion(game, strategy, max_guesses, game.parse_code(first) if first else None)
+
+
+def _known(q: TreeQuestion) -> Tree | None:
+    """The tree if it exists already: in this app's memory, shipped, or stored by any process."""
     memory = _memory()
     with _lock:
-        if key in memory:
-            memory.move_to_end(key)
-            return memory[key]
-    store: StrategyStore = current_app.extensions["bullscows_strategies"]
-    params = f"max_guesses={max_guesses};first={first_code}"
-    shipped = _shipped(game, strategy, max_guesses) if first_code is None else None
-    text = store.get(game.spec, strategy, params) if shipped is None else ""
-    if shipped is not None:
-        tree = shipped
-    elif text is not None:
+        if q.key in memory:
+            memory.move_to_end(q.key)
+            return memory[q.key]
+    tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
+    if tree is None:
+        store: StrategyStore = current_app.extensions["bullscows_strategies"]
+        text = store.get(q.game.spec, q.strategy, q.params)
+        if text is None:
+            return None
         tree = from_compact(text)
-    elif strategy in STRATEGIES:
-        if game.size > settings.tree_max_codes:
-            return problem(422, "strategy-too-expensive", "Too expensive",
-                           f"building the {strategy} tree of game {game.spec} ({game.size} codes) takes too long "
-                           f"for a request; trees are built for games of at most {settings.tree_max_codes} codes")
-        tree = build_tree(game, strategy_chooser(game, get_strategy(strategy)), first=first_code, strategy=strategy)
-    elif (criterion := criterion_of(strategy)) is not None:
-        if game.size > STRATEGY_MAX_CODES:
-            return problem(422, "strategy-too-expensive", "Too expensive",
-                           f"building {strategy} for game {game.spec} ({game.size} codes) is a long job; "
-                           f"within a request only games of at most {STRATEGY_MAX_CODES} codes are built")
-        options = SolveOptions(criterion, max_guesses)
-        options.validate(game, 1)
-        tree = optimal_tree(game, options, first=first_code)
-    else:
-        return problem(404, "unknown-strategy", "Unknown strategy",
-                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}")
-    if text is None:
-        stats = tree.stats()
-        store.put(game.spec, strategy, params, to_compact(tree), stats.total, stats.nodes,
-                  exact=criterion_of(strategy) is not None)
+    _remember(q, tree)
+    return tree
+
+
+def _remember(q: TreeQuestion, tree: Tree) -> None:
+    memory = _memory()
     with _lock:
-        memory[key] = tree
+        memory[q.key] = tree
         while len(memory) > 32:
             memory.popitem(last=False)
+
+
+def too_long_for_a_request(q: TreeQuestion) -> str | None:
+    """Why the tree cannot be built within a request (None when it can): one-step trees of games over
+    ``tree_max_codes`` codes, optimal ones over ``STRATEGY_MAX_CODES``.  Such trees are built by jobs."""
+    limit = current_app.config["SETTINGS"].tree_max_codes if q.strategy in STRATEGIES else STRATEGY_MAX_CODES
+    if q.game.size <= limit:
+        return None
+    return (f"building the {q.strategy} tree of game {q.game.spec} ({q.game.size} codes) takes too long for a "
+            f"request: within a request {q.strategy} trees are built for games of at most {limit} codes; "
+            f"POST /v1/strategies/{q.game.spec}/{q.strategy} builds it as a job")
+
+
+def _options(q: TreeQuestion) -> SolveOptions | None:
+    """An optimal strategy's question (validated for the game), None for a one-step strategy."""
+    criterion = criterion_of(q.strategy)
+    if criterion is None:
+        return None
+    options = SolveOptions(criterion, q.max_guesses)
+    options.validate(q.game, 1)
+    return options
+
+
+def _build(q: TreeQuestion) -> Tree:
+    """Build the tree here (within the request) and keep it, in memory and in the table."""
+    options = _options(q)
+    if options is None:
+        tree = build_tree(q.game, strategy_chooser(q.game, get_strategy(q.strategy)), first=q.first,
+                          strategy=q.strategy)
+    else:
+        tree = optimal_tree(q.game, options, first=q.first)
+    stats = tree.stats()
+    store: StrategyStore = current_app.extensions["bullscows_strategies"]
+    store.put(q.game.spec, q.strategy, q.params, to_compact(tree), stats.total, stats.nodes, exact=options is not None)
+    _remember(q, tree)
     return tree
+
+
+def _tree(game_spec: str, strategy: str) -> Tree | Any:
+    """The tree a GET asks for: known, or built within the request, or a 422 pointing at the job."""
+    q = _question(game_spec, strategy, request.args.get("max_guesses", type=int), request.args.get("first"))
+    tree = _known(q)
+    if tree is not None:
+        return tree
+    reason = too_long_for_a_request(q)
+    if reason is not None:
+        return problem(422, "strategy-too-expensive", "Too expensive", reason)
+    return _build(q)
 
 
 def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
@@ -127,6 +187,37 @@ def statistics(game: str, strategy: str) -> Any:
     tree = _loaded(game, strategy)
     if not isinstance(tree, Tree):
         return tree
+    return {"game": tree.game.name, "strategy": strategy, **_about(tree, strategy), **tree.stats().as_dict()}
+
+
+@bp.post("/strategies/<game>/<strategy>")
+@bp.input(TreeBuildIn, location="json", arg_name="body")
+@bp.doc(responses={200: "The tree's statistics (it existed, or was built within the request)",
+                   202: "Too long for a request: being built by a job (follow Location; the job's result says "
+                        "where the statistics are once it is done)"})
+def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
+    """The statistics of a whole tree, building it as a job when it is too big for a request.
+
+    Answers as ``GET`` does when the tree exists or can be built within the request.  Otherwise a job
+    builds it (the game's one-step trees take seconds even at 30,000 codes; an optimal tree is an exact
+    search, as long as the game needs): 202 with ``Location: /v1/jobs/{id}``, whose ``progress.fraction``
+    counts the secrets placed.  The tree is kept in the shared table, so every later request, from any
+    client or process, is answered at once.  Waits up to ``wait_ms`` for the job before answering 202."""
+    settings: Settings = current_app.config["SETTINGS"]
+    q = _question(game, strategy, body.max_guesses, None)  # errors: the app's solver handlers
+    tree = _known(q)
+    if tree is None and too_long_for_a_request(q) is None:
+        tree = _build(q)
+    if tree is None:
+        options = _options(q)
+        if options is not None:
+            require_searchable(q.game)
+        req = JobRequest.tree(q.game, strategy, "total" if options is None else options.criterion, q.max_guesses)
+        job = submit_request(req, wait_budget(settings, body.wait_ms, 0))
+        if job.status != "done":
+            return accepted(job)
+        tree = _known(q)
+        assert tree is not None, "a finished tree job stores its tree"
     return {"game": tree.game.name, "strategy": strategy, **_about(tree, strategy), **tree.stats().as_dict()}
 
 

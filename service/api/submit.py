@@ -15,7 +15,7 @@ from service.problems import ProblemException
 from service.store.jobs import JobStore
 from service.store.models import Job
 from solver.game import Game, Turn
-from solver.search import SolveOptions, require_response_table
+from solver.search import SolveOptions, require_searchable
 
 
 def store() -> JobStore:
@@ -33,9 +33,14 @@ def wait_budget(settings: Settings, asked: int | None, default: int) -> float:
 def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float) -> Job:
     """Submit (or find) the job for this question and wait up to ``wait_s`` for it."""
     options.validate(game, len(history) + 1)
-    require_response_table(game)  # refused now rather than failing at planning
+    require_searchable(game)  # refused now rather than failing at planning
+    return submit_request(JobRequest.of(game, history, options), wait_s)
+
+
+def submit_request(req: JobRequest, wait_s: float) -> Job:
+    """Submit (or find) the job of a validated request, within the client's free budget of jobs, and
+    wait up to ``wait_s`` for it."""
     jobs = store()
-    req = JobRequest.of(game, history, options)
     client = auth.client_id()
     settings: Settings = current_app.config["SETTINGS"]
     if jobs.find(req) is None and auth.token_for("jobs") is None and jobs.active_count(client) >= settings.free_jobs:

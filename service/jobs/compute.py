@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 
 from service.jobs.plan import JobRequest, Outcome, Plan, UnitState, aggregate, make_plan
 from solver.game import Game, Turn
-from solver.search import INF, Searcher
+from solver.heuristics import get_strategy
+from solver.search import INF, Searcher, optimal_tree
 from solver.table import Entry, position_entries
+from solver.tree import Tree, build_tree, strategy_chooser
+from solver.vocabulary import criterion_of
 
 
 @dataclass
@@ -52,6 +55,20 @@ def compute_unit(searcher: Searcher, req: JobRequest, kind: str, g2: int | None,
                                         res.value, best, res.per_response, root=kind != "guess", cost=res.nodes))
     return UnitResult(res.value, res.exact and not aborted, res.possible, res.best_guess if kind != "guess" else g2,
                       res.nodes, res.seconds, aborted, dict(res.per_response), entries)
+
+
+def compute_tree(req: JobRequest, searcher: Callable[[], Searcher], on_solved: Callable[[int], None]) -> Tree:
+    """The whole tree a tree job asks for.  An optimal strategy's tree is searched with ``searcher()``
+    (a warm searcher of the job's question); a one-step strategy's needs none, and uses the response
+    table only where the game's fits the table budget (computed responses beyond).  ``on_solved(k)``
+    is told as ``k`` more secrets are placed; it may raise to stop the build."""
+    assert req.strategy is not None
+    game = req.game_obj()
+    if criterion_of(req.strategy) is not None:
+        return optimal_tree(game, req.options(), searcher=searcher(), on_solved=on_solved)
+    arrays = game.arrays(table=True)
+    return build_tree(game, strategy_chooser(game, get_strategy(req.strategy), arrays), req.turns(),
+                      strategy=req.strategy, arrays=arrays, on_solved=on_solved)
 
 
 def phase_entries(req: JobRequest, plan: Plan, outcome: Outcome, game: Game) -> list[Entry]:

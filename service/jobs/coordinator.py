@@ -2,13 +2,16 @@
 
 One loop per worker process: heartbeat, re-queue units whose worker went silent, plan queued jobs,
 keep every Dask thread busy with a claimed unit (β computed at claim time from what the job's
-finished units proved), and refresh a job each time one of its units ends.  The database holds
+finished units proved), and refresh a job each time one of its units ends.  One-step tree units
+(seconds each) run on a lane of their own, a thread of this process, so that searches holding every
+Dask process never keep a page waiting for a tree.  The database holds
 all state, so any number of workers on any number of machines can share the same jobs, and
 killing one at any moment loses at most its units in flight.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import signal
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.jobs import manage
-from service.jobs.plan import JobRequest
+from service.jobs.plan import SIDE_KINDS, JobRequest
 from service.jobs.runner import database, run_unit
 from service.store.jobs import Claim, JobStore
 from service.store.positions import PositionStore
@@ -59,6 +62,9 @@ class Coordinator:
         self.host = host
         self.scheduler = scheduler
         self.in_flight: dict[Any, Claim] = {}
+        self.side: dict[concurrent.futures.Future[dict[str, Any]], Claim] = {}
+        """Units on the side lane (:data:`service.jobs.plan.SIDE_KINDS`), one at a time."""
+        self._side_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="side-lane")
         self.stop = threading.Event()
         self._planners: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
         self._log = log or (lambda *a, **k: None)
@@ -88,7 +94,8 @@ class Coordinator:
             return False
         try:
             req = JobRequest.from_json(job.request)
-            ok = manage.plan_job(self.jobs, self.positions, job, self.id, self._planner(req, job.phase or None))
+            planner = None if req.is_tree else self._planner(req, job.phase or None)
+            ok = manage.plan_job(self.jobs, self.positions, job, self.id, planner)
             self._log("job planned", job=job.id, phase=job.phase, ok=ok)
             if ok:
                 manage.refresh(self.jobs, self.positions, job.id)
@@ -97,10 +104,21 @@ class Coordinator:
             self._log("job planning failed", job=job.id, error=str(err))
         return True
 
+    def fill_side(self) -> int:
+        """Claim a side-lane unit when the lane is free, and run it in this process."""
+        if self.side:
+            return 0
+        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_KINDS)
+        for c in claims:
+            fut = self._side_pool.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
+                                         self.config.max_attempts)
+            self.side[fut] = c
+        return len(claims)
+
     def fill(self) -> int:
         """Claim units for the free slots and submit them."""
         free = self.slots() - len(self.in_flight)
-        claims = self.jobs.claim_units(self.id, free)
+        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_KINDS)
         outcomes: dict[str, Any] = {}
         for c in claims:
             beta = self._beta(c, outcomes)
@@ -124,11 +142,12 @@ class Coordinator:
         return None if beta is None or beta > INF else int(beta)
 
     def collect(self) -> int:
-        """Handle the futures that ended; refresh their jobs."""
-        ended = [f for f in self.in_flight if f.done()]
+        """Handle the futures that ended (Dask's and the side lane's); refresh their jobs."""
+        ended = [(f, self.in_flight) for f in self.in_flight if f.done()]
+        ended += [(f, self.side) for f in self.side if f.done()]
         touched: set[str] = set()
-        for f in ended:
-            c = self.in_flight.pop(f)
+        for f, where in ended:
+            c = where.pop(f)
             try:
                 report = f.result()
                 self._log("unit ended", **report)
@@ -163,12 +182,13 @@ class Coordinator:
                     self.sweep()
                     last_sweep = now
                 if now - last_vouch >= self.config.heartbeat_s:
-                    self.jobs.vouch([(c.unit_id, c.lease) for c in self.in_flight.values()])
+                    self.jobs.vouch([(c.unit_id, c.lease) for c in (*self.in_flight.values(), *self.side.values())])
                     last_vouch = now
                 busy = self.plan_one()
+                busy = self.fill_side() > 0 or busy
                 busy = self.fill() > 0 or busy
                 busy = self.collect() > 0 or busy
-                if until_idle and not self.in_flight and not busy and not self._pending():
+                if until_idle and not self.in_flight and not self.side and not busy and not self._pending():
                     break
                 if t_end is not None and now > t_end:
                     break
@@ -177,6 +197,7 @@ class Coordinator:
         finally:
             for f in list(self.in_flight):
                 f.cancel()
+            self._side_pool.shutdown(wait=False, cancel_futures=True)
             self.jobs.stop_worker(self.id)
             self._log("worker stopped", worker=self.id, units=self.units_finished)
 
@@ -184,7 +205,11 @@ class Coordinator:
         """Sleep until a unit ends (or the poll interval passes): short units are collected and
         replaced at once instead of at the next tick."""
         if not self.in_flight:
-            self.stop.wait(self.config.poll_s)
+            if self.side:
+                concurrent.futures.wait(list(self.side), timeout=self.config.poll_s,
+                                        return_when=concurrent.futures.FIRST_COMPLETED)
+            else:
+                self.stop.wait(self.config.poll_s)
             return
         from distributed import wait
 

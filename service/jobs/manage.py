@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan
+from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan, tree_plan
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
@@ -21,9 +21,13 @@ from solver.search import INF, Searcher
 from solver.table import MMAX
 
 
-def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher) -> bool:
-    """Cut the job's current phase into units and start it (the caller holds it in ``planning``)."""
+def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
+    """Cut the job's current phase into units and start it (the caller holds it in ``planning``).
+    A solve needs a searcher of its question; a tree job needs none."""
     req = JobRequest.from_json(job.request)
+    if req.is_tree:
+        return plan_tree_job(jobs, job, worker)
+    assert searcher is not None
     k = job.phase or None
     searcher.options = req.options(k)
     plan, units = make_plan(req, k, searcher)
@@ -31,6 +35,12 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     if req.mde is None:
         seed_plan(plan, req, searcher, positions)
     return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, plan.nodes)
+
+
+def plan_tree_job(jobs: JobStore, job: Job, worker: str) -> bool:
+    """Start a tree job: its one unit (no searcher needed to plan it, whatever the game's size)."""
+    plan, units = tree_plan(JobRequest.from_json(job.request))
+    return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, 0)
 
 
 def seed_plan(plan: Plan, req: JobRequest, searcher: Searcher, positions: PositionStore) -> int:
@@ -102,6 +112,31 @@ def result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, chain: 
     }
 
 
+def tree_result_of(game: Game, req: JobRequest, outcome: Outcome, nodes: int, seconds: float) -> dict[str, Any]:
+    """A tree job's answer: the tree's statistics from its unit (whose ``per_response`` is the tree's
+    histogram of game lengths, see :func:`service.jobs.runner.run_tree_unit`), and where to read it."""
+    histogram = {int(k): int(v or 0) for k, v in outcome.per_response.items()}
+    secrets = sum(histogram.values())
+    total = sum(k * v for k, v in histogram.items())
+    assert req.strategy is not None
+    return {
+        "strategy": req.strategy,
+        "value": total,
+        "possible": True,
+        "exact": True,
+        "best_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+        "secrets": secrets,
+        "average": round(total / secrets, 6) if secrets else None,
+        "worst_case": max(histogram, default=0),
+        "histogram": {str(k): v for k, v in sorted(histogram.items())},
+        "nodes": nodes,
+        "seconds": round(seconds, 3),
+        "candidates": secrets,
+        "statistics": f"/v1/strategies/{req.game}/{req.strategy}"
+                      + ("" if req.max_guesses is None else f"?max_guesses={req.max_guesses}"),
+    }
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -135,7 +170,10 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         return "queued"
     started = as_aware(job.started_at) or as_aware(job.created_at) or datetime.now(UTC)
     seconds = (datetime.now(UTC) - started).total_seconds()
-    result = result_of(game, req, plan, outcome, chain, int(job.nodes) + unit_nodes, seconds)
+    if req.is_tree:
+        result = tree_result_of(game, req, outcome, unit_nodes, seconds)
+    else:
+        result = result_of(game, req, plan, outcome, chain, int(job.nodes) + unit_nodes, seconds)
     jobs.finish_job(job.id, orjson.dumps(result).decode(), unit_nodes)
     return "done"
 
@@ -157,7 +195,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "game": req.game if req.alphabet is None else {"spec": req.game, "alphabet": req.alphabet},
             "history": [game.format_turn(t) for t in req.turns()],
             "criterion": req.criterion, "max_guesses": req.max_guesses, "depth_count": req.depth_count,
-            "mde": req.mde, "from_set_only": req.from_set_only,
+            "mde": req.mde, "from_set_only": req.from_set_only, "strategy": req.strategy,
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -168,10 +206,11 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
     phase_units: list[JobUnit] = []
     progress: dict[str, Any] = {"phase": job.phase or None, "units_total": 0, "units_done": 0, "units_running": 0,
                                 "nodes": int(job.nodes), "best_value": None, "best_exact": False,
-                                "lower_bound": None, "eta_seconds": None}
+                                "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"])
+        progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
+                        fraction=1.0)
     if job.plan is not None and job.status != "done":
         _plan, outcome, phase_units = outcome_of(jobs, job)
         done = [u for u in phase_units if u.status in ("done", "skipped")]
@@ -184,6 +223,14 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
         )
         cost_done = sum(int(u.expected_cost) for u in done)
         cost_all = sum(int(u.expected_cost) for u in phase_units if u.status != "cancelled")
+        if req.is_tree:
+            # A tree unit's heartbeat counts the secrets its tree has placed so far (its expected
+            # cost is the number of secrets): the part of the tree built, not search nodes.
+            cost_done = sum(min(int(u.nodes), int(u.expected_cost)) if u.status == "running" else
+                            int(u.expected_cost) * (u.status in ("done", "skipped")) for u in phase_units)
+            progress["nodes"] = int(job.nodes)
+        if cost_all:
+            progress["fraction"] = round(cost_done / cost_all, 4)
         started = as_aware(job.started_at)
         if job.status == "running" and started is not None and 0 < cost_done < cost_all:
             elapsed = (datetime.now(UTC) - started).total_seconds()

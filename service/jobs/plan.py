@@ -13,6 +13,10 @@ guess of that response.  A unit is then one of:
     proved, and the bound the best finished first guess leaves for it.  Past β it answers a lower
     bound only, which is all the combination needs (see :func:`aggregate`).
 
+``tree``, ``opt-tree``
+    the whole tree of a one-step strategy, or of an optimal one (a tree job's only unit, see
+    :func:`tree_plan`).
+
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
 
@@ -33,7 +37,13 @@ from service.store.job_records import JobRequest, UnitSpec, UnitState
 from solver import kernels
 from solver.game import Turn
 from solver.search import INF, Searcher
-from solver.vocabulary import game_value, win_value
+from solver.vocabulary import criterion_of, game_value, win_value
+
+TREE_KINDS = ("tree", "opt-tree")
+"""Units that build a whole strategy tree (:func:`tree_plan`)."""
+SIDE_KINDS = ("tree",)
+"""Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
+long search holding every process does not keep them waiting; see :mod:`service.jobs.coordinator`)."""
 
 SMALL_PART = 12
 """Responses with at most this many candidates are solved while planning."""
@@ -76,6 +86,18 @@ def _cost(sizes: np.ndarray) -> int:
     # Search effort grows much faster than the set; the sum of squared part sizes ranks units well
     # enough to start the long ones first (the article's "longest first").
     return int((sizes.astype(np.int64) ** 2).sum()) + 1
+
+
+def tree_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a tree job: one ``tree`` unit.  A tree is built guess by guess down one branch after
+    another, each choice depending on the branches before it only through the table, so it is not cut
+    further; one-step trees take seconds even at 30,000 codes.  Its expected cost is the number of
+    secrets, which is what its progress counts."""
+    game = req.game_obj()
+    n = int(game.candidates(req.turns()).shape[0])
+    kind = "opt-tree" if req.strategy is not None and criterion_of(req.strategy) is not None else "tree"
+    unit = UnitSpec(kind, None, None, None, req.history, n, 0, n, 1)
+    return Plan(req.max_guesses, len(req.history) + 1, n, "root"), [unit]
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -319,5 +341,5 @@ def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
     return out
 
 
-__all__ = ["MAX_UNITS", "SMALL_PART", "SPLIT_MIN", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState",
-           "aggregate", "make_plan"]
+__all__ = ["MAX_UNITS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan",
+           "UnitSpec", "UnitState", "aggregate", "make_plan", "tree_plan"]

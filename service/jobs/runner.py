@@ -19,13 +19,17 @@ from typing import Any
 import orjson
 
 from service.engine import warm_searcher
-from service.jobs.compute import compute_unit
-from service.jobs.plan import JobRequest
+from service.jobs.compute import compute_tree, compute_unit
+from service.jobs.plan import TREE_KINDS, JobRequest
 from service.store.db import Database
 from service.store.jobs import JobStore
+from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
+from service.store.strategies import StrategyStore, tree_params
 from solver.game import Game, Turn
 from solver.search import Searcher
+from solver.tree import to_compact
+from solver.vocabulary import criterion_of
 
 _DBS: dict[tuple[str, int], Database] = {}
 _SEARCHERS: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
@@ -95,6 +99,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     if unit.lease != lease or unit.status != "running":
         return {"unit": unit_id, "status": "lost"}
     req = JobRequest.from_json(job.request)
+    if unit.kind in TREE_KINDS:
+        return run_tree_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     done = threading.Event()
@@ -144,3 +150,72 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     ok = jobs.finish_unit(unit_id, lease, result.value, result.exact, result.possible, result.best_guess,
                           result.nodes, result.seconds, result.per_response if unit.kind == "root" else None)
     return {"unit": unit_id, "job": job.id, "status": "done" if ok else "lost", "nodes": result.nodes}
+
+
+class _Stopped(Exception):
+    """Raised inside a tree's build when its unit must stop (lease lost, or job cancelled)."""
+
+
+def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+                  max_attempts: int) -> dict[str, Any]:
+    """Build a tree job's tree, heartbeating the number of secrets placed so far (the job's progress),
+    store it in the ``strategies`` table under the key ``GET /v1/strategies`` reads, then record the
+    unit with the tree's total as its value and its histogram of game lengths as ``per_response``.
+    The tree is stored before the unit is recorded: a crash between the two only builds it again."""
+    import time
+
+    jobs = JobStore(db)
+    placed = [0]
+    done = threading.Event()
+    lost = threading.Event()
+    searchers: list[Searcher] = []
+
+    def on_solved(k: int) -> None:
+        placed[0] += k
+        if lost.is_set():
+            raise _Stopped
+
+    def watch() -> None:
+        while not done.wait(heartbeat_s):
+            try:
+                keep = jobs.heartbeat(unit.id, lease, placed[0])
+            except Exception:  # a database hiccup must not stop the build; the next beat retries
+                continue
+            if not keep:
+                lost.set()
+                for s in searchers:
+                    s.request_stop()
+                return
+
+    def searcher() -> Searcher:
+        s = searcher_for(PositionStore(db), req, job.phase or None)
+        s.clear_stop()
+        searchers.append(s)
+        return s
+
+    watcher = threading.Thread(target=watch, name=f"heartbeat-{unit.id}", daemon=True)
+    watcher.start()
+    started = time.perf_counter()
+    try:
+        tree = compute_tree(req, searcher, on_solved)
+    except _Stopped:
+        return {"unit": unit.id, "status": "lost"}
+    except Exception as err:
+        done.set()
+        watcher.join()
+        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                   max_attempts)
+        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+    finally:
+        done.set()
+        watcher.join()
+        for s in searchers:
+            s.clear_stop()
+    assert req.strategy is not None
+    stats = tree.stats()
+    StrategyStore(db).put(req.game, req.strategy, tree_params(req.max_guesses, None), to_compact(tree), stats.total,
+                          stats.nodes, exact=criterion_of(req.strategy) is not None)
+    histogram: dict[int, int | None] = {int(k): int(v) for k, v in stats.histogram.items()}
+    ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, tree.root.guess, stats.nodes,
+                          time.perf_counter() - started, histogram)
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.nodes}

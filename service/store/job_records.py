@@ -18,7 +18,8 @@ from solver.question import SolveOptions
 
 @dataclass(frozen=True)
 class JobRequest:
-    """The question a job answers: a position and the solve options (no budgets, no bounds)."""
+    """The question a job answers: a position and the solve options (no budgets, no bounds), or, with
+    ``strategy``, the whole tree of that strategy from the position (a *tree job*)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -30,6 +31,8 @@ class JobRequest:
     depth_count: int | None = None
     mde: int | None = None
     from_set_only: bool = False
+    strategy: str | None = None
+    """A tree job's strategy (its one unit builds that strategy's whole tree); None for a solve."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -38,18 +41,32 @@ class JobRequest:
                    tuple((int(t.guess), int(t.response)) for t in history), options.criterion,
                    options.max_guesses, options.depth_count, options.mde, options.from_set_only)
 
+    @classmethod
+    def tree(cls, game: Game, strategy: str, criterion: str = "total", max_guesses: int | None = None) -> JobRequest:
+        """The request to build ``strategy``'s whole tree of ``game`` (an optimal strategy's tree answers
+        its ``criterion`` within ``max_guesses``; a one-step strategy's takes neither)."""
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), criterion,
+                   max_guesses, strategy=strategy)
+
+    @property
+    def is_tree(self) -> bool:
+        """Whether the job builds a strategy tree rather than solving a position."""
+        return self.strategy is not None
+
     def to_json(self) -> str:
         """Canonical JSON (sorted keys): equal requests give equal text, hence equal hashes."""
         d = {"game": self.game, "alphabet": self.alphabet, "history": [list(t) for t in self.history],
              "criterion": self.criterion, "max_guesses": self.max_guesses, "depth_count": self.depth_count,
              "mde": self.mde, "from_set_only": self.from_set_only}
+        if self.strategy is not None:  # absent for solves, so that their digests stay what they were
+            d["strategy"] = self.strategy
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
     def from_json(cls, text: str) -> JobRequest:
         d = orjson.loads(text)
         return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]), d["criterion"],
-                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]))
+                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"))
 
     @property
     def digest(self) -> str:

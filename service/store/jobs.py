@@ -241,19 +241,23 @@ class JobStore:
         return UnitState(u.kind, u.g1, u.response, u.g2, u.status, int(u.lower_bound), u.value, u.exact,
                          u.best_guess, int(u.nodes), int(u.expected_cost), int(u.id), per)
 
-    def claim_units(self, worker: str, limit: int) -> list[Claim]:
+    def claim_units(self, worker: str, limit: int, *, kinds: Sequence[str] | None = None,
+                    other_than: Sequence[str] = ()) -> list[Claim]:
         """Up to ``limit`` queued units of running jobs, highest priority first (oldest job first
-        among equals), each taken with a compare-and-set so no two workers hold one unit."""
+        among equals), each taken with a compare-and-set so no two workers hold one unit.  Only units
+        of ``kinds`` (default: any), and none of ``other_than``."""
         out: list[Claim] = []
         if limit <= 0:
             return out
         with self.db.session() as s:
-            rows = s.execute(
-                select(JobUnit.id, JobUnit.job_id, JobUnit.kind, JobUnit.g1, JobUnit.response)
-                .join(Job, Job.id == JobUnit.job_id)
-                .where(JobUnit.status == "queued", Job.status == "running", JobUnit.phase == Job.phase)
-                .order_by(Job.created_at, JobUnit.priority.desc(), JobUnit.id).limit(limit * 4)
-            ).all()
+            q = (select(JobUnit.id, JobUnit.job_id, JobUnit.kind, JobUnit.g1, JobUnit.response)
+                 .join(Job, Job.id == JobUnit.job_id)
+                 .where(JobUnit.status == "queued", Job.status == "running", JobUnit.phase == Job.phase))
+            if kinds is not None:
+                q = q.where(JobUnit.kind.in_(kinds))
+            if other_than:
+                q = q.where(JobUnit.kind.not_in(other_than))
+            rows = s.execute(q.order_by(Job.created_at, JobUnit.priority.desc(), JobUnit.id).limit(limit * 4)).all()
             for uid, job_id, kind, g1, resp in rows:
                 lease = uuid.uuid4().hex[:16]
                 now = self._now()

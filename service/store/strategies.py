@@ -10,6 +10,12 @@ from service.store.db import Database
 from service.store.models import StrategyTree
 
 
+def tree_params(max_guesses: int | None, first: int | None) -> str:
+    """The canonical text of a tree's parameters, the ``params`` part of its key: the one spelling that
+    the requests building a tree and the jobs building it both store and look up."""
+    return f"max_guesses={max_guesses};first={first}"
+
+
 class StrategyStore:
     """Compact trees by (game, strategy, parameters)."""
 
