@@ -213,6 +213,27 @@ def test_the_atlas_commands(tmp_path: Path) -> None:
     assert empty.exit_code == 2 and "empty" in empty.output
 
 
+def test_the_one_step_command_restores_an_entrys_upper_bounds(tmp_path: Path) -> None:
+    """An entry of 7×7 without its one-step trees, and with no upper bounds of T_W and the W-movers: the
+    command builds the trees again and proves the shipped bounds, and leaves the other entries alone."""
+    path = tmp_path / "atlas.json"
+    entries = {spec: json.loads(json.dumps(SHIPPED[spec])) for spec in ("3,3,1", "7,7,0")}
+    stripped = entries["7,7,0"]
+    del stripped["one_step"]
+    for name in ("total_within_worst_case", "worst_case_movers"):
+        stripped["values"][name].update(upper=None, exact=False, value=None)
+    atlas.save(entries, str(path))
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["atlas", "one-step", "--file", str(path)])
+    assert ran.exit_code == 0 and "1 entries" in ran.output, ran.output
+    again = atlas.load(str(path))
+    assert again["7,7,0"]["one_step"] == SHIPPED["7,7,0"]["one_step"]
+    assert again["7,7,0"]["values"] == SHIPPED["7,7,0"]["values"]
+    assert again["3,3,1"] == SHIPPED["3,3,1"]
+    bad = runner.invoke(cli, ["atlas", "one-step", "-g", "5,5,0", "--file", str(path)])
+    assert bad.exit_code == 2 and "not in the atlas file: 5,5,0" in bad.output
+
+
 LITERATURE = json.loads((Path(__file__).parent / "data" / "literature.json").read_text(encoding="utf-8"))
 
 

@@ -1,4 +1,4 @@
-"""The web page at ``/``: play against the solver and explore its strategies.
+"""The web page at ``/``: play against the solver, explore its strategies, and browse the atlas.
 
 Plain HTML, CSS and JavaScript ES modules served from ``static/`` (``app.js`` and the modules it
 imports; no build step, no framework, no third-party request): the page talks only to the public

@@ -94,7 +94,8 @@ def test_computer_guesses_a_whole_game(page: Any, live: LiveServer, preset: str,
     assert page.locator("#c-responses button:not([disabled])").count() == 0  # nothing left to answer
 
 
-def test_a_contradiction_is_caught_and_undone(page: Any, live: LiveServer) -> None:
+def test_a_contradiction_is_caught_and_undone(page: Any, live: LiveServer, page_log: PageLog) -> None:
+    page_log.expected.append(r"status of 400 .* at .*/v1/next-move$")  # the contradiction, refused by the API
     game = Game.from_spec("bulls-cows")
     _choose(page, "bulls-cows")
     page.click("#c-new")
@@ -257,6 +258,9 @@ def _error_at(page: Any, control: str) -> str:
 
 
 def test_api_errors_show_next_to_their_control_and_the_page_recovers(page: Any, page_log: PageLog) -> None:
+    # the refusals this test provokes: a game over the limit, an outage, a malformed guess
+    page_log.expected += [r"status of 422 .* at .*/v1/games/10%2C", r"status of 503 .* at .*/v1/next-move$",
+                          r"status of 400 .* at .*/v1/matches/guess$"]
     # a real error: a game over the size limit, shown by the custom game's fields, which are marked invalid
     page.select_option("#preset", "custom")
     page.fill("#positions", "10")
@@ -345,9 +349,9 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 def test_phone_width_labels_contrast_and_keyboard(page: Any, live: LiveServer) -> None:
     _choose(page, "bulls-cows")
     assert page.evaluate(UNLABELLED) == []
-    # tabs by keyboard: arrows move between the three modes
+    # tabs by keyboard: arrows move between the four modes
     page.focus("#tab-computer")
-    for tab in ("person", "explorer", "computer"):
+    for tab in ("person", "explorer", "atlas", "computer"):
         page.keyboard.press("ArrowRight")
         assert page.evaluate("document.activeElement.id") == f"tab-{tab}"
         assert page.locator(f"#panel-{tab}").is_visible()

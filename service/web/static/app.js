@@ -1,7 +1,7 @@
-// The web page: wiring the game's controls, the three modes and their tabs.  Each part is an ES module
+// The web page: wiring the game's controls, the four modes and their tabs.  Each part is an ES module
 // of its own, loaded by the browser as it is (no build step): api.js (the public API), errors.js
 // (errors next to their control), game.js (the game chosen at the top, the strategies of
-// GET /v1/games), computer.js, person.js and explorer.js (the modes).  The page talks only to the
+// GET /v1/games), computer.js, person.js, explorer.js and atlas.js (the modes).  The page talks only to the
 // public /v1 API, the same calls a bot would make; every failure of a call is shown with the
 // problem's `detail`, and the page stays usable.
 
@@ -11,6 +11,7 @@ import { fillStrategies, game } from "./game.js";
 import { computer } from "./computer.js";
 import { person } from "./person.js";
 import { explorer } from "./explorer.js";
+import { atlas } from "./atlas.js";
 
 function selectTab(tab) {
   for (const t of document.querySelectorAll('[role="tab"]')) {
@@ -35,14 +36,27 @@ async function gameChanged() {
   person.token = null;
   person.turns = [];
   person.render();
+  explorer.reset();
   $("c-count").textContent = "—";
   $("p-count").textContent = "—";
   const ok = await guarded(() => game.load(), gameControl());
   if (ok) clearError();
 }
 
+// A game of the atlas opened from its row: chosen at the top, shown in the explorer with its optimal
+// strategy (or, while unsolved, the best one known).
+async function openGame(spec) {
+  $("preset").value = spec;
+  await gameChanged();
+  selectTab($("tab-explorer"));
+  $("x-a").value = "optimal-total";
+  $("tab-explorer").focus();
+  await explorer.show();
+}
+
 async function init() {
-  await guarded(() => fillStrategies(), gameControl());
+  const ok = await guarded(() => fillStrategies(), gameControl());
+  if (ok !== undefined) atlas.init(openGame);
   $("preset").addEventListener("change", gameChanged);
   for (const id of ["positions", "symbols", "repetition"]) $(id).addEventListener("change", gameChanged);
 

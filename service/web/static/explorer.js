@@ -1,8 +1,8 @@
 // Mode 3: strategy statistics, comparison, histogram and a lazily loaded tree.
 
-import { $, api } from "./api.js";
+import { $, ApiError, api } from "./api.js";
 import { clearError, guarded } from "./errors.js";
-import { game, strategyLabel } from "./game.js";
+import { bracket, game, isOptimal, service, strategyLabel } from "./game.js";
 
 const MEASURES = [
   ["total", "Total guesses (all secrets)"],
@@ -14,38 +14,184 @@ const MEASURES = [
   ["optimal", "Proven optimal"],
 ];
 
+const POLL_MS = 400;
+const QUIET_WORKER_MS = 4000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Thrown when a newer request of the explorer (another Show, another game) made this one moot.
+class Superseded extends Error {}
+
 export const explorer = {
+  seq: 0,
+
+  // Forget what is shown (the game changed): any job being followed is left to finish on its own.
+  reset() {
+    this.seq += 1;
+    for (const id of ["x-results", "x-notice", "x-jobs"]) $(id).hidden = true;
+    $("x-status").textContent = "";
+  },
+
+  // The strategy actually shown for a strategy asked for: an optimal one whose tree cannot exist yet (an
+  // unsolved atlas game, or a game past the exact search's size) is stood in for by the best tree known.
+  resolve(asked) {
+    if (!isOptimal(asked) || game.optimalReachable()) {
+      return { asked, name: asked, label: strategyLabel(asked), standIn: false };
+    }
+    const best = game.info.atlas && game.info.atlas.best_known;
+    const name = best ? best.strategy : "entropy";
+    return { asked, name, label: `${strategyLabel(name)}: best known`, standIn: true };
+  },
+
   async show() {
+    const seq = ++this.seq;
     const a = $("x-a").value;
     const b = $("x-b").value;
     const max = $("x-max").value;
+    if (!game.info && !(await game.load())) return;
+    const asked = b && b !== a ? [a, b] : [a];
+    const plans = asked.map((s) => this.resolve(s));
+    this.notice(plans);
     $("x-status").textContent = "Loading…";
-    const q = max ? `?max_guesses=${encodeURIComponent(max)}` : "";
-    const names = b && b !== a ? [a, b] : [a];
-    const stats = await guarded(() => Promise.all(names.map((s) =>
-      api("GET", `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(s)}${q}`))),
-    (err) => (/max_guesses/.test(err.message) ? $("x-max") : $("x-a")));
+    $("x-job-list").replaceChildren();
+    $("x-jobs").hidden = true;
+    const started = performance.now();
+    let stats;
+    try {
+      stats = await guarded(async () => {
+        try {
+          return await Promise.all(plans.map((p) => this.statistics(p, max, seq)));
+        } catch (err) {
+          if (err instanceof Superseded) return null;
+          throw err;
+        }
+      }, (err) => (/max_guesses/.test(err.message) ? $("x-max") : $("x-a")));
+    } finally {
+      if (seq === this.seq) $("x-jobs").hidden = true;
+    }
+    if (seq !== this.seq) return;
     if (!stats) {
       $("x-status").textContent = "";
       return;
     }
     clearError();
-    $("x-status").textContent = "";
-    this.summary(names, stats);
-    this.chart(names, stats);
-    $("x-tree-name").textContent = strategyLabel(a);
+    const seconds = ((performance.now() - started) / 1000).toFixed(2);
+    const built = plans.filter((p) => p.job).map((p) => p.label);
+    $("x-status").textContent = built.length
+      ? `Built by a job in ${seconds} s: ${built.join(", ")}. The trees are kept, so they show at once next time.`
+      : `Shown in ${seconds} s.`;
+    $("x-status").dataset.seconds = seconds;
+    $("x-status").dataset.jobs = String(built.length);
+    this.summary(plans, stats);
+    this.chart(plans, stats);
+    $("x-tree-name").textContent = plans[0].label;
     $("x-results").hidden = false;
-    await this.tree(a, q);
+    await this.tree(plans[0].name, this.query(plans[0].name, max));
   },
 
-  summary(names, stats) {
+  // The query of an optimal strategy's depth limit (one-step trees take none).
+  query(strategy, max) {
+    return max && isOptimal(strategy) ? `?max_guesses=${encodeURIComponent(max)}` : "";
+  },
+
+  // A tree's statistics: at once when it exists or is cheap; otherwise a job builds it, followed here.
+  async statistics(plan, max, seq) {
+    const body = {};
+    if (max && isOptimal(plan.name)) body.max_guesses = Number(max);
+    const path = `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(plan.name)}`;
+    const got = await api("POST", path, body);
+    if (!got.progress) return got;
+    plan.job = got.id;
+    return this.follow(got, plan, path + this.query(plan.name, max), seq);
+  },
+
+  // Poll a job until it ends, showing its progress; then the statistics it made.
+  async follow(job, plan, statsPath, seq) {
+    const item = document.createElement("li");
+    const id = `x-progress-${job.id}`;
+    const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: `${plan.label}: ` });
+    const bar = Object.assign(document.createElement("progress"), { id, max: 1 });
+    const text = Object.assign(document.createElement("span"), { className: "muted" });
+    item.append(label, bar, " ", text);
+    $("x-job-list").append(item);
+    $("x-jobs").hidden = false;
+    $("x-jobs-text").textContent = "Too big to build within a request: the trees are built by jobs.";
+    $("x-status").textContent = "";
+    const queuedSince = performance.now();
+    let workerChecked = false;
+    for (;;) {
+      if (seq !== this.seq) throw new Superseded();
+      const p = job.progress;
+      if (p.fraction === null || p.fraction === undefined) bar.removeAttribute("value");
+      else bar.value = p.fraction;
+      item.dataset.status = job.status;
+      if (job.status === "done") {
+        text.textContent = "done";
+        break;
+      }
+      if (job.status === "failed" || job.status === "cancelled") {
+        throw new ApiError({ title: "Job failed", detail: `the job building ${plan.label} ${job.status}: ${job.error || "no reason given"}` });
+      }
+      if (job.status === "running") {
+        text.textContent = p.fraction ? `${Math.round(100 * p.fraction)}% of the secrets placed` : "running";
+      } else {
+        text.textContent = "waiting for a worker";
+        if (!workerChecked && performance.now() - queuedSince > QUIET_WORKER_MS) {
+          workerChecked = true;
+          const list = await api("GET", "/v1/jobs?status=queued&limit=1");
+          if (list.workers_alive === 0) text.textContent = "waiting: no job worker is running (start one with `bullscows worker`)";
+        }
+      }
+      await sleep(POLL_MS);
+      job = await api("GET", `/v1/jobs/${encodeURIComponent(job.id)}`);
+    }
+    return api("GET", statsPath);
+  },
+
+  // What is proven about the chosen game, when its optimal strategies are not all known.
+  notice(plans) {
+    const info = game.info;
+    const atlas = info && info.atlas;
+    const standIn = plans.find((p) => p.standIn);
+    const box = $("x-notice");
+    const list = $("x-proven");
+    list.replaceChildren();
+    if (atlas && !atlas.total.exact) {
+      $("x-notice-title").textContent = "Not solved yet: what is proven";
+      for (const key of ["total", "worst_case", "total_within_worst_case", "total_depth", "worst_case_movers"]) {
+        const v = atlas[key];
+        const li = document.createElement("li");
+        li.dataset.number = key;
+        li.textContent = v.exact
+          ? `${v.label}: ${v.value} (proven)`
+          : `${v.label}: ${bracket(v)} (${v.upper === null ? `proven at least ${v.lower}; no upper bound yet`
+            : "proven bounds; the value is not known yet"})`;
+        list.append(li);
+      }
+      const best = atlas.best_known;
+      $("x-notice-text").textContent = best
+        ? `The best strategy known is ${strategyLabel(best.strategy)}'s tree: ${best.total} guesses in all, at most `
+          + `${best.worst_case} per secret, played through every secret, so a real strategy but not a proven optimum. `
+          + "Each upper bound above is the number of such a one-step tree; the optimal strategies are still being "
+          + "searched (bullscows atlas run)."
+        : "The optimal strategies are still being searched (bullscows atlas run).";
+      box.hidden = false;
+    } else if (standIn) {
+      $("x-notice-title").textContent = "Optimal play is out of reach here";
+      $("x-notice-text").textContent = `The exact search covers games of at most ${service.limits.exact_search_max_codes} `
+        + `codes, and this one has ${info.codes}: ${standIn.label} is shown instead, a one-step strategy whose tree `
+        + "is played through every secret but not proven optimal.";
+      box.hidden = false;
+    } else {
+      box.hidden = true;
+    }
+  },
+
+  summary(plans, stats) {
     const table = $("x-summary");
     const head = table.tHead.rows[0];
     head.replaceChildren(Object.assign(document.createElement("th"), { scope: "col", textContent: "Measure" }));
-    for (const n of names) {
-      head.append(Object.assign(document.createElement("th"), {
-        scope: "col", className: "num", textContent: strategyLabel(n),
-      }));
+    for (const p of plans) {
+      head.append(Object.assign(document.createElement("th"), { scope: "col", className: "num", textContent: p.label }));
     }
     const body = table.tBodies[0];
     body.replaceChildren();
@@ -63,18 +209,18 @@ export const explorer = {
     }
   },
 
-  chart(names, stats) {
+  chart(plans, stats) {
     const box = $("x-chart");
     box.replaceChildren();
     const lengths = [...new Set(stats.flatMap((s) => Object.keys(s.histogram).map(Number)))].sort((x, y) => x - y);
     const top = Math.max(1, ...stats.flatMap((s) => Object.values(s.histogram)));
     const legend = document.createElement("p");
     legend.className = "legend";
-    names.forEach((n, i) => {
+    plans.forEach((p, i) => {
       const item = document.createElement("span");
       const sw = document.createElement("span");
       sw.className = `swatch bar ${i ? "b" : "a"}`;
-      item.append(sw, strategyLabel(n));
+      item.append(sw, p.label);
       legend.append(item);
     });
     box.append(legend);
@@ -92,7 +238,7 @@ export const explorer = {
         bar.className = `bar ${i ? "b" : "a"}`;
         bar.style.width = `${(80 * count) / top}%`; // room for the count after the longest bar
         bar.setAttribute("role", "img");
-        bar.setAttribute("aria-label", `${names[i]}: ${count} secrets solved in ${k} guesses`);
+        bar.setAttribute("aria-label", `${plans[i].label}: ${count} secrets solved in ${k} guesses`);
         const v = document.createElement("span");
         v.className = "count";
         v.textContent = String(count);

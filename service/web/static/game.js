@@ -6,6 +6,21 @@ import { $, api } from "./api.js";
 // the page offers exactly what the service plays.
 export const STRATEGIES = [];
 
+// What GET /v1/games says besides the strategies: the atlas's games (with their five numbers) and the
+// service's limits, read once at start-up.
+export const service = { atlas: [], limits: {}, optimal: new Set() };
+
+// An atlas number as the page writes it: the value, or its proven bounds as a bracket.
+export function bracket(v) {
+  if (!v) return "—";
+  if (v.exact) return String(v.value);
+  return `[${v.lower}, ${v.upper === null || v.upper === undefined ? "?" : v.upper}]`;
+}
+
+export function isOptimal(name) {
+  return service.optimal.has(name);
+}
+
 export function strategyLabel(name) {
   return STRATEGIES.find(([v]) => v === name)[1];
 }
@@ -43,13 +58,27 @@ export const game = {
     this.info = info;
     const rep = info.repetition ? "repeats allowed" : "all different";
     let line = `${info.positions} positions, symbols ${info.alphabet} (${rep}): ${info.codes} possible secrets.`;
-    const total = info.atlas && info.atlas.total;
-    if (total && total.exact) {
-      line += ` Optimal play: ${total.value} guesses in all (${info.atlas.average.toFixed(3)} on average)`;
-      line += info.atlas.worst_case.exact ? `, never more than ${info.atlas.worst_case.value} with the best worst case.` : ".";
+    const atlas = info.atlas;
+    if (atlas && atlas.total.exact) {
+      line += ` Optimal play: ${atlas.total.value} guesses in all (${atlas.average.toFixed(3)} on average)`;
+      line += atlas.worst_case.exact ? `, never more than ${atlas.worst_case.value} with the best worst case.` : ".";
+    } else if (atlas) {
+      line += ` Not solved yet: optimal play needs between ${atlas.total.lower} and ${atlas.total.upper ?? "?"} guesses`
+        + " in all (proven bounds)";
+      line += atlas.worst_case.exact
+        ? `; the best worst case is ${atlas.worst_case.value} guesses (proven).`
+        : `; the best worst case is ${bracket(atlas.worst_case)} guesses.`;
     }
     $("game-info").textContent = line;
     return info;
+  },
+  // Whether the optimal strategies of the chosen game can be shown: solved (their trees ship), or small
+  // enough for the exact search and not one of the atlas's unsolved games (whose search is a campaign).
+  optimalReachable() {
+    const info = this.info;
+    if (!info) return false;
+    if (info.atlas) return info.atlas.total.exact;
+    return info.codes <= (service.limits.exact_search_max_codes || 0);
   },
 };
 
@@ -76,6 +105,9 @@ function fillAtlas(games) {
 
 export async function fillStrategies() {
   const info = await api("GET", "/v1/games");
+  service.atlas = info.atlas;
+  service.limits = info.limits;
+  service.optimal = new Set(info.strategies.filter((s) => s.kind === "optimal").map((s) => s.name));
   fillAtlas(info.atlas);
   STRATEGIES.splice(0, STRATEGIES.length, ...info.strategies.map((s) => [s.name, s.label]));
   for (const sel of document.querySelectorAll("select.strategy")) {
@@ -83,6 +115,7 @@ export async function fillStrategies() {
     for (const [value, label] of STRATEGIES) sel.add(new Option(label, value));
   }
   $("x-b").value = "minimax";
+  return info;
 }
 
 export function renderRows(tbody, rows, badLast) {
