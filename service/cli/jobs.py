@@ -48,7 +48,8 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
         p = v["progress"]
         r = v["request"]
         value = v["result"]["value"] if v["result"] else p["best_value"]
-        click.echo(f"{v['id']}  {v['status']:<9} {r['game']!s:<7} {r['criterion']:<7} "
+        what = f"tree {r['strategy']}" if r.get("strategy") else r["criterion"]
+        click.echo(f"{v['id']}  {v['status']:<9} {r['game']!s:<7} {what:<7} "
                    f"k={r['max_guesses']} mde={r['mde']} fso={int(r['from_set_only'])} "
                    f"history={'; '.join(r['history']) or '-'}  units {p['units_done']}/{p['units_total']}  "
                    f"value {value if value is not None else '-'}")

@@ -212,6 +212,9 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
         for s in searchers:
             s.clear_stop()
     assert req.strategy is not None
+    # an optimal tree's searches proved positions: kept for every later search, as a solve's are
+    PositionStore(db).save_entries([e for s in searchers for t in s.tables for e in t.export()],
+                                   source=f"job:{job.id}")
     stats = tree.stats()
     StrategyStore(db).put(req.game, req.strategy, tree_params(req.max_guesses, None), to_compact(tree), stats.total,
                           stats.nodes, exact=criterion_of(req.strategy) is not None)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,7 @@ def test_an_optimal_tree_job_searches_on_the_dask_slots(db_url: str, monkeypatch
     from service.api import strategies
 
     monkeypatch.setattr(strategies, "STRATEGY_MAX_CODES", 10)
+    monkeypatch.setattr(runner, "_SEARCHERS", OrderedDict())  # a cold searcher: this database's own proofs
     client = make_app(db_url).test_client()
     resp = client.post("/v1/strategies/2,11,0/optimal-total", json={})  # outside the atlas: nothing shipped
     assert resp.status_code == 202
@@ -144,6 +146,7 @@ def test_an_optimal_tree_job_searches_on_the_dask_slots(db_url: str, monkeypatch
     stats = client.get("/v1/strategies/2,11,0/optimal-total").json
     assert stats["total"] == optimum == client.get(f"/v1/jobs/{resp.json['id']}").json["result"]["value"]
     assert stats["optimal"] is True
+    assert any(row.game == "2,11,0" for row in positions.iter_rows("2,11,0"))  # the searches' proofs kept
 
 
 @backend_agnostic
