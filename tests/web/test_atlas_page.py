@@ -37,6 +37,16 @@ def _shown(page: Any) -> list[str]:
     return list(page.locator("#a-table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.game)"))
 
 
+def _shot(page: Any, selector: str, name: str, height: int) -> None:
+    """A screenshot of the top ``height`` pixels of ``selector``'s box (for the docs), in the artifacts."""
+    box = page.locator(selector).bounding_box()
+    scroll = page.evaluate("window.scrollY")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True,
+                    clip={"x": 0, "y": box["y"] + scroll - 8, "width": page.viewport_size["width"], "height": height})
+    assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
 def _open_atlas(page: Any) -> None:
     page.click("#tab-atlas")
     page.wait_for_selector("#a-table tbody tr")
@@ -92,10 +102,9 @@ def test_the_atlas_view_shows_every_game_and_sorts_and_filters(page: Any, live: 
                                  or "")
     page.select_option("#a-symbols", "6")
     assert _shown(page) == [g["game"] for g in games if not g["exact"] and g["symbols"] == 6]
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.select_option("#a-status", "")
     page.select_option("#a-symbols", "")
-    page.screenshot(path=str(ARTIFACTS / "atlas-view.png"), full_page=False)
+    _shot(page, "#panel-atlas", "atlas-view.png", 1250)
 
 
 def test_a_row_opens_its_game_in_the_explorer(page: Any, live: LiveServer) -> None:
@@ -245,8 +254,9 @@ def test_a_390_pixel_screen_never_scrolls_sideways(page: Any, live: LiveServer) 
     assert page.locator("#a-table thead").bounding_box()["height"] <= 1
     cell = page.locator("#a-table tr[data-game='5,6,1'] td[data-key='total']")
     assert page.evaluate("(el) => getComputedStyle(el, '::before').content", cell.element_handle()) == '"T (in all)"'
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "mobile-atlas.png"), full_page=False)
+    page.select_option("#a-status", "bracketed")
+    _shot(page, "#a-count", "mobile-atlas.png", 1100)
+    page.select_option("#a-status", "")
     page.click("#a-table tr[data-game='7,7,0'] button")
     page.wait_for_selector("#x-results:not([hidden])")
     page.wait_for_selector("#x-tree details[open]")
