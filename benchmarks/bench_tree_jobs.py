@@ -1,8 +1,8 @@
 """Trees too big for a request, built by jobs: how long the page waits for them the first time, and the
 second.  Prints JSON.
 
-For each game, the strategy the explorer shows for it (an unsolved atlas game's best known one-step
-strategy, else entropy):
+For each game, its best one-step strategy (an unsolved atlas game's, else entropy: the tree the explorer
+builds by job for it, where the game ships no hybrid tree, and the kind it builds to compare with):
 
 - ``build_s``: the tree built in this process, nothing else (median of ``--runs``);
 - ``first_s``: ``POST /v1/strategies/{game}/{strategy}`` until its job is done and the statistics are read,
@@ -40,10 +40,12 @@ DEFAULT_GAMES = ["4,9,1", "8,3,1", "5,8,0", "5,6,1"]
 
 def strategy_for(spec: str) -> str:
     from service import atlas
+    from solver.atlas import OneStep, best_one_step
 
     entry = atlas.shipped().get(spec)
-    best = atlas.best_known(entry) if entry is not None else None
-    return str(best["strategy"]) if best else "entropy"
+    if entry is None or "one_step" not in entry:
+        return "entropy"
+    return best_one_step({name: OneStep(**t) for name, t in entry["one_step"].items()})
 
 
 def build_once(spec: str, strategy: str) -> int:

@@ -21,7 +21,18 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from solver.atlas import LABELS, NAMES, OneStep, Value, atlas_games, best_one_step, one_step_trees, solve_game, tighten
+from solver.atlas import (
+    LABELS,
+    NAMES,
+    OneStep,
+    Value,
+    atlas_games,
+    best_one_step,
+    hybrid_tree,
+    one_step_trees,
+    solve_game,
+    tighten,
+)
 from solver.game import PRESETS, Game
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
@@ -151,12 +162,14 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
         sources.append(f"tree optimal-total (total {witness[0]}, worst case {witness[1]})")
     started = time.perf_counter()
     one_step = one_step_trees(game)
+    hybrid = (known or {}).get("hybrid")  # a shipped tree: still a strategy, whatever this run finds
     values = solve_game(
         game, lambda options, seconds: searcher.solve_within((), seconds, options=options), budget_s,
         {k: Value.from_dict(v) for k, v in (known or {}).get("values", {}).items()},
         log=lambda line: print(f"# {line}", file=sys.stderr, flush=True),  # each search, as it ends
-        bound=lambda k: searcher.lower_bound(game.size, 1, k), witness=witness, one_step=one_step)
-    return {
+        bound=lambda k: searcher.lower_bound(game.size, 1, k), witness=witness,
+        one_step={**one_step, **played_hybrid(hybrid)})
+    out = {
         "game": game.spec, "positions": game.positions, "symbols": game.symbols, "repetition": game.repetition,
         "codes": game.size,
         "values": {name: v.as_dict() for name, v in values.items()},
@@ -168,6 +181,67 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
         "sources": sources,
         "one_step": {name: t.as_dict() for name, t in one_step.items()},
     }
+    if hybrid is not None:
+        out["hybrid"] = hybrid
+    return out
+
+
+def played_hybrid(hybrid: dict[str, Any] | None) -> dict[str, OneStep]:
+    """An entry's hybrid tree as one more played-out strategy (:func:`solver.atlas.tighten`'s input)."""
+    if hybrid is None:
+        return {}
+    return {"hybrid": OneStep(int(hybrid["total"]), int(hybrid["worst_case"]), int(hybrid["movers"]))}
+
+
+BEST_KNOWN = "best-known"
+"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
+
+
+def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, path: str = ATLAS_FILE,
+               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """Build the hybrid tree of an unsolved entry (:func:`solver.atlas.hybrid_tree`: ``strategy``, by
+    default the entry's best one-step strategy, above ``exact_at_most`` candidates, optimal below), and
+    keep it when it has fewer guesses than the entry's trees so far: shipped as the game's ``best-known``
+    tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None."""
+    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+
+    entries = load(path)
+    entry = entries[spec]
+    if finished(entry):
+        raise ValueError(f"{spec} is solved: its optimal trees are shipped")
+    game = Game.from_spec(spec)
+    one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
+    above = strategy or best_one_step(one_step)
+    started = time.perf_counter()
+    tree = hybrid_tree(game, above, exact_at_most)
+    stats = tree.stats()
+    seconds = time.perf_counter() - started
+    record = {"above": above, "exact_at_most": exact_at_most, "total": stats.total,
+              "worst_case": stats.worst_case, "movers": stats.histogram.get(stats.worst_case, 0),
+              "nodes": stats.nodes, "seconds": round(seconds, 1),
+              "command": f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}",
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+              "date": datetime.date.today().isoformat()}
+    log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
+        f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
+    best = min([t.total for t in one_step.values()] + [int(entry.get("hybrid", {}).get("total", stats.total + 1))])
+    if stats.total >= best:
+        log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
+        return None
+    folder = folder or TREE_DIR
+    manifest = read_manifest(folder)
+    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
+    record["tree"] = name
+    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
+        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+        "from_set_only": False, "exact": False, "source": "hybrid", "above": above, "exact_at_most": exact_at_most})
+    write_manifest(manifest, folder)
+    before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
+    after = tighten(before, {**one_step, **played_hybrid(record)})
+    entry["values"] = {n: {**entry["values"][n], **after[n].as_dict()} for n in NAMES}
+    entry["hybrid"] = record
+    save(entries, path)
+    return record
 
 
 def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
@@ -185,7 +259,7 @@ def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
         started = time.perf_counter()
         one_step = one_step_trees(game)
         before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
-        after = tighten(before, one_step)
+        after = tighten(before, {**one_step, **played_hybrid(entry.get("hybrid"))})
         entry["values"] = {name: {**entry["values"][name], **after[name].as_dict()} for name in NAMES}
         entry["one_step"] = {name: t.as_dict() for name, t in one_step.items()}
         save(entries, path)
@@ -198,13 +272,19 @@ def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
 
 
 def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
-    """The best strategy tree known of an entry whose total is not proven: its best one-step strategy,
-    with what its tree proves (None when the total is exact, or the one-step trees were not built)."""
+    """The best strategy tree known of an entry whose total is not proven: its hybrid tree when it has
+    one (shipped as ``best-known``, never worse than the one-step trees), else its best one-step
+    strategy, with what the tree proves (None when the total is exact, or no tree was built)."""
     if entry["values"]["total"]["exact"] or "one_step" not in entry:
         return None
+    hybrid = entry.get("hybrid")
+    if hybrid is not None:
+        return {"strategy": BEST_KNOWN, "total": hybrid["total"], "worst_case": hybrid["worst_case"],
+                "movers": hybrid["movers"], "proven_optimal": False,
+                "hybrid": {"above": hybrid["above"], "exact_at_most": hybrid["exact_at_most"]}}
     trees = {name: OneStep(**t) for name, t in entry["one_step"].items()}
     name = best_one_step(trees)
-    return {"strategy": name, **trees[name].as_dict(), "proven_optimal": False}
+    return {"strategy": name, **trees[name].as_dict(), "proven_optimal": False, "hybrid": None}
 
 
 def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:

@@ -235,6 +235,13 @@ class AtlasNumber(BaseModel):
     upper: int | None = Field(description="A proven upper bound (the value when exact); null when none is known.")
 
 
+class HybridInfo(BaseModel):
+    """How a hybrid tree plays: a one-step strategy on big sets, the optimal total's guess on small ones."""
+
+    above: str = Field(description="The one-step strategy played at positions of more than exact_at_most candidates.")
+    exact_at_most: int = Field(description="Positions of at most this many candidates play the optimal guess.")
+
+
 class BestKnown(BaseModel):
     """The best strategy tree known of a game whose optimal total is not proven: a strategy played
     through every secret, so its numbers are proven upper bounds, but not proven optimal."""
@@ -244,6 +251,8 @@ class BestKnown(BaseModel):
     worst_case: int
     movers: int = Field(description="Secrets its tree solves at its worst case.")
     proven_optimal: bool = Field(description="Always false: proven optima are the atlas's exact numbers.")
+    hybrid: HybridInfo | None = Field(default=None, description=(
+        "For strategy 'best-known': the hybrid its shipped tree plays; null for a one-step strategy."))
 
 
 class AtlasOut(BaseModel):

@@ -30,7 +30,7 @@ from typing import Any
 from solver.game import Game
 from solver.heuristics import get_strategy
 from solver.question import SolveOptions, SolveResult
-from solver.tree import build_tree, strategy_chooser
+from solver.tree import Tree, build_tree, strategy_chooser
 
 ATLAS_MAX_CODES = 8192
 """The largest game of the atlas, in codes."""
@@ -117,6 +117,28 @@ def one_step_trees(game: Game) -> dict[str, OneStep]:
         stats = build_tree(game, strategy_chooser(game, get_strategy(name), arrays), arrays=arrays).stats()
         out[name] = OneStep(stats.total, stats.worst_case, stats.histogram.get(stats.worst_case, 0))
     return out
+
+
+def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = None) -> Tree:
+    """The whole tree of a hybrid: ``strategy`` (one-step) at every position of more than ``exact_at_most``
+    candidates, the optimal total's guess at every smaller one.
+
+    Every subtree rooted at a small position is then optimal for that position, so it costs no more than
+    the one-step strategy's own subtree there: the hybrid's total is at most the one-step tree's, and, the
+    tree being played through every secret, a proven upper bound of T (and of T_W and the W-movers when its
+    worst case is W).  The top of the tree is the one-step strategy's; the exact search works only where
+    sets are small, which is where it is fast.  ``searcher``: a :class:`solver.search.Searcher` of the
+    game's optimal total (a new one when None), whose table is shared by all the small positions."""
+    from solver.search import Searcher
+
+    s = searcher if searcher is not None else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    heuristic = strategy_chooser(game, get_strategy(strategy), s.arrays)
+    exact = s.chooser()
+
+    def choose(cands: Any, turns: list[Any]) -> int:
+        return exact(cands, turns) if cands.shape[0] <= exact_at_most else heuristic(cands, turns)
+
+    return build_tree(game, choose, arrays=s.arrays, strategy=f"{strategy}+exact<={exact_at_most}")
 
 
 def best_one_step(one_step: dict[str, OneStep]) -> str:

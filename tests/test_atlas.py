@@ -405,8 +405,74 @@ def test_every_open_entry_carries_its_best_known_tree() -> None:
         e = SHIPPED[spec]
         trees = {name: OneStep(**t) for name, t in e["one_step"].items()}
         values = {n: Value.from_dict(e["values"][n]) for n in NAMES}
+        trees.update(atlas.played_hybrid(e.get("hybrid")))
         assert tighten(values, trees) == values, spec  # nothing left to lower
         best = atlas.best_known(e)
         assert best is not None
         assert best["total"] == e["values"]["total"]["upper"] == min(t.total for t in trees.values())
+        assert (best["strategy"] == atlas.BEST_KNOWN) == ("hybrid" in e)
     assert one_step_trees(Game.from_spec("7,7,0"))["minimax"] == OneStep(**SHIPPED["7,7,0"]["one_step"]["minimax"])
+
+
+def test_a_hybrid_plays_one_step_above_its_size_and_the_optimum_below() -> None:
+    """4 of 3 with repeats (81 codes, T proven): exact nowhere, it is the one-step tree; exact everywhere, the
+    optimum; in between, between the two, every secret played."""
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec("4,3,1")
+    optimum = SHIPPED["4,3,1"]["values"]["total"]["value"]
+    one_step = SHIPPED["4,3,1"]["one_step"]["minimax"]["total"]
+    assert hybrid_tree(game, "minimax", 1).stats().total == one_step
+    assert hybrid_tree(game, "minimax", game.size).stats().total == optimum
+    middle = hybrid_tree(game, "minimax", 8)
+    assert optimum <= middle.stats().total <= one_step
+    assert sum(len(middle.play(secret)) for secret in range(game.size)) == middle.stats().total
+
+
+def test_the_hybrid_command_ships_a_tree_and_can_close_a_bracket(tmp_path: Path) -> None:
+    """An entry of 4×3 with repeats made unsolved (its total's upper bound the one-step trees', its tree not
+    shipped): a hybrid exact everywhere is the optimum, so the command closes the bracket, ships the tree
+    as best-known, and the entry serves it; a worse hybrid afterwards is not kept."""
+    path = tmp_path / "atlas.json"
+    folder = tmp_path / "trees"
+    folder.mkdir()
+    entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
+    optimum = entry["values"]["total"]["value"]
+    upper = min(t["total"] for t in entry["one_step"].values())
+    entry["values"]["total"].update(exact=False, value=None, upper=upper)
+    atlas.save({"4,3,1": entry}, str(path))
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--exact-at-most", "81", "--file", str(path),
+                              "--trees", str(folder)])
+    assert ran.exit_code == 0, ran.output
+    got = atlas.load(str(path))["4,3,1"]
+    assert got["values"]["total"] == {**entry["values"]["total"], "exact": True, "value": optimum, "upper": optimum}
+    assert got["hybrid"]["total"] == optimum and got["hybrid"]["tree"] == "4-3-1-best-known.tree"
+    from service.trees import TreeLibrary
+
+    stored = TreeLibrary(str(folder)).get(Game.from_spec("4,3,1"), atlas.BEST_KNOWN, None)
+    assert stored is not None and stored.meta["exact"] is False and stored.meta["source"] == "hybrid"
+    assert stored.tree.stats().total == optimum
+    worse = runner.invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--exact-at-most", "1", "--file", str(path),
+                                "--trees", str(folder)])
+    assert worse.exit_code == 2 and "not an unsolved atlas game" in worse.output  # solved now: nothing to do
+    bad = runner.invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "nope", "--file", str(path)])
+    assert bad.exit_code == 2 and "unknown one-step strategy" in bad.output
+
+
+def _hybrid_entries() -> list[str]:
+    return sorted(spec for spec, e in SHIPPED.items() if "hybrid" in e)
+
+
+@pytest.mark.parametrize("spec", _hybrid_entries())
+def test_shipped_hybrid_trees_play_every_secret_to_their_record(spec: str) -> None:
+    from service.trees import TreeLibrary
+
+    record = SHIPPED[spec]["hybrid"]
+    game = Game.from_spec(spec)
+    stored = TreeLibrary().get(game, atlas.BEST_KNOWN, None)
+    assert stored is not None and stored.meta["exact"] is False
+    lengths = [len(stored.tree.play(secret)) for secret in range(game.size)]
+    assert sum(lengths) == record["total"] == stored.meta["total"]
+    assert max(lengths) == record["worst_case"] and lengths.count(record["worst_case"]) == record["movers"]
+    assert record["total"] < min(t["total"] for t in SHIPPED[spec]["one_step"].values())

@@ -17,6 +17,7 @@ from apiflask import APIBlueprint
 from flask import current_app, request
 
 from service.api.submit import accepted, submit_request, wait_budget
+from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import ProblemException, problem
@@ -65,9 +66,10 @@ def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str
     """The question, validated: the game, a known strategy, a first guess of the game."""
     settings = current_app.config["SETTINGS"]
     game = Game.from_spec(game_spec, max_codes=settings.max_codes)
-    if strategy not in STRATEGIES and criterion_of(strategy) is None:
+    if strategy not in STRATEGIES and criterion_of(strategy) is None and strategy != BEST_KNOWN:
         raise ProblemException(problem(404, "unknown-strategy", "Unknown strategy",
-                                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}"))
+                                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}, "
+                                       f"and {BEST_KNOWN} for the unsolved games that ship one"))
     return TreeQuestion(game, strategy, max_guesses, game.parse_code(first) if first else None)
 
 
@@ -79,6 +81,11 @@ def _known(q: TreeQuestion) -> Tree | None:
             memory.move_to_end(q.key)
             return memory[q.key]
     tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
+    if tree is None and q.strategy == BEST_KNOWN:
+        raise ProblemException(problem(
+            404, "no-best-known-tree", "No best known tree",
+            f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the atlas's unsolved games whose hybrid tree beats "
+            "their one-step trees do (GET /v1/games/{game} names each game's best known strategy)"))
     if tree is None:
         store: StrategyStore = current_app.extensions["bullscows_strategies"]
         text = store.get(q.game.spec, q.strategy, q.params)
@@ -147,8 +154,9 @@ def _tree(game_spec: str, strategy: str) -> Tree | Any:
 
 def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
     """A shipped tree (service/data/trees) answering this question; for k-movers without
-    ``max_guesses``, the one shipped whatever its k (the explorer lists what exists)."""
-    if criterion_of(strategy) is None:
+    ``max_guesses``, the one shipped whatever its k (the explorer lists what exists); a ``best-known``
+    tree (a hybrid's, not proven optimal) for an unsolved atlas game."""
+    if criterion_of(strategy) is None and strategy != BEST_KNOWN:
         return None
     library = current_app.extensions["bullscows_trees"]
     stored = library.get(game, strategy, max_guesses)
@@ -167,8 +175,11 @@ def _about(tree: Tree, strategy: str) -> dict[str, Any]:
     """Whether the tree is proven optimal for its criterion, and its parameters when shipped."""
     meta = current_app.extensions.get("bullscows_tree_meta", {}).get(id(tree))
     if meta is not None:
-        return {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": meta["max_guesses"],
-                "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
+        out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": meta["max_guesses"],
+               "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
+        if meta.get("source") == "hybrid":
+            out["hybrid"] = {"above": meta["above"], "exact_at_most": meta["exact_at_most"]}
+        return out
     return {"optimal": criterion_of(strategy) is not None, "source": "built",
             "max_guesses": request.args.get("max_guesses", type=int)}
 

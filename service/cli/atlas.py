@@ -77,6 +77,42 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
     click.echo(f"{len(changed)} entries given their one-step trees")
 
 
+@atlas_group.command("hybrid")
+@click.option("-g", "--game", "games", multiple=True, required=True, help="Unsolved atlas games ('5,6,1').")
+@click.option("--exact-at-most", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Positions of at most this many candidates play the optimal total's guess.")
+@click.option("--strategy", default=None,
+              help="The one-step strategy above that size (default: the game's best one-step strategy).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where to ship the tree (default: the package's service/data/trees).")
+def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
+                 folder: str | None) -> None:
+    """Build an unsolved game's hybrid tree (a one-step strategy above --exact-at-most candidates, the
+    optimal guess below) and, when it beats the game's trees so far, ship it as the game's best-known
+    tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+    from solver.heuristics import STRATEGIES
+
+    file = path or atlas.ATLAS_FILE
+    entries = atlas.load(file)
+    if strategy is not None and strategy not in STRATEGIES:
+        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    try:
+        specs = [Game.from_spec(g).spec for g in games]
+    except SolverError as exc:
+        _fail(str(exc))
+    for spec in specs:
+        if spec not in entries or atlas.finished(entries[spec]) or "one_step" not in entries[spec]:
+            _fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
+    for spec in specs:
+        atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder,
+                         log=lambda line: click.echo(f"# {line}", err=True))
+
+
 @atlas_group.command("show")
 @click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

@@ -204,3 +204,35 @@ def test_the_side_lane_builds_a_tree_while_a_search_holds_every_process(db_url: 
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def _hybrid_games() -> list[str]:
+    from service import atlas
+
+    return sorted(spec for spec, e in atlas.shipped().items() if "hybrid" in e)
+
+
+@backend_agnostic
+@pytest.mark.parametrize("spec", _hybrid_games())
+def test_an_unsolved_game_serves_its_best_known_tree(db_url: str, spec: str) -> None:
+    """An unsolved atlas game that ships a hybrid tree serves it as ``best-known``: never called optimal,
+    with the hybrid it plays and the atlas's numbers."""
+    client = make_app(db_url).test_client()
+    best = client.get(f"/v1/games/{spec}").json["atlas"]["best_known"]
+    assert best["strategy"] == "best-known" and best["proven_optimal"] is False
+    stats = client.get(f"/v1/strategies/{spec}/best-known")
+    assert stats.status_code == 200
+    assert (stats.json["total"], stats.json["worst_case"], stats.json["optimal"], stats.json["source"]) == \
+        (best["total"], best["worst_case"], False, "shipped")
+    assert stats.json["hybrid"] == best["hybrid"]
+    root = client.get(f"/v1/strategies/{spec}/best-known/tree?depth=1").json["node"]
+    assert root["guess"] == stats.json["first_guess"]
+
+
+@backend_agnostic
+@pytest.mark.parametrize("spec", ["4,6,1", "3,6,0"])
+def test_a_game_without_a_hybrid_has_no_best_known_tree(db_url: str, spec: str) -> None:
+    """Solved, or outside the atlas: a 404 problem that says where the best known strategy is named."""
+    resp = make_app(db_url).test_client().get(f"/v1/strategies/{spec}/best-known")
+    assert resp.status_code == 404 and resp.json["type"].endswith("no-best-known-tree")
+    assert "GET /v1/games/{game}" in resp.json["detail"]

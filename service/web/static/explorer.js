@@ -2,7 +2,7 @@
 
 import { $, ApiError, api } from "./api.js";
 import { clearError, guarded } from "./errors.js";
-import { bracket, game, isOptimal, service, strategyLabel } from "./game.js";
+import { bestKnownLabel, bracket, game, isOptimal, service, strategyLabel } from "./game.js";
 
 const MEASURES = [
   ["total", "Total guesses (all secrets)"],
@@ -39,7 +39,7 @@ export const explorer = {
     }
     const best = game.info.atlas && game.info.atlas.best_known;
     const name = best ? best.strategy : "entropy";
-    return { asked, name, label: `${strategyLabel(name)}: best known`, standIn: true };
+    return { asked, name, label: `${best ? bestKnownLabel(best) : strategyLabel(name)}: best known`, standIn: true };
   },
 
   async show() {
@@ -49,7 +49,7 @@ export const explorer = {
     const max = $("x-max").value;
     if (!game.info && !(await game.load())) return;
     const asked = b && b !== a ? [a, b] : [a];
-    const plans = asked.map((s) => this.resolve(s));
+    const plans = asked.map((s, i) => ({ ...this.resolve(s), order: i }));
     this.notice(plans);
     $("x-status").textContent = "Loading…";
     $("x-job-list").replaceChildren();
@@ -112,7 +112,10 @@ export const explorer = {
     const bar = Object.assign(document.createElement("progress"), { id, max: 1 });
     const text = Object.assign(document.createElement("span"), { className: "muted" });
     item.append(label, bar, " ", text);
-    $("x-job-list").append(item);
+    item.dataset.order = String(plan.order);
+    // in the order of the strategies asked for, whichever job was accepted first
+    const after = [...$("x-job-list").children].find((li) => Number(li.dataset.order) > plan.order);
+    $("x-job-list").insertBefore(item, after || null);
     $("x-jobs").hidden = false;
     $("x-jobs-text").textContent = "Too big to build within a request: the trees are built by jobs.";
     $("x-status").textContent = "";
@@ -169,10 +172,10 @@ export const explorer = {
       }
       const best = atlas.best_known;
       $("x-notice-text").textContent = best
-        ? `The best strategy known is ${strategyLabel(best.strategy)}'s tree: ${best.total} guesses in all, at most `
-          + `${best.worst_case} per secret, played through every secret, so a real strategy but not a proven optimum. `
-          + "Each upper bound above is the number of such a one-step tree; the optimal strategies are still being "
-          + "searched (bullscows atlas run)."
+        ? `The best strategy known: ${bestKnownLabel(best)}. Its tree, played through every secret, needs `
+          + `${best.total} guesses in all and at most ${best.worst_case} per secret: a real strategy, not a proven `
+          + "optimum. Each upper bound above is a number of such a played-out tree; the optimal strategies are still "
+          + "being searched (bullscows atlas run)."
         : "The optimal strategies are still being searched (bullscows atlas run).";
       box.hidden = false;
     } else if (standIn) {

@@ -22,7 +22,14 @@ export function isOptimal(name) {
 }
 
 export function strategyLabel(name) {
-  return STRATEGIES.find(([v]) => v === name)[1];
+  const found = STRATEGIES.find(([v]) => v === name);
+  return found ? found[1] : name;
+}
+
+// How the page names a game's best known strategy: a one-step strategy, or the hybrid tree it ships.
+export function bestKnownLabel(best) {
+  if (!best.hybrid) return strategyLabel(best.strategy);
+  return `Hybrid (${strategyLabel(best.hybrid.above)} above ${best.hybrid.exact_at_most} candidates, optimal below)`;
 }
 
 export const game = {
