@@ -307,3 +307,19 @@ def test_both_ways_of_playing_work_on_the_largest_game_of_the_menu(page: Any, li
     page.wait_for_selector("#p-hint-text:not([hidden])")
     assert "7776 candidates" in (page.text_content("#p-hint-text") or "")
     assert time.monotonic() - started < 30
+
+
+def test_the_explorer_of_a_game_the_service_refuses_shows_why(page: Any, page_log: PageLog) -> None:
+    """A custom game over the size limit: Show in the explorer asks for the game again and puts the
+    refusal by the custom game's fields, with no script error."""
+    page_log.expected.append(r"status of 422 .* at .*/v1/games/9%2C")  # 9 of 6, then 9 of 10: both too large
+    page.select_option("#preset", "custom")
+    page.fill("#positions", "9")
+    page.fill("#symbols", "10")
+    page.focus("#preset")
+    page.wait_for_selector("#custom-error:not([hidden])")
+    page.click("#tab-explorer")
+    page.click("#x-show")
+    page.wait_for_selector("#custom-error:not([hidden])")
+    assert "more than the limit" in (page.text_content("#custom-error") or "")
+    assert page.locator("#x-results").is_hidden() and page.locator("#x-jobs").is_hidden()

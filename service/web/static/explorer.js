@@ -1,7 +1,7 @@
 // Mode 3: strategy statistics, comparison, histogram and a lazily loaded tree.
 
 import { $, ApiError, api } from "./api.js";
-import { clearError, guarded } from "./errors.js";
+import { clearError, gameControl, guarded } from "./errors.js";
 import { bestKnownLabel, bracket, game, isOptimal, service, strategyLabel } from "./game.js";
 
 const MEASURES = [
@@ -47,7 +47,8 @@ export const explorer = {
     const a = $("x-a").value;
     const b = $("x-b").value;
     const max = $("x-max").value;
-    if (!game.info && !(await game.load())) return;
+    // the game's description first (an invalid custom game is shown by its fields, as at the top)
+    if (!game.info && !(await guarded(() => game.load(), gameControl()))) return;
     const asked = b && b !== a ? [a, b] : [a];
     const plans = asked.map((s, i) => ({ ...this.resolve(s), order: i }));
     this.notice(plans);
