@@ -108,7 +108,7 @@ export const explorer = {
   // Poll a job until it ends, showing its progress; then the statistics it made.
   async follow(job, plan, statsPath, seq) {
     const item = document.createElement("li");
-    const id = `x-progress-${job.id}`;
+    const id = `x-progress-${plan.order}`; // one per strategy asked (two may share a job)
     const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: `${plan.label}: ` });
     const bar = Object.assign(document.createElement("progress"), { id, max: 1 });
     const text = Object.assign(document.createElement("span"), { className: "muted" });
