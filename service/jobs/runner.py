@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -87,6 +89,37 @@ def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, ca
     return s
 
 
+class _Heartbeat:
+    """A running unit's heartbeat: a thread that reports the unit's work (``count()``) every
+    ``every`` seconds from its start, and, when the store says the unit must stop (its lease was lost,
+    or its job is over), sets :attr:`lost` and asks every searcher in :attr:`searchers` to stop."""
+
+    def __init__(self, jobs: JobStore, unit_id: int, lease: str, every: float, count: Callable[[], int]) -> None:
+        self.lost = threading.Event()
+        self.searchers: list[Searcher] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._beat, args=(jobs, unit_id, lease, every, count),
+                                        name=f"heartbeat-{unit_id}", daemon=True)
+        self._thread.start()
+
+    def _beat(self, jobs: JobStore, unit_id: int, lease: str, every: float, count: Callable[[], int]) -> None:
+        while not self._done.wait(every):
+            try:
+                keep = jobs.heartbeat(unit_id, lease, count())
+            except Exception:  # a database hiccup must not kill the work; the next beat retries
+                continue
+            if not keep:
+                self.lost.set()
+                for s in self.searchers:
+                    s.request_stop()
+                return
+
+    def stop(self) -> None:
+        """Stop beating (idempotent)."""
+        self._done.set()
+        self._thread.join()
+
+
 def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3) -> dict[str, Any]:
     """Run a claimed unit to the end (or until told to stop); returns a small status report."""
     db = database(url)
@@ -103,44 +136,27 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         return run_tree_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
-    done = threading.Event()
-    lost = threading.Event()
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
-
-    def watch() -> None:
-        # Beats from the start: loading the table and the kernels can outlast a heartbeat.
-        while not done.wait(heartbeat_s):
-            nodes = int(holder[0][0].nodes) - holder[0][1] if holder else 0
-            try:
-                keep = jobs.heartbeat(unit_id, lease, nodes)
-            except Exception:  # a database hiccup must not kill the search; the next beat retries
-                continue
-            if not keep:
-                lost.set()
-                if holder:
-                    holder[0][0].request_stop()
-                return
-
-    watcher = threading.Thread(target=watch, name=f"heartbeat-{unit_id}", daemon=True)
-    watcher.start()
+    # Beats from the start: loading the table and the kernels can outlast a heartbeat.
+    beat = _Heartbeat(jobs, unit_id, lease, heartbeat_s,
+                      lambda: int(holder[0][0].nodes) - holder[0][1] if holder else 0)
     searcher: Searcher | None = None
     try:
         searcher = searcher_for(positions, req, k)
         searcher.clear_stop()
         holder.append((searcher, int(searcher.nodes)))
-        if lost.is_set():  # told to stop while warming up
+        beat.searchers.append(searcher)
+        if beat.lost.is_set():  # told to stop while warming up
             return {"unit": unit_id, "status": "lost"}
         beta = None if unit.beta is None else int(unit.beta)
         result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta)
     except Exception as err:
-        done.set()
-        watcher.join()
+        beat.stop()
         status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
                                    max_attempts)
         return {"unit": unit_id, "status": status or "lost", "error": str(err)}
     finally:
-        done.set()
-        watcher.join()
+        beat.stop()
         if searcher is not None:
             searcher.clear_stop()
     positions.save_entries(result.entries, source=f"job:{job.id}")
@@ -162,58 +178,38 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     store it in the ``strategies`` table under the key ``GET /v1/strategies`` reads, then record the
     unit with the tree's total as its value and its histogram of game lengths as ``per_response``.
     The tree is stored before the unit is recorded: a crash between the two only builds it again."""
-    import time
-
     jobs = JobStore(db)
     placed = [0]
-    done = threading.Event()
-    lost = threading.Event()
-    searchers: list[Searcher] = []
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: placed[0])
 
     def on_solved(k: int) -> None:
         placed[0] += k
-        if lost.is_set():
+        if beat.lost.is_set():
             raise _Stopped
-
-    def watch() -> None:
-        while not done.wait(heartbeat_s):
-            try:
-                keep = jobs.heartbeat(unit.id, lease, placed[0])
-            except Exception:  # a database hiccup must not stop the build; the next beat retries
-                continue
-            if not keep:
-                lost.set()
-                for s in searchers:
-                    s.request_stop()
-                return
 
     def searcher() -> Searcher:
         s = searcher_for(PositionStore(db), req, job.phase or None)
         s.clear_stop()
-        searchers.append(s)
+        beat.searchers.append(s)
         return s
 
-    watcher = threading.Thread(target=watch, name=f"heartbeat-{unit.id}", daemon=True)
-    watcher.start()
     started = time.perf_counter()
     try:
         tree = compute_tree(req, searcher, on_solved)
     except _Stopped:
         return {"unit": unit.id, "status": "lost"}
     except Exception as err:
-        done.set()
-        watcher.join()
+        beat.stop()
         status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
                                    max_attempts)
         return {"unit": unit.id, "status": status or "lost", "error": str(err)}
     finally:
-        done.set()
-        watcher.join()
-        for s in searchers:
+        beat.stop()
+        for s in beat.searchers:
             s.clear_stop()
     assert req.strategy is not None
     # an optimal tree's searches proved positions: kept for every later search, as a solve's are
-    PositionStore(db).save_entries([e for s in searchers for t in s.tables for e in t.export()],
+    PositionStore(db).save_entries([e for s in beat.searchers for t in s.tables for e in t.export()],
                                    source=f"job:{job.id}")
     stats = tree.stats()
     StrategyStore(db).put(req.game, req.strategy, tree_params(req.max_guesses, None), to_compact(tree), stats.total,
