@@ -149,6 +149,11 @@ def finished(entry: dict[str, Any] | None) -> bool:
     return entry is not None and all(entry["values"][name]["exact"] for name in NAMES)
 
 
+def machine() -> str:
+    """What an entry's numbers were computed on, as its ``machine`` says it."""
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
 def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
     """One game's entry, computed in this process with one searcher for every question of the game
     (its tables are kept per question).  Runs in a worker process of :func:`run`."""
@@ -176,7 +181,7 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
         "seconds": round(time.perf_counter() - started, 3),
         "budget_s": budget_s,
         "command": f"bullscows atlas run --game {game.spec} --budget {budget_s:g}",
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": machine(),
         "date": datetime.date.today().isoformat(),
         "sources": sources,
         "one_step": {name: t.as_dict() for name, t in one_step.items()},
@@ -191,6 +196,15 @@ def played_hybrid(hybrid: dict[str, Any] | None) -> dict[str, OneStep]:
     if hybrid is None:
         return {}
     return {"hybrid": OneStep(int(hybrid["total"]), int(hybrid["worst_case"]), int(hybrid["movers"]))}
+
+
+def tighten_entry(entry: dict[str, Any], trees: dict[str, OneStep]) -> tuple[dict[str, Value], dict[str, Value]]:
+    """Lower an entry's open upper bounds to what the played-out ``trees`` prove
+    (:func:`solver.atlas.tighten`), in place; (the numbers before, after)."""
+    before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
+    after = tighten(before, trees)
+    entry["values"] = {name: {**entry["values"][name], **after[name].as_dict()} for name in NAMES}
+    return before, after
 
 
 BEST_KNOWN = "best-known"
@@ -220,11 +234,11 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
               "worst_case": stats.worst_case, "movers": stats.histogram.get(stats.worst_case, 0),
               "nodes": stats.nodes, "seconds": round(seconds, 1),
               "command": f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}",
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+              "machine": machine(),
               "date": datetime.date.today().isoformat()}
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
-    best = min([t.total for t in one_step.values()] + [int(entry.get("hybrid", {}).get("total", stats.total + 1))])
+    best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
     if stats.total >= best:
         log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
         return None
@@ -236,9 +250,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
         "from_set_only": False, "exact": False, "source": "hybrid", "above": above, "exact_at_most": exact_at_most})
     write_manifest(manifest, folder)
-    before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
-    after = tighten(before, {**one_step, **played_hybrid(record)})
-    entry["values"] = {n: {**entry["values"][n], **after[n].as_dict()} for n in NAMES}
+    tighten_entry(entry, {**one_step, **played_hybrid(record)})
     entry["hybrid"] = record
     save(entries, path)
     return record
@@ -258,9 +270,7 @@ def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
         game = Game.from_spec(spec)
         started = time.perf_counter()
         one_step = one_step_trees(game)
-        before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
-        after = tighten(before, {**one_step, **played_hybrid(entry.get("hybrid"))})
-        entry["values"] = {name: {**entry["values"][name], **after[name].as_dict()} for name in NAMES}
+        before, after = tighten_entry(entry, {**one_step, **played_hybrid(entry.get("hybrid"))})
         entry["one_step"] = {name: t.as_dict() for name, t in one_step.items()}
         save(entries, path)
         changed.append(spec)

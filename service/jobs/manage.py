@@ -221,7 +221,6 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             best_value=outcome.upper, best_exact=False,
             lower_bound=None if outcome.lower >= INF else outcome.lower,
         )
-        cost_done = sum(int(u.expected_cost) for u in done)
         cost_all = sum(int(u.expected_cost) for u in phase_units if u.status != "cancelled")
         if req.is_tree:
             # A tree unit's heartbeat counts the secrets its tree has placed so far (its expected
@@ -229,6 +228,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             cost_done = sum(min(int(u.nodes), int(u.expected_cost)) if u.status == "running" else
                             int(u.expected_cost) * (u.status in ("done", "skipped")) for u in phase_units)
             progress["nodes"] = int(job.nodes)
+        else:
+            cost_done = sum(int(u.expected_cost) for u in done)
         if cost_all:
             progress["fraction"] = round(cost_done / cost_all, 4)
         started = as_aware(job.started_at)
