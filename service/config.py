@@ -73,5 +73,8 @@ class Settings(BaseSettings):
     """A running unit silent this long is re-queued (its worker is presumed dead)."""
     job_max_attempts: int = 3
     """A unit lost or failing this many times fails its job."""
+    job_checkpoint_s: float = 300.0
+    """How often a running search unit saves the positions it proved, so that a worker killed mid-unit
+    loses at most this much of its work (0 = only when the unit ends)."""
     worker_live_s: float = 30.0
     """A worker whose heartbeat is older than this is not counted as alive."""

@@ -201,6 +201,11 @@ class JobUnitOut(BaseModel):
     nodes: int
     seconds: float
     worker: str | None
+    checkpoints: int = Field(default=0, description=(
+        "How many times the unit saved the positions it had proven while it ran (every "
+        "BULLSCOWS_JOB_CHECKPOINT_S seconds), over all its attempts."))
+    saved_nodes: int = Field(default=0, description=(
+        "The running attempt's node count at its last save: a worker dying loses only the nodes past it."))
 
 
 class JobOut(BaseModel):

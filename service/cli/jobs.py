@@ -108,11 +108,14 @@ CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
 @click.option("--with-worker/--no-worker", default=True, show_default=True,
               help="Start a `bullscows worker` for the campaign (else rely on workers already running).")
 @click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=None,
+              help="That worker's seconds between saves of a running unit's proven positions "
+                   "(see `bullscows worker`).")
 @_url_option
 @_solver_errors
 def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
-                 url: str | None) -> None:
+                 checkpoint_every: float | None, url: str | None) -> None:
     """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
     crush45 for k-movers), then the exact job, its parts bounded from the start by the hybrid's values.
 
@@ -153,6 +156,8 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
         cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
         if processes:
             cmd += ["--processes", str(processes)]
+        if checkpoint_every is not None:
+            cmd += ["--checkpoint-every", str(checkpoint_every)]
         worker = subprocess.Popen(cmd)
     jobs = _job_store(db_url)
     results: dict[str, Any] = {}
@@ -195,12 +200,16 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
               help="Dask scheduler address (tcp://host:8786); default: a LocalCluster on this machine.")
 @click.option("--processes", type=int, default=None, help="LocalCluster processes (default: one per core).")
 @click.option("--name", default=None, help="Worker name in the database (default: host-pid-random).")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=None,
+              help="Seconds between the saves of a running unit's proven positions (default "
+                   "BULLSCOWS_JOB_CHECKPOINT_S, 300; 0 = only when a unit ends).  A worker killed "
+                   "mid-unit loses at most that much of the unit's work.")
 @_url_option
 @click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
 @click.option("--exit-with-parent", is_flag=True, hidden=True,
               help="Stop when the parent process goes away (set by `serve --with-worker`).")
-def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, url: str | None,
-               no_migrate: bool, exit_with_parent: bool) -> None:
+def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, checkpoint_every: float | None,
+               url: str | None, no_migrate: bool, exit_with_parent: bool) -> None:
     """Run jobs: claim them from the database and compute their units on Dask."""
     import datetime
     import os
@@ -217,8 +226,9 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, u
 
         upgrade(url)
     st = Settings()
+    every = st.job_checkpoint_s if checkpoint_every is None else checkpoint_every
     cfg = WorkerConfig(heartbeat_s=st.job_heartbeat_s, stale_after_s=st.job_stale_after_s,
-                       max_attempts=st.job_max_attempts)
+                       max_attempts=st.job_max_attempts, checkpoint_s=every or None)
 
     def log(event: str, **fields: Any) -> None:
         line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}

@@ -6,6 +6,7 @@ functions (tests compare it with a plain search; it is also handy for debugging 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -34,27 +35,68 @@ class UnitResult:
     """Positions it proved, for the persistent table (the searcher's costly entries included)."""
 
 
+@dataclass(frozen=True)
+class Checkpoints:
+    """How a long unit keeps what it proves while it runs, so that a worker killed mid-unit loses at
+    most ``every`` seconds of work.  Every ``every`` seconds the search is stopped, the positions it
+    proved so far are handed to ``save`` (with the unit's node count), and the search starts again:
+    its transposition table still holds every position it finished, so it walks back to where it was
+    in a few table hits.  ``stopped()`` says the unit must stop for good (lease lost, job over), a
+    stop that is not a checkpoint's; ``save`` returning False says the same."""
+
+    every: float
+    save: Callable[[list[Entry], int], bool]
+    stopped: Callable[[], bool]
+
+
 def compute_unit(searcher: Searcher, req: JobRequest, kind: str, g2: int | None, history: list[Turn],
-                 k: int | None, beta: int | None) -> UnitResult:
+                 k: int | None, beta: int | None, checkpoints: Checkpoints | None = None) -> UnitResult:
     """Run one unit with ``searcher`` (a searcher of the job's game, its tables warm), under the
     unit's own options.  ``beta``: game-level bound the unit must beat to matter (None = none); at or
-    past it the unit answers a lower bound."""
+    past it the unit answers a lower bound.  With ``checkpoints``, what it proved is saved as it goes."""
     game = searcher.game
     opts = req.options(k, None if beta is None or beta > INF else beta)
-    if kind == "guess":
-        assert g2 is not None
-        res = searcher.evaluate_guess(history, g2, options=opts)
-    else:
-        res = searcher.solve(history, options=opts)
+    nodes, seconds = 0, 0.0
+    due = threading.Event()
+
+    def fire() -> None:
+        due.set()
+        searcher.request_stop()
+
+    while True:
+        due.clear()
+        timer = None
+        if checkpoints is not None:
+            timer = threading.Timer(checkpoints.every, fire)
+            timer.daemon = True
+            timer.start()
+        try:
+            if kind == "guess":
+                assert g2 is not None
+                res = searcher.evaluate_guess(history, g2, options=opts)
+            else:
+                res = searcher.solve(history, options=opts)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        nodes += res.nodes
+        seconds += res.seconds
+        if checkpoints is None or not res.cut or not due.is_set() or checkpoints.stopped():
+            break
+        if not checkpoints.save([e for t in searcher.tables for e in t.export()], nodes):
+            break  # the unit is no longer ours: report it cut
+        searcher.clear_stop()
+        if checkpoints.stopped():  # a stop for good that came while the checkpoint's was cleared
+            searcher.request_stop()
     aborted = res.cut
     entries: list[Entry] = [e for t in searcher.tables for e in t.export()]
     # a guess unit proves its responses only, not the position (another guess may be better)
     if not aborted and res.exact and (kind != "guess" or res.value is not None):
         best = res.best_guess if res.value is not None else None
         entries.extend(position_entries(game, opts.table_key(game), game.candidates(history), len(history) + 1,
-                                        res.value, best, res.per_response, root=kind != "guess", cost=res.nodes))
+                                        res.value, best, res.per_response, root=kind != "guess", cost=nodes))
     return UnitResult(res.value, res.exact and not aborted, res.possible, res.best_guess if kind != "guess" else g2,
-                      res.nodes, res.seconds, aborted, dict(res.per_response), entries)
+                      nodes, seconds, aborted, dict(res.per_response), entries)
 
 
 def compute_tree(req: JobRequest, searcher: Callable[[], Searcher], on_solved: Callable[[int], None]) -> Tree:

@@ -44,6 +44,8 @@ class WorkerConfig:
     """Idle poll interval."""
     sweep_s: float = 2.0
     """How often every running job is refreshed (finishes jobs whose last unit another worker ran)."""
+    checkpoint_s: float | None = 300.0
+    """How often a running search unit saves the positions it proved (None = only when it ends)."""
 
 
 class Coordinator:
@@ -124,7 +126,8 @@ class Coordinator:
             beta = self._beta(c, outcomes)
             self.jobs.set_beta(c.unit_id, c.lease, beta)
             fut = self.client.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
-                                     self.config.max_attempts, key=f"unit-{c.unit_id}-{c.lease}", pure=False)
+                                     self.config.max_attempts, self.config.checkpoint_s,
+                                     key=f"unit-{c.unit_id}-{c.lease}", pure=False)
             self.in_flight[fut] = c
         return len(claims)
 

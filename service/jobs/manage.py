@@ -249,6 +249,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "second_guess": None if u.g2 is None else game.format_code(u.g2),
             "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
             "seconds": round(float(u.seconds), 3), "worker": u.worker,
+            "checkpoints": int(u.checkpoints or 0), "saved_nodes": int(u.saved_nodes or 0),
         } for u in (phase_units or jobs.units(job.id, job.phase))]
     return out
 

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from service.engine import warm_searcher
-from service.jobs.compute import compute_tree, compute_unit
+from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.plan import TREE_KINDS, JobRequest
 from service.store.db import Database
 from service.store.jobs import JobStore
@@ -30,6 +30,7 @@ from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore, tree_params
 from solver.game import Game, Turn
 from solver.search import Searcher
+from solver.table import Entry
 from solver.tree import to_compact
 from solver.vocabulary import criterion_of
 
@@ -120,8 +121,11 @@ class _Heartbeat:
         self._thread.join()
 
 
-def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3) -> dict[str, Any]:
-    """Run a claimed unit to the end (or until told to stop); returns a small status report."""
+def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3,
+             checkpoint_s: float | None = None) -> dict[str, Any]:
+    """Run a claimed unit to the end (or until told to stop); returns a small status report.  With
+    ``checkpoint_s``, a search unit saves what it proved every ``checkpoint_s`` seconds
+    (:class:`service.jobs.compute.Checkpoints`), so that its worker dying loses no more."""
     db = database(url)
     jobs = JobStore(db)
     positions = PositionStore(db)
@@ -149,7 +153,13 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         if beat.lost.is_set():  # told to stop while warming up
             return {"unit": unit_id, "status": "lost"}
         beta = None if unit.beta is None else int(unit.beta)
-        result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta)
+
+        def save(entries: list[Entry], nodes: int) -> bool:
+            positions.save_entries(entries, source=f"job:{job.id}")
+            return jobs.checkpoint(unit_id, lease, nodes)
+
+        checkpoints = None if not checkpoint_s else Checkpoints(checkpoint_s, save, beat.lost.is_set)
+        result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta, checkpoints)
     except Exception as err:
         beat.stop()
         status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",

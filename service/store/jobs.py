@@ -277,10 +277,19 @@ class JobStore:
 
     def heartbeat(self, unit_id: int, lease: str, nodes: int) -> bool:
         """Refresh a running unit; False when it should stop (lease lost, or its job is over)."""
+        return self._touch(unit_id, lease, nodes=nodes)
+
+    def checkpoint(self, unit_id: int, lease: str, nodes: int) -> bool:
+        """A running unit saved its proven positions at ``nodes`` nodes into its attempt (counted, and
+        its heartbeat refreshed); False when it should stop (lease lost, or its job is over)."""
+        return self._touch(unit_id, lease, nodes=nodes, saved_nodes=nodes, checkpoints=JobUnit.checkpoints + 1)
+
+    def _touch(self, unit_id: int, lease: str, **values: Any) -> bool:
+        """Update a running unit held by ``lease`` (and its heartbeat); whether it should go on."""
         with self.db.session() as s:
             res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
                                                   JobUnit.status == "running")
-                            .values(heartbeat_at=self._now(), nodes=nodes))
+                            .values(heartbeat_at=self._now(), **values))
             if not res.rowcount:  # type: ignore[attr-defined]
                 return False
             status = s.scalar(select(Job.status).join(JobUnit, JobUnit.job_id == Job.id)

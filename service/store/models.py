@@ -171,6 +171,10 @@ class JobUnit(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    checkpoints: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many times the unit saved its proven positions while it ran (over all its attempts)."""
+    saved_nodes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    """The running attempt's node count when it last saved: a killed attempt lost the nodes past it."""
 
 
 class WorkerRow(Base):

@@ -68,12 +68,14 @@ class Workers:
         self.logs = logs
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, name: str, processes: int = 2) -> subprocess.Popen[bytes]:
+    def start(self, name: str, processes: int = 2, env: dict[str, str] | None = None,
+              cwd: Path | None = None) -> subprocess.Popen[bytes]:
         log = open(self.logs / f"{name}-{len(self.procs)}.log", "wb")  # noqa: SIM115 (closed with the process)
         proc = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "worker", "--processes", str(processes), "--name", name,
              "--url", self.url, "--no-migrate"],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ENV}, start_new_session=True,
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ENV, **(env or {})}, start_new_session=True,
+            cwd=cwd,
         )
         log.close()
         self.procs.append(proc)
@@ -248,6 +250,58 @@ def test_killed_worker_resumes_without_redoing_units(db_url: str, workers: Worke
     assert nodes_before > 0 and 0 < nodes_b < result["nodes"]
     assert any(u.worker == "b" for u in rerun)
     assert all(u.worker and u.worker.startswith("a") for u in after.values() if u.id in before)
+
+
+@pytest.mark.slow  # about a minute; the whole suite (CI) runs it
+def test_a_worker_killed_mid_unit_loses_at_most_a_checkpoint(db_url: str, workers: Workers, tmp_path: Path) -> None:
+    """SIGKILL a worker in the middle of a long unit that saves its proven positions every 2 s: the
+    unit's next attempt, on another worker, reaches the same value and searches only what was left
+    after the last save, plus a walk back through the saved positions (about 0.1 M nodes, whatever the
+    progress: the positions too cheap to save, on the way back).  The figures are written to
+    ``build/test-artifacts/checkpoint-resume.json``."""
+    bc = Game.from_spec("bulls-cows")
+    history = "0123 0.1, 1456 0.2"  # 369 candidates, 1010 guesses to try: one root unit of 3.1 M nodes
+    ref = Searcher(bc, SolveOptions("total")).solve(bc.parse_history(history))
+    jobs = JobStore(Database(db_url))
+    job_id = _submit(db_url, SolveOptions("total"), "bulls-cows", history)
+    env = {"BULLSCOWS_JOB_CHECKPOINT_S": "2"}
+    first = workers.start("a", processes=1, env=env)
+
+    def saved_thrice() -> Any:
+        units = jobs.units(job_id)
+        return len(units) == 1 and units[0].status == "running" and units[0].checkpoints >= 3 and units[0]
+
+    _wait(saved_thrice, 120, "the unit's third checkpoint", poll=0.2)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    _wait(lambda: _session_gone(first.pid), 30, "the killed worker's Dask processes to exit")
+    (killed,) = jobs.units(job_id)
+    assert killed.status == "running" and killed.attempts == 1
+    k1, s1, c1 = int(killed.nodes), int(killed.saved_nodes), int(killed.checkpoints)
+    assert 0 < s1 <= k1 < ref.nodes
+    workers.start("b", processes=1, env=env)
+    job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180, "the job")
+    assert job.status == "done", job.error
+    result = orjson.loads(job.result)
+    assert (result["value"], result["best_guess"]) == (ref.value, bc.format_code(ref.best_guess))
+    (unit,) = jobs.units(job_id)
+    assert (unit.status, unit.attempts, unit.worker) == ("done", 2, "b")
+    n2 = int(unit.nodes)
+    interval = s1 / c1  # nodes the first attempt searched per checkpoint interval
+    walk_back = n2 - (ref.nodes - s1)  # what the second attempt searched beyond what was left
+    redone = k1 + n2 - ref.nodes  # all the work done twice: the lost tail of attempt 1, and the walk back
+    figures = {"reference_nodes": ref.nodes, "killed_at_nodes": k1, "saved_nodes": s1, "checkpoints": c1,
+               "resumed_nodes": n2, "nodes_per_interval": round(interval), "walk_back_nodes": walk_back,
+               "redone_nodes": redone, "redone_intervals": round(redone / interval, 3)}
+    out = Path("build/test-artifacts")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "checkpoint-resume.json").write_text(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
+    # the resumed attempt did not start over: it searched what was left, and less than half an
+    # interval more to walk back to it
+    assert walk_back < interval / 2, figures
+    # what was done twice is the killed attempt's tail since its last save and that walk: about one
+    # interval at most (the tail is read from the last heartbeat, so it can be a beat short)
+    assert redone < 1.5 * interval, figures
 
 
 @pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
