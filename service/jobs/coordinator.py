@@ -26,6 +26,7 @@ from typing import Any
 from service.jobs import manage
 from service.jobs.plan import SIDE_KINDS, JobRequest
 from service.jobs.runner import database, run_unit
+from service.store.db import StorageError
 from service.store.jobs import Claim, JobStore
 from service.store.positions import PositionStore
 from solver.search import INF, Searcher
@@ -181,16 +182,24 @@ class Coordinator:
         try:
             while not self.stop.is_set():
                 now = time.monotonic()
-                if now - last_sweep >= self.config.sweep_s:
-                    self.sweep()
-                    last_sweep = now
-                if now - last_vouch >= self.config.heartbeat_s:
-                    self.jobs.vouch([(c.unit_id, c.lease) for c in (*self.in_flight.values(), *self.side.values())])
-                    last_vouch = now
-                busy = self.plan_one()
-                busy = self.fill_side() > 0 or busy
-                busy = self.fill() > 0 or busy
-                busy = self.collect() > 0 or busy
+                try:
+                    if now - last_sweep >= self.config.sweep_s:
+                        self.sweep()
+                        last_sweep = now
+                    if now - last_vouch >= self.config.heartbeat_s:
+                        self.jobs.vouch([(c.unit_id, c.lease)
+                                         for c in (*self.in_flight.values(), *self.side.values())])
+                        last_vouch = now
+                    busy = self.plan_one()
+                    busy = self.fill_side() > 0 or busy
+                    busy = self.fill() > 0 or busy
+                    busy = self.collect() > 0 or busy
+                except StorageError as err:
+                    # The database busy or away for a moment (SQLite's one writer held by a unit's
+                    # long save, a PostgreSQL restart): the units keep running, the loop tries again.
+                    self._log("storage unavailable", worker=self.id, error=err.detail)
+                    self.stop.wait(max(self.config.poll_s, 1.0))
+                    continue
                 if until_idle and not self.in_flight and not self.side and not busy and not self._pending():
                     break
                 if t_end is not None and now > t_end:

@@ -155,7 +155,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         beta = None if unit.beta is None else int(unit.beta)
 
         def save(entries: list[Entry], nodes: int) -> bool:
-            positions.save_entries(entries, source=f"job:{job.id}")
+            positions.save_entries(entries, source=f"job:{job.id}", atomic=False)
             return jobs.checkpoint(unit_id, lease, nodes)
 
         checkpoints = None if not checkpoint_s else Checkpoints(checkpoint_s, save, beat.lost.is_set)

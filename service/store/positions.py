@@ -105,8 +105,12 @@ class PositionStore:
 
     # -- writes ------------------------------------------------------------------------------------
 
-    def save_entries(self, entries: Sequence[Entry], source: str = "search") -> int:
-        """Monotone upsert of ``entries``; returns how many were sent."""
+    def save_entries(self, entries: Sequence[Entry], source: str = "search", *, atomic: bool = True) -> int:
+        """Monotone upsert of ``entries``; returns how many were sent.  ``atomic``: all in one
+        transaction (an import: all or nothing); else one per batch of ``BATCH`` rows, which keeps
+        SQLite's single writer lock short when a running unit saves tens of thousands of positions
+        (every entry is true on its own, so a save cut between batches loses only what it had not
+        sent)."""
         if not entries:
             return 0
         sizes: dict[str, int] = {}
@@ -122,9 +126,16 @@ class PositionStore:
                 merged[k] = row
         rows = list(merged.values())
         insert = pg_insert if self.db.engine.dialect.name == "postgresql" else sqlite_insert
+        batches = [rows[start:start + BATCH] for start in range(0, len(rows), BATCH)]
+        for group in ([batches] if atomic else [[b] for b in batches]):
+            self._upsert(group, insert)
+        return len(rows)
+
+    def _upsert(self, batches: list[list[dict[str, Any]]], insert: Any) -> None:
+        """The batches' rows in one transaction, each row replacing only worse knowledge."""
         with self.db.session() as session:
-            for start in range(0, len(rows), BATCH):
-                stmt = insert(Position).values(rows[start:start + BATCH])
+            for batch in batches:
+                stmt = insert(Position).values(batch)
                 incoming = stmt.excluded
                 better = and_(
                     Position.exact == false(),
@@ -144,7 +155,6 @@ class PositionStore:
                     where=better,
                 )
                 session.execute(stmt)
-        return len(rows)
 
     # -- reads -------------------------------------------------------------------------------------
 
