@@ -30,6 +30,7 @@ from solver.atlas import (
     best_one_step,
     hybrid_tree,
     one_step_trees,
+    raise_lower,
     solve_game,
     tighten,
 )
@@ -188,6 +189,10 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
     }
     if hybrid is not None:
         out["hybrid"] = hybrid
+    proven = (known or {}).get("lower_bound")  # a refined bound (atlas bounds): still proven
+    if proven is not None and not values["total"].exact:
+        apply_lower_bound(out, int(proven["value"]))
+        out["lower_bound"] = proven
     return out
 
 
@@ -254,6 +259,42 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     entry["hybrid"] = record
     save(entries, path)
     return record
+
+
+def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
+                    known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
+                    log: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any], Any]:
+    """Prove a lower bound of an unsolved entry's optimal total by refining its first ``depth`` plies
+    (:func:`solver.lowerbound.root_lower_bound`, ``known`` a table's proven parts), raise T's and
+    T_W's lower bounds to it, and record it under ``lower_bound`` (depth, command, time, machine) when
+    it beats the entry's record.  Returns (the record, the bound with its parts)."""
+    from solver.lowerbound import root_lower_bound
+
+    entries = load(path)
+    entry = entries[spec]
+    if entry["values"]["total"]["exact"]:
+        raise ValueError(f"{spec} is solved: its total is {entry['values']['total']['value']}")
+    game = Game.from_spec(spec)
+    got = root_lower_bound(game, (), depth, known=known)
+    record = {"value": got.value, "depth": depth, "size_only": got.size_only, "work": got.work,
+              "seconds": round(got.seconds, 1), "table": known is not None,
+              "command": f"bullscows atlas bounds -g {spec} --depth {depth}", "machine": machine(),
+              "date": datetime.date.today().isoformat()}
+    old = entry.get("lower_bound")
+    log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
+        f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
+    if old is None or got.value > int(old["value"]):
+        apply_lower_bound(entry, got.value)
+        entry["lower_bound"] = record
+        save(entries, path)
+    return record, got
+
+
+def apply_lower_bound(entry: dict[str, Any], total_lower: int) -> None:
+    """Raise an entry's T and T_W lower bounds to a proven lower bound of T (:func:`solver.atlas.raise_lower`),
+    in place."""
+    values = raise_lower({k: Value.from_dict(v) for k, v in entry["values"].items()}, total_lower)
+    entry["values"] = {name: {**entry["values"][name], **values[name].as_dict()} for name in NAMES}
 
 
 def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,

@@ -170,6 +170,23 @@ def tighten(values: dict[str, Value], one_step: dict[str, OneStep]) -> dict[str,
     return out
 
 
+def raise_lower(values: dict[str, Value], total_lower: int) -> dict[str, Value]:
+    """``values`` with the lower bound of T raised to ``total_lower``, a proven lower bound of the optimal
+    total (:mod:`solver.lowerbound`), and T_W's with it (a strategy within W is a strategy: T_W >= T).
+    Nothing else changes: the bound says nothing of worst cases or movers.
+
+    :raises ValueError: the bound passes a proven upper bound (it would not be a lower bound).
+    """
+    out = dict(values)
+    for name in ("total", "total_within_worst_case"):
+        v = out[name]
+        if v.upper is not None and total_lower > v.upper:
+            raise ValueError(f"a lower bound of {total_lower} passes {name}'s proven upper bound {v.upper}")
+        if total_lower > v.lower:
+            out[name] = Value(total_lower, v.upper, v.nodes, v.seconds)
+    return out
+
+
 def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, Value] | None = None,
                log: Callable[[str], None] = lambda _: None,
                bound: Callable[[int | None], int] | None = None,

@@ -476,3 +476,53 @@ def test_shipped_hybrid_trees_play_every_secret_to_their_record(spec: str) -> No
     assert sum(lengths) == record["total"] == stored.meta["total"]
     assert max(lengths) == record["worst_case"] and lengths.count(record["worst_case"]) == record["movers"]
     assert record["total"] < min(t["total"] for t in SHIPPED[spec]["one_step"].values())
+
+
+def test_the_bounds_command_raises_lower_bounds_and_keeps_them_in_a_table(tmp_path: Path) -> None:
+    """`atlas bounds` proves T >= a refined bound for an unsolved game (below its upper bound, above the
+    size-only one), raises T and T_W with it and records how; a shallower run changes nothing; with
+    --url the root parts' bounds go to the positions table, and the next run starts from them."""
+    path = tmp_path / "atlas.json"
+    entries = {spec: json.loads(json.dumps(SHIPPED[spec])) for spec in ("3,3,1", "6,7,0")}
+    entry = entries["6,7,0"]
+    entry.pop("lower_bound", None)
+    size_only = 23590  # the level-fill bound of 5040 codes and 11 non-winning responses
+    for name in ("total", "total_within_worst_case"):
+        entry["values"][name]["lower"] = size_only
+    atlas.save(entries, str(path))
+    url = f"sqlite:///{tmp_path / 'table.sqlite3'}"
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "2", "--file", str(path), "--url", url])
+    assert ran.exit_code == 0, ran.output
+    record = json.loads(ran.output.strip().splitlines()[-1])
+    got = atlas.load(str(path))["6,7,0"]
+    assert size_only == record["size_only"] < record["value"] == got["values"]["total"]["lower"]
+    assert got["values"]["total_within_worst_case"]["lower"] == record["value"]
+    assert record["value"] <= got["values"]["total"]["upper"]
+    assert got["lower_bound"]["command"] == "bullscows atlas bounds -g 6,7,0 --depth 2"
+    assert "root parts' bounds kept" in ran.output
+    from service.store.db import Database
+    from service.store.positions import PositionStore
+
+    stored = PositionStore(Database(url)).load_entries(SolveOptions("total").table_key(Game.from_spec("6,7,0")))
+    assert stored and all(not e.exact and e.m == 64 and e.turn == 2 for e in stored)
+    shallow = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "1", "--file", str(path)])
+    assert shallow.exit_code == 0
+    assert atlas.load(str(path))["6,7,0"] == got  # a weaker bound is not kept
+    # from the table, one ply already knows what two plies proved of each part
+    table_run = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "1", "--file", str(path),
+                                    "--url", url])
+    assert json.loads(table_run.output.strip().splitlines()[-1])["value"] == record["value"]
+    solved = runner.invoke(cli, ["atlas", "bounds", "-g", "3,3,1", "--file", str(path)])
+    assert solved.exit_code == 2 and "unproven total" in solved.output
+
+
+def test_a_lower_bound_past_an_upper_one_is_refused() -> None:
+    from solver.atlas import raise_lower
+
+    values = {k: Value.from_dict(v) for k, v in SHIPPED["6,7,0"]["values"].items()}
+    raised = raise_lower(values, values["total"].lower + 1)
+    assert raised["total"].lower == raised["total_within_worst_case"].lower == values["total"].lower + 1
+    assert raised["worst_case"] == values["worst_case"]
+    with pytest.raises(ValueError, match="passes"):
+        raise_lower(values, int(values["total"].upper or 0) + 1)

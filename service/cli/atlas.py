@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from service.cli._common import _fail, main
+from service.cli._common import _emit_json, _fail, main
 
 
 @main.group("atlas")
@@ -111,6 +113,77 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     for spec in specs:
         atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder,
                          log=lambda line: click.echo(f"# {line}", err=True))
+
+
+@atlas_group.command("bounds")
+@click.option("-g", "--game", "games", multiple=True,
+              help="Unsolved atlas games ('6,7,0'; default: every unsolved game).")
+@click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
+              help="Plies refined below the root (each costs much more than the last).")
+@click.option("--url", default=None,
+              help="A database whose positions table the bound starts from (a campaign's proven parts) "
+                   "and keeps the root parts' bounds in, for the searches that follow.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+def atlas_bounds(games: tuple[str, ...], depth: int, url: str | None, path: str | None) -> None:
+    """Prove lower bounds of unsolved games' optimal totals by refining their first plies (every
+    guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
+    Game by game, the file saved after each; a bound below the one recorded changes nothing."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    file = path or atlas.ATLAS_FILE
+    entries = atlas.load(file)
+    try:
+        specs = [Game.from_spec(g).spec for g in games] or [s for s, e in entries.items() if not atlas.finished(e)]
+    except SolverError as exc:
+        _fail(str(exc))
+    for spec in specs:
+        if spec not in entries or entries[spec]["values"]["total"]["exact"]:
+            _fail(f"{spec} is not an atlas game with an unproven total")
+    for spec in specs:
+        known, keep = (None, None) if url is None else _table_of(spec, url)
+        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known,
+                                            log=lambda line: click.echo(f"# {line}", err=True))
+        if keep is not None:
+            kept = keep(got)
+            click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)
+        _emit_json({"game": spec, **record})
+
+
+def _table_of(spec: str, url: str) -> tuple[Any, Any]:
+    """(what the positions table of ``url`` proves of a set of the game's totals without a depth limit,
+    a function keeping a bound's root parts there as lower-bound entries)."""
+    import numpy as np
+
+    from service.cli._common import _database_url
+    from service.migrate import upgrade
+    from service.store.db import Database
+    from service.store.positions import PositionStore
+    from solver.game import Game
+    from solver.lowerbound import RootBound
+    from solver.search import SolveOptions
+    from solver.table import MMAX, Entry, TranspositionTable
+
+    db_url = _database_url(url)
+    upgrade(db_url)
+    store = PositionStore(Database(db_url))
+    game = Game.from_spec(spec)
+    key = SolveOptions("total").table_key(game)
+    table = TranspositionTable(game, key)
+    table.load(store.load_entries(key))
+
+    def known(codes: tuple[int, ...]) -> tuple[int, int] | None:
+        got = table.probe(np.array(codes, dtype=np.int32), MMAX, 2)
+        return None if got is None else (got[0], got[1])
+
+    def keep(bound: RootBound) -> int:
+        entries = [Entry(key, p.codes, MMAX, 2, p.exact, p.lower, None, 1) for p in bound.parts
+                   if not p.exact and len(p.codes) > 2]
+        return store.save_entries(entries, source=f"bounds:{bound.depth}")
+
+    return known, keep
 
 
 @atlas_group.command("show")
