@@ -306,8 +306,9 @@ def test_a_worker_killed_mid_unit_loses_at_most_a_checkpoint(db_url: str, worker
 
 @pytest.mark.slow  # tens of seconds; the whole suite (CI) runs it
 def test_two_workers_share_a_job_and_cancel_stops_them(tmp_path: Path) -> None:
-    """Two workers on one PostgreSQL: every unit runs once, both take part; cancelling a long job
-    stops its running units within a few heartbeats and leaves the workers ready for more."""
+    """Two workers on one PostgreSQL, each in a working folder of its own (two machines as far as
+    they can tell): every unit runs once, both take part; cancelling a long job stops its running
+    units within a few heartbeats and leaves the workers ready for more."""
     from service.migrate import downgrade, upgrade
 
     url = PG_URL
@@ -316,8 +317,10 @@ def test_two_workers_share_a_job_and_cancel_stops_them(tmp_path: Path) -> None:
     w = Workers(url, tmp_path)
     try:
         job_id = _submit(url)
-        w.start("left", processes=1)
-        w.start("right", processes=1)
+        for side in ("left", "right"):
+            folder = tmp_path / side
+            folder.mkdir()
+            w.start(side, processes=1, cwd=folder)
         jobs = JobStore(Database(url))
         job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180,
                     "the shared job")

@@ -1,0 +1,70 @@
+"""The unsolved atlas games' brackets of T, and what each depth of the refined lower bound
+(``solver.lowerbound``, ``bullscows atlas bounds``) costs and buys.  Prints JSON.
+
+For each game and each depth: the proven lower bound, the bracket it leaves with the game's best
+known upper bound (the shipped atlas's: its hybrid or one-step trees, each played through every
+secret), the bracket's width ((upper - lower) / lower), and the wall-clock and CPU seconds of the
+bound (median of ``--runs``; the first call of a process also compiles or loads the kernels, so one
+warm-up call of depth 1 comes first).  Depth 0 is the size-only bound the atlas had before.
+
+    python benchmarks/bench_atlas_bounds.py                          # the six games, depths 1 to 3
+    python benchmarks/bench_atlas_bounds.py --games 6,7,0 --depths 4 --runs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.common import machine
+
+SIX = ["6,7,0", "7,7,0", "5,8,0", "4,9,1", "8,3,1", "5,6,1"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", nargs="+", default=SIX)
+    ap.add_argument("--depths", nargs="+", type=int, default=[1, 2, 3])
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+
+    from service import atlas
+    from solver.bounds import lower_bound_tables
+    from solver.game import Game
+    from solver.lowerbound import root_lower_bound
+    from solver.table import MMAX
+
+    shipped = atlas.load()
+    root_lower_bound(Game.from_spec("2,3,1"), (), 1)  # kernels compiled or loaded from numba's cache
+    out: dict[str, Any] = {"machine": machine(), "runs": args.runs, "games": {}}
+    for spec in args.games:
+        game = Game.from_spec(spec)
+        upper = shipped[spec]["values"]["total"]["upper"]
+        size_only = int(lower_bound_tables(game, game.size)[0, 0, MMAX, game.size])
+        rows: list[dict[str, Any]] = [{"depth": 0, "lower": size_only, "wall_s": 0.0, "cpu_s": 0.0,
+                                       "width": round((upper - size_only) / size_only, 5)}]
+        for depth in args.depths:
+            walls, cpus, value, work = [], [], 0, 0
+            for _ in range(args.runs):
+                w0, c0 = time.perf_counter(), time.process_time()
+                got = root_lower_bound(game, (), depth)
+                walls.append(time.perf_counter() - w0)
+                cpus.append(time.process_time() - c0)
+                value, work = got.value, got.work
+            rows.append({"depth": depth, "lower": value, "sets_refined": work,
+                         "wall_s": round(statistics.median(walls), 3), "cpu_s": round(statistics.median(cpus), 3),
+                         "width": round((upper - value) / value, 5)})
+            print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
+        out["games"][spec] = {"codes": game.size, "upper": upper, "bounds": rows}
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
