@@ -87,7 +87,17 @@ def served(game: Game) -> dict[str, Any] | None:
         "average": None if mean is None else round(mean, 6),
         "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
         "best_known": best_known(entry),
+        "lower_bound": lower_bound_of(entry),
     }
+
+
+def lower_bound_of(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """Where an unsolved entry's lower bound of T comes from, when `atlas bounds` proved it (None once
+    the total is exact, or while the bound is the size-only one)."""
+    record = entry.get("lower_bound")
+    if record is None or entry["values"]["total"]["exact"]:
+        return None
+    return {k: record[k] for k in ("value", "depth", "size_only", "seconds", "command", "machine")}
 
 
 def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, folder: str | None = None,

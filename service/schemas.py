@@ -260,6 +260,17 @@ class BestKnown(BaseModel):
         "For strategy 'best-known': the hybrid its shipped tree plays; null for a one-step strategy."))
 
 
+class LowerBoundInfo(BaseModel):
+    """How an unsolved game's lower bound of T was proven (`bullscows atlas bounds`)."""
+
+    value: int = Field(description="T is at least this (so is T_W).")
+    depth: int = Field(description="Plies refined below the root with every guess's real partition.")
+    size_only: int = Field(description="The bound from the number of codes and responses alone, before.")
+    seconds: float
+    command: str
+    machine: str
+
+
 class AtlasOut(BaseModel):
     """What optimal play is worth in this game, as computed by `bullscows atlas run` and shipped."""
 
@@ -275,6 +286,9 @@ class AtlasOut(BaseModel):
     best_known: BestKnown | None = Field(default=None, description=(
         "While the total is not proven: the best one-step strategy's tree, whose numbers are the upper "
         "bounds; null once the total is exact (the optimal trees are then shipped)."))
+    lower_bound: LowerBoundInfo | None = Field(default=None, description=(
+        "While the total is not proven: how its lower bound was proven, when refined by `bullscows atlas "
+        "bounds`; null otherwise."))
 
 
 class GameOut(BaseModel):
