@@ -149,6 +149,15 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     m = guesses.shape[0]
     bound = np.empty(m, dtype=np.int64)
     _one_ply(table, S, guesses, lb0, n_resp, win, bound)
+    if depth == 1:
+        # the last ply refined: LB_1 is the least one-ply bound itself (no order, no split needed)
+        out = INF
+        for i in range(m):
+            if bound[i] < out:
+                out = bound[i]
+        if memo:
+            _memo_put(mk1, mk2, mval, k1, k2, depth, out, out < INF)
+        return out
     order = np.argsort(bound, kind="mergesort")
     best = beta
     fail = INF
