@@ -334,7 +334,3 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     return RootBound(remaining + offset if remaining < INF else INF, remaining, size_only, depth, best_g, refined,
                      len(order), int(work[0]), time.perf_counter() - t0, parts_out)
 
-
-def lower_bound_array(game: Game) -> npt.NDArray[np.int64]:
-    """The size-only bound of every set size, for totals with no depth limit (LB_0)."""
-    return np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
