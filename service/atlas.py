@@ -216,8 +216,15 @@ def played_hybrid(hybrid: dict[str, Any] | None) -> dict[str, OneStep]:
 def tighten_entry(entry: dict[str, Any], trees: dict[str, OneStep]) -> tuple[dict[str, Value], dict[str, Value]]:
     """Lower an entry's open upper bounds to what the played-out ``trees`` prove
     (:func:`solver.atlas.tighten`), in place; (the numbers before, after)."""
+    return _rewrite_values(entry, lambda before: tighten(before, trees))
+
+
+def _rewrite_values(entry: dict[str, Any], change: Callable[[dict[str, Value]], dict[str, Value]]
+                    ) -> tuple[dict[str, Value], dict[str, Value]]:
+    """Replace an entry's numbers by ``change`` of them, in place, keeping each number's other keys;
+    (the numbers before, after)."""
     before = {k: Value.from_dict(v) for k, v in entry["values"].items()}
-    after = tighten(before, trees)
+    after = change(before)
     entry["values"] = {name: {**entry["values"][name], **after[name].as_dict()} for name in NAMES}
     return before, after
 
@@ -303,8 +310,7 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
 def apply_lower_bound(entry: dict[str, Any], total_lower: int) -> None:
     """Raise an entry's T and T_W lower bounds to a proven lower bound of T (:func:`solver.atlas.raise_lower`),
     in place."""
-    values = raise_lower({k: Value.from_dict(v) for k, v in entry["values"].items()}, total_lower)
-    entry["values"] = {name: {**entry["values"][name], **values[name].as_dict()} for name in NAMES}
+    _rewrite_values(entry, lambda before: raise_lower(before, total_lower))
 
 
 def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,

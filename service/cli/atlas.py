@@ -158,21 +158,20 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
     import numpy as np
 
     from service.cli._common import _database_url
+    from service.engine import warm_searcher
     from service.migrate import upgrade
     from service.store.db import Database
     from service.store.positions import PositionStore
     from solver.game import Game
     from solver.lowerbound import RootBound
     from solver.search import SolveOptions
-    from solver.table import MMAX, Entry, TranspositionTable
+    from solver.table import MMAX, Entry
 
     db_url = _database_url(url)
     upgrade(db_url)
     store = PositionStore(Database(db_url))
-    game = Game.from_spec(spec)
-    key = SolveOptions("total").table_key(game)
-    table = TranspositionTable(game, key)
-    table.load(store.load_entries(key))
+    table = warm_searcher(store, Game.from_spec(spec), SolveOptions("total")).table()
+    key = table.key
 
     def known(codes: tuple[int, ...]) -> tuple[int, int] | None:
         got = table.probe(np.array(codes, dtype=np.int32), MMAX, 2)
