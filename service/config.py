@@ -21,6 +21,11 @@ class Settings(BaseSettings):
     """SQLAlchemy URL (``sqlite:///…`` or ``postgresql+psycopg://…``); None = SQLite in the instance folder."""
     max_codes: int = 100_000
     """Largest game (number of codes) a request may name."""
+    exact_search_max_codes: int = 8_192
+    """Largest game this deployment searches exactly (next moves, solves, jobs, optimal trees).  The search
+    builds an n² response table once per process: 64 MiB at this default, 1 GiB for Super Mastermind.  The
+    solver takes up to ``solver.game.SEARCH_MAX_CODES``; bigger games get the heuristic, and requests that
+    need a search get a clear error."""
     max_history: int = 32
     """Longest history a request may carry."""
     max_request_bytes: int = 4 * 1024 * 1024

@@ -76,7 +76,7 @@ def require_response_table(game: Game) -> GameArrays:
     :raises InvalidSearchError: the game is too big for a table, so it cannot be searched.
     """
     require_searchable(game)
-    return game.arrays(table=True)
+    return game.search_arrays()
 
 
 MASK_BITS = 64
@@ -100,7 +100,7 @@ def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDAr
 @functools.lru_cache(maxsize=2)
 def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[npt.NDArray[np.uint8], int, int]:
     game = Game(positions, symbols, repetition)
-    table = game.arrays(table=True).table
+    table = game.search_arrays().table
     valid = valid_responses(game)
     dense = np.zeros(game.n_responses, dtype=np.uint8)
     dense[valid] = np.arange(len(valid), dtype=np.uint8)
@@ -116,11 +116,12 @@ def require_searchable(game: Game) -> None:
     """
     if not searchable(game):
         raise InvalidSearchError(
-            f"exact search needs the response table, and game {game.spec} has {game.size} codes "
-            f"({game.size ** 2} bytes of table, more than the {game.table_max_bytes} allowed)"
+            f"game {game.spec} has {game.size} codes, more than the {game.search_max_codes} the exact search "
+            f"takes (its response table would need {game.size ** 2} bytes)"
         )
 
 
 def searchable(game: Game) -> bool:
-    """Whether the game's response table fits its budget, which exact search needs."""
-    return game.size**2 <= game.table_max_bytes
+    """Whether the exact search takes the game (``Game.search_max_codes``; its response table, n² bytes,
+    is built once per process)."""
+    return game.size <= game.search_max_codes

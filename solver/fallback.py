@@ -16,7 +16,8 @@ def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: 
     heuristic's scan too (see :meth:`solver.heuristics.Strategy.choose`)."""
     name = FALLBACKS[criterion]
     if why is None:
-        why = f"exact search needs a response table, too large for {game.size} codes"
+        why = (f"exact search takes games of at most {game.search_max_codes} codes here (its response table grows "
+               f"with the square), and this one has {game.size}")
     choice = get_strategy(name).choose(game, cands, history=history, budget_s=budget_s)
     return choice.guess, f"{why}; this is the {name} heuristic's guess{cut_note(choice.cut, budget_s)}"
 

@@ -48,6 +48,11 @@ MAX_CODES: int = 5_000_000
 TABLE_MAX_BYTES: int = 64 * 1024 * 1024
 """Largest response table (n*n bytes) built by default; larger games compute responses on the fly."""
 
+SEARCH_MAX_CODES: int = 65_536
+"""Largest game the exact search takes.  The search reads its response table directly, n² bytes: 1 GiB
+for Super Mastermind (32768 codes), 4 GiB at this ceiling.  ``benchmarks/bench_big_games.py`` measured the
+table against computed responses; the table won (see ``docs/benchmarks.md``)."""
+
 PRESETS: dict[str, tuple[int, int, bool]] = {
     "bulls-cows": (4, 10, False),
     "mastermind": (4, 6, True),
@@ -116,6 +121,9 @@ class Game:
     """Refuse games with more codes than this."""
     table_max_bytes: int = field(default=TABLE_MAX_BYTES, compare=False, repr=False)
     """Build a response table only when its n*n bytes fit this budget."""
+    search_max_codes: int = field(default=SEARCH_MAX_CODES, compare=False, repr=False)
+    """Search exactly only games of at most this many codes (:meth:`search_arrays` builds their table
+    whatever ``table_max_bytes`` says: a search needs it)."""
 
     def __post_init__(self) -> None:
         p, s = self.positions, self.symbols
@@ -234,6 +242,19 @@ class Game:
             _built_tables.add(key)
             return GameArrays(base.codes, base.masks, base.counts, t)
         return base
+
+    def search_arrays(self) -> GameArrays:
+        """Arrays with the response table, which the exact search reads directly: built for any game of at
+        most ``search_max_codes`` codes, beyond the implicit ``table_max_bytes`` budget (a one-off question
+        never pays for it; a search does once per process).  Bigger games get the arrays without it."""
+        if self.size > self.search_max_codes:
+            return self.arrays(table=False)
+        key = (self.positions, self.symbols, self.repetition)
+        base = _enumerate(*key)
+        t = _table(*key)
+        if self.size**2 <= self.table_max_bytes:
+            _built_tables.add(key)
+        return GameArrays(base.codes, base.masks, base.counts, t)
 
     def factors(self) -> ResponseFactors:
         """:func:`response_factors` of this game when its response table exceeds the table budget

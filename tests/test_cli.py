@@ -49,7 +49,7 @@ def test_next_speaks_the_apis_vocabulary() -> None:
     cut = run_json("next", "0123 0.1", "0132 0.1", "--time-budget-ms", "100")  # 1200 left, unknown
     assert cut["exact"] is False and cut["source"] == "heuristic" and "100 ms" in cut["note"]
     big = run_json("next", "-g", "5,8,1")
-    assert big["exact"] is False and "response table" in big["note"]
+    assert big["exact"] is False and "at most 8192 codes" in big["note"] and "32768" in big["note"]
     code, _, err = run("next", "-s", "knuth")
     assert code == 2 and all(name in err for name in ("optimal-total", "optimal-kmovers", "minimax", "crush"))
     code, _, err = run("next", "-s", "optimal-kmovers")
@@ -153,7 +153,7 @@ def test_optimal_tree_cli() -> None:
      (["solve", "--max-guesses", "1", "0123 0.1"], "already used up"),
      (["tree", "-s", "optimal-kmovers"], "needs max_guesses"),
      (["solve", "-c", "kmovers", "--max-guesses", "7", "--depth-count", "9"], "depth_count must be"),
-     (["solve", "-g", "5,10,0", "01234 1.2"], "needs the response table")],
+     (["solve", "-g", "5,10,0", "01234 1.2"], "more than the 8192 the exact search takes")],
 )
 def test_solve_errors(args: list[str], needle: str) -> None:
     code, out, err = run(*args)

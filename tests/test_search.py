@@ -257,11 +257,15 @@ def test_node_limit_is_per_call(mastermind: Game) -> None:
     assert second.exact and second.nodes > 1000, "the limit must not count the first call's nodes"
 
 
-def test_game_without_a_response_table_is_refused() -> None:
-    """The kernels read the table directly: a game too large for one gets an error, not a crash."""
-    big = Game(5, 10, False)
-    with pytest.raises(InvalidSearchError, match="needs the response table"):
-        Searcher(big, SolveOptions("total"))
+def test_games_beyond_the_search_ceiling_are_refused() -> None:
+    """The kernels read the table directly: a game beyond the ceiling gets an error, not a crash nor a
+    table of n² bytes; a deployment's lower limit is refused the same way, before any table is built."""
+    huge = Game(6, 9, True)  # 531441 codes: a 282 GB table
+    with pytest.raises(InvalidSearchError, match="531441 codes, more than the 65536 the exact search takes"):
+        Searcher(huge, SolveOptions("total"))
+    capped = Game(5, 10, False, search_max_codes=8192)
+    with pytest.raises(InvalidSearchError, match="30240 codes, more than the 8192"):
+        Searcher(capped, SolveOptions("total"))
 
 
 def test_evaluate_guess_with_upper_bound_stops_at_beta(mastermind: Game) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 import os
 import secrets
 import tempfile
@@ -38,7 +37,7 @@ from service.schemas import (
     MatchRevealOut,
 )
 from solver.errors import SolverError
-from solver.game import DEFAULT_ALPHABET, PRESETS, TABLE_MAX_BYTES, Game
+from solver.game import DEFAULT_ALPHABET, PRESETS, Game
 from solver.vocabulary import (
     DEFAULT_STRATEGY,
     DESCRIPTIONS,
@@ -67,7 +66,7 @@ def games() -> Any:
     return {
         "presets": [describe(Game.from_spec(name)) for name in PRESETS],
         "atlas": atlas.menu(),
-        "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": math.isqrt(TABLE_MAX_BYTES),
+        "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": settings.exact_search_max_codes,
                    "tree_max_codes": settings.tree_max_codes, "max_history": settings.max_history,
                    "default_time_budget_ms": settings.default_time_budget_ms,
                    "max_time_budget_ms": settings.max_time_budget_ms},
@@ -83,7 +82,7 @@ def games() -> Any:
 def game_info(game: str) -> Any:
     """A preset (``bulls-cows``, ``mastermind``) or ``positions,symbols,repetition`` (e.g. ``5,8,1``)."""
     settings: Settings = current_app.config["SETTINGS"]
-    return describe(Game.from_spec(game, max_codes=settings.max_codes))  # errors: the app's solver handlers
+    return describe(parse.game_of(game, settings))  # errors: the app's solver handlers
 
 
 def _key_material(settings: Settings) -> bytes:

@@ -26,8 +26,8 @@ def game_of(spec: str | GameSpec, settings: Settings) -> Game:
     """The game a request names, within the service's size limit."""
     if isinstance(spec, GameSpec):
         return Game(spec.positions, spec.symbols, spec.repetition, spec.alphabet or DEFAULT_ALPHABET,
-                    max_codes=settings.max_codes)
-    return Game.from_spec(spec, max_codes=settings.max_codes)
+                    max_codes=settings.max_codes, search_max_codes=settings.exact_search_max_codes)
+    return Game.from_spec(spec, max_codes=settings.max_codes, search_max_codes=settings.exact_search_max_codes)
 
 
 def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:

@@ -16,6 +16,7 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import current_app, request
 
+from service.api.parse import game_of
 from service.api.submit import accepted, submit_request, wait_budget
 from service.atlas import BEST_KNOWN
 from service.config import Settings
@@ -65,7 +66,7 @@ class TreeQuestion:
 def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
     """The question, validated: the game, a known strategy, a first guess of the game."""
     settings = current_app.config["SETTINGS"]
-    game = Game.from_spec(game_spec, max_codes=settings.max_codes)
+    game = game_of(game_spec, settings)
     if strategy not in STRATEGIES and criterion_of(strategy) is None and strategy != BEST_KNOWN:
         raise ProblemException(problem(404, "unknown-strategy", "Unknown strategy",
                                        f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}, "

@@ -88,9 +88,11 @@ def _game_filter_options(fn: F) -> F:
 
 
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
+    from service.config import Settings
     from solver.game import Game
 
-    g = Game.from_spec(game, alphabet=alphabet)
+    # the deployment's limit of exact search (BULLSCOWS_EXACT_SEARCH_MAX_CODES), as the service applies it
+    g = Game.from_spec(game, alphabet=alphabet, search_max_codes=Settings().exact_search_max_codes)
     # All turn arguments form one stream, so quoting is optional: "0123 0.1" "1245 0.2",
     # 0123 0.1 1245 0.2 and "0123 0.1, 1245 0.2" are the same history.
     return g, g.parse_history(" ".join(turns))

@@ -126,12 +126,13 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
     import subprocess
     import time
 
+    from service.config import Settings
     from service.jobs.plan import JobRequest
     from solver.game import Game
-    from solver.search import SolveOptions, require_response_table
+    from solver.search import SolveOptions, require_searchable
 
-    g = Game.from_spec(game, alphabet) if alphabet else Game.from_spec(game)
-    require_response_table(g)
+    g = Game.from_spec(game, alphabet, search_max_codes=Settings().exact_search_max_codes)
+    require_searchable(g)
     if unlimited and set(criteria) != {"total"}:
         _fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
     k: int | None = None if unlimited else max_guesses

@@ -309,9 +309,9 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
                progress: bool | None) -> None:
     from service.config import Settings
     from service.jobs.plan import JobRequest
-    from solver.search import require_response_table
+    from solver.search import require_searchable
 
-    require_response_table(g)  # refused now rather than failing at planning
+    require_searchable(g)  # refused now rather than failing at planning (or building a table)
     jobs = _job_store(url)
     job, created = jobs.submit(JobRequest.of(g, history, options), "cli")
     click.echo(f"# job {job.id} ({'submitted' if created else 'already known'}, {job.status})", err=True)

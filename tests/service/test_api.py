@@ -311,7 +311,7 @@ def test_optimal_strategies_answer_every_game(client: FlaskClient, game: str, st
     g = Game.from_spec(game)
     g.parse_code(r.json["guess"])
     assert r.json["exact"] is False and r.json["source"] == "heuristic" and r.json["job"] is None
-    assert "response table" in r.json["note"] and str(g.size) in r.json["note"]
+    assert "at most 8192 codes" in r.json["note"] and str(g.size) in r.json["note"]
 
 
 @backend_agnostic
@@ -331,7 +331,7 @@ def test_one_step_strategies_keep_to_their_budget(client: FlaskClient) -> None:
     assert whole["note"] is None
     assert whole["guess"] == g.format_code(get_strategy("entropy").choose(g, cands).guess)
     opt = client.post("/v1/next-move", json={**body, "strategy": "optimal-total"}).json
-    assert "response table" in opt["note"] and "larmouth" in opt["note"] and "budget" in opt["note"]
+    assert "at most 8192 codes" in opt["note"] and "larmouth" in opt["note"] and "budget" in opt["note"]
 
 
 def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:

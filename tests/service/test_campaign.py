@@ -170,7 +170,7 @@ def test_campaign_bad_input(tmp_path: Path) -> None:
     for args, why in [
         (["-g", "chess"], "unknown game"),
         (["-g", "mastermind", "--max-guesses", "70"], "max_guesses must be between"),
-        (["-g", "5,10,0"], "exact search needs the response table"),
+        (["-g", "5,10,0"], "more than the 8192 the exact search takes"),
         (["-g", "mastermind", "--unlimited"], "k-movers need a depth limit"),
         (["-g", "mastermind", "--unlimited", "-c", "kmovers"], "k-movers need a depth limit"),
     ]:
