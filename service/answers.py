@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
@@ -313,6 +314,28 @@ class AnswerChain:
         relabel = relabelling_onto(game, [t.guess for t in history], targets)
         return None if relabel is None else (stored, node, relabel)
 
+    def best_known_move(self, game: Game, history: Sequence[Turn], criterion: str, max_guesses: int | None,
+                        n: int) -> Move | None:
+        """The guess of the game's shipped best-known tree (a hybrid: :mod:`service.records`), for a game too
+        large to search, while the history follows the tree under some relabelling; None otherwise.  Only
+        for totals, and only when the tree keeps within ``max_guesses``: it is the best strategy known for
+        them, not a proven optimum, so ``exact`` stays false until one candidate is left."""
+        if criterion != "total":
+            return None
+        found = self.tree_node(game, history, BEST_KNOWN, None)
+        if found is None:
+            return None
+        stored, node, relabel = found
+        secrets, remaining, worst = stored.below[id(node)]
+        if max_guesses is not None and len(history) + worst > max_guesses:
+            return None
+        self._told("best-known")
+        note = None if n == 1 else (
+            f"the best strategy known for this game ({stored.meta.get('above', 'a one-step strategy')} above "
+            f"{stored.meta.get('exact_at_most', '?')} candidates, optimal below: {stored.meta['total']} guesses "
+            "over every secret); not proven optimal")
+        return Move(relabel.invert(game, node.guess), n == 1, "best-known", remaining / secrets, worst, note)
+
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               canon: _Labelling | None = None, *, shipped: bool = True) -> Answer | None:
         """The answer without a search of the position: a proven tree, the shipped knowledge, else the
@@ -500,6 +523,9 @@ class AnswerChain:
             return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
                         remaining / secrets, worst, tree_note(stored, max_guesses))
         if not searchable(game):
+            from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
+            if from_tree is not None:
+                return from_tree
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
         canon = _canonical(game, history, cands)

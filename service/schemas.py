@@ -291,6 +291,57 @@ class AtlasOut(BaseModel):
         "bounds`; null otherwise."))
 
 
+class PublishedStrategy(BaseModel):
+    """A strategy published elsewhere for a records game, as its source states it (cited, not computed)."""
+
+    total: int | None = Field(description="Guesses over every secret, when the source gives it.")
+    average: float | None = Field(default=None, description="The average, when the source gives only that.")
+    worst_case: int | None
+    first_guess: str | None
+    how: str
+    source: str
+
+
+class RecordTree(BaseModel):
+    """This project's best strategy tree of a records game: played through every secret when it was built
+    and again when it is loaded, so its numbers are proven upper bounds of the optimum, not the optimum."""
+
+    strategy: str = Field(description="How the tree chooses: a one-step strategy above a size, exact below.")
+    total: int
+    average: float
+    worst_case: int
+    first_guess: str
+    tree: str = Field(description="The strategy name it is served under: /v1/strategies/{game}/best-known, and "
+                                  "next-move's answers while a history follows it.")
+    proven_optimal: bool = Field(description="Always false: nobody has solved these games exactly.")
+    seconds: float = Field(description="CPU time its construction took (see `machine`).")
+    command: str = Field(description="The command that builds it from nothing.")
+    machine: str
+
+
+class RecordBound(BaseModel):
+    """A proven lower bound of a records game's optimal total."""
+
+    value: int = Field(description="No strategy needs fewer guesses over every secret.")
+    criterion: Literal["total"] = Field(description="What it bounds: the total, with no depth limit (so also "
+                                                    "the total within any depth limit).")
+    depth: int = Field(description="Plies refined below the root with every guess's real partition.")
+    size_only: int = Field(description="The bound from the number of codes and responses alone.")
+    seconds: float
+    command: str = Field(description="The command that proves it from nothing.")
+    machine: str
+
+
+class RecordOut(BaseModel):
+    """A game people play beyond four positions that nobody has solved: the best strategies published,
+    this project's best tree and its proven lower bound (docs/records.md)."""
+
+    name: str
+    published: list[PublishedStrategy]
+    best_known: RecordTree | None
+    lower_bound: RecordBound | None
+
+
 class GameOut(BaseModel):
     """A game's parameters and the responses it allows."""
 
@@ -303,6 +354,9 @@ class GameOut(BaseModel):
     responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
     atlas: AtlasOut | None = Field(default=None, description="The atlas's numbers for this game (games up to 8192 "
                                    "codes with 2-8 positions and 2-10 symbols); null for other games.")
+    record: RecordOut | None = Field(default=None, description=(
+        "For Super Mastermind (5,8,1) and five-digit Bulls-and-Cows (5,10,0): the best strategies known and "
+        "the proven lower bound; null for other games."))
 
 
 class StrategyInfo(BaseModel):

@@ -132,13 +132,20 @@ def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = N
     from solver.search import Searcher
 
     s = searcher if searcher is not None else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    heuristic = strategy_chooser(game, get_strategy(strategy), s.arrays)
-    exact = s.chooser()
+    return build_tree(game, hybrid_chooser(game, strategy, exact_at_most, s), arrays=s.arrays,
+                      strategy=f"{strategy}+exact<={exact_at_most}")
+
+
+def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any) -> Any:
+    """The chooser of :func:`hybrid_tree`: ``strategy`` above ``exact_at_most`` candidates, the optimal
+    total's guess of ``searcher`` (a :class:`solver.search.Searcher` of the game) at or below it."""
+    heuristic = strategy_chooser(game, get_strategy(strategy), searcher.arrays)
+    exact = searcher.chooser()
 
     def choose(cands: Any, turns: list[Any]) -> int:
-        return exact(cands, turns) if cands.shape[0] <= exact_at_most else heuristic(cands, turns)
+        return int(exact(cands, turns) if cands.shape[0] <= exact_at_most else heuristic(cands, turns))
 
-    return build_tree(game, choose, arrays=s.arrays, strategy=f"{strategy}+exact<={exact_at_most}")
+    return choose
 
 
 def best_one_step(one_step: dict[str, OneStep]) -> str:

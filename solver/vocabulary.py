@@ -71,7 +71,7 @@ FALLBACKS: dict[str, OneStepStrategy] = {"total": "larmouth", "kmovers": "crush"
 """The one-step strategy that answers for a criterion whose exact answer is not known in time (the
 article's hybrids pair them the same way)."""
 
-Source: TypeAlias = Literal["tree", "cache", "search", "job", "busy", "heuristic"]
+Source: TypeAlias = Literal["tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
 """Which step of the answer chain answered (see :mod:`service.answers`)."""
 SOURCES: tuple[str, ...] = get_args(Source)
 SOURCE_MEANINGS: dict[str, str] = {
@@ -81,6 +81,8 @@ SOURCE_MEANINGS: dict[str, str] = {
     "job": "computed by a job",
     "busy": "every search of the instance was taken: no answer in time",
     "heuristic": "the criterion's heuristic (or the one-step strategy asked for): not proven optimal",
+    "best-known": "the game's best-known tree (or a symmetric image of it), for a game too large to search: the "
+                  "best strategy this project knows, every secret played, but not proven optimal",
 }
 
 assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES) and set(SOURCE_MEANINGS) == set(SOURCES)

@@ -48,8 +48,11 @@ def test_next_speaks_the_apis_vocabulary() -> None:
     assert off_tree["exact"] is True and off_tree["source"] == "search" and off_tree["consistent"]
     cut = run_json("next", "0123 0.1", "0132 0.1", "--time-budget-ms", "100")  # 1200 left, unknown
     assert cut["exact"] is False and cut["source"] == "heuristic" and "100 ms" in cut["note"]
-    big = run_json("next", "-g", "5,8,1")
-    assert big["exact"] is False and "at most 8192 codes" in big["note"] and "32768" in big["note"]
+    big = run_json("next", "-g", "5,8,1", "-s", "optimal-kmovers", "--max-guesses", "8")
+    assert big["exact"] is False and big["source"] == "heuristic"
+    assert "at most 8192 codes" in big["note"] and "32768" in big["note"]
+    best = run_json("next", "-g", "5,8,1")  # the shipped best-known tree answers totals
+    assert best["exact"] is False and best["source"] == "best-known" and "not proven optimal" in best["note"]
     code, _, err = run("next", "-s", "knuth")
     assert code == 2 and all(name in err for name in ("optimal-total", "optimal-kmovers", "minimax", "crush"))
     code, _, err = run("next", "-s", "optimal-kmovers")

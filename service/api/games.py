@@ -22,7 +22,7 @@ from apiflask import APIBlueprint
 from cryptography.fernet import Fernet, InvalidToken
 from flask import current_app
 
-from service import atlas
+from service import atlas, records
 from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
@@ -54,7 +54,7 @@ KEY_FILE = "secret.key"
 def describe(game: Game) -> dict[str, Any]:
     """The game's parameters, every response a guess can get in it, and its atlas entry if it has one."""
     return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()],
-            "atlas": atlas.served(game)}
+            "atlas": atlas.served(game), "record": records.served(game)}
 
 
 @bp.get("/games")

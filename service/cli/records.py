@@ -1,0 +1,81 @@
+"""``bullscows records``: the games beyond four positions that people play (Super Mastermind, five-digit
+Bulls-and-Cows), their best strategies and proven lower bounds (see :mod:`service.records`)."""
+
+from __future__ import annotations
+
+import click
+
+from service.cli._common import _emit_json, _fail, main
+
+
+@main.group("records")
+def records_group() -> None:
+    """Super Mastermind and five-digit Bulls-and-Cows: best strategy trees and proven lower bounds."""
+
+
+def _spec(game: str) -> str:
+    from service import records
+    from solver.errors import SolverError
+
+    try:
+        return records.spec_of(game)
+    except (SolverError, ValueError) as exc:
+        _fail(str(exc))
+
+
+@records_group.command("bound")
+@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@click.option("--depth", type=click.IntRange(min=1, max=12), default=2, show_default=True,
+              help="Plies refined below the root (each costs much more than the last).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+def records_bound(game: str, depth: int, path: str | None) -> None:
+    """Prove a lower bound of the game's optimal total (fewest guesses over every secret, no depth limit) by
+    refining its first plies with every guess's real partition, and record it when it beats the one
+    recorded.  Prints the bound's record as JSON."""
+    from service import records
+
+    spec = _spec(game)
+    record = records.add_lower_bound(spec, depth, path=path or records.RECORDS_FILE,
+                                     log=lambda line: click.echo(f"# {line}", err=True))
+    _emit_json({"game": spec, **record})
+
+
+@records_group.command("hybrid")
+@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@click.option("--strategy", default="entropy", show_default=True,
+              help="The one-step strategy played at positions of more than --exact-at-most candidates.")
+@click.option("--exact-at-most", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Positions of at most this many candidates play the optimal total's guess.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where to ship the tree (default: the package's service/data/trees).")
+def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | None, folder: str | None) -> None:
+    """Build the game's hybrid tree (a one-step strategy above --exact-at-most candidates, the optimal guess
+    below), play every secret through it, and ship it as the game's best-known tree when it needs fewer
+    guesses than the one recorded.  Prints its record as JSON (``kept`` says whether it was shipped)."""
+    from service import records
+    from solver.heuristics import STRATEGIES
+
+    spec = _spec(game)
+    if strategy not in STRATEGIES:
+        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
+                                log=lambda line: click.echo(f"# {line}", err=True))
+    _emit_json({"game": spec, **record})
+
+
+@records_group.command("show")
+@click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file (default: the package's service/data/records.json).")
+def records_show(markdown: bool, path: str | None) -> None:
+    """The published strategies of each records game beside this project's tree and lower bound."""
+    from service import records
+
+    entries = records.load(path or records.RECORDS_FILE)
+    if markdown:
+        click.echo(records.markdown(entries), nl=False)
+    else:
+        _emit_json({"games": list(entries.values())})

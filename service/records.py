@@ -1,0 +1,196 @@
+"""The games people play beyond four positions, which nobody has solved exactly: ``service/data/records.json``,
+written by ``bullscows records bound`` and ``bullscows records hybrid``, read by ``GET /v1/games/{game}``,
+``bullscows records show`` and ``docs/records.md``.
+
+Each game holds the best strategies published elsewhere (with their sources, as facts to beat), the lower
+bound of the optimal total this project proved (:func:`solver.lowerbound.root_lower_bound`: how deep, the
+command, the time) and the best strategy tree it built (shipped as the game's ``best-known`` tree, played
+through every secret when it is built and again when it is loaded).  A bound or a tree is kept only when it
+improves on the one recorded, so the file is the campaign's progress too.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.atlas import BEST_KNOWN, machine
+from solver.game import Game
+
+RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
+
+PUBLISHED: dict[str, dict[str, Any]] = {
+    "5,8,1": {
+        "name": "Super Mastermind (5 positions, 8 colours, repetition)",
+        "published": [
+            {"total": 179274, "worst_case": None, "first_guess": "12344",
+             "how": "optimal among strategies that play an impossible code at move 2 at most",
+             "source": "supermastermind's optimal strategy page (github.com/supermastermind/playonline)"},
+            {"total": 179929, "worst_case": 8, "first_guess": "12233",
+             "how": "optimal among strategies that only play possible codes",
+             "source": "supermastermind's optimal strategy page (github.com/supermastermind/playonline)"},
+            {"total": None, "average": 5.4856, "worst_case": None, "first_guess": None,
+             "how": "entropy, one step (best of the one-step heuristics there)",
+             "source": "github.com/mikemag/Mastermind results"},
+        ],
+    },
+    "5,10,0": {
+        "name": "Bulls-and-Cows with five digits (5 of 10, no repetition)",
+        "published": [
+            {"total": 171689, "worst_case": 7, "first_guess": None,
+             "how": "a search, not claimed optimal",
+             "source": "github.com/Weijie608/Bulls-and-Cows-5-Digit-Solver"},
+        ],
+    },
+}
+"""The games of the records and the best strategies published for them, as found (cited, not computed)."""
+
+
+def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
+    """Entries by game spec, every game of :data:`PUBLISHED` present (empty of our results until run)."""
+    found: dict[str, dict[str, Any]] = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            found = {str(e["game"]): e for e in json.load(fh)["games"]}
+    return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
+                                                       if k in ("lower_bound", "best_known")}}
+            for spec in PUBLISHED}
+
+
+def save(entries: dict[str, dict[str, Any]], path: str = RECORDS_FILE) -> None:
+    """Write every entry atomically (a killed run leaves the previous file)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]}, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def spec_of(game: str) -> str:
+    """The records' spec of a game, or ValueError when it is not one of them."""
+    spec = Game.from_spec(game).spec
+    if spec not in PUBLISHED:
+        raise ValueError(f"{spec} is not a records game (these are {', '.join(PUBLISHED)})")
+    return spec
+
+
+def add_lower_bound(spec: str, depth: int, *, path: str = RECORDS_FILE,
+                    log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Prove a lower bound of the game's optimal total (no depth limit) by refining its first ``depth``
+    plies, and record it when it beats the one recorded.  Returns the bound's record."""
+    from solver.lowerbound import root_lower_bound
+
+    game = Game.from_spec(spec)
+    got = root_lower_bound(game, (), depth)
+    record = {"value": got.value, "criterion": "total", "max_guesses": None, "depth": depth,
+              "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
+              "command": f"bullscows records bound -g {spec} --depth {depth}", "machine": machine(),
+              "date": datetime.date.today().isoformat()}
+    entries = load(path)
+    old = entries[spec].get("lower_bound")
+    log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
+        f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
+    if old is None or got.value > int(old["value"]):
+        entries[spec]["lower_bound"] = record
+        save(entries, path)
+    return record
+
+
+def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
+               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
+    candidates, the optimal total's guess below), played through every secret, and ship it as the game's
+    ``best-known`` tree when it has fewer guesses than the one recorded.  Returns its record, with ``kept``."""
+    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec(spec)
+    started = time.perf_counter()
+    tree = hybrid_tree(game, strategy, exact_at_most)
+    stats = tree.stats()
+    seconds = time.perf_counter() - started
+    record = {"strategy": f"{strategy}+exact<={exact_at_most}", "above": strategy, "exact_at_most": exact_at_most,
+              "total": stats.total, "average": round(stats.total / game.size, 5), "worst_case": stats.worst_case,
+              "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+              "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
+              "command": f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
+              "machine": machine(), "date": datetime.date.today().isoformat()}
+    entries = load(path)
+    old = entries[spec].get("best_known")
+    log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case {stats.worst_case}, "
+        f"{seconds:.1f} s" + (f"; recorded {old['total']}" if old else ""))
+    if old is not None and stats.total >= int(old["total"]):
+        return {**record, "kept": False}
+    folder = folder or TREE_DIR
+    manifest = read_manifest(folder)
+    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
+    record["tree"] = name
+    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
+        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+        "from_set_only": False, "exact": False, "source": "hybrid", "above": strategy, "exact_at_most": exact_at_most})
+    write_manifest(manifest, folder)
+    record["bytes"] = os.path.getsize(os.path.join(folder, name))
+    entries[spec]["best_known"] = record
+    save(entries, path)
+    return {**record, "kept": True}
+
+
+def served(game: Game) -> dict[str, Any] | None:
+    """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
+    if game.spec not in PUBLISHED:
+        return None
+    entry = shipped()[game.spec]
+    best = entry.get("best_known")
+    bound = entry.get("lower_bound")
+    return {
+        "name": entry["name"],
+        "published": entry["published"],
+        "best_known": None if best is None else {
+            **{k: best[k] for k in ("strategy", "total", "average", "worst_case", "first_guess", "seconds",
+                                    "command", "machine")},
+            "tree": BEST_KNOWN, "proven_optimal": False},
+        "lower_bound": None if bound is None else {
+            k: bound[k] for k in ("value", "criterion", "depth", "size_only", "seconds", "command", "machine")},
+    }
+
+
+_SHIPPED: dict[str, dict[str, Any]] | None = None
+
+
+def shipped() -> dict[str, dict[str, Any]]:
+    """The package's records file, read once per process."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        _SHIPPED = load()
+    return _SHIPPED
+
+
+def markdown(entries: dict[str, dict[str, Any]]) -> str:
+    """The records table of ``docs/records.md``: the published strategies, then this project's."""
+    rows = ["| game | strategy | total | average | worst case | first guess | proven | source |",
+            "|---|---|---:|---:|---:|---|---|---|"]
+    for spec, entry in entries.items():
+        n = Game.from_spec(spec).size
+        for p in entry["published"]:
+            total = "" if p["total"] is None else str(p["total"])
+            avg = p.get("average") or (round(p["total"] / n, 4) if p["total"] is not None else "")
+            rows.append(f"| {spec} | {p['how']} | {total} | {avg} | {p['worst_case'] or ''} | "
+                        f"{p['first_guess'] or ''} | no | {p['source']} |")
+        best = entry.get("best_known")
+        if best is not None:
+            rows.append(f"| {spec} | this project: {best['strategy']} | {best['total']} | {best['average']} | "
+                        f"{best['worst_case']} | {best['first_guess']} | no (upper bound, every secret played) | "
+                        f"`{best['command']}` |")
+        bound = entry.get("lower_bound")
+        if bound is not None:
+            rows.append(f"| {spec} | this project: lower bound of the optimum, {bound['depth']} plies refined | "
+                        f"≥ {bound['value']} | ≥ {round(bound['value'] / n, 4)} | | | yes (a bound) | "
+                        f"`{bound['command']}` |")
+    return "\n".join(rows) + "\n"

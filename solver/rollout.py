@@ -1,0 +1,126 @@
+"""Rollout (the pilot method) over a base strategy: at the top positions of a tree, try the few most promising
+guesses, complete each with the base strategy below, and keep the one whose completed subtree needs the
+fewest guesses.  Below those levels the base strategy plays alone.
+
+Why: the records games (Super Mastermind, five-digit Bulls-and-Cows) are far too big for the exact search at
+the top, and a one-step score misjudges the first moves most, where its subtrees are biggest.  Playing the
+base strategy out is an exact evaluation of each tried guess *given the base below it*, so the rollout tree
+never needs more guesses than the base tree: at each position its choice costs at most what the base's own
+choice costs, the base's guess being always among those tried, and the positions below are themselves
+improved or left to the base (the classical rollout argument).  The result is a real strategy, played
+through every secret like any tree; it is an upper bound of the optimum, never a claim of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from solver import kernels
+from solver.codes import GameArrays
+from solver.game import CandidateSet, Code, Game, Turn
+from solver.tree import Chooser, Tree, build_tree
+
+Log = Callable[[str], None]
+
+
+def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.NDArray[np.int32],
+                   width: int, arrays: GameArrays) -> list[int]:
+    """The ``width`` guesses of ``pool`` (canonical: one per class of interchangeable symbols) with the
+    highest entropy of the partition of ``cands`` (ties: candidates first, then the lower code)."""
+    a = arrays
+    called = 0
+    for t in path:
+        called |= int(a.masks[t.guess])
+    absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
+    keep = np.fromiter((kernels.is_canonical(a.codes, int(g), absent, uncalled) for g in pool),
+                       dtype=bool, count=pool.shape[0])
+    guesses = np.ascontiguousarray(pool[keep], dtype=np.int32)
+    counts = kernels.partition_matrix(*a.kernel_args(), guesses, cands, game.n_responses).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(counts > 0, counts * np.log2(np.maximum(counts, 1)), 0.0).sum(axis=1)
+    splits = counts.max(axis=1) < cands.shape[0]
+    in_set = np.isin(guesses, cands)
+    order = np.lexsort((guesses, ~in_set, np.round(plogp, 9)))
+    return [int(guesses[i]) for i in order if splits[i]][:width]
+
+
+def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_size: int, from_turn: int = 1,
+                    pool_of: Callable[[list[Turn]], npt.NDArray[np.int32]], arrays: GameArrays,
+                    log: Log = lambda _: None) -> Chooser:
+    """A chooser that, at positions of more than ``min_size`` candidates at guesses ``from_turn`` to ``levels``,
+    tries the base's own guess and the ``width`` best by entropy (from ``pool_of(path)``), each completed
+    by ``base``, and plays the cheapest; elsewhere it plays ``base``."""
+    memo: dict[tuple[bytes, int], int] = {}
+    a = arrays
+    n_resp, win = game.n_responses, game.all_bulls
+
+    def called_of(path: list[Turn]) -> int:
+        mask = 0
+        for t in path:
+            mask |= int(a.masks[t.guess])
+        return mask
+
+    def rest_cost(part: CandidateSet, path: list[Turn]) -> int:
+        """Guesses the base needs from this position on, summed over its candidates."""
+        if part.shape[0] == 1:
+            return 1
+        key = (part.tobytes(), called_of(path))
+        hit = memo.get(key)
+        if hit is None:
+            tree = build_tree(game, base, path, arrays=a)
+            hit = memo[key] = tree.stats().total - len(path) * int(part.shape[0])
+        return hit
+
+    def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int) -> int:
+        order, starts = kernels.split(*a.kernel_args(), guess, cands, n_resp)
+        total = int(cands.shape[0])
+        sizes = np.diff(starts)
+        for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: -int(sizes[r])):
+            if r == win:
+                continue
+            if sizes[r] == cands.shape[0]:
+                return 1 << 62
+            path.append(Turn(guess, r))
+            try:
+                total += rest_cost(order[starts[r]:starts[r + 1]], path)
+            finally:
+                path.pop()
+            if total >= bound:
+                return total
+        return total
+
+    def choose(cands: CandidateSet, path: list[Turn]) -> Code:
+        own = int(base(cands, path))
+        if not from_turn <= len(path) + 1 <= levels or cands.shape[0] <= min_size:
+            return own
+        tried = [own] + [g for g in ranked_guesses(game, cands, path, pool_of(path), width, a) if g != own]
+        best, best_cost = own, 1 << 62
+        for g in tried:
+            c = guess_cost(cands, list(path), g, best_cost)
+            if c < best_cost:
+                best, best_cost = g, c
+        costs = f"{game.format_code(best)} {best_cost}"
+        log(f"turn {len(path) + 1}, {cands.shape[0]} candidates: {len(tried)} guesses tried, "
+            f"base {game.format_code(own)}, chosen {costs}")
+        return best
+
+    return choose
+
+
+def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, levels: int, min_size: int,
+                 from_turn: int = 1, searcher: object = None, log: Log = lambda _: None) -> Tree:
+    """The whole tree of a rollout over the hybrid ``strategy`` above ``exact_at_most`` candidates, optimal
+    below (:func:`solver.atlas.hybrid_chooser`), tried at guesses ``from_turn`` to ``levels`` wherever more than
+    ``min_size`` candidates are left, ``width`` guesses each besides the hybrid's own."""
+    from solver.atlas import hybrid_chooser
+    from solver.search import Searcher, SolveOptions
+
+    s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    base = hybrid_chooser(game, strategy, exact_at_most, s)
+    choose = rollout_chooser(game, base, width=width, levels=levels, min_size=min_size, from_turn=from_turn,
+                             pool_of=lambda path: s.pools(path)[0], arrays=s.arrays, log=log)
+    name = f"rollout(width {width}, guesses {from_turn}-{levels}, >{min_size}) over {strategy}+exact<={exact_at_most}"
+    return build_tree(game, choose, arrays=s.arrays, strategy=name)

@@ -1,0 +1,173 @@
+"""The records games (Super Mastermind, five-digit Bulls-and-Cows): the records file, its commands, the shipped
+best-known trees and how the service answers from them (``service.records``, ``bullscows records``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from flask.testing import FlaskClient
+
+from service import records
+from service.atlas import BEST_KNOWN
+from service.trees import TreeLibrary, read_manifest
+from solver.game import Game, Turn
+from solver.search import Searcher, SolveOptions
+from solver.symmetry import Relabelling
+from tests.service.conftest import backend_agnostic
+
+SMALL = "3,4,1"
+"""A game small enough to build and solve in a test, standing in for a records game."""
+
+
+@pytest.fixture
+def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(records.PUBLISHED, SMALL, {
+        "name": "a small stand-in", "published": [
+            {"total": 999, "worst_case": None, "first_guess": None, "how": "made up", "source": "this test"}]})
+    return SMALL
+
+
+def test_a_records_tree_is_kept_only_when_it_improves(small_records: str, tmp_path: Path) -> None:
+    """The hybrid is played through every secret, shipped under best-known with its manifest entry, and
+    recorded; a second tree that is no better leaves file and tree as they were."""
+    path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
+    folder.mkdir()
+    worse = records.add_hybrid(SMALL, "first-consistent", 1, path=path, folder=str(folder))
+    assert worse["kept"] and (folder / worse["tree"]).exists()
+    meta = read_manifest(str(folder))[(SMALL, BEST_KNOWN)]
+    assert meta["total"] == worse["total"] and meta["exact"] is False
+    stored = TreeLibrary(str(folder)).get(Game.from_spec(SMALL), BEST_KNOWN, None)
+    assert stored is not None and stored.tree.stats().total == worse["total"]
+
+    optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
+    better = records.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))  # exact everywhere
+    assert better["kept"] and better["total"] == optimum <= worse["total"]
+    again = records.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))
+    assert not again["kept"]
+    kept = records.load(path)[SMALL]["best_known"]
+    assert kept["total"] == optimum and kept["command"].startswith(f"bullscows records hybrid -g {SMALL}")
+    if better["total"] < worse["total"]:
+        assert read_manifest(str(folder))[(SMALL, BEST_KNOWN)]["total"] == optimum
+
+
+def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str, tmp_path: Path) -> None:
+    path = str(tmp_path / "records.json")
+    optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
+    one = records.add_lower_bound(SMALL, 1, path=path)
+    two = records.add_lower_bound(SMALL, 2, path=path)
+    assert one["size_only"] <= one["value"] <= two["value"] <= optimum
+    records.add_lower_bound(SMALL, 1, path=path)
+    assert records.load(path)[SMALL]["lower_bound"]["value"] == two["value"]
+    table = records.markdown(records.load(path))
+    assert f"≥ {two['value']}" in table and "made up" in table
+
+
+def test_the_shipped_records_file_matches_its_trees() -> None:
+    """Every records game ships its published rows; each best-known tree is loaded (played through every
+    secret by the loader) and its numbers are the file's; each bound is below the tree it bounds."""
+    entries = records.load()
+    assert set(entries) == {"5,8,1", "5,10,0"}
+    assert entries["5,8,1"]["published"][0]["total"] == 179274
+    assert entries["5,10,0"]["published"][0]["total"] == 171689
+    library = TreeLibrary()
+    for spec, entry in entries.items():
+        best = entry.get("best_known")
+        if best is None:
+            continue
+        game = Game.from_spec(spec)
+        stored = library.get(game, BEST_KNOWN, None)
+        assert stored is not None, spec
+        stats = stored.tree.stats()
+        assert (stats.total, stats.worst_case) == (best["total"], best["worst_case"])
+        assert sum(stats.histogram.values()) == game.size
+        bound = entry.get("lower_bound")
+        if bound is not None:
+            assert bound["value"] <= best["total"]
+
+
+def test_records_command_refuses_other_games(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    result = CliRunner().invoke(main, ["records", "bound", "-g", "4,6,1", "--file", str(tmp_path / "r.json")])
+    assert result.exit_code == 2 and "not a records game" in result.output
+    result = CliRunner().invoke(main, ["records", "hybrid", "-g", "5,8,1", "--strategy", "knuth",
+                                       "--file", str(tmp_path / "r.json")])
+    assert result.exit_code == 2 and "unknown one-step strategy" in result.output
+    assert not (tmp_path / "r.json").exists()
+    shown = CliRunner().invoke(main, ["records", "show"])
+    assert shown.exit_code == 0 and {g["game"] for g in json.loads(shown.output)["games"]} == {"5,8,1", "5,10,0"}
+
+
+@backend_agnostic
+def test_games_endpoint_reports_records(client: FlaskClient) -> None:
+    body = client.get("/v1/games/5,8,1").get_json()
+    record = body["record"]
+    assert record["published"][0]["total"] == 179274 and body["atlas"] is None
+    best = records.load()["5,8,1"].get("best_known")
+    if best is not None:
+        assert record["best_known"]["total"] == best["total"] and record["best_known"]["proven_optimal"] is False
+        assert record["best_known"]["tree"] == BEST_KNOWN
+    assert client.get("/v1/games/mastermind").get_json()["record"] is None
+
+
+def _shipped_specs() -> list[str]:
+    return [spec for spec, e in records.load().items() if e.get("best_known") is not None]
+
+
+@backend_agnostic
+@pytest.mark.parametrize("spec", _shipped_specs())
+def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskClient, spec: str) -> None:
+    """On the tree (in any relabelling) the answer is the tree's guess, not proven optimal; off the tree,
+    or within fewer guesses than the tree needs, it is the heuristic's, within its budget."""
+    game = Game.from_spec(spec)
+    stored = TreeLibrary().get(game, BEST_KNOWN, None)
+    assert stored is not None
+    root = stored.tree.root
+    first = client.post("/v1/next-move", json={"game": spec}).get_json()
+    assert (first["guess"], first["source"], first["exact"]) == (game.format_code(root.guess), "best-known", False)
+    assert "not proven optimal" in first["note"]
+    # a relabelled first move: the symbols renamed in reverse
+    psi = Relabelling(tuple(range(game.positions)), tuple(reversed(range(game.symbols))))
+    response, child = max(root.children.items(), key=lambda rc: len(rc[1].children))
+    moved = psi.apply(game, root.guess)
+    history = [f"{game.format_code(moved)} {game.format_response(response)}"]
+    second = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
+    assert second["source"] == "best-known" and second["value"]["worst_case"] == stored.below[id(child)][2]
+    # the tree's guess under a symmetry mapping the history onto the tree's path: it splits the relabelled
+    # candidates exactly as the tree's guess splits the tree's
+    cands = game.candidates(game.parse_history(history))
+    tree_cands = game.candidates([Turn(root.guess, response)])
+    sizes = sorted(np.bincount([game.response(game.parse_code(second["guess"]), int(c)) for c in cands]))
+    tree_sizes = sorted(np.bincount([game.response(child.guess, int(c)) for c in tree_cands]))
+    assert sizes == tree_sizes
+    worst = stored.below[id(root)][2]
+    limited = client.post("/v1/next-move", json={"game": spec, "max_guesses": worst - 1}).get_json()
+    assert limited["source"] == "heuristic"
+
+
+@pytest.mark.slow
+@backend_agnostic
+@pytest.mark.parametrize("spec", _shipped_specs())
+def test_secrets_played_through_next_move_take_the_trees_guesses(client: FlaskClient, spec: str) -> None:
+    """A bot following POST /v1/next-move on sampled secrets plays the tree's game for each, every answer
+    from the tree (the whole game is played by the loader and by benchmarks/bench_records.py)."""
+    game = Game.from_spec(spec)
+    stored = TreeLibrary().get(game, BEST_KNOWN, None)
+    assert stored is not None
+    secrets = np.random.default_rng(7).choice(game.size, size=150, replace=False)
+    for secret in (int(s) for s in secrets):
+        history: list[str] = []
+        while True:
+            r = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
+            assert r["source"] == "best-known", r
+            guess = game.parse_code(r["guess"])
+            response = game.response(guess, secret)
+            history.append(f"{r['guess']} {game.format_response(response)}")
+            if response == game.all_bulls:
+                break
+        assert len(history) == len(stored.tree.play(secret))
