@@ -330,10 +330,12 @@ class AnswerChain:
         if max_guesses is not None and len(history) + worst > max_guesses:
             return None
         self._told("best-known")
+        meta = stored.meta
+        built_by = meta.get("built_by") or (f"{meta['above']}+exact<={meta['exact_at_most']}" if "above" in meta
+                                            else "a shipped tree")
         note = None if n == 1 else (
-            f"the best strategy known for this game ({stored.meta.get('above', 'a one-step strategy')} above "
-            f"{stored.meta.get('exact_at_most', '?')} candidates, optimal below: {stored.meta['total']} guesses "
-            "over every secret); not proven optimal")
+            f"the best strategy known for this game ({built_by}: {stored.meta['total']} guesses over every "
+            "secret); not proven optimal")
         return Move(relabel.invert(game, node.guess), n == 1, "best-known", remaining / secrets, worst, note)
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,

@@ -21,6 +21,7 @@ from typing import Any
 
 from service.atlas import BEST_KNOWN, machine
 from solver.game import Game
+from solver.tree import Tree
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -106,22 +107,49 @@ def add_lower_bound(spec: str, depth: int, *, path: str = RECORDS_FILE,
 def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
                folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
-    candidates, the optimal total's guess below), played through every secret, and ship it as the game's
-    ``best-known`` tree when it has fewer guesses than the one recorded.  Returns its record, with ``kept``."""
-    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
     from solver.atlas import hybrid_tree
+
+    return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
+                    {"above": strategy, "exact_at_most": exact_at_most},
+                    f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
+                    path=path, folder=folder, log=log)
+
+
+def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
+                min_size: int, path: str = RECORDS_FILE, folder: str | None = None,
+                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Build the game's rollout tree over the hybrid (:func:`solver.rollout.rollout_tree`) and keep it when it
+    beats the recorded one (:func:`add_tree`).  ``log`` is told each rollout decision."""
+    from solver.rollout import rollout_tree
+
+    command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
+               f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}")
+    return add_tree(spec, lambda game: rollout_tree(game, strategy, exact_at_most, width=width, levels=levels,
+                                                    min_size=min_size, from_turn=from_turn, log=log),
+                    {"above": strategy, "exact_at_most": exact_at_most,
+                     "rollout": {"width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size}},
+                    command, path=path, folder=folder, log=log)
+
+
+def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,
+             path: str = RECORDS_FILE, folder: str | None = None,
+             log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Build a strategy tree of a records game, play it through every secret (its statistics), and ship it as
+    the game's ``best-known`` tree when it needs fewer guesses than the one recorded.  Returns its record, with
+    ``kept``."""
+    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
 
     game = Game.from_spec(spec)
     started = time.perf_counter()
-    tree = hybrid_tree(game, strategy, exact_at_most)
+    tree = build(game)
     stats = tree.stats()
     seconds = time.perf_counter() - started
-    record = {"strategy": f"{strategy}+exact<={exact_at_most}", "above": strategy, "exact_at_most": exact_at_most,
+    record = {"strategy": tree.strategy, **fields,
               "total": stats.total, "average": round(stats.total / game.size, 5), "worst_case": stats.worst_case,
               "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
               "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
-              "command": f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
-              "machine": machine(), "date": datetime.date.today().isoformat()}
+              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
     entries = load(path)
     old = entries[spec].get("best_known")
     log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case {stats.worst_case}, "
@@ -134,7 +162,7 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
     record["tree"] = name
     manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
         "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-        "from_set_only": False, "exact": False, "source": "hybrid", "above": strategy, "exact_at_most": exact_at_most})
+        "from_set_only": False, "exact": False, "source": "records", "built_by": tree.strategy, **fields})
     write_manifest(manifest, folder)
     record["bytes"] = os.path.getsize(os.path.join(folder, name))
     entries[spec]["best_known"] = record

@@ -66,6 +66,44 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     _emit_json({"game": spec, **record})
 
 
+@records_group.command("rollout")
+@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@click.option("--strategy", default="entropy", show_default=True,
+              help="The hybrid's one-step strategy, above --exact-at-most candidates.")
+@click.option("--exact-at-most", type=click.IntRange(min=1), default=30, show_default=True,
+              help="The hybrid's positions of at most this many candidates play the optimal total's guess.")
+@click.option("--width", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Guesses tried at each rolled-out position (the best by entropy, and the hybrid's own).")
+@click.option("--from-turn", type=click.IntRange(min=1), default=2, show_default=True,
+              help="The first guess rolled out (2 keeps the hybrid's first guess).")
+@click.option("--levels", type=click.IntRange(min=1), default=3, show_default=True,
+              help="The last guess rolled out.")
+@click.option("--min-size", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Only positions of more candidates than this are rolled out.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where to ship the tree (default: the package's service/data/trees).")
+def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
+                    min_size: int, path: str | None, folder: str | None) -> None:
+    """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
+    candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
+    no more guesses than the hybrid.  Played through every secret and shipped as the best-known tree when it
+    beats the one recorded.  Prints its record as JSON; each decision is logged on stderr."""
+    from service import records
+    from solver.heuristics import STRATEGIES
+
+    spec = _spec(game)
+    if strategy not in STRATEGIES:
+        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    if levels < from_turn:
+        _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
+    record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
+                                 min_size=min_size, path=path or records.RECORDS_FILE, folder=folder,
+                                 log=lambda line: click.echo(f"# {line}", err=True))
+    _emit_json({"game": spec, **record})
+
+
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
