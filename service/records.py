@@ -117,18 +117,21 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
-                min_size: int, path: str = RECORDS_FILE, folder: str | None = None,
+                min_size: int, max_guesses: int | None = None, path: str = RECORDS_FILE, folder: str | None = None,
                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:func:`solver.rollout.rollout_tree`) and keep it when it
     beats the recorded one (:func:`add_tree`).  ``log`` is told each rollout decision."""
     from solver.rollout import rollout_tree
 
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
-               f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}")
+               f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
+               + ("" if max_guesses is None else f" --max-guesses {max_guesses}"))
     return add_tree(spec, lambda game: rollout_tree(game, strategy, exact_at_most, width=width, levels=levels,
-                                                    min_size=min_size, from_turn=from_turn, log=log),
+                                                    min_size=min_size, from_turn=from_turn, max_guesses=max_guesses,
+                                                    log=log),
                     {"above": strategy, "exact_at_most": exact_at_most,
-                     "rollout": {"width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size}},
+                     "rollout": {"width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size,
+                                 "max_guesses": max_guesses}},
                     command, path=path, folder=folder, log=log)
 
 

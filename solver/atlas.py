@@ -136,14 +136,27 @@ def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = N
                       strategy=f"{strategy}+exact<={exact_at_most}")
 
 
-def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any) -> Any:
+def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
+                   max_guesses: int | None = None) -> Any:
     """The chooser of :func:`hybrid_tree`: ``strategy`` above ``exact_at_most`` candidates, the optimal
-    total's guess of ``searcher`` (a :class:`solver.search.Searcher` of the game) at or below it."""
+    total's guess of ``searcher`` (a :class:`solver.search.Searcher` of the game) at or below it.  With
+    ``max_guesses``, the small positions play the optimal total within that many guesses where one exists
+    (the unlimited optimum's guess where none does), so the tree keeps to the limit wherever the top lets it."""
+    from solver.errors import SolverError
+
     heuristic = strategy_chooser(game, get_strategy(strategy), searcher.arrays)
     exact = searcher.chooser()
+    within = None if max_guesses is None else searcher.chooser(options=SolveOptions("total", max_guesses))
 
     def choose(cands: Any, turns: list[Any]) -> int:
-        return int(exact(cands, turns) if cands.shape[0] <= exact_at_most else heuristic(cands, turns))
+        if cands.shape[0] > exact_at_most:
+            return int(heuristic(cands, turns))
+        if within is not None and len(turns) < max_guesses:  # type: ignore[operator]
+            try:
+                return int(within(cands, turns))
+            except SolverError:
+                pass
+        return int(exact(cands, turns))
 
     return choose
 

@@ -25,6 +25,9 @@ from solver.tree import Chooser, Tree, build_tree
 
 Log = Callable[[str], None]
 
+OVER = 1 << 40
+"""A secret beyond the depth limit costs this much: more than any total (limits are met first)."""
+
 
 def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.NDArray[np.int32],
                    width: int, arrays: GameArrays) -> list[int]:
@@ -49,10 +52,11 @@ def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.
 
 def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_size: int, from_turn: int = 1,
                     pool_of: Callable[[list[Turn]], npt.NDArray[np.int32]], arrays: GameArrays,
-                    log: Log = lambda _: None) -> Chooser:
+                    max_guesses: int | None = None, log: Log = lambda _: None) -> Chooser:
     """A chooser that, at positions of more than ``min_size`` candidates at guesses ``from_turn`` to ``levels``,
     tries the base's own guess and the ``width`` best by entropy (from ``pool_of(path)``), each completed
-    by ``base``, and plays the cheapest; elsewhere it plays ``base``."""
+    by ``base``, and plays the cheapest; elsewhere it plays ``base``.  With ``max_guesses``, cheapest means
+    fewest secrets beyond that many guesses first, then fewest guesses."""
     memo: dict[tuple[bytes, int], int] = {}
     a = arrays
     n_resp, win = game.n_responses, game.all_bulls
@@ -70,8 +74,9 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
         key = (part.tobytes(), called_of(path))
         hit = memo.get(key)
         if hit is None:
-            tree = build_tree(game, base, path, arrays=a)
-            hit = memo[key] = tree.stats().total - len(path) * int(part.shape[0])
+            stats = build_tree(game, base, path, arrays=a).stats()
+            over = 0 if max_guesses is None else sum(v for d, v in stats.histogram.items() if d > max_guesses)
+            hit = memo[key] = over * OVER + stats.total - len(path) * int(part.shape[0])
         return hit
 
     def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int) -> int:
@@ -102,7 +107,8 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
             c = guess_cost(cands, list(path), g, best_cost)
             if c < best_cost:
                 best, best_cost = g, c
-        costs = f"{game.format_code(best)} {best_cost}"
+        costs = f"{game.format_code(best)} {best_cost % OVER}" + (f" ({best_cost // OVER} over)" if best_cost >= OVER
+                                                                   else "")
         log(f"turn {len(path) + 1}, {cands.shape[0]} candidates: {len(tried)} guesses tried, "
             f"base {game.format_code(own)}, chosen {costs}")
         return best
@@ -111,16 +117,21 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
 
 
 def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, levels: int, min_size: int,
-                 from_turn: int = 1, searcher: object = None, log: Log = lambda _: None) -> Tree:
+                 from_turn: int = 1, max_guesses: int | None = None, searcher: object = None,
+                 log: Log = lambda _: None) -> Tree:
     """The whole tree of a rollout over the hybrid ``strategy`` above ``exact_at_most`` candidates, optimal
     below (:func:`solver.atlas.hybrid_chooser`), tried at guesses ``from_turn`` to ``levels`` wherever more than
-    ``min_size`` candidates are left, ``width`` guesses each besides the hybrid's own."""
+    ``min_size`` candidates are left, ``width`` guesses each besides the hybrid's own.  ``max_guesses``: the
+    hybrid's small positions keep to it where they can, and the rollout puts it first (fewest secrets beyond
+    it, then fewest guesses)."""
     from solver.atlas import hybrid_chooser
     from solver.search import Searcher, SolveOptions
 
     s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    base = hybrid_chooser(game, strategy, exact_at_most, s)
+    base = hybrid_chooser(game, strategy, exact_at_most, s, max_guesses)
     choose = rollout_chooser(game, base, width=width, levels=levels, min_size=min_size, from_turn=from_turn,
-                             pool_of=lambda path: s.pools(path)[0], arrays=s.arrays, log=log)
-    name = f"rollout(width {width}, guesses {from_turn}-{levels}, >{min_size}) over {strategy}+exact<={exact_at_most}"
+                             pool_of=lambda path: s.pools(path)[0], arrays=s.arrays, max_guesses=max_guesses, log=log)
+    limit = "" if max_guesses is None else f" within {max_guesses}"
+    name = (f"rollout(width {width}, guesses {from_turn}-{levels}, >{min_size}{limit}) over "
+            f"{strategy}+exact<={exact_at_most}{limit}")
     return build_tree(game, choose, arrays=s.arrays, strategy=name)

@@ -34,3 +34,13 @@ def test_rollout_improves_mastermind_and_leaves_the_root_when_asked() -> None:
     later = rollout_tree(game, "entropy", 5, width=4, levels=3, min_size=5, from_turn=2)
     assert full.stats().total < hybrid.stats().total
     assert later.root.guess == hybrid.root.guess and later.stats().total <= hybrid.stats().total
+
+
+def test_rollout_puts_a_depth_limit_first() -> None:
+    """Mastermind's entropy hybrid needs 6 guesses for some secrets; rolled out within 5, the tree keeps every
+    secret within 5 (an optimal strategy within 5 exists: 5626)."""
+    game = Game.from_spec("mastermind")
+    assert hybrid_tree(game, "entropy", 5).stats().worst_case == 6
+    tree = rollout_tree(game, "entropy", 5, width=4, levels=3, min_size=5, max_guesses=5)
+    stats = tree.stats()
+    assert stats.worst_case <= 5 and stats.total >= 5626

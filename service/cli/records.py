@@ -80,12 +80,15 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
               help="The last guess rolled out.")
 @click.option("--min-size", type=click.IntRange(min=1), default=30, show_default=True,
               help="Only positions of more candidates than this are rolled out.")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
+              help="Put this worst case first: the rollout minimises the secrets beyond it, then the total, and "
+                   "the hybrid's small positions keep to it where they can.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
-                    min_size: int, path: str | None, folder: str | None) -> None:
+                    min_size: int, max_guesses: int | None, path: str | None, folder: str | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
     no more guesses than the hybrid.  Played through every secret and shipped as the best-known tree when it
@@ -99,7 +102,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
     record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
-                                 min_size=min_size, path=path or records.RECORDS_FILE, folder=folder,
+                                 min_size=min_size, max_guesses=max_guesses, path=path or records.RECORDS_FILE,
+                                 folder=folder,
                                  log=lambda line: click.echo(f"# {line}", err=True))
     _emit_json({"game": spec, **record})
 
