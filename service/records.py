@@ -204,24 +204,24 @@ def shipped() -> dict[str, dict[str, Any]]:
 
 
 def markdown(entries: dict[str, dict[str, Any]]) -> str:
-    """The records table of ``docs/records.md``: the published strategies, then this project's."""
-    rows = ["| game | strategy | total | average | worst case | first guess | proven | source |",
-            "|---|---|---:|---:|---:|---|---|---|"]
+    """The records table of ``docs/records.md``: the published strategies, then this project's tree (an upper
+    bound of the optimum, every secret played) and its proven lower bound (a "≥" row)."""
+    rows = ["| game | strategy | total | average | worst case | first guess | time | source, or the command |",
+            "|---|---|---:|---:|---:|---|---:|---|"]
     for spec, entry in entries.items():
         n = Game.from_spec(spec).size
         for p in entry["published"]:
             total = "" if p["total"] is None else str(p["total"])
             avg = p.get("average") or (round(p["total"] / n, 4) if p["total"] is not None else "")
             rows.append(f"| {spec} | {p['how']} | {total} | {avg} | {p['worst_case'] or ''} | "
-                        f"{p['first_guess'] or ''} | no | {p['source']} |")
+                        f"{p['first_guess'] or ''} | | {p['source']} |")
         best = entry.get("best_known")
         if best is not None:
-            rows.append(f"| {spec} | this project: {best['strategy']} | {best['total']} | {best['average']} | "
-                        f"{best['worst_case']} | {best['first_guess']} | no (upper bound, every secret played) | "
-                        f"`{best['command']}` |")
+            rows.append(f"| {spec} | **this project**: {best['strategy']} | **{best['total']}** | {best['average']} | "
+                        f"{best['worst_case']} | {best['first_guess']} | {best['seconds']} s | `{best['command']}` |")
         bound = entry.get("lower_bound")
         if bound is not None:
-            rows.append(f"| {spec} | this project: lower bound of the optimum, {bound['depth']} plies refined | "
-                        f"≥ {bound['value']} | ≥ {round(bound['value'] / n, 4)} | | | yes (a bound) | "
-                        f"`{bound['command']}` |")
+            rows.append(f"| {spec} | **this project**: proven lower bound of the optimum ({bound['depth']} plies "
+                        f"refined) | ≥ {bound['value']} | ≥ {round(bound['value'] / n, 4)} | | | "
+                        f"{bound['seconds']} s | `{bound['command']}` |")
     return "\n".join(rows) + "\n"

@@ -171,3 +171,15 @@ def test_secrets_played_through_next_move_take_the_trees_guesses(client: FlaskCl
             if response == game.all_bulls:
                 break
         assert len(history) == len(stored.tree.play(secret))
+
+
+def test_the_records_page_shows_the_shipped_file() -> None:
+    """docs/records.md's table is `bullscows records show --markdown` of the shipped file
+    (scripts/records_report.py redraws it)."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "records.md").read_text(encoding="utf-8")
+    printed = CliRunner().invoke(main, ["records", "show", "--markdown"])
+    assert printed.exit_code == 0 and printed.output in page
