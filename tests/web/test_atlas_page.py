@@ -192,16 +192,12 @@ def test_a_bracketed_game_shows_its_brackets_and_its_best_tree_through_a_job(
 
 def test_a_game_past_the_exact_search_compares_its_trees_through_jobs(page: Any, live: LiveServer,
                                                                      workers: Workers) -> None:
-    """Super Mastermind (5 of 8, repeats: 32768 codes), a custom game: its optimal strategy is out of the
-    exact search's reach, so the explorer says so and shows the entropy tree, built by a job with its
-    progress; the numbers are the API's."""
+    """6 of 6 with repeats (46656 codes), a custom game: its optimal strategy is out of the exact search's
+    reach and no tree of it is shipped, so the explorer says so and shows the entropy tree, built by a job
+    with its progress; the numbers are the API's."""
     workers.ensure()
     api = live.app.test_client()
-    page.select_option("#preset", "custom")
-    page.fill("#positions", "5")
-    page.fill("#symbols", "8")
-    page.focus("#preset")  # leaving the field commits it, as a person moving on does
-    page.wait_for_function("() => document.getElementById('game-info').textContent.includes('32768')")
+    _custom(page, 6, 6, "46656")
     page.click("#tab-explorer")
     page.select_option("#x-a", "optimal-total")
     page.select_option("#x-b", "")
@@ -211,11 +207,41 @@ def test_a_game_past_the_exact_search_compares_its_trees_through_jobs(page: Any,
     assert "8192" in (page.text_content("#x-notice-text") or "")
     page.wait_for_selector("#x-jobs:not([hidden]) #x-job-list progress")
     page.wait_for_selector("#x-results:not([hidden])", timeout=180_000)
-    stats = api.get("/v1/strategies/5,8,1/entropy").json
-    assert stats["secrets"] == 32768
+    stats = api.get("/v1/strategies/6,6,1/entropy").json
+    assert stats["secrets"] == 46656
     total = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
     assert total == str(stats["total"])
     assert page.get_attribute("#x-status", "data-jobs") == "1"
+
+
+def _custom(page: Any, positions: int, symbols: int, codes: str) -> None:
+    page.select_option("#preset", "custom")
+    page.fill("#positions", str(positions))
+    page.fill("#symbols", str(symbols))
+    page.focus("#preset")  # leaving the field commits it, as a person moving on does
+    page.wait_for_function("(codes) => document.getElementById('game-info').textContent.includes(codes)", arg=codes)
+
+
+def test_super_mastermind_shows_the_records_and_its_best_known_tree(page: Any, live: LiveServer) -> None:
+    """Super Mastermind (5 of 8, repeats), a records game: the explorer lists the published strategies, this
+    project's tree and the proven bound, and shows the shipped best-known tree at once (no job), as not proven
+    optimal; its numbers are the API's."""
+    api = live.app.test_client()
+    record = api.get("/v1/games/5,8,1").json["record"]
+    _custom(page, 5, 8, "32768")
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    page.select_option("#x-b", "")
+    page.click("#x-show")
+    page.wait_for_selector("#x-notice:not([hidden])")
+    notice = page.text_content("#x-notice") or ""
+    assert "not solved by anyone" in notice and "179274" in notice
+    assert str(record["best_known"]["total"]) in notice and str(record["lower_bound"]["value"]) in notice
+    page.wait_for_selector("#x-results:not([hidden])", timeout=60_000)
+    total = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
+    optimal = page.locator("#x-summary tr[data-measure='optimal'] td").first.text_content()
+    assert (total, optimal) == (str(record["best_known"]["total"]), "no")
+    assert page.get_attribute("#x-status", "data-jobs") == "0"
 
 
 def _assert_accessible(axe: Any, page: Any, what: str) -> None:

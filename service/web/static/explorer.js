@@ -38,6 +38,10 @@ export const explorer = {
       return { asked, name: asked, label: strategyLabel(asked), standIn: false };
     }
     const best = game.info.atlas && game.info.atlas.best_known;
+    const record = game.info.record && game.info.record.best_known;
+    if (!best && record) {
+      return { asked, name: record.tree, label: `${record.strategy}: best known`, standIn: true };
+    }
     const name = best ? best.strategy : "entropy";
     return { asked, name, label: `${best ? bestKnownLabel(best) : strategyLabel(name)}: best known`, standIn: true };
   },
@@ -178,6 +182,27 @@ export const explorer = {
           + "optimum. Each upper bound above is a number of such a played-out tree; the optimal strategies are still "
           + "being searched (bullscows atlas run)."
         : "The optimal strategies are still being searched (bullscows atlas run).";
+      box.hidden = false;
+    } else if (info && info.record) {
+      // a records game (Super Mastermind, five-digit Bulls-and-Cows): the best strategies published, ours, the bound
+      const record = info.record;
+      $("x-notice-title").textContent = `${record.name}: not solved by anyone`;
+      const rows = record.published.map((p) => `Published: ${p.total !== null ? `${p.total} guesses in all` : `${p.average} on average`}`
+        + `${p.worst_case ? `, worst case ${p.worst_case}` : ""} (${p.how}; ${p.source})`);
+      if (record.best_known) {
+        const b = record.best_known;
+        rows.push(`This project's best tree: ${b.total} guesses in all (${b.average} on average), worst case `
+          + `${b.worst_case} (${b.strategy}; every secret played, not a proven optimum)`);
+      }
+      if (record.lower_bound) {
+        rows.push(`Proven: no strategy needs fewer than ${record.lower_bound.value} guesses in all `
+          + `(${record.lower_bound.depth} plies refined: ${record.lower_bound.command})`);
+      }
+      for (const text of rows) list.append(Object.assign(document.createElement("li"), { textContent: text }));
+      $("x-notice-text").textContent = record.best_known
+        ? "Optimal play is out of reach here: the best tree known is shown instead. It is an upper bound of the "
+          + "optimum, because it is a real strategy; the optimum lies between the proven bound and it."
+        : "Optimal play is out of reach here.";
       box.hidden = false;
     } else if (standIn) {
       $("x-notice-title").textContent = "Optimal play is out of reach here";
