@@ -584,3 +584,24 @@ def test_a_searcher_reports_where_its_work_went() -> None:
     assert work["scanned_others"] > 0 and work["reads_others"] >= work["scanned_others"]
     assert work["reads_candidates"] >= work["scanned_candidates"] > 0
     assert work["mask_rows"] > 0
+
+
+def test_the_search_runs_beyond_8192_codes() -> None:
+    """Super Mastermind (32768 codes, a 1 GiB response table): a small position is solved exactly, its
+    from-set-only value is the exhaustive reference's, the free search does no worse, and the optimal tree
+    of the position plays every candidate in the number of guesses the search found."""
+    game = Game(5, 8, True)
+    history = game.parse_history("00112 4.0, 33456 0.0")
+    cands = game.candidates(history)
+    assert 8 <= cands.shape[0] <= 20
+    free = Searcher(game, SolveOptions("total")).solve(history)
+    fso = Searcher(game, SolveOptions("total", from_set_only=True)).solve(history)
+    alphabet = game.alphabet[: game.symbols]
+    names = tuple(game.format_code(int(c)) for c in cands)
+    codes = reference.all_codes(game.positions, game.symbols, game.repetition, alphabet)
+    offset = len(history) * cands.shape[0]
+    assert fso.exact and fso.value == offset + reference.exhaustive(codes, names, None, "total", True)
+    assert free.exact and free.value <= fso.value
+    tree = optimal_tree(game, SolveOptions("total"), history)
+    assert tree.stats().total == free.value
+    assert all(tree.play(int(c))[-1] == int(c) for c in cands)
