@@ -234,7 +234,8 @@ BEST_KNOWN = "best-known"
 
 
 def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, path: str = ATLAS_FILE,
-               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+               folder: str | None = None, rollout: dict[str, int] | None = None,
+               log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Build the hybrid tree of an unsolved entry (:func:`solver.atlas.hybrid_tree`: ``strategy``, by
     default the entry's best one-step strategy, above ``exact_at_most`` candidates, optimal below), and
     keep it when it has fewer guesses than the entry's trees so far: shipped as the game's ``best-known``
@@ -249,13 +250,22 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
     above = strategy or best_one_step(one_step)
     started = time.perf_counter()
-    tree = hybrid_tree(game, above, exact_at_most)
+    if rollout is None:
+        tree = hybrid_tree(game, above, exact_at_most)
+    else:
+        from solver.rollout import rollout_tree
+
+        tree = rollout_tree(game, above, exact_at_most, width=rollout["width"], levels=rollout["levels"],
+                            min_size=rollout["min_size"], from_turn=rollout["from_turn"])
     stats = tree.stats()
     seconds = time.perf_counter() - started
+    command = f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
+    if rollout is not None:
+        command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items())
     record = {"above": above, "exact_at_most": exact_at_most, "total": stats.total,
               "worst_case": stats.worst_case, "movers": stats.histogram.get(stats.worst_case, 0),
-              "nodes": stats.nodes, "seconds": round(seconds, 1),
-              "command": f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}",
+              "nodes": stats.nodes, "seconds": round(seconds, 1), **({} if rollout is None else {"rollout": rollout}),
+              "command": command,
               "machine": machine(),
               "date": datetime.date.today().isoformat()}
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
@@ -270,7 +280,8 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     record["tree"] = name
     manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
         "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-        "from_set_only": False, "exact": False, "source": "hybrid", "above": above, "exact_at_most": exact_at_most})
+        "from_set_only": False, "exact": False, "source": "hybrid", "above": above, "exact_at_most": exact_at_most,
+        "built_by": tree.strategy})
     write_manifest(manifest, folder)
     tighten_entry(entry, {**one_step, **played_hybrid(record)})
     entry["hybrid"] = record
@@ -348,7 +359,8 @@ def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
     if hybrid is not None:
         return {"strategy": BEST_KNOWN, "total": hybrid["total"], "worst_case": hybrid["worst_case"],
                 "movers": hybrid["movers"], "proven_optimal": False,
-                "hybrid": {"above": hybrid["above"], "exact_at_most": hybrid["exact_at_most"]}}
+                "hybrid": {"above": hybrid["above"], "exact_at_most": hybrid["exact_at_most"],
+                           "rollout": hybrid.get("rollout")}}
     trees = {name: OneStep(**t) for name, t in entry["one_step"].items()}
     name = best_one_step(trees)
     return {"strategy": name, **trees[name].as_dict(), "proven_optimal": False, "hybrid": None}

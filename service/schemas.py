@@ -240,11 +240,22 @@ class AtlasNumber(BaseModel):
     upper: int | None = Field(description="A proven upper bound (the value when exact); null when none is known.")
 
 
+class RolloutInfo(BaseModel):
+    """Where a tree tries several guesses, each completed by the hybrid, and plays the cheapest."""
+
+    width: int = Field(description="Guesses tried at each such position besides the hybrid's own (best by entropy).")
+    from_turn: int = Field(description="The first guess number rolled out.")
+    levels: int = Field(description="The last guess number rolled out.")
+    min_size: int = Field(description="Only positions of more candidates than this are rolled out.")
+
+
 class HybridInfo(BaseModel):
     """How a hybrid tree plays: a one-step strategy on big sets, the optimal total's guess on small ones."""
 
     above: str = Field(description="The one-step strategy played at positions of more than exact_at_most candidates.")
     exact_at_most: int = Field(description="Positions of at most this many candidates play the optimal guess.")
+    rollout: RolloutInfo | None = Field(default=None, description=(
+        "When the tree rolls the hybrid out at its top positions (solver.rollout); null for the plain hybrid."))
 
 
 class BestKnown(BaseModel):

@@ -460,6 +460,28 @@ def test_the_hybrid_command_ships_a_tree_and_can_close_a_bracket(tmp_path: Path)
     assert bad.exit_code == 2 and "unknown one-step strategy" in bad.output
 
 
+def test_the_hybrid_command_rolls_out_when_asked(tmp_path: Path) -> None:
+    """`atlas hybrid --rollout-width`: the rolled-out tree is kept when it beats the plain hybrid, lies between
+    the optimum and that hybrid, and records how it was rolled out (served under best_known.hybrid)."""
+    from solver.atlas import hybrid_tree
+
+    path, folder = tmp_path / "atlas.json", tmp_path / "trees"
+    folder.mkdir()
+    entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
+    optimum = entry["values"]["total"]["value"]
+    entry["values"]["total"].update(exact=False, value=None, upper=min(t["total"] for t in entry["one_step"].values()))
+    atlas.save({"4,3,1": entry}, str(path))
+    plain = hybrid_tree(Game.from_spec("4,3,1"), "entropy", 3).stats().total
+    ran = CliRunner().invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "entropy", "--exact-at-most", "3",
+                                   "--rollout-width", "3", "--file", str(path), "--trees", str(folder)])
+    assert ran.exit_code == 0, ran.output
+    got = atlas.load(str(path))["4,3,1"]
+    assert optimum <= got["hybrid"]["total"] <= plain
+    assert got["hybrid"]["rollout"] == {"width": 3, "from_turn": 1, "levels": 3, "min_size": 3}
+    assert "--rollout-width 3" in got["hybrid"]["command"]
+    assert atlas.best_known(got) is None or atlas.best_known(got)["hybrid"]["rollout"]["width"] == 3
+
+
 def _hybrid_entries() -> list[str]:
     return sorted(spec for spec, e in SHIPPED.items() if "hybrid" in e)
 

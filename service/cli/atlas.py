@@ -89,8 +89,18 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
+@click.option("--rollout-width", type=click.IntRange(min=1), default=None,
+              help="Roll the hybrid out (solver.rollout): try this many guesses besides the hybrid's own at its "
+                   "top positions, each completed by the hybrid, and play the cheapest.")
+@click.option("--rollout-from-turn", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --rollout-width: the first guess rolled out.")
+@click.option("--rollout-levels", type=click.IntRange(min=1), default=3, show_default=True,
+              help="With --rollout-width: the last guess rolled out.")
+@click.option("--rollout-min-size", type=click.IntRange(min=1), default=None,
+              help="With --rollout-width: only positions of more candidates than this (default --exact-at-most).")
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
-                 folder: str | None) -> None:
+                 folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
+                 rollout_min_size: int | None) -> None:
     """Build an unsolved game's hybrid tree (a one-step strategy above --exact-at-most candidates, the
     optimal guess below) and, when it beats the game's trees so far, ship it as the game's best-known
     tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each."""
@@ -110,8 +120,14 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     for spec in specs:
         if spec not in entries or atlas.finished(entries[spec]) or "one_step" not in entries[spec]:
             _fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
+    rollout = None
+    if rollout_width is not None:
+        if rollout_levels < rollout_from_turn:
+            _fail(f"--rollout-levels ({rollout_levels}) must be at least --rollout-from-turn ({rollout_from_turn})")
+        rollout = {"width": rollout_width, "from_turn": rollout_from_turn, "levels": rollout_levels,
+                   "min_size": rollout_min_size or exact_at_most}
     for spec in specs:
-        atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder,
+        atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
                          log=lambda line: click.echo(f"# {line}", err=True))
 
 
