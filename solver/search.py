@@ -58,6 +58,12 @@ MAX_PLY = 64
 """Plies of the search's workspace in big games (far beyond any strategy's depth)."""
 
 
+SPLIT_ROOT_MAX_CODES = 8192
+"""Games up to this size split a short history's root guess by guess (symmetry prunes a ply deeper)."""
+DIRECT_SET_MAX = 256
+"""In bigger games, sets up to this size are searched in one kernel call (measured not slower up to 150)."""
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
@@ -366,7 +372,12 @@ class Searcher:
         o = self.options
         n = int(cands.shape[0])
         hybrid_root = o.mde is not None and turn > o.mde
-        if len(history) > 2 or n <= self.n_valid or hybrid_root:
+        # Splitting the root costs one equivalence-set computation per (guess, part), linear in the game's
+        # codes; beyond the atlas's sizes that dwarfs the search of a small set (five-digit Bulls-and-Cows,
+        # sets of 21-30 after two guesses: 50 s split, 0.17 s in one kernel call, same values), so small sets
+        # of big games go to the kernel at once (benchmarks/bench_big_games.py measures the searches).
+        small_in_big = self.game.size > SPLIT_ROOT_MAX_CODES and n <= DIRECT_SET_MAX
+        if len(history) > 2 or n <= self.n_valid or hybrid_root or small_in_big:
             pools = self.pools(history)
             value, best = self._run(cands, turn, k, beta, pools, self.called(history))
             return value, best, {}
