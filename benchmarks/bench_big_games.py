@@ -10,7 +10,10 @@ Bulls-and-Cows, 5 of 10 distinct, 30240 codes):
   (``kernels.partition_matrix``), on a set of ``--set-size`` codes against ``--guesses`` guesses, read from
   the table and computed from the codes; their ratio is why the search keeps the table;
 - ``searches``: exact optimal totals of positions after two guesses whose candidates number about
-  ``--targets`` codes, with nodes and seconds (one run each: the table they fill is reused).
+  ``--targets`` codes, with nodes and seconds (one run each: the table they fill is reused);
+- ``root_split``: ``--positions`` positions of 21-30 candidates after two guesses of the game's shipped tree,
+  solved with the root split guess by guess (as games up to 8192 codes are) and in one kernel call (the
+  default beyond): why small sets of big games skip the split.
 
     python benchmarks/bench_big_games.py
     python benchmarks/bench_big_games.py --games 5,8,1 --targets 20 40
@@ -38,7 +41,8 @@ def _peak_gb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024, 3)
 
 
-def bench_game(spec: str, set_size: int, n_guesses: int, targets: list[int], runs: int) -> dict[str, Any]:
+def bench_game(spec: str, set_size: int, n_guesses: int, targets: list[int], runs: int,
+               positions: int) -> dict[str, Any]:
     import numpy as np
 
     from solver import kernels
@@ -95,7 +99,38 @@ def bench_game(spec: str, set_size: int, n_guesses: int, targets: list[int], run
             "candidates": best[0], "value": result.value, "exact": result.exact,
             "nodes": searcher.nodes - before, "seconds": round(time.perf_counter() - t0, 3)})
     out["searches"] = searches
+    out["root_split"] = root_split(game, positions)
     out["peak_rss_gb"] = _peak_gb()
+    return out
+
+
+def root_split(game: Any, count: int) -> dict[str, Any]:
+    """Positions of 21-30 candidates after two guesses of the game's shipped best-known tree (what its hybrid
+    searches), solved from an empty table with the root split guess by guess (the atlas's way,
+    ``SPLIT_ROOT_MAX_CODES`` raised) and in one kernel call (the default past 8192 codes)."""
+    import solver.search as search
+    from service.atlas import BEST_KNOWN
+    from service.trees import TreeLibrary
+    from solver.game import Turn
+
+    stored = TreeLibrary().get(game, BEST_KNOWN, None)
+    if stored is None:
+        return {"skipped": "no best-known tree shipped"}
+    root = stored.tree.root
+    histories = [(Turn(root.guess, r1), Turn(c1.guess, r2)) for r1, c1 in sorted(root.children.items())
+                 for r2, c2 in sorted(c1.children.items()) if 21 <= c2.size <= 30][:count]
+    out: dict[str, Any] = {"positions": len(histories)}
+    default = search.SPLIT_ROOT_MAX_CODES
+    for mode, limit in (("split", 1 << 30), ("kernel", default)):
+        search.SPLIT_ROOT_MAX_CODES = limit
+        try:
+            s = search.Searcher(game, search.SolveOptions("total"), table_capacity=1 << 22)
+            t0 = time.perf_counter()
+            values = [s.solve(list(h)).value for h in histories]
+            out[mode] = {"seconds": round(time.perf_counter() - t0, 3), "nodes": s.nodes, "total": sum(values)}
+        finally:
+            search.SPLIT_ROOT_MAX_CODES = default
+    out["split_over_kernel"] = round(out["split"]["seconds"] / max(out["kernel"]["seconds"], 1e-9), 1)
     return out
 
 
@@ -106,8 +141,10 @@ def main() -> None:
     ap.add_argument("--guesses", type=int, default=4000)
     ap.add_argument("--targets", type=int, nargs="+", default=[15, 30, 60])
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--positions", type=int, default=8, help="positions of the root-split comparison")
     args = ap.parse_args()
-    results = [bench_game(g, args.set_size, args.guesses, args.targets, args.runs) for g in args.games]
+    results = [bench_game(g, args.set_size, args.guesses, args.targets, args.runs, args.positions)
+               for g in args.games]
     print(json.dumps({"benchmark": "big_games", "machine": machine(), "results": results}, indent=2))
 
 

@@ -34,13 +34,9 @@ def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.
     """The ``width`` guesses of ``pool`` (canonical: one per class of interchangeable symbols) with the
     highest entropy of the partition of ``cands`` (ties: candidates first, then the lower code)."""
     a = arrays
-    called = 0
-    for t in path:
-        called |= int(a.masks[t.guess])
-    absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
-    keep = np.fromiter((kernels.is_canonical(a.codes, int(g), absent, uncalled) for g in pool),
-                       dtype=bool, count=pool.shape[0])
-    guesses = np.ascontiguousarray(pool[keep], dtype=np.int32)
+    absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(a.called(path)), game.symbols)
+    canonical = kernels.class_lowest_codes(a.codes, np.int64(absent), np.int64(uncalled))
+    guesses = np.ascontiguousarray(pool[np.isin(pool, canonical)], dtype=np.int32)
     counts = kernels.partition_matrix(*a.kernel_args(), guesses, cands, game.n_responses).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(counts > 0, counts * np.log2(np.maximum(counts, 1)), 0.0).sum(axis=1)
@@ -61,17 +57,11 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
     a = arrays
     n_resp, win = game.n_responses, game.all_bulls
 
-    def called_of(path: list[Turn]) -> int:
-        mask = 0
-        for t in path:
-            mask |= int(a.masks[t.guess])
-        return mask
-
     def rest_cost(part: CandidateSet, path: list[Turn]) -> int:
         """Guesses the base needs from this position on, summed over its candidates."""
         if part.shape[0] == 1:
             return 1
-        key = (part.tobytes(), called_of(path))
+        key = (part.tobytes(), a.called(path))
         hit = memo.get(key)
         if hit is None:
             stats = build_tree(game, base, path, arrays=a).stats()
