@@ -325,7 +325,7 @@ class RecordTree(BaseModel):
     tree: str = Field(description="The strategy name it is served under: /v1/strategies/{game}/best-known, and "
                                   "next-move's answers while a history follows it.")
     proven_optimal: bool = Field(description="Always false: nobody has solved these games exactly.")
-    seconds: float = Field(description="CPU time its construction took (see `machine`).")
+    seconds: float = Field(description="Wall-clock seconds of the command that built it (one process, `machine`).")
     command: str = Field(description="The command that builds it from nothing.")
     machine: str
 
