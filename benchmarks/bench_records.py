@@ -2,11 +2,12 @@
 
 Runs ``bullscows serve`` the README's way (gunicorn, SQLite in a fresh instance folder) and, for each
 records game with a shipped best-known tree (``service/data/records.json``), plays secrets as a bot would:
-the bot opens with a relabelled image of the tree's first guess (a random renaming of the symbols and
-the positions, the same for the whole game), then asks ``POST /v1/next-move`` with its history until the
-secret is found.  It reports the total and worst case over the secrets played (every secret by default,
-so the total is the strategy's, played end to end over HTTP), where the answers came from, and the
-latency of the answers (p50, p99, max).
+the bot opens with a relabelled image of the tree's first guess (one random renaming of the symbols and
+the positions per game), then asks ``POST /v1/next-move`` with its history until the secret is found.  The
+relabelling being one symmetry for every secret, the secrets map one to one onto the tree's, so over every
+secret (the default) the total is the shipped tree's, played end to end over HTTP.  It reports the total and
+worst case over the secrets played, where the answers came from, and the latency of the answers (p50, p99,
+max; the first answer of a game loads and checks its tree).
 
     python benchmarks/bench_records.py                     # every secret of both games (minutes)
     python benchmarks/bench_records.py --secrets 2000 --games 5,8,1
@@ -43,11 +44,11 @@ def play_all(port: int, spec: str, secrets: int | None, rng: random.Random) -> d
     chosen = list(range(game.size)) if secrets is None else rng.sample(range(game.size), secrets)
     total, worst, latencies, sources = 0, 0, [], Counter()
     tree_total = 0
+    perm, sym = list(range(game.positions)), list(range(game.symbols))
+    rng.shuffle(perm)
+    rng.shuffle(sym)
+    psi = Relabelling(tuple(perm), tuple(sym))
     for secret in chosen:
-        perm, sym = list(range(game.positions)), list(range(game.symbols))
-        rng.shuffle(perm)
-        rng.shuffle(sym)
-        psi = Relabelling(tuple(perm), tuple(sym))
         hidden = psi.apply(game, secret)
         guess = psi.apply(game, stored.tree.root.guess)
         history: list[str] = []
