@@ -247,6 +247,8 @@ class RolloutInfo(BaseModel):
     from_turn: int = Field(description="The first guess number rolled out.")
     levels: int = Field(description="The last guess number rolled out.")
     min_size: int = Field(description="Only positions of more candidates than this are rolled out.")
+    max_guesses: int | None = Field(default=None, description=(
+        "When set, the rollout minimised the secrets needing more guesses than this first, then the total."))
 
 
 class HybridInfo(BaseModel):

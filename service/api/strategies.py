@@ -178,8 +178,9 @@ def _about(tree: Tree, strategy: str) -> dict[str, Any]:
     if meta is not None:
         out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": meta["max_guesses"],
                "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
-        if meta.get("source") == "hybrid":
-            out["hybrid"] = {"above": meta["above"], "exact_at_most": meta["exact_at_most"]}
+        if meta.get("source") in ("hybrid", "records"):
+            out["hybrid"] = {"above": meta["above"], "exact_at_most": meta["exact_at_most"],
+                             "rollout": meta.get("rollout")}
         return out
     return {"optimal": criterion_of(strategy) is not None, "source": "built",
             "max_guesses": request.args.get("max_guesses", type=int)}

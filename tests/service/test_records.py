@@ -183,3 +183,12 @@ def test_the_records_page_shows_the_shipped_file() -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "records.md").read_text(encoding="utf-8")
     printed = CliRunner().invoke(main, ["records", "show", "--markdown"])
     assert printed.exit_code == 0 and printed.output in page
+
+
+@backend_agnostic
+def test_the_best_known_trees_statistics_say_how_they_were_built(client: FlaskClient) -> None:
+    for spec in _shipped_specs():
+        best = records.load()[spec]["best_known"]
+        stats = client.get(f"/v1/strategies/{spec}/best-known").get_json()
+        assert (stats["total"], stats["worst_case"], stats["optimal"]) == (best["total"], best["worst_case"], False)
+        assert stats["hybrid"]["above"] == best["above"] and stats["hybrid"]["rollout"] == best.get("rollout")

@@ -21,12 +21,17 @@ def library() -> TreeLibrary:
 def test_manifest_covers_the_specs(library: TreeLibrary) -> None:
     """The presets' trees are the specs' (`trees build`); every other shipped tree is the atlas's: an
     exact game's optimal trees (`atlas trees`), or an unsolved game's best known hybrid (`atlas hybrid`,
-    never claimed exact), both played in tests/test_atlas.py."""
+    never claimed exact), both played in tests/test_atlas.py; or a records game's best-known tree
+    (`records hybrid` / `records rollout`, never claimed exact, played in tests/service/test_records.py)."""
+    from service.records import PUBLISHED
+
     shipped = {(t.meta["game"], t.meta["strategy"]) for t in library.presets()}
     assert shipped == {(s["game"], s["strategy"]) for s in SPECS}
     others = [m for key, m in library.metas().items() if (m["game"], m["strategy"]) not in shipped]
-    assert all(m.get("source") == "atlas" or (m.get("source") == "hybrid" and m["strategy"] == "best-known"
-                                              and m["exact"] is False) for m in others)
+    assert all(m.get("source") == "atlas"
+               or (m.get("source") in ("hybrid", "records") and m["strategy"] == "best-known" and m["exact"] is False)
+               for m in others)
+    assert {m["game"] for m in others if m.get("source") == "records"} <= set(PUBLISHED)
 
 
 def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[str, Any]) -> None:
