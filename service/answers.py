@@ -316,8 +316,8 @@ class AnswerChain:
 
     def best_known_move(self, game: Game, history: Sequence[Turn], criterion: str, max_guesses: int | None,
                         n: int) -> Move | None:
-        """The guess of the game's shipped best-known tree (a hybrid: :mod:`service.records`), for a game too
-        large to search, while the history follows the tree under some relabelling; None otherwise.  Only
+        """The guess of the game's shipped best-known tree (a hybrid or its rollout: :mod:`service.records`), for
+        a game too large to search, while the history follows the tree under some relabelling; None otherwise.  Only
         for totals, and only when the tree keeps within ``max_guesses``: it is the best strategy known for
         them, not a proven optimum, so ``exact`` stays false until one candidate is left."""
         if criterion != "total":
