@@ -57,7 +57,10 @@ def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
-            found = {str(e["game"]): e for e in json.load(fh)["games"]}
+            try:
+                found = {str(e["game"]): e for e in json.load(fh)["games"]}
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path} is not a records file ({exc})") from None
     return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
                                                        if k in ("lower_bound", "best_known")}}
             for spec in PUBLISHED}

@@ -23,6 +23,16 @@ def _spec(game: str) -> str:
         _fail(str(exc))
 
 
+def _readable(path: str) -> None:
+    """Refuse a records file that cannot be read before any long computation starts."""
+    from service import records
+
+    try:
+        records.load(path)
+    except ValueError as exc:
+        _fail(str(exc))
+
+
 @records_group.command("bound")
 @click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=2, show_default=True,
@@ -36,6 +46,7 @@ def records_bound(game: str, depth: int, path: str | None) -> None:
     from service import records
 
     spec = _spec(game)
+    _readable(path or records.RECORDS_FILE)
     record = records.add_lower_bound(spec, depth, path=path or records.RECORDS_FILE,
                                      log=lambda line: click.echo(f"# {line}", err=True))
     _emit_json({"game": spec, **record})
@@ -61,6 +72,7 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     spec = _spec(game)
     if strategy not in STRATEGIES:
         _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    _readable(path or records.RECORDS_FILE)
     record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
                                 log=lambda line: click.echo(f"# {line}", err=True))
     _emit_json({"game": spec, **record})
@@ -101,6 +113,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
+    _readable(path or records.RECORDS_FILE)
     record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
                                  min_size=min_size, max_guesses=max_guesses, path=path or records.RECORDS_FILE,
                                  folder=folder,
@@ -116,7 +129,10 @@ def records_show(markdown: bool, path: str | None) -> None:
     """The published strategies of each records game beside this project's tree and lower bound."""
     from service import records
 
-    entries = records.load(path or records.RECORDS_FILE)
+    try:
+        entries = records.load(path or records.RECORDS_FILE)
+    except ValueError as exc:
+        _fail(str(exc))
     if markdown:
         click.echo(records.markdown(entries), nl=False)
     else:

@@ -99,6 +99,12 @@ def test_records_command_refuses_other_games(tmp_path: Path) -> None:
                                        "--file", str(tmp_path / "r.json")])
     assert result.exit_code == 2 and "unknown one-step strategy" in result.output
     assert not (tmp_path / "r.json").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    for args in (["records", "show"], ["records", "bound", "-g", "5,8,1"], ["records", "rollout", "-g", "5,10,0"]):
+        result = CliRunner().invoke(main, [*args, "--file", str(broken)])
+        assert result.exit_code == 2 and "is not a records file" in result.output, args
+    assert broken.read_text() == "{not json"
     shown = CliRunner().invoke(main, ["records", "show"])
     assert shown.exit_code == 0 and {g["game"] for g in json.loads(shown.output)["games"]} == {"5,8,1", "5,10,0"}
 
