@@ -53,7 +53,9 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
     tries the base's own guess and the ``width`` best by entropy (from ``pool_of(path)``), each completed
     by ``base``, and plays the cheapest; elsewhere it plays ``base``.  With ``max_guesses``, cheapest means
     fewest secrets beyond that many guesses first, then fewest guesses."""
-    memo: dict[tuple[bytes, int], int] = {}
+    memo: dict[tuple[Turn, ...], int] = {}
+    """The base's cost below each position tried, by its whole path: the base may break ties by the history's
+    symmetry, so only the path (which determines the candidates) pins down the subtree it plays."""
     a = arrays
     n_resp, win = game.n_responses, game.all_bulls
 
@@ -61,7 +63,7 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
         """Guesses the base needs from this position on, summed over its candidates."""
         if part.shape[0] == 1:
             return 1
-        key = (part.tobytes(), a.called(path))
+        key = tuple(path)
         hit = memo.get(key)
         if hit is None:
             stats = build_tree(game, base, path, arrays=a).stats()
