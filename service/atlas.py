@@ -240,7 +240,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     default the entry's best one-step strategy, above ``exact_at_most`` candidates, optimal below), and
     keep it when it has fewer guesses than the entry's trees so far: shipped as the game's ``best-known``
     tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None."""
-    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    from service.trees import TREE_DIR
 
     entries = load(path)
     entry = entries[spec]
@@ -274,19 +274,27 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     if stats.total >= best:
         log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
         return None
-    folder = folder or TREE_DIR
-    manifest = read_manifest(folder)
-    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
-    record["tree"] = name
-    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
-        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-        "from_set_only": False, "exact": False, "source": "hybrid", "above": above, "exact_at_most": exact_at_most,
-        "built_by": tree.strategy})
-    write_manifest(manifest, folder)
+    record["tree"] = ship_best_known(spec, tree, stats, folder or TREE_DIR, "hybrid",
+                                     {"above": above, "exact_at_most": exact_at_most})
     tighten_entry(entry, {**one_step, **played_hybrid(record)})
     entry["hybrid"] = record
     save(entries, path)
     return record
+
+
+def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, fields: dict[str, Any]) -> str:
+    """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
+    ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
+    atlas's unsolved games and the records games."""
+    from service.trees import read_manifest, ship_tree, write_manifest
+
+    manifest = read_manifest(folder)
+    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
+    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
+        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+        "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
+    write_manifest(manifest, folder)
+    return name
 
 
 def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,

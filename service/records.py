@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.atlas import BEST_KNOWN, machine
+from service.atlas import BEST_KNOWN, machine, ship_best_known
 from solver.game import Game
 from solver.tree import Tree
 
@@ -144,7 +144,7 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     """Build a strategy tree of a records game, play it through every secret (its statistics), and ship it as
     the game's ``best-known`` tree when it needs fewer guesses than the one recorded.  Returns its record, with
     ``kept``."""
-    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    from service.trees import TREE_DIR
 
     game = Game.from_spec(spec)
     started = time.perf_counter()
@@ -163,13 +163,7 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     if old is not None and stats.total >= int(old["total"]):
         return {**record, "kept": False}
     folder = folder or TREE_DIR
-    manifest = read_manifest(folder)
-    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
-    record["tree"] = name
-    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
-        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-        "from_set_only": False, "exact": False, "source": "records", "built_by": tree.strategy, **fields})
-    write_manifest(manifest, folder)
+    name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)
     record["bytes"] = os.path.getsize(os.path.join(folder, name))
     entries[spec]["best_known"] = record
     save(entries, path)

@@ -198,11 +198,7 @@ def test_a_game_past_the_exact_search_compares_its_trees_through_jobs(page: Any,
     workers.ensure()
     api = live.app.test_client()
     _custom(page, 6, 6, "46656")
-    page.click("#tab-explorer")
-    page.select_option("#x-a", "optimal-total")
-    page.select_option("#x-b", "")
-    page.click("#x-show")
-    page.wait_for_selector("#x-notice:not([hidden])")
+    _show_optimal_total(page)
     assert "out of reach" in (page.text_content("#x-notice") or "")
     assert "8192" in (page.text_content("#x-notice-text") or "")
     page.wait_for_selector("#x-jobs:not([hidden]) #x-job-list progress")
@@ -212,6 +208,15 @@ def test_a_game_past_the_exact_search_compares_its_trees_through_jobs(page: Any,
     total = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
     assert total == str(stats["total"])
     assert page.get_attribute("#x-status", "data-jobs") == "1"
+
+
+def _show_optimal_total(page: Any) -> None:
+    """Ask the explorer for the chosen game's optimal total alone, and wait for its notice."""
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    page.select_option("#x-b", "")
+    page.click("#x-show")
+    page.wait_for_selector("#x-notice:not([hidden])")
 
 
 def _custom(page: Any, positions: int, symbols: int, codes: str) -> None:
@@ -229,11 +234,7 @@ def test_super_mastermind_shows_the_records_and_its_best_known_tree(page: Any, l
     api = live.app.test_client()
     record = api.get("/v1/games/5,8,1").json["record"]
     _custom(page, 5, 8, "32768")
-    page.click("#tab-explorer")
-    page.select_option("#x-a", "optimal-total")
-    page.select_option("#x-b", "")
-    page.click("#x-show")
-    page.wait_for_selector("#x-notice:not([hidden])")
+    _show_optimal_total(page)
     notice = page.text_content("#x-notice") or ""
     assert "not solved by anyone" in notice and "179274" in notice
     assert str(record["best_known"]["total"]) in notice and str(record["lower_bound"]["value"]) in notice
