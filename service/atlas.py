@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
+from service.filelock import exclusive
 from solver.atlas import (
     LABELS,
     NAMES,
@@ -242,13 +243,11 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None."""
     from service.trees import TREE_DIR
 
-    entries = load(path)
-    entry = entries[spec]
+    entry = load(path)[spec]
     if finished(entry):
         raise ValueError(f"{spec} is solved: its optimal trees are shipped")
     game = Game.from_spec(spec)
-    one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
-    above = strategy or best_one_step(one_step)
+    above = strategy or best_one_step({name: OneStep(**t) for name, t in entry["one_step"].items()})
     started = time.perf_counter()
     if rollout is None:
         tree = hybrid_tree(game, above, exact_at_most)
@@ -270,15 +269,19 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
               "date": datetime.date.today().isoformat()}
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
-    best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
-    if stats.total >= best:
-        log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
-        return None
-    record["tree"] = ship_best_known(spec, tree, stats, folder or TREE_DIR, "hybrid",
-                                     {"above": above, "exact_at_most": exact_at_most})
-    tighten_entry(entry, {**one_step, **played_hybrid(record)})
-    entry["hybrid"] = record
-    save(entries, path)
+    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+        entries = load(path)
+        entry = entries[spec]
+        one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
+        best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
+        if stats.total >= best:
+            log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
+            return None
+        record["tree"] = ship_best_known(spec, tree, stats, folder or TREE_DIR, "hybrid",
+                                         {"above": above, "exact_at_most": exact_at_most})
+        tighten_entry(entry, {**one_step, **played_hybrid(record)})
+        entry["hybrid"] = record
+        save(entries, path)
     return record
 
 
@@ -288,12 +291,13 @@ def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, 
     atlas's unsolved games and the records games."""
     from service.trees import read_manifest, ship_tree, write_manifest
 
-    manifest = read_manifest(folder)
     name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
-    manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
-        "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-        "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
-    write_manifest(manifest, folder)
+    with exclusive(os.path.join(folder, "manifest.json")):
+        manifest = read_manifest(folder)
+        manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
+            "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+            "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
+        write_manifest(manifest, folder)
     return name
 
 
@@ -306,23 +310,24 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
     it beats the entry's record.  Returns (the record, the bound with its parts)."""
     from solver.lowerbound import root_lower_bound
 
-    entries = load(path)
-    entry = entries[spec]
-    if entry["values"]["total"]["exact"]:
-        raise ValueError(f"{spec} is solved: its total is {entry['values']['total']['value']}")
+    if load(path)[spec]["values"]["total"]["exact"]:
+        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
     game = Game.from_spec(spec)
     got = root_lower_bound(game, (), depth, known=known)
     record = {"value": got.value, "depth": depth, "size_only": got.size_only, "work": got.work,
               "seconds": round(got.seconds, 1), "table": known is not None,
               "command": f"bullscows atlas bounds -g {spec} --depth {depth}", "machine": machine(),
               "date": datetime.date.today().isoformat()}
-    old = entry.get("lower_bound")
-    log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
-        f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
-    if old is None or got.value > int(old["value"]):
-        apply_lower_bound(entry, got.value)
-        entry["lower_bound"] = record
-        save(entries, path)
+    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+        entries = load(path)
+        entry = entries[spec]
+        old = entry.get("lower_bound")
+        log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
+            f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
+        if old is None or got.value > int(old["value"]):
+            apply_lower_bound(entry, got.value)
+            entry["lower_bound"] = record
+            save(entries, path)
     return record, got
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.atlas import BEST_KNOWN, machine, ship_best_known
+from service.filelock import exclusive
 from solver.game import Game
 from solver.tree import Tree
 
@@ -97,13 +98,14 @@ def add_lower_bound(spec: str, depth: int, *, path: str = RECORDS_FILE,
               "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
               "command": f"bullscows records bound -g {spec} --depth {depth}", "machine": machine(),
               "date": datetime.date.today().isoformat()}
-    entries = load(path)
-    old = entries[spec].get("lower_bound")
-    log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
-        f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
-    if old is None or got.value > int(old["value"]):
-        entries[spec]["lower_bound"] = record
-        save(entries, path)
+    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+        entries = load(path)
+        old = entries[spec].get("lower_bound")
+        log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
+            f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
+        if old is None or got.value > int(old["value"]):
+            entries[spec]["lower_bound"] = record
+            save(entries, path)
     return record
 
 
@@ -156,17 +158,18 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
               "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
               "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
               "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
-    entries = load(path)
-    old = entries[spec].get("best_known")
-    log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case {stats.worst_case}, "
-        f"{seconds:.1f} s" + (f"; recorded {old['total']}" if old else ""))
-    if old is not None and stats.total >= int(old["total"]):
-        return {**record, "kept": False}
-    folder = folder or TREE_DIR
-    name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)
-    record["bytes"] = os.path.getsize(os.path.join(folder, name))
-    entries[spec]["best_known"] = record
-    save(entries, path)
+    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+        entries = load(path)
+        old = entries[spec].get("best_known")
+        log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
+            f"{stats.worst_case}, {seconds:.1f} s" + (f"; recorded {old['total']}" if old else ""))
+        if old is not None and stats.total >= int(old["total"]):
+            return {**record, "kept": False}
+        folder = folder or TREE_DIR
+        name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)
+        record["bytes"] = os.path.getsize(os.path.join(folder, name))
+        entries[spec]["best_known"] = record
+        save(entries, path)
     return {**record, "kept": True}
 
 

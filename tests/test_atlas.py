@@ -548,3 +548,29 @@ def test_a_lower_bound_past_an_upper_one_is_refused() -> None:
     assert raised["worst_case"] == values["worst_case"]
     with pytest.raises(ValueError, match="passes"):
         raise_lower(values, int(values["total"].upper or 0) + 1)
+
+
+def test_a_hybrid_finishing_keeps_what_another_run_wrote_meanwhile(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two long commands on one atlas file (two games, two cores): the one that finishes last re-reads the
+    file under its lock, so the other's result is not overwritten by the copy it read when it started."""
+    from solver import atlas as solver_atlas
+
+    path, folder = tmp_path / "atlas.json", tmp_path / "trees"
+    folder.mkdir()
+    entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
+    entry["values"]["total"].update(exact=False, value=None, upper=min(t["total"] for t in entry["one_step"].values()))
+    other = json.loads(json.dumps(SHIPPED["3,3,1"]))
+    atlas.save({"4,3,1": entry, "3,3,1": other}, str(path))
+
+    def meanwhile(game: Game, strategy: str, exact_at_most: int) -> object:
+        entries = atlas.load(str(path))  # another run finishes while this one computes
+        entries["3,3,1"]["hybrid"] = {"written": "by the other run"}
+        atlas.save(entries, str(path))
+        return solver_atlas.hybrid_tree(game, strategy, exact_at_most)
+
+    monkeypatch.setattr(atlas, "hybrid_tree", meanwhile)
+    record = atlas.add_hybrid("4,3,1", 81, "entropy", path=str(path), folder=str(folder))
+    got = atlas.load(str(path))
+    assert record is not None and got["4,3,1"]["hybrid"]["total"] == record["total"]
+    assert got["3,3,1"]["hybrid"] == {"written": "by the other run"}
