@@ -123,41 +123,64 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
                 min_size: int, max_guesses: int | None = None, path: str = RECORDS_FILE, folder: str | None = None,
-                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Build the game's rollout tree over the hybrid (:func:`solver.rollout.rollout_tree`) and keep it when it
-    beats the recorded one (:func:`add_tree`).  ``log`` is told each rollout decision."""
-    from solver.rollout import rollout_tree
+                progress: str | None = None, processes: int = 1, scheduler: str | None = None,
+                max_units: int | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
+    response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
+    ``scheduler`` where the units run, ``max_units`` to stop after that many), and, once every unit is done,
+    keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
+    decision made in this process.  Returns the tree's record with ``kept``, or the campaign's progress
+    (``finished: false``) when units are left."""
+    from service import rollouts
+    from solver.rollout import RolloutPlan
 
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses)
+    progress = progress or rollouts.default_path(spec)
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
                + ("" if max_guesses is None else f" --max-guesses {max_guesses}"))
-    return add_tree(spec, lambda game: rollout_tree(game, strategy, exact_at_most, width=width, levels=levels,
-                                                    min_size=min_size, from_turn=from_turn, max_guesses=max_guesses,
-                                                    log=log),
-                    {"above": strategy, "exact_at_most": exact_at_most,
-                     "rollout": {"width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size,
-                                 "max_guesses": max_guesses}},
-                    command, path=path, folder=folder, log=log)
+    done = rollouts.finished(progress, spec, plan)
+    if done is not None:
+        log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
+        return {**done, "finished": True, "kept": False, "progress": progress}
+    tree = rollouts.run(spec, plan, progress, processes=processes, scheduler=scheduler, max_units=max_units,
+                        log=log)
+    doc = rollouts.read(progress) or {}
+    if tree is None:
+        left = len(rollouts.missing(Game.from_spec(spec), doc))
+        return {"finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+                "units_left": left, "seconds": round(rollouts.seconds(doc), 1)}
+    record = add_tree(spec, lambda _game: tree,
+                      {"above": strategy, "exact_at_most": exact_at_most, "rollout": {
+                          "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size,
+                          "max_guesses": max_guesses}},
+                      command, path=path, folder=folder, seconds=rollouts.seconds(doc),
+                      campaign={"units": len(doc["units"]), "progress": progress}, log=log)
+    rollouts.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})
+    return {**record, "finished": True, "progress": progress}
 
 
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,
-             path: str = RECORDS_FILE, folder: str | None = None,
-             log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+             path: str = RECORDS_FILE, folder: str | None = None, seconds: float | None = None,
+             campaign: dict[str, Any] | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build a strategy tree of a records game, play it through every secret (its statistics), and ship it as
     the game's ``best-known`` tree when it needs fewer guesses than the one recorded.  Returns its record, with
-    ``kept``."""
+    ``kept``.  ``seconds``: the time to record when the tree was built elsewhere (a campaign's units, summed);
+    ``campaign``: how it was split, recorded as it is."""
     from service.trees import TREE_DIR
 
     game = Game.from_spec(spec)
     started = time.perf_counter()
     tree = build(game)
     stats = tree.stats()
-    seconds = time.perf_counter() - started
+    if seconds is None:
+        seconds = time.perf_counter() - started
     record = {"strategy": tree.strategy, **fields,
               "total": stats.total, "average": round(stats.total / game.size, 5), "worst_case": stats.worst_case,
               "histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
               "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
-              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+              **({} if campaign is None else {"campaign": campaign}), "command": command, "machine": machine(),
+              "date": datetime.date.today().isoformat()}
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         old = entries[spec].get("best_known")

@@ -13,7 +13,9 @@ through every secret like any tree; it is an upper bound of the optimum, never a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -108,6 +110,46 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
     return choose
 
 
+@dataclass(frozen=True)
+class RolloutPlan:
+    """How a rollout tree is built: the hybrid below (``strategy`` above ``exact_at_most`` candidates, the
+    optimal total's guess at or below), and where it is rolled out (guesses ``from_turn`` to ``levels``,
+    positions of more than ``min_size`` candidates, ``width`` guesses besides the hybrid's own).  With
+    ``max_guesses``, the hybrid's small positions keep to it where they can and the rollout puts it first."""
+
+    strategy: str
+    exact_at_most: int
+    width: int
+    levels: int
+    min_size: int
+    from_turn: int = 1
+    max_guesses: int | None = None
+
+    def name(self) -> str:
+        """The tree's strategy name, as records and manifests show it."""
+        limit = "" if self.max_guesses is None else f" within {self.max_guesses}"
+        return (f"rollout(width {self.width}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}) "
+                f"over {self.strategy}+exact<={self.exact_at_most}{limit}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
+                 log: Log = lambda _: None) -> tuple[Chooser, GameArrays]:
+    """The rollout chooser of ``plan`` over its hybrid (:func:`solver.atlas.hybrid_chooser`), with the arrays
+    it plays on.  ``searcher``: a :class:`solver.search.Searcher` of the game to reuse (default: a new one)."""
+    from solver.atlas import hybrid_chooser
+    from solver.search import Searcher, SolveOptions
+
+    s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    base = hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses)
+    choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
+                             from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
+                             max_guesses=plan.max_guesses, log=log)
+    return choose, s.arrays
+
+
 def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, levels: int, min_size: int,
                  from_turn: int = 1, max_guesses: int | None = None, searcher: object = None,
                  log: Log = lambda _: None) -> Tree:
@@ -116,14 +158,54 @@ def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, l
     ``min_size`` candidates are left, ``width`` guesses each besides the hybrid's own.  ``max_guesses``: the
     hybrid's small positions keep to it where they can, and the rollout puts it first (fewest secrets beyond
     it, then fewest guesses)."""
-    from solver.atlas import hybrid_chooser
-    from solver.search import Searcher, SolveOptions
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses)
+    choose, arrays = plan_chooser(game, plan, searcher, log)
+    return build_tree(game, choose, arrays=arrays, strategy=plan.name())
 
-    s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    base = hybrid_chooser(game, strategy, exact_at_most, s, max_guesses)
-    choose = rollout_chooser(game, base, width=width, levels=levels, min_size=min_size, from_turn=from_turn,
-                             pool_of=lambda path: s.pools(path)[0], arrays=s.arrays, max_guesses=max_guesses, log=log)
-    limit = "" if max_guesses is None else f" within {max_guesses}"
-    name = (f"rollout(width {width}, guesses {from_turn}-{levels}, >{min_size}{limit}) over "
-            f"{strategy}+exact<={exact_at_most}{limit}")
-    return build_tree(game, choose, arrays=s.arrays, strategy=name)
+
+# -- the same tree in units, one per response to the first guess (campaigns across processes) -------------
+
+
+def first_guess(game: Game, plan: RolloutPlan, log: Log = lambda _: None) -> Code:
+    """The rollout's first guess: the hybrid's own unless the plan rolls out the first guess too."""
+    choose, _ = plan_chooser(game, plan, log=log)
+    return int(choose(game.candidates(()), []))
+
+
+def branch_tree(game: Game, plan: RolloutPlan, first: Code, response: int, log: Log = lambda _: None) -> Tree:
+    """The rollout's subtree after ``first`` answered by ``response``: the same choices as the whole
+    :func:`rollout_tree` makes there, each decision depending only on the path to it.  Built with a searcher
+    of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before."""
+    choose, arrays = plan_chooser(game, plan, log=log)
+    return build_tree(game, choose, [Turn(first, response)], arrays=arrays, strategy=plan.name())
+
+
+def branch_responses(game: Game, first: Code) -> list[int]:
+    """The responses to ``first`` that leave candidates to find (the winning one excluded), biggest first:
+    the units of a rollout campaign, longest first."""
+    a = game.arrays(table=True)
+    _, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
+    sizes = np.diff(starts)
+    return [int(r) for r in np.argsort(-sizes, kind="stable") if sizes[r] > 0 and r != game.all_bulls]
+
+
+def assemble(game: Game, plan: RolloutPlan, first: Code, branches: Mapping[int, Tree]) -> Tree:
+    """The whole tree from its first guess and one subtree per response (:func:`branch_tree`), rebuilt move
+    by move (so every branch is checked against its candidates on the way).
+
+    :raises ValueError: a response has no subtree, or a subtree does not follow its own history.
+    """
+    missing = [r for r in branch_responses(game, first) if r not in branches]
+    if missing:
+        raise ValueError(f"no subtree for response(s) {', '.join(game.format_response(r) for r in missing)}")
+
+    def replay(cands: CandidateSet, path: list[Turn]) -> Code:
+        if not path:
+            return first
+        node = branches[path[0].response].node_at(path[1:])
+        if node is None:
+            raise ValueError(f"the subtree of {game.format_turn(path[0])} has no position after "
+                             f"{', '.join(game.format_turn(t) for t in path[1:])}")
+        return node.guess
+
+    return build_tree(game, replay, strategy=plan.name())

@@ -7,8 +7,9 @@ import pytest
 
 from solver.atlas import hybrid_tree
 from solver.game import Game
-from solver.rollout import rollout_tree
+from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess, rollout_tree
 from solver.search import Searcher, SolveOptions
+from solver.tree import to_compact
 
 
 @pytest.mark.parametrize(("spec", "exact_at_most"), [("4,6,1", 5), ("3,5,0", 3), ("4,5,1", 4), ("3,6,1", 6)])
@@ -44,3 +45,23 @@ def test_rollout_puts_a_depth_limit_first() -> None:
     tree = rollout_tree(game, "entropy", 5, width=4, levels=3, min_size=5, max_guesses=5)
     stats = tree.stats()
     assert stats.worst_case <= 5 and stats.total >= 5626
+
+
+def test_a_rollout_in_units_is_the_whole_rollout() -> None:
+    """Built one response to the first guess at a time, each unit with a searcher of its own, and put back
+    together, the rollout is the same tree as when it is built at once (every decision depends on its path
+    only); a missing unit is refused by name."""
+    game = Game.from_spec("4,6,1")
+    plan = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1, max_guesses=None)
+    whole = rollout_tree(game, "entropy", 6, width=3, levels=3, min_size=6, from_turn=1)
+    first = first_guess(game, plan)
+    assert first == whole.root.guess
+    responses = branch_responses(game, first)
+    assert len(responses) == len(whole.root.children)
+    branches = {r: branch_tree(game, plan, first, r) for r in reversed(responses)}  # any order
+    tree = assemble(game, plan, first, branches)
+    assert to_compact(tree) == to_compact(whole)
+    assert tree.stats().total == whole.stats().total and tree.strategy == plan.name() == whole.strategy
+    del branches[responses[-1]]
+    with pytest.raises(ValueError, match=game.format_response(responses[-1])):
+        assemble(game, plan, first, branches)

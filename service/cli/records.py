@@ -99,13 +99,26 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="The campaign's progress file (default: campaigns/rollout-<game>.json in this folder).")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes building units at once (more than 1: a Dask LocalCluster).")
+@click.option("--scheduler", default=None, help="A Dask scheduler's address (tcp://host:8786) to run the units on.")
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="Stop after this many more units (the campaign continues from its progress file).")
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
-                    min_size: int, max_guesses: int | None, path: str | None, folder: str | None) -> None:
+                    min_size: int, max_guesses: int | None, path: str | None, folder: str | None,
+                    progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
-    no more guesses than the hybrid.  Played through every secret and shipped as the best-known tree when it
-    beats the one recorded.  Prints its record as JSON; each decision is logged on stderr."""
-    from service import records
+    no more guesses than the hybrid.
+
+    It runs as a campaign of units, one per response to the first guess, on --processes processes or a Dask
+    cluster, each finished unit saved to --progress at once: stopped or killed, the same command continues
+    where it was.  When every unit is done, the tree is played through every secret and shipped as the
+    best-known tree when it beats the one recorded.  Prints its record (or the campaign's progress) as JSON;
+    units and decisions are logged on stderr."""
+    from service import records, rollouts
     from solver.heuristics import STRATEGIES
 
     spec = _spec(game)
@@ -114,10 +127,13 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
     _readable(path or records.RECORDS_FILE)
-    record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
-                                 min_size=min_size, max_guesses=max_guesses, path=path or records.RECORDS_FILE,
-                                 folder=folder,
-                                 log=lambda line: click.echo(f"# {line}", err=True))
+    try:
+        record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
+                                     min_size=min_size, max_guesses=max_guesses, path=path or records.RECORDS_FILE,
+                                     folder=folder, progress=progress, processes=processes, scheduler=scheduler,
+                                     max_units=max_units, log=lambda line: click.echo(f"# {line}", err=True))
+    except rollouts.CampaignError as exc:
+        _fail(str(exc))
     _emit_json({"game": spec, **record})
 
 

@@ -1,0 +1,207 @@
+"""Rollout campaigns: a rollout tree (:mod:`solver.rollout`) built as units, one per response to the first
+guess, run on as many processes or machines as there are (Dask), its progress kept in a file.
+
+Why: a records tree takes a quarter of an hour to hours of one core, and a session, a machine or a process
+can end before it does.  The rollout decides each position from its path alone, so the subtree below each
+response to the first guess is a unit that any process can build alone, and the finished tree is those
+subtrees put back under the first guess.  Each finished unit is written to the progress file at once
+(atomically, under a lock): a campaign killed at any moment loses only the units that were running, and
+run again with the same file it builds only the units that are missing.  The file carries the plan, so a
+second run with other parameters is refused rather than mixed in.  When every unit is there, the tree is
+assembled (checked move by move against its candidates) and handed to the caller, which plays every
+secret through it before it claims anything.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.filelock import exclusive
+from solver.game import Code, Game
+from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess
+from solver.tree import Tree, from_compact, to_compact
+
+FORMAT = "bullscows-rollout-campaign"
+CAMPAIGN_DIR = "campaigns"
+"""Where progress files go by default (relative to the working folder, like the exact campaigns' files)."""
+
+Log = Callable[[str], None]
+
+
+class CampaignError(ValueError):
+    """A progress file that cannot be continued (unreadable, another game, other parameters)."""
+
+
+def default_path(spec: str) -> str:
+    """The progress file of a game's rollout campaign: ``campaigns/rollout-5-10-0.json``."""
+    return os.path.join(CAMPAIGN_DIR, f"rollout-{spec.replace(',', '-')}.json")
+
+
+def read(path: str) -> dict[str, Any] | None:
+    """The progress file's document, or None when there is none yet.
+
+    :raises CampaignError: the file is not a rollout campaign's progress.
+    """
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if doc.get("format") != FORMAT or not isinstance(doc.get("units"), dict):
+            raise ValueError("not a rollout campaign's progress file")
+        return dict(doc)
+    except (OSError, ValueError) as exc:
+        raise CampaignError(f"{path}: {exc}") from None
+
+
+def _write(doc: dict[str, Any], path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def start(game: Game, plan: RolloutPlan, path: str, log: Log = lambda _: None) -> dict[str, Any]:
+    """The campaign's progress: read from ``path`` when it is there (and is this game's and plan's), else
+    begun there, with the first guess chosen (the hybrid's own, or rolled out when the plan starts at 1).
+
+    :raises CampaignError: the file belongs to another game or plan.
+    """
+    with exclusive(path):
+        doc = read(path)
+        if doc is not None:
+            if doc.get("game") != game.spec or doc.get("plan") != plan.as_dict():
+                raise CampaignError(
+                    f"{path} continues another campaign ({doc.get('game')}: {doc.get('plan')}); give another "
+                    "progress file, or remove this one to start again")
+            return doc
+    started = time.perf_counter()
+    first = first_guess(game, plan, log)
+    doc = {"format": FORMAT, "game": game.spec, "plan": plan.as_dict(), "first_guess": game.format_code(first),
+           "first_guess_seconds": round(time.perf_counter() - started, 1),
+           "started": datetime.date.today().isoformat(), "units": {}}
+    with exclusive(path):
+        if read(path) is None:
+            _write(doc, path)
+        else:  # another process began it meanwhile: continue theirs
+            doc = read(path) or doc
+    return doc
+
+
+def _unit(spec: str, plan: dict[str, Any], first: Code, response: int) -> tuple[int, str, float]:
+    """One unit, as a worker process runs it: the subtree's compact text and its time."""
+    game = Game.from_spec(spec)
+    started = time.perf_counter()
+    tree = branch_tree(game, RolloutPlan(**plan), first, response)
+    return response, to_compact(tree), time.perf_counter() - started
+
+
+def record_unit(path: str, game: Game, response: int, text: str, seconds: float) -> None:
+    """Add a finished unit to the progress file (re-read under its lock: other processes write to it too)."""
+    with exclusive(path):
+        doc = read(path)
+        if doc is None:
+            raise CampaignError(f"{path} disappeared while the campaign ran")
+        doc["units"][game.format_response(response)] = {"tree": text, "seconds": round(seconds, 1)}
+        _write(doc, path)
+
+
+def missing(game: Game, doc: dict[str, Any]) -> list[int]:
+    """The responses whose units are not finished yet, biggest first."""
+    first = game.parse_code(doc["first_guess"])
+    return [r for r in branch_responses(game, first) if game.format_response(r) not in doc["units"]]
+
+
+def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, scheduler: str | None = None,
+        max_units: int | None = None, log: Log = lambda _: None) -> Tree | None:
+    """Run the campaign of ``plan`` on ``spec`` until every unit is finished (or ``max_units`` more are), the
+    progress in ``path``.  ``processes``: 1 runs the units here, one after another; more start a Dask
+    ``LocalCluster`` of that many processes; ``scheduler`` joins a Dask cluster instead (many machines;
+    only this process reads and writes ``path``).  Returns
+    the assembled tree once every unit is finished, else None."""
+    game = Game.from_spec(spec)
+    doc = start(game, plan, path, log)
+    if "finished" in doc:
+        raise CampaignError(f"{path} is a finished campaign (total {doc['finished'].get('total')}); remove it to "
+                            "build its tree again")
+    first = game.parse_code(doc["first_guess"])
+    todo = missing(game, doc)
+    log(f"{spec}: first guess {doc['first_guess']}, {len(doc['units'])} units done, {len(todo)} to do")
+    if max_units is not None:
+        todo = todo[:max_units]
+    if todo and processes <= 1 and scheduler is None:
+        for r in todo:
+            response, text, seconds = _unit(spec, plan.as_dict(), first, r)
+            record_unit(path, game, response, text, seconds)
+            log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
+    elif todo:
+        _run_dask(spec, plan, first, todo, path, processes, scheduler, log)
+    doc = read(path) or doc
+    if missing(game, doc):
+        return None
+    branches = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()}
+    return assemble(game, plan, first, branches)
+
+
+def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: str, processes: int,
+              scheduler: str | None, log: Log) -> None:
+    from distributed import Client, LocalCluster, as_completed
+
+    from service.jobs.runner import warm_process
+
+    game = Game.from_spec(spec)
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)  # type: ignore[no-untyped-call]
+    else:
+        cluster = LocalCluster(n_workers=processes, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                               dashboard_address=None)
+        client = Client(cluster)  # type: ignore[no-untyped-call]
+    try:
+        client.run(warm_process)
+        futures = [client.submit(_unit, spec, plan.as_dict(), first, r, pure=False) for r in todo]
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            response, text, seconds = future.result()
+            record_unit(path, game, response, text, seconds)
+            log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+        if cluster is not None:
+            cluster.close()
+
+
+def finished(path: str, spec: str, plan: RolloutPlan) -> dict[str, Any] | None:
+    """What a finished campaign of this game and plan found (``finish``'s summary), or None."""
+    doc = read(path)
+    if doc is None or doc.get("game") != spec or doc.get("plan") != plan.as_dict():
+        return None
+    done = doc.get("finished")
+    return dict(done) if isinstance(done, dict) else None
+
+
+def finish(path: str, summary: dict[str, Any]) -> None:
+    """Close a campaign whose tree was assembled and judged: its units' subtrees are dropped (the shipped
+    tree, or the record that it was not better, is what is left to keep) and ``summary`` is kept with the
+    units' times, so that running the same plan again does nothing."""
+    with exclusive(path):
+        doc = read(path)
+        if doc is None:
+            return
+        doc["finished"] = {**summary, "date": datetime.date.today().isoformat(), "seconds": round(seconds(doc), 1)}
+        doc["units"] = {k: {"seconds": u["seconds"]} for k, u in doc["units"].items()}
+        _write(doc, path)
+
+
+def seconds(doc: dict[str, Any]) -> float:
+    """The campaign's time: its first guess and every unit, as each process measured it (summed)."""
+    return float(doc.get("first_guess_seconds", 0.0)) + sum(float(u["seconds"]) for u in doc["units"].values())

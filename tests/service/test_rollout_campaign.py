@@ -1,0 +1,133 @@
+"""Rollout campaigns (:mod:`service.rollouts`, ``bullscows records rollout``): units per response to the first
+guess, saved as each finishes, resumed after a stop or a SIGKILL, run on Dask processes, and the finished tree
+the same as the one built at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from service import records, rollouts
+from service.cli import main
+from solver.game import Game
+from solver.rollout import RolloutPlan, rollout_tree
+from solver.tree import from_compact, to_compact
+
+SPEC = "4,6,1"
+PLAN = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _whole() -> str:
+    game = Game.from_spec(SPEC)
+    return to_compact(rollout_tree(game, PLAN.strategy, PLAN.exact_at_most, width=PLAN.width, levels=PLAN.levels,
+                                   min_size=PLAN.min_size, from_turn=PLAN.from_turn))
+
+
+def test_a_campaign_stopped_after_some_units_continues_to_the_same_tree(tmp_path: Path) -> None:
+    path = str(tmp_path / "progress.json")
+    seen: list[str] = []
+    assert rollouts.run(SPEC, PLAN, path, max_units=4, log=seen.append) is None
+    doc = rollouts.read(path)
+    assert doc is not None and len(doc["units"]) == 4 and doc["plan"] == PLAN.as_dict()
+    left = len(rollouts.missing(Game.from_spec(SPEC), doc))
+    seen.clear()
+    tree = rollouts.run(SPEC, PLAN, path, log=seen.append)
+    assert tree is not None and to_compact(tree) == _whole()
+    assert sum("done in" in line for line in seen) == left  # only the missing units were built
+
+
+def test_a_campaign_killed_mid_unit_loses_only_the_running_unit(tmp_path: Path) -> None:
+    """SIGKILL while units run: the units saved before are kept, the next run builds only the others, and the
+    tree is the one built at once."""
+    path = tmp_path / "progress.json"
+    code = ("import sys; from service import rollouts; from solver.rollout import RolloutPlan; "
+            f"rollouts.run({SPEC!r}, RolloutPlan(**{PLAN.as_dict()!r}), sys.argv[1])")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            doc = rollouts.read(str(path)) if path.exists() else None
+            if doc is not None and len(doc["units"]) >= 2:
+                break
+            assert proc.poll() is None, "the campaign ended before it could be killed"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    saved = rollouts.read(str(path))
+    assert saved is not None and 2 <= len(saved["units"]) < len(rollouts.missing(Game.from_spec(SPEC), {
+        **saved, "units": {}}))
+    seen: list[str] = []
+    tree = rollouts.run(SPEC, PLAN, str(path), log=seen.append)
+    assert tree is not None and to_compact(tree) == _whole()
+    rebuilt = sum("done in" in line for line in seen)
+    assert rebuilt == len(rollouts.missing(Game.from_spec(SPEC), {**saved, "units": {}})) - len(saved["units"])
+
+
+def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
+    tree = rollouts.run(SPEC, PLAN, str(tmp_path / "progress.json"), processes=2)
+    assert tree is not None and to_compact(tree) == _whole()
+
+
+def test_a_progress_file_of_another_plan_or_a_broken_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "progress.json"
+    rollouts.run(SPEC, PLAN, str(path), max_units=1)
+    before = path.read_text()
+    other = RolloutPlan("entropy", 6, 2, 3, 6, from_turn=1)
+    with pytest.raises(rollouts.CampaignError, match="continues another campaign"):
+        rollouts.run(SPEC, other, str(path))
+    with pytest.raises(rollouts.CampaignError, match="continues another campaign"):
+        rollouts.run("3,4,1", PLAN, str(path))
+    assert path.read_text() == before
+    path.write_text("{not json")
+    with pytest.raises(rollouts.CampaignError, match=r"progress\.json"):
+        rollouts.run(SPEC, PLAN, str(path))
+    assert path.read_text() == "{not json"
+
+
+@pytest.fixture
+def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(records.PUBLISHED, SPEC, {
+        "name": "a small stand-in", "published": [
+            {"total": 99999, "worst_case": None, "first_guess": None, "how": "made up", "source": "this test"}]})
+    return SPEC
+
+
+def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --max-units` stops with the campaign's progress; the same command finishes it, ships the
+    tree with the units' summed time and how it was split, and closes the progress file (its subtrees dropped:
+    the shipped tree is what is kept); a third run has nothing to do."""
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
+    folder.mkdir()
+    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
+            "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
+            "--progress", str(progress)]
+    runner = CliRunner()
+    first = runner.invoke(main, [*args, "--max-units", "3"])
+    assert first.exit_code == 0, first.output
+    part = json.loads(first.stdout)
+    assert part["finished"] is False and part["units_done"] == 3 and part["units_left"] > 0
+    assert not path.exists()  # nothing is claimed before every unit is done
+    second = runner.invoke(main, args)
+    assert second.exit_code == 0, second.output
+    done = json.loads(second.stdout)
+    assert done["finished"] and done["kept"] and done["campaign"]["units"] == 3 + part["units_left"]
+    stored = json.loads(progress.read_text())
+    assert stored["finished"]["total"] == done["total"] and all("tree" not in u for u in stored["units"].values())
+    assert abs(stored["finished"]["seconds"] - done["seconds"]) < 0.2
+    recorded = records.load(str(path))[SPEC]["best_known"]
+    assert recorded["total"] == done["total"] == from_compact(_whole()).stats().total
+    assert recorded["campaign"] == {"units": done["campaign"]["units"], "progress": str(progress)}
+    third = runner.invoke(main, args)
+    assert third.exit_code == 0 and json.loads(third.stdout)["kept"] is False and "nothing to do" in third.output
+    other = runner.invoke(main, [*args, "--width", "2"])
+    assert other.exit_code == 2 and "continues another campaign" in other.output
