@@ -235,13 +235,21 @@ BEST_KNOWN = "best-known"
 
 
 def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, path: str = ATLAS_FILE,
-               folder: str | None = None, rollout: dict[str, int] | None = None,
+               folder: str | None = None, rollout: dict[str, int] | None = None, max_guesses: int | None = None,
+               campaign: dict[str, Any] | None = None,
                log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Build the hybrid tree of an unsolved entry (:func:`solver.atlas.hybrid_tree`: ``strategy``, by
     default the entry's best one-step strategy, above ``exact_at_most`` candidates, optimal below), and
     keep it when it has fewer guesses than the entry's trees so far: shipped as the game's ``best-known``
-    tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None."""
+    tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None.
+
+    ``max_guesses``: the tree keeps to that many guesses first (so that, W known, it bounds T_W too).
+    ``rollout``: the hybrid rolled out (:mod:`solver.rollout`), built as a resumable campaign of units
+    (:mod:`service.rollouts`; ``campaign``: its ``progress`` file, ``processes``, ``scheduler`` and
+    ``max_units``); None is returned, with nothing changed, while units are left."""
+    from service import rollouts
     from service.trees import TREE_DIR
+    from solver.rollout import RolloutPlan
 
     entry = load(path)[spec]
     if finished(entry):
@@ -249,21 +257,34 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     game = Game.from_spec(spec)
     above = strategy or best_one_step({name: OneStep(**t) for name, t in entry["one_step"].items()})
     started = time.perf_counter()
+    extra: dict[str, Any] = {}
     if rollout is None:
-        tree = hybrid_tree(game, above, exact_at_most)
+        tree = hybrid_tree(game, above, exact_at_most, max_guesses=max_guesses)
+        seconds = time.perf_counter() - started
     else:
-        from solver.rollout import rollout_tree
-
-        tree = rollout_tree(game, above, exact_at_most, width=rollout["width"], levels=rollout["levels"],
-                            min_size=rollout["min_size"], from_turn=rollout["from_turn"])
+        plan = RolloutPlan(above, exact_at_most, rollout["width"], rollout["levels"], rollout["min_size"],
+                           rollout["from_turn"], max_guesses)
+        c = campaign or {}
+        progress = c.get("progress") or rollouts.default_path(spec)
+        built = rollouts.run(spec, plan, progress, processes=c.get("processes", 1), scheduler=c.get("scheduler"),
+                             max_units=c.get("max_units"), log=log)
+        doc = rollouts.read(progress) or {}
+        if built is None:
+            log(f"{spec}: {len(doc.get('units', {}))} units done, {len(rollouts.missing(game, doc))} left in "
+                f"{progress}: run the same command again to continue")
+            return None
+        tree, seconds = built, rollouts.seconds(doc)
+        extra = {"rollout": rollout, "campaign": {"units": len(doc["units"]), "progress": progress}}
     stats = tree.stats()
-    seconds = time.perf_counter() - started
     command = f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
+    if max_guesses is not None:
+        command += f" --max-guesses {max_guesses}"
     if rollout is not None:
         command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items())
-    record = {"above": above, "exact_at_most": exact_at_most, "total": stats.total,
+    record = {"above": above, "exact_at_most": exact_at_most,
+              **({} if max_guesses is None else {"max_guesses": max_guesses}), "total": stats.total,
               "worst_case": stats.worst_case, "movers": stats.histogram.get(stats.worst_case, 0),
-              "nodes": stats.nodes, "seconds": round(seconds, 1), **({} if rollout is None else {"rollout": rollout}),
+              "nodes": stats.nodes, "seconds": round(seconds, 1), **extra,
               "command": command,
               "machine": machine(),
               "date": datetime.date.today().isoformat()}
@@ -276,12 +297,16 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
         if stats.total >= best:
             log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
+            if rollout is not None:
+                rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": False})
             return None
         record["tree"] = ship_best_known(spec, tree, stats, folder or TREE_DIR, "hybrid",
                                          {"above": above, "exact_at_most": exact_at_most})
         tighten_entry(entry, {**one_step, **played_hybrid(record)})
         entry["hybrid"] = record
         save(entries, path)
+    if rollout is not None:
+        rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": True})
     return record
 
 

@@ -119,7 +119,8 @@ def one_step_trees(game: Game) -> dict[str, OneStep]:
     return out
 
 
-def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = None) -> Tree:
+def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = None,
+                max_guesses: int | None = None) -> Tree:
     """The whole tree of a hybrid: ``strategy`` (one-step) at every position of more than ``exact_at_most``
     candidates, the optimal total's guess at every smaller one.
 
@@ -128,12 +129,14 @@ def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = N
     tree being played through every secret, a proven upper bound of T (and of T_W and the W-movers when its
     worst case is W).  The top of the tree is the one-step strategy's; the exact search works only where
     sets are small, which is where it is fast.  ``searcher``: a :class:`solver.search.Searcher` of the
-    game's optimal total (a new one when None), whose table is shared by all the small positions."""
+    game's optimal total (a new one when None), whose table is shared by all the small positions.
+    ``max_guesses``: the small positions keep to that many guesses where they can (:func:`hybrid_chooser`)."""
     from solver.search import Searcher
 
     s = searcher if searcher is not None else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    return build_tree(game, hybrid_chooser(game, strategy, exact_at_most, s), arrays=s.arrays,
-                      strategy=f"{strategy}+exact<={exact_at_most}")
+    limit = "" if max_guesses is None else f" within {max_guesses}"
+    return build_tree(game, hybrid_chooser(game, strategy, exact_at_most, s, max_guesses), arrays=s.arrays,
+                      strategy=f"{strategy}+exact<={exact_at_most}{limit}")
 
 
 def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,

@@ -472,12 +472,19 @@ def test_the_hybrid_command_rolls_out_when_asked(tmp_path: Path) -> None:
     entry["values"]["total"].update(exact=False, value=None, upper=min(t["total"] for t in entry["one_step"].values()))
     atlas.save({"4,3,1": entry}, str(path))
     plain = hybrid_tree(Game.from_spec("4,3,1"), "entropy", 3).stats().total
-    ran = CliRunner().invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "entropy", "--exact-at-most", "3",
-                                   "--rollout-width", "3", "--file", str(path), "--trees", str(folder)])
+    progress = tmp_path / "campaign.json"
+    args = ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "entropy", "--exact-at-most", "3", "--rollout-width", "3",
+            "--file", str(path), "--trees", str(folder), "--progress", str(progress)]
+    stopped = CliRunner().invoke(cli, [*args, "--max-units", "2"])
+    assert stopped.exit_code == 0 and "run the same command again" in stopped.output
+    assert "hybrid" not in atlas.load(str(path))["4,3,1"]  # nothing claimed before every unit is done
+    ran = CliRunner().invoke(cli, args)
     assert ran.exit_code == 0, ran.output
     got = atlas.load(str(path))["4,3,1"]
     assert optimum <= got["hybrid"]["total"] <= plain
     assert got["hybrid"]["rollout"] == {"width": 3, "from_turn": 1, "levels": 3, "min_size": 3}
+    assert got["hybrid"]["campaign"]["progress"] == str(progress) and got["hybrid"]["campaign"]["units"] > 2
+    assert json.loads(progress.read_text())["finished"]["total"] == got["hybrid"]["total"]
     assert "--rollout-width 3" in got["hybrid"]["command"]
     assert atlas.best_known(got) is None or atlas.best_known(got)["hybrid"]["rollout"]["width"] == 3
 
@@ -563,14 +570,41 @@ def test_a_hybrid_finishing_keeps_what_another_run_wrote_meanwhile(tmp_path: Pat
     other = json.loads(json.dumps(SHIPPED["3,3,1"]))
     atlas.save({"4,3,1": entry, "3,3,1": other}, str(path))
 
-    def meanwhile(game: Game, strategy: str, exact_at_most: int) -> object:
+    def meanwhile(game: Game, strategy: str, exact_at_most: int, **kwargs: Any) -> object:
         entries = atlas.load(str(path))  # another run finishes while this one computes
         entries["3,3,1"]["hybrid"] = {"written": "by the other run"}
         atlas.save(entries, str(path))
-        return solver_atlas.hybrid_tree(game, strategy, exact_at_most)
+        return solver_atlas.hybrid_tree(game, strategy, exact_at_most, **kwargs)
 
     monkeypatch.setattr(atlas, "hybrid_tree", meanwhile)
     record = atlas.add_hybrid("4,3,1", 81, "entropy", path=str(path), folder=str(folder))
     got = atlas.load(str(path))
     assert record is not None and got["4,3,1"]["hybrid"]["total"] == record["total"]
     assert got["3,3,1"]["hybrid"] == {"written": "by the other run"}
+
+
+def test_the_hybrid_command_keeps_to_a_worst_case_when_asked(tmp_path: Path) -> None:
+    """4 of 4 symbols without repetition: W = 5.  The entropy hybrid exact at 5 candidates needs 6 guesses for some
+    secrets; with --max-guesses 5 its tree keeps every secret within 4, so it bounds T_W as well (recorded and in the
+    command)."""
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec("4,4,0")
+    entry = json.loads(json.dumps(SHIPPED["4,4,0"]))
+    w = entry["values"]["worst_case"]["value"]
+    loose = hybrid_tree(game, "entropy", 5).stats()
+    assert loose.worst_case > w
+    within = hybrid_tree(game, "entropy", 5, max_guesses=w).stats()
+    assert within.worst_case == w and within.total >= entry["values"]["total_within_worst_case"]["value"]
+    path, folder = tmp_path / "atlas.json", tmp_path / "trees"
+    folder.mkdir()
+    for tree in entry["one_step"].values():  # a stand-in entry whose known trees are worse than this hybrid
+        tree["total"] = max(tree["total"], within.total + 1)
+    entry["values"]["total"].update(exact=False, value=None, upper=within.total + 1)
+    atlas.save({"4,4,0": entry}, str(path))
+    ran = CliRunner().invoke(cli, ["atlas", "hybrid", "-g", "4,4,0", "--strategy", "entropy", "--exact-at-most", "5",
+                                   "--max-guesses", str(w), "--file", str(path), "--trees", str(folder)])
+    assert ran.exit_code == 0, ran.output
+    got = atlas.load(str(path))["4,4,0"]["hybrid"]
+    assert (got["total"], got["worst_case"], got["max_guesses"]) == (within.total, w, w)
+    assert f"--max-guesses {w}" in got["command"]

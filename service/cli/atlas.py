@@ -98,13 +98,27 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
               help="With --rollout-width: the last guess rolled out.")
 @click.option("--rollout-min-size", type=click.IntRange(min=1), default=None,
               help="With --rollout-width: only positions of more candidates than this (default --exact-at-most).")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
+              help="Keep to this many guesses first (the game's W: the tree then bounds T_W as well as T).")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="With --rollout-width, one game: the campaign's progress file (default: "
+                   "campaigns/rollout-<game>.json in this folder).")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --rollout-width: processes building units at once (more than 1: a Dask LocalCluster).")
+@click.option("--scheduler", default=None, help="With --rollout-width: a Dask scheduler to run the units on.")
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="With --rollout-width: stop after this many more units (run again to continue).")
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
                  folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
-                 rollout_min_size: int | None) -> None:
+                 rollout_min_size: int | None, max_guesses: int | None, progress: str | None, processes: int,
+                 scheduler: str | None, max_units: int | None) -> None:
     """Build an unsolved game's hybrid tree (a one-step strategy above --exact-at-most candidates, the
     optimal guess below) and, when it beats the game's trees so far, ship it as the game's best-known
-    tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each."""
-    from service import atlas
+    tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each.
+
+    With --rollout-width the hybrid is rolled out, as a campaign of units (one per response to the first
+    guess) saved to its progress file as each finishes: stopped or killed, the same command continues it."""
+    from service import atlas, rollouts
     from solver.errors import SolverError
     from solver.game import Game
     from solver.heuristics import STRATEGIES
@@ -120,15 +134,22 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     for spec in specs:
         if spec not in entries or atlas.finished(entries[spec]) or "one_step" not in entries[spec]:
             _fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
+    if progress is not None and (rollout_width is None or len(specs) > 1):
+        _fail("--progress names one game's rollout campaign: give it with --rollout-width and one --game")
     rollout = None
     if rollout_width is not None:
         if rollout_levels < rollout_from_turn:
             _fail(f"--rollout-levels ({rollout_levels}) must be at least --rollout-from-turn ({rollout_from_turn})")
         rollout = {"width": rollout_width, "from_turn": rollout_from_turn, "levels": rollout_levels,
                    "min_size": rollout_min_size or exact_at_most}
+    campaign = {"progress": progress, "processes": processes, "scheduler": scheduler, "max_units": max_units}
     for spec in specs:
-        atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                         log=lambda line: click.echo(f"# {line}", err=True))
+        try:
+            atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
+                             max_guesses=max_guesses, campaign=campaign,
+                             log=lambda line: click.echo(f"# {line}", err=True))
+        except rollouts.CampaignError as exc:
+            _fail(str(exc))
 
 
 @atlas_group.command("bounds")
