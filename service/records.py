@@ -122,7 +122,8 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
-                min_size: int, max_guesses: int | None = None, path: str = RECORDS_FILE, folder: str | None = None,
+                min_size: int, max_guesses: int | None = None, over_width: int | None = None,
+                path: str = RECORDS_FILE, folder: str | None = None,
                 progress: str | None = None, processes: int = 1, scheduler: str | None = None,
                 max_units: int | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
@@ -134,11 +135,12 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     from service import rollouts
     from solver.rollout import RolloutPlan
 
-    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses)
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width)
     progress = progress or rollouts.default_path(spec)
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
-               + ("" if max_guesses is None else f" --max-guesses {max_guesses}"))
+               + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
+               + ("" if over_width is None else f" --over-width {over_width}"))
     done = rollouts.finished(progress, spec, plan)
     if done is not None:
         log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
@@ -153,7 +155,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     record = add_tree(spec, lambda _game: tree,
                       {"above": strategy, "exact_at_most": exact_at_most, "rollout": {
                           "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size,
-                          "max_guesses": max_guesses}},
+                          "max_guesses": max_guesses, **({} if over_width is None else {"over_width": over_width})}},
                       command, path=path, folder=folder, seconds=rollouts.seconds(doc),
                       campaign={"units": len(doc["units"]), "progress": progress}, log=log)
     rollouts.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})

@@ -50,11 +50,14 @@ def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.
 
 def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_size: int, from_turn: int = 1,
                     pool_of: Callable[[list[Turn]], npt.NDArray[np.int32]], arrays: GameArrays,
-                    max_guesses: int | None = None, log: Log = lambda _: None) -> Chooser:
+                    max_guesses: int | None = None, over_width: int | None = None,
+                    log: Log = lambda _: None) -> Chooser:
     """A chooser that, at positions of more than ``min_size`` candidates at guesses ``from_turn`` to ``levels``,
     tries the base's own guess and the ``width`` best by entropy (from ``pool_of(path)``), each completed
     by ``base``, and plays the cheapest; elsewhere it plays ``base``.  With ``max_guesses``, cheapest means
-    fewest secrets beyond that many guesses first, then fewest guesses."""
+    fewest secrets beyond that many guesses first, then fewest guesses; and with ``over_width``, a position
+    where every guess tried leaves secrets beyond the limit tries the next best by entropy too, up to
+    ``over_width`` in all (the few positions that break a limit get a wider look than the many that keep it)."""
     memo: dict[tuple[Turn, ...], int] = {}
     """The base's cost below each position tried, by its whole path: the base may break ties by the history's
     symmetry, so only the path (which determines the candidates) pins down the subtree it plays."""
@@ -95,12 +98,20 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
         own = int(base(cands, path))
         if not from_turn <= len(path) + 1 <= levels or cands.shape[0] <= min_size:
             return own
-        tried = [own] + [g for g in ranked_guesses(game, cands, path, pool_of(path), width, a) if g != own]
+        ranked = ranked_guesses(game, cands, path, pool_of(path), max(width, over_width or 0), a)
+        tried = [own] + [g for g in ranked[:width] if g != own]
         best, best_cost = own, 1 << 62
         for g in tried:
             c = guess_cost(cands, list(path), g, best_cost)
             if c < best_cost:
                 best, best_cost = g, c
+        if best_cost >= OVER and over_width is not None:
+            more = [g for g in ranked[width:over_width] if g not in tried]
+            for g in more:
+                c = guess_cost(cands, list(path), g, best_cost)
+                if c < best_cost:
+                    best, best_cost = g, c
+            tried += more
         costs = f"{game.format_code(best)} {best_cost % OVER}" + (f" ({best_cost // OVER} over)" if best_cost >= OVER
                                                                    else "")
         log(f"turn {len(path) + 1}, {cands.shape[0]} candidates: {len(tried)} guesses tried, "
@@ -124,15 +135,22 @@ class RolloutPlan:
     min_size: int
     from_turn: int = 1
     max_guesses: int | None = None
+    over_width: int | None = None
+    """With ``max_guesses``: how many guesses a position tries when ``width`` all break the limit."""
 
     def name(self) -> str:
         """The tree's strategy name, as records and manifests show it."""
         limit = "" if self.max_guesses is None else f" within {self.max_guesses}"
-        return (f"rollout(width {self.width}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}) "
+        wider = "" if self.over_width is None else f", {self.over_width} where over"
+        return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}) "
                 f"over {self.strategy}+exact<={self.exact_at_most}{limit}")
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The plan as a progress file keeps it (``over_width`` only when set, so older files still match)."""
+        d = asdict(self)
+        if d["over_width"] is None:
+            del d["over_width"]
+        return d
 
 
 def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
@@ -146,7 +164,7 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
     base = hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses)
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
-                             max_guesses=plan.max_guesses, log=log)
+                             max_guesses=plan.max_guesses, over_width=plan.over_width, log=log)
     return choose, s.arrays
 
 

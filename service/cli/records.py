@@ -95,6 +95,9 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--max-guesses", type=click.IntRange(min=1), default=None,
               help="Put this worst case first: the rollout minimises the secrets beyond it, then the total, and "
                    "the hybrid's small positions keep to it where they can.")
+@click.option("--over-width", type=click.IntRange(min=1), default=None,
+              help="With --max-guesses: a position where the --width guesses all leave secrets beyond the limit "
+                   "tries this many in all.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
@@ -107,7 +110,8 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--max-units", type=click.IntRange(min=1), default=None,
               help="Stop after this many more units (the campaign continues from its progress file).")
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
-                    min_size: int, max_guesses: int | None, path: str | None, folder: str | None,
+                    min_size: int, max_guesses: int | None, over_width: int | None, path: str | None,
+                    folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
@@ -126,10 +130,14 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
+    if over_width is not None and (max_guesses is None or over_width <= width):
+        _fail("--over-width widens the positions that break --max-guesses: give both, with --over-width above "
+              f"--width ({width})")
     _readable(path or records.RECORDS_FILE)
     try:
         record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
-                                     min_size=min_size, max_guesses=max_guesses, path=path or records.RECORDS_FILE,
+                                     min_size=min_size, max_guesses=max_guesses, over_width=over_width,
+                                     path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, log=lambda line: click.echo(f"# {line}", err=True))
     except rollouts.CampaignError as exc:
