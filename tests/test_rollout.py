@@ -7,9 +7,17 @@ import pytest
 
 from solver.atlas import hybrid_tree
 from solver.game import Game
-from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess, rollout_tree
+from solver.rollout import (
+    RolloutPlan,
+    assemble,
+    branch_responses,
+    branch_tree,
+    first_guess,
+    plan_chooser,
+    rollout_tree,
+)
 from solver.search import Searcher, SolveOptions
-from solver.tree import to_compact
+from solver.tree import build_tree, to_compact
 
 
 @pytest.mark.parametrize(("spec", "exact_at_most"), [("4,6,1", 5), ("3,5,0", 3), ("4,5,1", 4), ("3,6,1", 6)])
@@ -65,3 +73,17 @@ def test_a_rollout_in_units_is_the_whole_rollout() -> None:
     del branches[responses[-1]]
     with pytest.raises(ValueError, match=game.format_response(responses[-1])):
         assemble(game, plan, first, branches)
+
+
+def test_positions_that_break_the_limit_get_a_wider_look() -> None:
+    """Mastermind, entropy exact at 5 candidates, within 5: trying one guess besides the hybrid's leaves some
+    secrets at 6 guesses; trying up to 12 where every guess tried breaks the limit keeps them all within 5."""
+    game = Game.from_spec("mastermind")
+    narrow, arrays = plan_chooser(game, RolloutPlan("entropy", 5, 1, 3, 5, from_turn=1, max_guesses=5))
+    assert build_tree(game, narrow, arrays=arrays).stats().worst_case == 6
+    plan = RolloutPlan("entropy", 5, 1, 3, 5, from_turn=1, max_guesses=5, over_width=12)
+    wide, arrays = plan_chooser(game, plan)
+    tree = build_tree(game, wide, arrays=arrays, strategy=plan.name())
+    assert tree.stats().worst_case == 5 and tree.stats().total >= 5626  # the optimum within 5
+    assert "12 where over" in plan.name() and plan.as_dict()["over_width"] == 12
+    assert "over_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
