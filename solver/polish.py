@@ -1,0 +1,106 @@
+"""Polish a strategy tree: replace subtrees by exact optimal ones wherever the exact search proves, within a time
+budget per position, that fewer guesses are possible there.
+
+Why: a records or atlas tree plays the exact optimum only below a size the whole build could afford to search
+at every position it visited (rollouts visit many more positions than the tree keeps).  Once the tree is
+built, each of its middle-sized positions can be searched once, with the subtree's own cost as the upper
+bound: the search then only has to find something cheaper, and gives up when it cannot within the budget.  A
+subtree is replaced only by one that needs fewer guesses (and, under a depth limit, leaves no more secrets
+beyond it), so the polished tree is never worse; it is played through every secret like any tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from solver.game import CandidateSet, Game, Turn
+from solver.question import SolveOptions
+from solver.tree import Node, Tree, build_tree
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class PolishReport:
+    """What a polish did."""
+
+    tried: int = 0
+    """Positions searched."""
+    improved: int = 0
+    """Subtrees replaced."""
+    cut: int = 0
+    """Searches stopped by the budget (their positions' children were tried instead)."""
+    gained: int = 0
+    """Guesses saved over every secret."""
+    gains: list[tuple[int, int, int]] = field(default_factory=list)
+    """(guess number, candidates, guesses saved) of each replaced subtree."""
+
+
+def subtree_cost(node: Node, turn: int, max_guesses: int | None) -> tuple[int, int]:
+    """(secrets beyond ``max_guesses``, guesses from this position on) of the subtree at ``node``, its guess
+    being guess number ``turn``."""
+    over = 0
+    total = node.size
+    if max_guesses is not None and turn > max_guesses and node.hit:
+        over += 1
+    for child in node.children.values():
+        o, t = subtree_cost(child, turn + 1, max_guesses)
+        over, total = over + o, total + t
+    return over, total
+
+
+def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: float,
+           max_guesses: int | None = None, log: Log = lambda _: None) -> PolishReport:
+    """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
+    candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
+    at most ``budget_s`` seconds, within ``max_guesses`` when given) with its subtree's cost as the bound; a
+    cheaper strategy found there replaces the subtree, and a position that was not improved has its children
+    tried in turn.  Positions of ``above`` candidates or fewer are left as they are (a hybrid's are optimal)."""
+    from solver.search import Searcher
+
+    if not isinstance(searcher, Searcher):
+        raise TypeError("polish needs a solver.search.Searcher of the tree's game")
+    s = searcher
+    game: Game = tree.game
+    report = PolishReport()
+    limited = SolveOptions("total", max_guesses)
+    a = s.arrays
+
+    def visit(node: Node, cands: CandidateSet, path: list[Turn]) -> Node:
+        turn = len(path) + 1
+        if node.size <= max(above, 2):
+            return node
+        if node.size <= at_most:
+            over, cost = subtree_cost(node, turn, max_guesses)
+            offset = len(path) * node.size
+            bound = None if over else cost + offset
+            report.tried += 1
+            res = s.solve_within(path, budget_s, cands=cands,
+                                 options=SolveOptions("total", max_guesses, upper_bound=bound))
+            found = res.exact and res.possible and res.value is not None  # below the bound, when there is one
+            if res.cut:
+                report.cut += 1
+            elif found:
+                better = build_tree(game, s.chooser(options=limited), path, arrays=a).root
+                new_over, new_cost = subtree_cost(better, turn, max_guesses)
+                if (new_over, new_cost) < (over, cost):
+                    report.improved += 1
+                    report.gained += cost - new_cost
+                    report.gains.append((turn, node.size, cost - new_cost))
+                    log(f"guess {turn}, {node.size} candidates: {cost} -> {new_cost} guesses"
+                        + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
+                    return better
+        from solver import kernels
+
+        order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
+        for r in list(node.children):
+            path.append(Turn(node.guess, r))
+            try:
+                node.children[r] = visit(node.children[r], order[starts[r]:starts[r + 1]], path)
+            finally:
+                path.pop()
+        return node
+
+    tree.root = visit(tree.root, game.candidates(tree.history), list(tree.history))
+    return report
