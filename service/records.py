@@ -162,6 +162,47 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     return {**record, "finished": True, "progress": progress}
 
 
+def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
+               path: str = RECORDS_FILE, folder: str | None = None,
+               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
+    ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
+    the limit the tree was built within) and keep it when it is better (:func:`add_tree`).  The record keeps
+    how the tree was built before (its command chain, time and fields) and what the polish did.
+
+    :raises ValueError: the game has no best-known tree yet.
+    """
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.polish import polish
+    from solver.search import Searcher, SolveOptions
+
+    game = Game.from_spec(spec)
+    before = load(path)[spec].get("best_known")
+    library = TreeLibrary(folder or TREE_DIR)  # a library of its own: the tree is changed in place
+    stored = None if before is None else library.get(game, BEST_KNOWN, None)
+    if before is None or stored is None:
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first (records rollout)")
+    tree = stored.tree
+    if max_guesses is None:
+        max_guesses = (before.get("rollout") or {}).get("max_guesses")
+    started = time.perf_counter()
+    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
+                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
+    spent = time.perf_counter() - started
+    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
+        f"{report.gained} guesses saved, {spent:.1f} s")
+    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    command = (f"{before['command']} && bullscows records polish -g {spec} --above {above} --at-most {at_most} "
+               f"--budget {budget_s:g}{limit}")
+    tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
+    fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
+    fields["polish"] = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+                        "tried": report.tried, "improved": report.improved, "cut": report.cut,
+                        "gained": report.gained, "seconds": round(spent, 1), "before": before["total"]}
+    return add_tree(spec, lambda _game: tree, fields, command, path=path, folder=folder,
+                    seconds=float(before["seconds"]) + spent, log=log)
+
+
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,
              path: str = RECORDS_FILE, folder: str | None = None, seconds: float | None = None,
              campaign: dict[str, Any] | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:

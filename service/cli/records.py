@@ -145,6 +145,41 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     _emit_json({"game": spec, **record})
 
 
+@records_group.command("polish")
+@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@click.option("--above", type=click.IntRange(min=0), default=60, show_default=True,
+              help="Leave positions of this many candidates or fewer as they are (the hybrid's exact play).")
+@click.option("--at-most", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Search positions of at most this many candidates (the largest first on each path).")
+@click.option("--budget", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Seconds of exact search per position; a position out of time has its children tried.")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
+              help="Keep to this many guesses first (default: the limit the tree was built within).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
+def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
+                   folder: str | None) -> None:
+    """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
+    exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
+    subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
+    record as JSON; each improvement is logged on stderr."""
+    from service import records
+
+    spec = _spec(game)
+    if at_most <= above:
+        _fail(f"--at-most ({at_most}) must be above --above ({above})")
+    _readable(path or records.RECORDS_FILE)
+    try:
+        record = records.add_polish(spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
+                                    path=path or records.RECORDS_FILE, folder=folder,
+                                    log=lambda line: click.echo(f"# {line}", err=True))
+    except ValueError as exc:
+        _fail(str(exc))
+    _emit_json({"game": spec, **record})
+
+
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

@@ -198,3 +198,31 @@ def test_the_best_known_trees_statistics_say_how_they_were_built(client: FlaskCl
         stats = client.get(f"/v1/strategies/{spec}/best-known").get_json()
         assert (stats["total"], stats["worst_case"], stats["optimal"]) == (best["total"], best["worst_case"], False)
         assert stats["hybrid"]["above"] == best["above"] and stats["hybrid"]["rollout"] == best.get("rollout")
+
+
+def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, tmp_path: Path) -> None:
+    """`records polish` searches the shipped tree's positions exactly and ships the cheaper tree, recording the
+    commands that rebuild it (the first tree's, then the polish) and what the polish did; without a tree to
+    polish it stops with a clear error and writes nothing."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    path, folder = tmp_path / "records.json", tmp_path / "trees"
+    folder.mkdir()
+    args = ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "64", "--budget", "60",
+            "--file", str(path), "--trees", str(folder)]
+    missing = CliRunner().invoke(main, args)
+    assert missing.exit_code == 2 and "no best-known tree to polish" in missing.output and not path.exists()
+    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
+    assert first["total"] > optimum
+    ran = CliRunner().invoke(main, args)
+    assert ran.exit_code == 0, ran.output
+    got = records.load(str(path))[SMALL]["best_known"]
+    assert got["total"] == optimum and got["polish"]["before"] == first["total"]
+    assert got["polish"]["gained"] == first["total"] - optimum and got["polish"]["improved"] >= 1
+    assert got["command"].startswith(first["command"] + " && bullscows records polish -g " + SMALL)
+    assert got["strategy"].endswith("polished exact<=64")
+    stored = TreeLibrary(str(folder)).get(Game.from_spec(SMALL), BEST_KNOWN, None)
+    assert stored is not None and stored.tree.stats().total == optimum
