@@ -290,24 +290,79 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
               "date": datetime.date.today().isoformat()}
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+    kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)
+    if rollout is not None:
+        rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
+    return record if kept else None
+
+
+def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, path: str, folder: str,
+                log: Callable[[str], None]) -> bool:
+    """Keep a played-out tree of an unsolved entry when it needs fewer guesses than the entry's trees so far:
+    shipped as the game's ``best-known`` tree, recorded (``record``, given its file's name) under ``hybrid``,
+    and the bounds it proves applied.  The file is re-read under its lock (another run may have rewritten it
+    meanwhile).  Returns whether it was kept."""
+    with exclusive(path):
         entries = load(path)
         entry = entries[spec]
         one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
         best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
         if stats.total >= best:
             log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
-            if rollout is not None:
-                rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": False})
-            return None
-        record["tree"] = ship_best_known(spec, tree, stats, folder or TREE_DIR, "hybrid",
-                                         {"above": above, "exact_at_most": exact_at_most})
+            return False
+        record["tree"] = ship_best_known(spec, tree, stats, folder, "hybrid",
+                                         {"above": record["above"], "exact_at_most": record["exact_at_most"]})
         tighten_entry(entry, {**one_step, **played_hybrid(record)})
         entry["hybrid"] = record
         save(entries, path)
-    if rollout is not None:
-        rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": True})
-    return record
+    return True
+
+
+def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
+               path: str = ATLAS_FILE, folder: str | None = None,
+               log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """Polish an unsolved entry's best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
+    ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
+    the game's W when it is exact and the tree keeps to it) and keep it when it needs fewer guesses
+    (:func:`keep_hybrid`).  The record keeps the command chain that rebuilds it.  Returns it, or None.
+
+    :raises ValueError: the entry has no best-known tree to polish.
+    """
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.polish import polish
+    from solver.search import Searcher, SolveOptions
+
+    entry = load(path)[spec]
+    before = entry.get("hybrid")
+    game = Game.from_spec(spec)
+    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if before is None or stored is None:
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first (atlas hybrid)")
+    tree = stored.tree
+    w = entry["values"]["worst_case"]
+    if max_guesses is None and w["exact"] and before["worst_case"] <= w["value"]:
+        max_guesses = int(w["value"])
+    started = time.perf_counter()
+    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
+                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
+    spent = time.perf_counter() - started
+    stats = tree.stats()
+    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time: total "
+        f"{before['total']} -> {stats.total}, {spent:.1f} s")
+    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    record = {**{k: v for k, v in before.items() if k not in ("tree", "date", "machine")},
+              "total": stats.total, "worst_case": stats.worst_case,
+              "movers": stats.histogram.get(stats.worst_case, 0), "nodes": stats.nodes,
+              "seconds": round(float(before["seconds"]) + spent, 1),
+              "polish": {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+                         "tried": report.tried, "improved": report.improved, "cut": report.cut,
+                         "gained": report.gained, "seconds": round(spent, 1), "before": before["total"]},
+              "command": (f"{before['command']} && bullscows atlas polish -g {spec} --above {above} "
+                          f"--at-most {at_most} --budget {budget_s:g}{limit}"),
+              "machine": machine(), "date": datetime.date.today().isoformat()}
+    tree.strategy = f"{tree.strategy}, polished exact<={at_most}"
+    kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)
+    return record if kept else None
 
 
 def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, fields: dict[str, Any]) -> str:

@@ -608,3 +608,31 @@ def test_the_hybrid_command_keeps_to_a_worst_case_when_asked(tmp_path: Path) -> 
     got = atlas.load(str(path))["4,4,0"]["hybrid"]
     assert (got["total"], got["worst_case"], got["max_guesses"]) == (within.total, w, w)
     assert f"--max-guesses {w}" in got["command"]
+
+
+def test_the_polish_command_lowers_a_best_known_tree(tmp_path: Path) -> None:
+    """4x3 with repetition made unsolved, with a weak hybrid shipped (exact at 2 candidates): polished from 3
+    candidates up to the whole game, its tree is the optimum; the record chains both commands and says what the
+    polish did; a game without a best-known tree is refused."""
+    path, folder = tmp_path / "atlas.json", tmp_path / "trees"
+    folder.mkdir()
+    entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
+    optimum = entry["values"]["total"]["value"]
+    for tree in entry["one_step"].values():  # a stand-in entry whose one-step trees are worse than any hybrid
+        tree["total"] = 999
+    entry["values"]["total"].update(exact=False, value=None, upper=999)
+    atlas.save({"4,3,1": entry}, str(path))
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--file", str(path), "--trees", str(folder)])
+    assert refused.exit_code == 2 and "best-known tree" in refused.output
+    weak = atlas.add_hybrid("4,3,1", 2, "minimax", path=str(path), folder=str(folder))
+    assert weak is not None and weak["total"] > optimum
+    ran = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--at-most", "81", "--budget", "60",
+                              "--file", str(path), "--trees", str(folder)])
+    assert ran.exit_code == 0, ran.output
+    got = atlas.load(str(path))["4,3,1"]
+    assert got["hybrid"]["total"] == optimum and got["values"]["total"]["exact"]
+    assert got["hybrid"]["polish"]["before"] == weak["total"] and got["hybrid"]["polish"]["above"] == 2
+    assert got["hybrid"]["command"] == weak["command"] + " && bullscows atlas polish -g 4,3,1 --above 2 " \
+        "--at-most 81 --budget 60" + ("" if got["hybrid"]["polish"]["max_guesses"] is None
+                                      else f" --max-guesses {got['hybrid']['polish']['max_guesses']}")

@@ -152,6 +152,49 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
             _fail(str(exc))
 
 
+@atlas_group.command("polish")
+@click.option("-g", "--game", required=True, help="An unsolved atlas game with a best-known tree ('8,3,1').")
+@click.option("--above", type=click.IntRange(min=0), default=None,
+              help="Leave positions of this many candidates or fewer as they are (default: the tree's "
+                   "--exact-at-most, where it plays the optimum already).")
+@click.option("--at-most", type=click.IntRange(min=1), default=400, show_default=True,
+              help="Search positions of at most this many candidates (the largest first on each path).")
+@click.option("--budget", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Seconds of exact search per position; a position out of time has its children tried.")
+@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
+              help="Keep to this many guesses first (default: the game's W when it is exact and the tree keeps it).")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
+def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
+                 path: str | None, folder: str | None) -> None:
+    """Polish an unsolved game's best-known tree: search each of its positions of --above to --at-most
+    candidates exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every
+    cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
+    needs fewer guesses."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    file = path or atlas.ATLAS_FILE
+    try:
+        spec = Game.from_spec(game).spec
+    except SolverError as exc:
+        _fail(str(exc))
+    entry = atlas.load(file).get(spec)
+    if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
+        _fail(f"{spec} is not an unsolved atlas game with a best-known tree (see `bullscows atlas hybrid`)")
+    low = int(entry["hybrid"]["exact_at_most"]) if above is None else above
+    if at_most <= low:
+        _fail(f"--at-most ({at_most}) must be above --above ({low})")
+    try:
+        atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses, path=file,
+                         folder=folder, log=lambda line: click.echo(f"# {line}", err=True))
+    except ValueError as exc:
+        _fail(str(exc))
+
+
 @atlas_group.command("bounds")
 @click.option("-g", "--game", "games", multiple=True,
               help="Unsolved atlas games ('6,7,0'; default: every unsolved game).")
