@@ -98,11 +98,13 @@ def start(game: Game, plan: RolloutPlan, path: str, log: Log = lambda _: None) -
     return doc
 
 
-def _unit(spec: str, plan: dict[str, Any], first: Code, response: int) -> tuple[int, str, float]:
-    """One unit, as a worker process runs it: the subtree's compact text and its time."""
+def _unit(spec: str, plan: dict[str, Any], first: Code, response: int,
+          log: Log = lambda _: None) -> tuple[int, str, float]:
+    """One unit, as a worker process runs it: the subtree's compact text and its time (``log``: its rollout
+    decisions, when it runs in the campaign's own process)."""
     game = Game.from_spec(spec)
     started = time.perf_counter()
-    tree = branch_tree(game, RolloutPlan(**plan), first, response)
+    tree = branch_tree(game, RolloutPlan(**plan), first, response, log)
     return response, to_compact(tree), time.perf_counter() - started
 
 
@@ -141,7 +143,7 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
         todo = todo[:max_units]
     if todo and processes <= 1 and scheduler is None:
         for r in todo:
-            response, text, seconds = _unit(spec, plan.as_dict(), first, r)
+            response, text, seconds = _unit(spec, plan.as_dict(), first, r, log)
             record_unit(path, game, response, text, seconds)
             log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
     elif todo:
