@@ -23,7 +23,7 @@ import numpy.typing as npt
 from solver import kernels
 from solver.codes import GameArrays
 from solver.game import CandidateSet, Code, Game, Turn
-from solver.tree import Chooser, Tree, build_tree
+from solver.tree import Chooser, Node, Tree, build_tree
 
 Log = Callable[[str], None]
 
@@ -227,3 +227,27 @@ def assemble(game: Game, plan: RolloutPlan, first: Code, branches: Mapping[int, 
         return node.guess
 
     return build_tree(game, replay, strategy=plan.name())
+
+
+def best_branches(new: Tree, old: Tree, max_guesses: int | None = None) -> tuple[Tree, list[int]]:
+    """A tree that plays ``new``'s first guess and, below each response, whichever of the two trees' subtrees
+    costs less there (fewest secrets beyond ``max_guesses`` first, then fewest guesses; ``new``'s on a tie),
+    with the responses whose subtree was taken from ``old``.  The subtrees below the first guess are
+    independent, so the result is a strategy that costs no more than either tree.
+
+    :raises ValueError: the trees are not of the same game, position and first guess.
+    """
+    from solver.polish import subtree_cost
+
+    if (new.game.spec, new.history, new.root.guess) != (old.game.spec, old.history, old.root.guess):
+        raise ValueError("only trees of the same position with the same first guess can be combined")
+    turn = len(new.history) + 2
+    children = dict(new.root.children)
+    taken = []
+    for r, mine in new.root.children.items():
+        theirs = old.root.children.get(r)
+        if theirs is not None and subtree_cost(theirs, turn, max_guesses) < subtree_cost(mine, turn, max_guesses):
+            children[r] = theirs
+            taken.append(r)
+    root = Node(new.root.guess, new.root.size, new.root.hit, new.root.derivable, children)
+    return Tree(game=new.game, root=root, history=list(new.history), strategy=new.strategy), taken

@@ -7,9 +7,11 @@ import pytest
 
 from solver.atlas import hybrid_tree
 from solver.game import Game
+from solver.polish import subtree_cost
 from solver.rollout import (
     RolloutPlan,
     assemble,
+    best_branches,
     branch_responses,
     branch_tree,
     first_guess,
@@ -87,3 +89,19 @@ def test_positions_that_break_the_limit_get_a_wider_look() -> None:
     assert tree.stats().worst_case == 5 and tree.stats().total >= 5626  # the optimum within 5
     assert "12 where over" in plan.name() and plan.as_dict()["over_width"] == 12
     assert "over_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
+
+
+def test_best_branches_takes_the_cheaper_subtree_under_each_response() -> None:
+    game = Game.from_spec("3,7,0")
+    a, b = hybrid_tree(game, "minimax", 6), hybrid_tree(game, "entropy", 3)
+    assert a.root.guess == b.root.guess
+    combined, taken = best_branches(a, b)
+    assert combined.stats().total < min(a.stats().total, b.stats().total)
+    assert all(combined.play(secret)[-1] == secret for secret in range(game.size))
+    for r, child in combined.root.children.items():
+        mine, theirs = subtree_cost(a.root.children[r], 2, None), subtree_cost(b.root.children[r], 2, None)
+        assert subtree_cost(child, 2, None) == min(mine, theirs)
+        assert (child is b.root.children[r]) == (r in taken) == (theirs < mine)
+    other = hybrid_tree(Game.from_spec("3,6,1"), "entropy", 3)
+    with pytest.raises(ValueError, match="same first guess"):
+        best_branches(a, other)

@@ -131,3 +131,29 @@ def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_pat
     assert third.exit_code == 0 and json.loads(third.stdout)["kept"] is False and "nothing to do" in third.output
     other = runner.invoke(main, [*args, "--width", "2"])
     assert other.exit_code == 2 and "continues another campaign" in other.output
+
+
+def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3 positions of 6 colours with repetition as a stand-in records game: its most-parts hybrid (859) shipped
+    first, then a rollout over the entropy hybrid (857 alone) that opens with the same guess.  Below some
+    responses the shipped subtree is cheaper: the tree kept takes those, so it needs fewer guesses than either
+    (856), and its record says which responses came from before and chains both commands."""
+    from solver.atlas import hybrid_tree
+    from solver.rollout import best_branches
+
+    spec = "3,6,1"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": []})
+    path, folder = tmp_path / "records.json", tmp_path / "trees"
+    folder.mkdir()
+    first = records.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
+    game = Game.from_spec(spec)
+    alone = rollout_tree(game, "entropy", 3, width=2, levels=3, min_size=3, from_turn=2)
+    combined, taken = best_branches(alone, hybrid_tree(game, "most-parts", 6))
+    expected = combined.stats().total
+    assert taken and expected < min(first["total"], alone.stats().total)
+    got = records.add_rollout(spec, "entropy", 3, width=2, from_turn=2, levels=3, min_size=3, path=str(path),
+                              folder=str(folder), progress=str(tmp_path / "campaign.json"))
+    assert got["kept"] and got["total"] == expected
+    assert got["branches_kept"] == [game.format_response(r) for r in sorted(taken)]
+    assert got["command"].startswith(first["command"] + " && bullscows records rollout -g 3,6,1")
+    assert all(combined.play(secret)[-1] == secret for secret in range(game.size))
