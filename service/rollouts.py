@@ -129,8 +129,9 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
     """Run the campaign of ``plan`` on ``spec`` until every unit is finished (or ``max_units`` more are), the
     progress in ``path``.  ``processes``: 1 runs the units here, one after another; more start a Dask
     ``LocalCluster`` of that many processes; ``scheduler`` joins a Dask cluster instead (many machines;
-    only this process reads and writes ``path``).  Returns
-    the assembled tree once every unit is finished, else None."""
+    only this process reads and writes ``path``).  Returns the assembled tree once every unit is finished,
+    else None.  One command per progress file: two would build the same units twice (nothing is lost, each
+    keeps what the other saved, but the work is done twice)."""
     game = Game.from_spec(spec)
     doc = start(game, plan, path, log)
     if "finished" in doc:
