@@ -275,12 +275,17 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
             return None
         tree, seconds = built, rollouts.seconds(doc)
         extra = {"rollout": rollout, "campaign": {"units": len(doc["units"]), "progress": progress}}
-    stats = tree.stats()
     command = f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
     if max_guesses is not None:
         command += f" --max-guesses {max_guesses}"
     if rollout is not None:
         command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items())
+        tree, merged = with_better_branches(spec, tree, load(path)[spec].get("hybrid"), max_guesses, folder, log)
+        if merged is not None:  # some branches of the shipped tree were better: its command comes first
+            extra["branches_kept"] = merged["responses"]
+            command = f"{merged['command']} && {command}"
+            seconds += merged["seconds"]
+    stats = tree.stats()
     record = {"above": above, "exact_at_most": exact_at_most,
               **({} if max_guesses is None else {"max_guesses": max_guesses}), "total": stats.total,
               "worst_case": stats.worst_case, "movers": stats.histogram.get(stats.worst_case, 0),
@@ -294,6 +299,28 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     if rollout is not None:
         rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
     return record if kept else None
+
+
+def with_better_branches(spec: str, tree: Any, before: dict[str, Any] | None, max_guesses: int | None,
+                         folder: str | None, log: Callable[[str], None]) -> tuple[Any, dict[str, Any] | None]:
+    """``tree`` with, below each response to its first guess, the shipped best-known tree's subtree where that
+    one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  ``before`` is
+    the shipped tree's record (its ``command`` and ``seconds``).  Returns the tree and, when branches were kept
+    from the shipped one, which (``responses``) and the command and time behind them."""
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.rollout import best_branches
+
+    game = Game.from_spec(spec)
+    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if before is None or stored is None or stored.tree.root.guess != tree.root.guess:
+        return tree, None
+    combined, taken = best_branches(tree, stored.tree, max_guesses)
+    if not taken:
+        return tree, None
+    responses = [game.format_response(r) for r in sorted(taken)]
+    log(f"{spec}: the shipped tree's subtrees are better after {', '.join(responses)}: kept")
+    combined.strategy = f"{tree.strategy} (best per response with the tree before)"
+    return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
 
 
 def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, path: str, folder: str,

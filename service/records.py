@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.atlas import BEST_KNOWN, machine, ship_best_known
+from service.atlas import BEST_KNOWN, machine, ship_best_known, with_better_branches
 from service.filelock import exclusive
 from solver.game import Game
 from solver.tree import Tree
@@ -156,7 +156,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
         "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size, "max_guesses": max_guesses,
         **({} if over_width is None else {"over_width": over_width})}}
     seconds = rollouts.seconds(doc)
-    tree, merged = _with_better_branches(spec, tree, max_guesses, path, folder, log)
+    tree, merged = with_better_branches(spec, tree, load(path)[spec].get("best_known"), max_guesses, folder, log)
     if merged is not None:  # some branches of the shipped tree were better: its command comes first
         fields["branches_kept"] = merged["responses"]
         command = f"{merged['command']} && {command}"
@@ -165,28 +165,6 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
                       campaign={"units": len(doc["units"]), "progress": progress}, log=log)
     rollouts.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})
     return {**record, "finished": True, "progress": progress}
-
-
-def _with_better_branches(spec: str, tree: Tree, max_guesses: int | None, path: str, folder: str | None,
-                          log: Callable[[str], None]) -> tuple[Tree, dict[str, Any] | None]:
-    """``tree`` with, below each response to its first guess, the shipped best-known tree's subtree where that
-    one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  Returns the tree
-    and, when branches were kept from the shipped one, what was kept and the command and time behind them."""
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.rollout import best_branches
-
-    before = load(path)[spec].get("best_known")
-    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(Game.from_spec(spec), BEST_KNOWN, None)
-    if before is None or stored is None or stored.tree.root.guess != tree.root.guess:
-        return tree, None
-    combined, taken = best_branches(tree, stored.tree, max_guesses)
-    if not taken:
-        return tree, None
-    game = tree.game
-    responses = [game.format_response(r) for r in sorted(taken)]
-    log(f"{spec}: the shipped tree's subtrees are better after {', '.join(responses)}: kept")
-    combined.strategy = f"{tree.strategy} (best per response with the tree before)"
-    return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
