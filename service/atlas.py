@@ -382,8 +382,8 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
               "movers": stats.histogram.get(stats.worst_case, 0), "nodes": stats.nodes,
               "seconds": round(float(before["seconds"]) + spent, 1),
               "polish": {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-                         "tried": report.tried, "improved": report.improved, "cut": report.cut,
-                         "gained": report.gained, "seconds": round(spent, 1), "before": before["total"]},
+                         **report.counts(),
+                         "seconds": round(spent, 1), "before": before["total"]},
               "command": (f"{before['command']} && bullscows atlas polish -g {spec} --above {above} "
                           f"--at-most {at_most} --budget {budget_s:g}{limit}"),
               "machine": machine(), "date": datetime.date.today().isoformat()}

@@ -202,8 +202,8 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
     fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
     fields["polish"] = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-                        "tried": report.tried, "improved": report.improved, "cut": report.cut,
-                        "gained": report.gained, "seconds": round(spent, 1), "before": before["total"]}
+                        **report.counts(),
+                        "seconds": round(spent, 1), "before": before["total"]}
     return add_tree(spec, lambda _game: tree, fields, command, path=path, folder=folder,
                     seconds=float(before["seconds"]) + spent, log=log)
 

@@ -31,10 +31,17 @@ class PolishReport:
     """Subtrees replaced."""
     cut: int = 0
     """Searches stopped by the budget (their positions' children were tried instead)."""
+    optimal: int = 0
+    """Subtrees proven optimal as they were (nothing below them is searched)."""
     gained: int = 0
     """Guesses saved over every secret."""
     gains: list[tuple[int, int, int]] = field(default_factory=list)
     """(guess number, candidates, guesses saved) of each replaced subtree."""
+
+    def counts(self) -> dict[str, int]:
+        """The counts, as a record keeps them."""
+        return {"tried": self.tried, "improved": self.improved, "optimal": self.optimal, "cut": self.cut,
+                "gained": self.gained}
 
 
 def subtree_cost(node: Node, turn: int, max_guesses: int | None) -> tuple[int, int]:
@@ -55,8 +62,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
     candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
     at most ``budget_s`` seconds, within ``max_guesses`` when given) with its subtree's cost as the bound; a
-    cheaper strategy found there replaces the subtree, and a position that was not improved has its children
-    tried in turn.  Positions of ``above`` candidates or fewer are left as they are (a hybrid's are optimal)."""
+    cheaper strategy found there replaces the subtree, a subtree proven optimal is left whole, and a position
+    out of time (or unable to keep the limit) has its children tried in turn.  Positions of ``above``
+    candidates or fewer are left as they are (a hybrid's are optimal)."""
     from solver.search import Searcher
 
     if not isinstance(searcher, Searcher):
@@ -81,6 +89,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             found = res.exact and res.possible and res.value is not None  # below the bound, when there is one
             if res.cut:
                 report.cut += 1
+            elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
+                report.optimal += 1
+                return node
             elif found:
                 better = build_tree(game, s.chooser(options=limited), path, arrays=a).root
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)

@@ -44,3 +44,15 @@ def test_a_polish_out_of_time_changes_nothing() -> None:
     before = tree.stats()
     report = polish(tree, Searcher(game, SolveOptions("total")), above=game.size - 1, at_most=game.size, budget_s=0.0)
     assert (report.tried, report.cut, report.improved) == (1, 1, 0) and tree.stats() == before
+
+
+def test_a_subtree_proven_optimal_is_not_searched_below() -> None:
+    """An optimal tree (the hybrid exact everywhere) is proven so at its root: one search, nothing changed."""
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec("4,5,1")
+    searcher = Searcher(game, SolveOptions("total"))
+    tree = hybrid_tree(game, "entropy", game.size, searcher=searcher)
+    before = tree.stats()
+    report = polish(tree, searcher, above=0, at_most=game.size, budget_s=600)
+    assert (report.tried, report.optimal, report.improved, report.cut) == (1, 1, 0, 0) and tree.stats() == before
