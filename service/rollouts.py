@@ -118,6 +118,16 @@ def record_unit(path: str, game: Game, response: int, text: str, seconds: float)
         _write(doc, path)
 
 
+def _record_run(path: str, run: dict[str, Any]) -> None:
+    """Note a run that finished its units (how many, where, its wall-clock time) in the progress file: the
+    units' own times say what the work cost, the runs how long it took to wait for it."""
+    with exclusive(path):
+        doc = read(path)
+        if doc is not None:
+            doc.setdefault("runs", []).append(run)
+            _write(doc, path)
+
+
 def missing(game: Game, doc: dict[str, Any]) -> list[int]:
     """The responses whose units are not finished yet, biggest first."""
     first = game.parse_code(doc["first_guess"])
@@ -142,6 +152,7 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
     log(f"{spec}: first guess {doc['first_guess']}, {len(doc['units'])} units done, {len(todo)} to do")
     if max_units is not None:
         todo = todo[:max_units]
+    started = time.perf_counter()
     if todo and processes <= 1 and scheduler is None:
         for r in todo:
             response, text, seconds = _unit(spec, plan.as_dict(), first, r, log)
@@ -149,6 +160,10 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
             log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
     elif todo:
         _run_dask(spec, plan, first, todo, path, processes, scheduler, log)
+    if todo:
+        _record_run(path, {"date": datetime.date.today().isoformat(), "units": len(todo),
+                           "where": scheduler or f"{max(processes, 1)} process(es)",
+                           "wall_seconds": round(time.perf_counter() - started, 1)})
     doc = read(path) or doc
     if missing(game, doc):
         return None

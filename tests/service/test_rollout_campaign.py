@@ -43,6 +43,8 @@ def test_a_campaign_stopped_after_some_units_continues_to_the_same_tree(tmp_path
     tree = rollouts.run(SPEC, PLAN, path, log=seen.append)
     assert tree is not None and to_compact(tree) == _whole()
     assert sum("done in" in line for line in seen) == left  # only the missing units were built
+    runs = (rollouts.read(path) or {})["runs"]
+    assert [r["units"] for r in runs] == [4, left] and all(r["wall_seconds"] >= 0 for r in runs)
 
 
 def test_a_campaign_killed_mid_unit_loses_only_the_running_unit(tmp_path: Path) -> None:
