@@ -9,6 +9,13 @@ warm-up call of depth 1 comes first).  Depth 0 is the size-only bound the atlas 
 
     python benchmarks/bench_atlas_bounds.py                          # the six games, depths 1 to 3
     python benchmarks/bench_atlas_bounds.py --games 6,7,0 --depths 4 --runs 1
+    python benchmarks/bench_atlas_bounds.py --shipped    # the brackets as shipped, and what each side cost
+    git show 6188f38:service/data/atlas.json > /tmp/before.json
+    python benchmarks/bench_atlas_bounds.py --shipped --file /tmp/before.json     # as they were at a commit
+
+``--shipped`` computes nothing: it prints each game's bracket of T as ``service/data/atlas.json`` has it, its
+width, and the recorded time and command of each side (the lower bound's refinement, the upper bound's tree
+with its chain of commands), so that a bracket before and after a change can be compared from the files.
 """
 
 from __future__ import annotations
@@ -33,9 +40,15 @@ def main() -> None:
     ap.add_argument("--games", nargs="+", default=SIX)
     ap.add_argument("--depths", nargs="+", type=int, default=[1, 2, 3])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--shipped", action="store_true", help="print the shipped brackets only (no computation)")
+    ap.add_argument("--file", default=None, help="with --shipped: another atlas file (an older commit's, say)")
     args = ap.parse_args()
 
     from service import atlas
+
+    if args.shipped:
+        print(json.dumps(shipped_brackets(atlas.load(args.file or atlas.ATLAS_FILE), args.games), indent=1))
+        return
     from solver.bounds import lower_bound_tables
     from solver.game import Game
     from solver.lowerbound import root_lower_bound
@@ -64,6 +77,23 @@ def main() -> None:
             print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
         out["games"][spec] = {"codes": game.size, "upper": upper, "bounds": rows}
     print(json.dumps(out, indent=1))
+
+
+def shipped_brackets(entries: dict[str, dict[str, Any]], games: list[str]) -> dict[str, Any]:
+    """Each game's bracket of T as shipped, with the recorded cost and command of each side."""
+    out: dict[str, Any] = {"source": "service/data/atlas.json", "games": {}}
+    for spec in games:
+        entry = entries[spec]
+        total = entry["values"]["total"]
+        lower, upper = total["lower"], total["upper"]
+        bound, tree = entry.get("lower_bound") or {}, entry.get("hybrid") or {}
+        out["games"][spec] = {
+            "lower": lower, "upper": upper, "width": round((upper - lower) / lower, 5),
+            "under_1_percent": (upper - lower) / lower < 0.01,
+            "lower_bound": {k: bound.get(k) for k in ("depth", "seconds", "command")},
+            "upper_bound": {k: tree.get(k) for k in ("total", "worst_case", "seconds", "command")},
+        }
+    return out
 
 
 if __name__ == "__main__":
