@@ -274,12 +274,13 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
                 f"{progress}: run the same command again to continue")
             return None
         tree, seconds = built, rollouts.seconds(doc)
-        extra = {"rollout": rollout, "campaign": {"units": len(doc["units"]), "progress": progress}}
+        extra = {"rollout": {**rollout, "max_guesses": max_guesses},  # as the records' rollouts say it
+                 "campaign": {"units": len(doc["units"]), "progress": progress}}
     command = f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
     if max_guesses is not None:
         command += f" --max-guesses {max_guesses}"
     if rollout is not None:
-        command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items())
+        command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items() if k != "max_guesses")
         tree, merged = with_better_branches(spec, tree, load(path)[spec].get("hybrid"), max_guesses, folder, log)
         if merged is not None:  # some branches of the shipped tree were better: its command comes first
             extra["branches_kept"] = merged["responses"]
@@ -337,8 +338,9 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
         if stats.total >= best:
             log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
             return False
-        record["tree"] = ship_best_known(spec, tree, stats, folder, "hybrid",
-                                         {"above": record["above"], "exact_at_most": record["exact_at_most"]})
+        record["tree"] = ship_best_known(spec, tree, stats, folder, "hybrid", {
+            "above": record["above"], "exact_at_most": record["exact_at_most"],
+            **({"rollout": record["rollout"]} if "rollout" in record else {})})
         tighten_entry(entry, {**one_step, **played_hybrid(record)})
         entry["hybrid"] = record
         save(entries, path)

@@ -482,7 +482,7 @@ def test_the_hybrid_command_rolls_out_when_asked(tmp_path: Path) -> None:
     assert ran.exit_code == 0, ran.output
     got = atlas.load(str(path))["4,3,1"]
     assert optimum <= got["hybrid"]["total"] <= plain
-    assert got["hybrid"]["rollout"] == {"width": 3, "from_turn": 1, "levels": 3, "min_size": 3}
+    assert got["hybrid"]["rollout"] == {"width": 3, "from_turn": 1, "levels": 3, "min_size": 3, "max_guesses": None}
     assert got["hybrid"]["campaign"]["progress"] == str(progress) and got["hybrid"]["campaign"]["units"] > 2
     assert json.loads(progress.read_text())["finished"]["total"] == got["hybrid"]["total"]
     assert "--rollout-width 3" in got["hybrid"]["command"]
