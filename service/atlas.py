@@ -412,20 +412,29 @@ def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, 
 
 def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
                     known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
+                    target: int | None = None,
                     log: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any], Any]:
     """Prove a lower bound of an unsolved entry's optimal total by refining its first ``depth`` plies
-    (:func:`solver.lowerbound.root_lower_bound`, ``known`` a table's proven parts), raise T's and
-    T_W's lower bounds to it, and record it under ``lower_bound`` (depth, command, time, machine) when
-    it beats the entry's record.  Returns (the record, the bound with its parts)."""
+    (:func:`solver.lowerbound.root_lower_bound`, ``known`` a table's proven parts; ``target``: refine
+    each first guess only until its bound reaches it), raise T's and T_W's lower bounds to it, and
+    record it under ``lower_bound`` (depth, target, command, time, machine) when it beats the entry's
+    record.  Returns (the record, the bound with its parts)."""
     from solver.lowerbound import root_lower_bound
 
     if load(path)[spec]["values"]["total"]["exact"]:
         raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
     game = Game.from_spec(spec)
-    got = root_lower_bound(game, (), depth, known=known)
-    record = {"value": got.value, "depth": depth, "size_only": got.size_only, "work": got.work,
+    t0 = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        log(f"{spec}: first guess {done + 1} of {total} at {depth} plies ({time.perf_counter() - t0:.0f} s)")
+
+    got = root_lower_bound(game, (), depth, known=known, target=target, progress=progress)
+    command = f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
+    record = {"value": got.value, "depth": depth, **({} if target is None else {"target": target}),
+              "size_only": got.size_only, "work": got.work,
               "seconds": round(got.seconds, 1), "table": known is not None,
-              "command": f"bullscows atlas bounds -g {spec} --depth {depth}", "machine": machine(),
+              "command": command, "machine": machine(),
               "date": datetime.date.today().isoformat()}
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)

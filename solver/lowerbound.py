@@ -259,11 +259,17 @@ class RootBound:
 
 def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> RootBound:
+                     progress: Callable[[int, int], None] | None = None,
+                     target: int | None = None) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
-    root part, or None.  ``progress(done, total)`` is told as root guesses are refined."""
+    root part, or None.  ``progress(done, total)`` is told as root guesses are refined.
+
+    ``target`` (game-level) asks only whether the total is at least that much: every root guess is
+    refined only until its bound reaches it, as if a guess of that value had been found first.  Deep
+    refinements then cost a fraction of the full LB_depth, and the result is still admissible: LB_depth
+    itself when it is below the target, else a bound of at least the target (fail-soft)."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -290,6 +296,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
     called = arrays.called(history)
     best, best_g, fail = INF, None, INF
+    if target is not None:
+        best = max(int(target) - offset, 0)
     parts_out: list[PartBound] = []
     refined = 0
     for done, i in enumerate(order):

@@ -546,6 +546,27 @@ def test_the_bounds_command_raises_lower_bounds_and_keeps_them_in_a_table(tmp_pa
     assert solved.exit_code == 2 and "unproven total" in solved.output
 
 
+def test_a_bound_asked_for_a_target_records_it(tmp_path: Path) -> None:
+    """`atlas bounds --target` proves T reaches the target (not more is asked), raises T to it, and
+    says so in its record and command; a target is one game's, so two games with one are refused."""
+    path = tmp_path / "atlas.json"
+    entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
+    truth = entry["values"]["total"]["value"]
+    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
+    atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(SHIPPED["3,3,1"]))}, str(path))
+    runner = CliRunner()
+    ran = runner.invoke(cli, ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--target", str(truth - 3),
+                              "--file", str(path)])
+    assert ran.exit_code == 0, ran.output
+    record = json.loads(ran.output.strip().splitlines()[-1])
+    assert truth - 3 <= record["value"] <= truth and record["target"] == truth - 3
+    got = atlas.load(str(path))["4,3,1"]
+    assert got["values"]["total"]["lower"] == record["value"]
+    assert got["lower_bound"]["command"] == f"bullscows atlas bounds -g 4,3,1 --depth 3 --target {truth - 3}"
+    two = runner.invoke(cli, ["atlas", "bounds", "--target", "100", "--file", str(path)])
+    assert two.exit_code == 2 and "exactly one game" in two.output
+
+
 def test_a_lower_bound_past_an_upper_one_is_refused() -> None:
     from solver.atlas import raise_lower
 

@@ -73,6 +73,29 @@ def test_mastermind_four_plies_prove_5625() -> None:
     assert root_lower_bound(Game.from_spec("mastermind"), (), 4).value == 5625
 
 
+@pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
+def test_a_target_asks_less_and_proves_what_it_claims(spec: str) -> None:
+    """With a target, each first guess is refined only until its bound reaches it: below the full bound
+    the answer is at least the target (and still no more than the optimum), above it the answer is the
+    full bound itself; reaching a target the full bound passes costs less work than the full bound."""
+    game = Game.from_spec(spec)
+    truth = SHIPPED[game.spec]["values"]["total"]["value"]
+    full = root_lower_bound(game, (), 3)
+    under = root_lower_bound(game, (), 3, target=full.value - 5)
+    assert full.value - 5 <= under.value <= full.value <= truth
+    assert under.work < full.work
+    assert root_lower_bound(game, (), 3, target=full.value + 1).value == full.value
+    assert root_lower_bound(game, (), 3, target=truth + 50).value == full.value
+    deeper = root_lower_bound(game, (), 4, target=full.value + 1)
+    assert full.value <= deeper.value <= truth
+
+
+def test_mastermind_four_plies_reach_5625_with_a_target() -> None:
+    """The published optimum proven by a bound alone, the cheap way: four plies asked only for 5625."""
+    got = root_lower_bound(Game.from_spec("mastermind"), (), 4, target=5625)
+    assert got.value == 5625
+
+
 def test_a_table_of_exact_parts_makes_one_ply_exact() -> None:
     """``known`` plays a table: given the exact value of every part (from the exact search), one ply
     is the exact optimum; given nothing, it is the weaker bound."""

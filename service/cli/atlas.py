@@ -200,12 +200,17 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
               help="Unsolved atlas games ('6,7,0'; default: every unsolved game).")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
+@click.option("--target", type=click.IntRange(min=1), default=None,
+              help="Only ask whether T reaches this (game-level): each first guess is refined until its bound "
+                   "does, far cheaper than the whole bound at that depth. The bound kept is then at least the "
+                   "target, or the full bound when that is below it.")
 @click.option("--url", default=None,
               help="A database whose positions table the bound starts from (a campaign's proven parts) "
                    "and keeps the root parts' bounds in, for the searches that follow.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-def atlas_bounds(games: tuple[str, ...], depth: int, url: str | None, path: str | None) -> None:
+def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None,
+                 path: str | None) -> None:
     """Prove lower bounds of unsolved games' optimal totals by refining their first plies (every
     guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
     Game by game, the file saved after each; a bound below the one recorded changes nothing."""
@@ -222,9 +227,11 @@ def atlas_bounds(games: tuple[str, ...], depth: int, url: str | None, path: str 
     for spec in specs:
         if spec not in entries or entries[spec]["values"]["total"]["exact"]:
             _fail(f"{spec} is not an atlas game with an unproven total")
+    if target is not None and len(games) != 1:
+        _fail("--target is one game's total: name exactly one game with -g")
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
-        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known,
+        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known, target=target,
                                             log=lambda line: click.echo(f"# {line}", err=True))
         if keep is not None:
             kept = keep(got)
