@@ -347,47 +347,68 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
     return True
 
 
+def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
+                      budget_s: float, max_guesses: int | None, folder: str | None,
+                      log: Callable[[str], None]) -> tuple[Any, dict[str, Any], float, str]:
+    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
+    records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
+    ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
+    ``polish`` field, the seconds it took, the command to chain after the tree's own).
+
+    :raises ValueError: there is no best-known tree to polish.
+    """
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.polish import polish
+    from solver.search import Searcher, SolveOptions
+
+    spec = game.spec
+    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if before is None or stored is None:
+        build = "atlas hybrid" if group == "atlas" else "records rollout"
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
+    tree = stored.tree
+    started = time.perf_counter()
+    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
+                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
+    spent = time.perf_counter() - started
+    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
+        f"{report.gained} guesses saved, {spent:.1f} s")
+    field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+             **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
+    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
+    return tree, field, spent, command
+
+
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
                path: str = ATLAS_FILE, folder: str | None = None,
                log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """Polish an unsolved entry's best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
+    """Polish an unsolved entry's best-known tree (:func:`polish_best_known`: positions of ``above`` to
     ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
     the game's W when it is exact and the tree keeps to it) and keep it when it needs fewer guesses
     (:func:`keep_hybrid`).  The record keeps the command chain that rebuilds it.  Returns it, or None.
 
     :raises ValueError: the entry has no best-known tree to polish.
     """
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.polish import polish
-    from solver.search import Searcher, SolveOptions
+    from service.trees import TREE_DIR
 
     entry = load(path)[spec]
     before = entry.get("hybrid")
     game = Game.from_spec(spec)
-    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
-    if before is None or stored is None:
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first (atlas hybrid)")
-    tree = stored.tree
     w = entry["values"]["worst_case"]
-    if max_guesses is None and w["exact"] and before["worst_case"] <= w["value"]:
+    if max_guesses is None and before is not None and w["exact"] and before["worst_case"] <= w["value"]:
         max_guesses = int(w["value"])
-    started = time.perf_counter()
-    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
-                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
-    spent = time.perf_counter() - started
+    tree, field, spent, command = polish_best_known(game, "atlas", before, above=above, at_most=at_most,
+                                                    budget_s=budget_s, max_guesses=max_guesses, folder=folder,
+                                                    log=log)
+    assert before is not None  # polish_best_known refuses an entry without one
     stats = tree.stats()
-    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time: total "
-        f"{before['total']} -> {stats.total}, {spent:.1f} s")
-    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    log(f"{spec}: total {before['total']} -> {stats.total}")
     record = {**{k: v for k, v in before.items() if k not in ("tree", "date", "machine")},
               "total": stats.total, "worst_case": stats.worst_case,
               "movers": stats.histogram.get(stats.worst_case, 0), "nodes": stats.nodes,
-              "seconds": round(float(before["seconds"]) + spent, 1),
-              "polish": {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-                         **report.counts(),
-                         "seconds": round(spent, 1), "before": before["total"]},
-              "command": (f"{before['command']} && bullscows atlas polish -g {spec} --above {above} "
-                          f"--at-most {at_most} --budget {budget_s:g}{limit}"),
+              "seconds": round(float(before["seconds"]) + spent, 1), "polish": field,
+              "command": f"{before['command']} && {command}",
               "machine": machine(), "date": datetime.date.today().isoformat()}
     tree.strategy = f"{tree.strategy}, polished exact<={at_most}"
     kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.atlas import BEST_KNOWN, machine, ship_best_known, with_better_branches
+from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, with_better_branches
 from service.filelock import exclusive
 from solver.game import Game
 from solver.tree import Tree
@@ -177,35 +177,19 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the game has no best-known tree yet.
     """
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.polish import polish
-    from solver.search import Searcher, SolveOptions
-
     game = Game.from_spec(spec)
     before = load(path)[spec].get("best_known")
-    library = TreeLibrary(folder or TREE_DIR)  # a library of its own: the tree is changed in place
-    stored = None if before is None else library.get(game, BEST_KNOWN, None)
-    if before is None or stored is None:
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first (records rollout)")
-    tree = stored.tree
-    if max_guesses is None:
+    if max_guesses is None and before is not None:
         max_guesses = (before.get("rollout") or {}).get("max_guesses")
-    started = time.perf_counter()
-    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
-                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
-    spent = time.perf_counter() - started
-    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
-        f"{report.gained} guesses saved, {spent:.1f} s")
-    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
-    command = (f"{before['command']} && bullscows records polish -g {spec} --above {above} --at-most {at_most} "
-               f"--budget {budget_s:g}{limit}")
+    tree, field, spent, command = polish_best_known(game, "records", before, above=above, at_most=at_most,
+                                                    budget_s=budget_s, max_guesses=max_guesses, folder=folder,
+                                                    log=log)
+    assert before is not None  # polish_best_known refuses a game without one
     tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
     fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
-    fields["polish"] = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-                        **report.counts(),
-                        "seconds": round(spent, 1), "before": before["total"]}
-    return add_tree(spec, lambda _game: tree, fields, command, path=path, folder=folder,
-                    seconds=float(before["seconds"]) + spent, log=log)
+    fields["polish"] = field
+    return add_tree(spec, lambda _game: tree, fields, f"{before['command']} && {command}", path=path,
+                    folder=folder, seconds=float(before["seconds"]) + spent, log=log)
 
 
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,

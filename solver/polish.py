@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from solver import kernels
 from solver.game import CandidateSet, Game, Turn
 from solver.question import SolveOptions
+from solver.search import Searcher
 from solver.tree import Node, Tree, build_tree
 
 Log = Callable[[str], None]
@@ -65,8 +67,6 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     cheaper strategy found there replaces the subtree, a subtree proven optimal is left whole, and a position
     out of time (or unable to keep the limit) has its children tried in turn.  Positions of ``above``
     candidates or fewer are left as they are (a hybrid's are optimal)."""
-    from solver.search import Searcher
-
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
     s = searcher
@@ -102,8 +102,6 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                     log(f"guess {turn}, {node.size} candidates: {cost} -> {new_cost} guesses"
                         + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
                     return better
-        from solver import kernels
-
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
         for r in list(node.children):
             path.append(Turn(node.guess, r))

@@ -87,6 +87,29 @@ def _game_filter_options(fn: F) -> F:
     return fn
 
 
+def _campaign_options(when: str = "") -> Callable[[F], F]:
+    """The rollout campaign's options (``service.rollouts``), alike wherever a command runs one; ``when``
+    prefixes their help (the condition under which the command runs a campaign at all)."""
+
+    def decorate(fn: F) -> F:
+        for option in reversed([
+            click.option("--progress", type=click.Path(dir_okay=False), default=None,
+                         help=f"{when}The campaign's progress file (default: campaigns/rollout-<game>.json in "
+                              "this folder)."),
+            click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+                         help=f"{when}Processes building units at once (more than 1: a Dask LocalCluster)."),
+            click.option("--scheduler", default=None,
+                         help=f"{when}A Dask scheduler's address (tcp://host:8786) to run the units on."),
+            click.option("--max-units", type=click.IntRange(min=1), default=None,
+                         help=f"{when}Stop after this many more units (the same command continues from the "
+                              "progress file)."),
+        ]):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     from service.config import Settings
     from solver.game import Game

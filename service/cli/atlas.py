@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from service.cli._common import _emit_json, _fail, main
+from service.cli._common import _campaign_options, _emit_json, _fail, main
 
 
 @main.group("atlas")
@@ -100,14 +100,7 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
               help="With --rollout-width: only positions of more candidates than this (default --exact-at-most).")
 @click.option("--max-guesses", type=click.IntRange(min=1), default=None,
               help="Keep to this many guesses first (the game's W: the tree then bounds T_W as well as T).")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="With --rollout-width, one game: the campaign's progress file (default: "
-                   "campaigns/rollout-<game>.json in this folder).")
-@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --rollout-width: processes building units at once (more than 1: a Dask LocalCluster).")
-@click.option("--scheduler", default=None, help="With --rollout-width: a Dask scheduler to run the units on.")
-@click.option("--max-units", type=click.IntRange(min=1), default=None,
-              help="With --rollout-width: stop after this many more units (run again to continue).")
+@_campaign_options("With --rollout-width. ")
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
                  folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
                  rollout_min_size: int | None, max_guesses: int | None, progress: str | None, processes: int,

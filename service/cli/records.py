@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from service.cli._common import _emit_json, _fail, main
+from service.cli._common import _campaign_options, _emit_json, _fail, main
 
 
 @main.group("records")
@@ -102,13 +102,7 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="The campaign's progress file (default: campaigns/rollout-<game>.json in this folder).")
-@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes building units at once (more than 1: a Dask LocalCluster).")
-@click.option("--scheduler", default=None, help="A Dask scheduler's address (tcp://host:8786) to run the units on.")
-@click.option("--max-units", type=click.IntRange(min=1), default=None,
-              help="Stop after this many more units (the campaign continues from its progress file).")
+@_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, path: str | None,
                     folder: str | None,
