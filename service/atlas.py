@@ -447,12 +447,12 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
     game = Game.from_spec(spec)
     t0 = time.perf_counter()
 
-    def progress(done: int, total: int) -> None:
-        log(f"{spec}: first guess {done + 1} of {total} at {depth} plies ({time.perf_counter() - t0:.0f} s)")
+    def progress(plies: int, done: int, total: int) -> None:
+        log(f"{spec}: first guess {done + 1} of {total} at {plies} plies ({time.perf_counter() - t0:.0f} s)")
 
     got = root_lower_bound(game, (), depth, known=known, target=target, progress=progress)
     command = f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
-    record = {"value": got.value, "depth": depth, **({} if target is None else {"target": target}),
+    record = {"value": got.value, "depth": got.depth, **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work,
               "seconds": round(got.seconds, 1), "table": known is not None,
               "command": command, "machine": machine(),
@@ -461,7 +461,7 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
         entries = load(path)
         entry = entries[spec]
         old = entry.get("lower_bound")
-        log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
+        log(f"{spec}: T >= {got.value} at {got.depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
             f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
         if old is None or got.value > int(old["value"]):
             apply_lower_bound(entry, got.value)

@@ -21,6 +21,13 @@ bound cannot beat the best found, and a guess's parts are refined largest first,
 the others leave (fail-soft: a guess cut short still reports a valid bound on its value, so the
 result is admissible whether or not the minimum was reached).
 
+Deepening.  The root is refined at depth 1, 2, ... up to ``depth`` (iterative deepening), each pass
+keeping its root parts' bounds, and the memo keeping the deeper sets'.  A guess's parts are then
+budgeted with those estimates instead of the size-only bound: the room each part is refined with is
+tight, and a guess whose estimates already pass the best bound falls before any refinement.  Every
+estimate is an admissible bound of its part's cost, so the result stays admissible (Mastermind's four
+plies: 19929 sets refined instead of 84706).  With a target, the first pass reaching it ends the run.
+
 Symmetry.  The root's guesses are one per equivalence class and the second ply's are the classes
 below each root guess (:meth:`solver.search.Searcher.pools`, as the exact search uses them); deeper,
 guesses that differ by a permutation of absent or uncalled symbols are scored once
@@ -124,6 +131,16 @@ def _memo_put(mk1, mk2, mval, k1, k2, depth, value, exact):  # type: ignore[no-u
 
 
 @njit(cache=True)
+def _memo_peek(mk1, mk2, mval, k1, k2):  # type: ignore[no-untyped-def]
+    """Whatever the memo holds of the set keyed (k1, k2), at any depth, exact or cut, else -1: every entry is
+    an admissible bound of the set's cost, so a sibling's estimate may use it, whatever question it answered."""
+    slot = np.int64(k1 & np.uint64(mk1.shape[0] - 1))
+    if mk1[slot] != k1 or mk2[slot] != k2:
+        return np.int64(-1)
+    return mval[slot] >> np.int64(9)
+
+
+@njit(cache=True)
 def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
                z1, z2, mk1, mk2, mval):
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
@@ -164,6 +181,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     found = False
     buf = np.empty(n, dtype=np.uint8)
     part = np.empty(n, dtype=np.int32)
+    est = np.zeros(n_resp, dtype=np.int64)
     cnt = np.zeros(n_resp, dtype=np.int64)
     starts = np.zeros(n_resp + 1, dtype=np.int64)
     fill = np.zeros(n_resp, dtype=np.int64)
@@ -187,9 +205,27 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
             r = buf[k]
             part[fill[r]] = S[k]
             fill[r] += 1
+        # each part's estimate: the size-only bound, or what the memo already proved of it (a shallower
+        # pass's, or another branch's), so the parts' room is tight and a guess may fall before any work
+        rest = np.int64(0)
+        for r in range(n_resp):
+            c = cnt[r]
+            est[r] = 0
+            if c == 0 or r == win:
+                continue
+            est[r] = lb0[c]
+            if c > 2:
+                q1, q2 = set_keys(part[starts[r]:starts[r + 1]], z1, z2, 0)
+                got = _memo_peek(mk1, mk2, mval, q1, q2)
+                if got > est[r]:
+                    est[r] = got
+            rest += est[r]
+        if n + rest >= best:
+            if n + rest < fail:
+                fail = n + rest
+            continue
         sizes = np.argsort(-cnt, kind="mergesort")
         acc = np.int64(n)
-        rest = bound[i] - n
         ok = True
         for ri in range(n_resp):
             r = sizes[ri]
@@ -198,9 +234,11 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
                 break
             if r == win:
                 continue
-            rest -= lb0[c]
+            rest -= est[r]
             v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), empty, depth - 1, lb0, n_resp,
                            win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval)
+            if v < est[r]:
+                v = est[r]
             acc += v
             if acc + rest >= best:
                 ok = False
@@ -259,12 +297,14 @@ class RootBound:
 
 def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
-                     progress: Callable[[int, int], None] | None = None,
+                     progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
-    root part, or None.  ``progress(done, total)`` is told as root guesses are refined.
+    root part, or None.  ``progress(depth, done, total)`` is told as root guesses are refined, pass by pass
+    (the plies are refined by iterative deepening: depth 1, 2, ... each pass's parts' bounds the next one's
+    estimates).
 
     ``target`` (game-level) asks only whether the total is at least that much: every root guess is
     refined only until its bound reaches it, as if a guess of that value had been found first.  Deep
@@ -295,50 +335,74 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
     order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
     called = arrays.called(history)
-    best, best_g, fail = INF, None, INF
-    if target is not None:
-        best = max(int(target) - offset, 0)
-    parts_out: list[PartBound] = []
+    goal = INF if target is None else max(int(target) - offset, 0)
+    parts: dict[tuple[int, int], PartBound] = {}  # every root part's best bound, from every pass
     refined = 0
-    for done, i in enumerate(order):
-        if progress is not None:
-            progress(done, len(order))
-        if bound[i] >= best:
-            fail = min(fail, int(bound[i]))
-            break
-        refined += 1
-        g = int(pool0[i])
-        part_order, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
-        sizes = np.diff(starts)
-        resp = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
-                      key=lambda r: (-int(sizes[r]), r))
-        child_pool = np.zeros(0, dtype=np.int32)
-        if pools1.shape[0] > 0 and row_of[g] >= 0:
-            child_pool = np.ascontiguousarray(pools1[row_of[g], : lens[row_of[g]]], dtype=np.int32)
-        acc, rest, ok = n, int(bound[i]) - n, True
-        for r in resp:
-            sub = np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
-            rest -= int(lb0[sub.shape[0]])
-            codes = tuple(int(c) for c in sub)
-            have = known(codes) if known is not None else None
-            if have is not None and have[0] == have[1]:
-                v, exact = have[0], True
-            else:
-                v = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, depth - 1, lb0, n_resp, win,
-                                   game.symbols, called | int(arrays.masks[g]), best - acc - rest, work, z1, z2,
-                                   *memo))
-                exact = sub.shape[0] <= 2
-                if have is not None:
-                    v = max(v, have[0])
-            parts_out.append(PartBound(r, codes, min(v, INF), exact))
-            acc += v
-            if acc + rest >= best:
-                ok = False
-                fail = min(fail, acc + rest)
+
+    def one_pass(d: int) -> tuple[int, int | None]:
+        """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the
+        earlier passes (and the memo below them), so a deeper pass only refines what they did not settle."""
+        nonlocal refined
+        best, best_g, fail = goal, None, INF
+        for done, i in enumerate(order):
+            if progress is not None:
+                progress(d, done, len(order))
+            if bound[i] >= best:
+                fail = min(fail, int(bound[i]))
                 break
-        if ok:
-            best, best_g = acc, g
-    remaining = best if best_g is not None else min(fail, INF)
-    return RootBound(remaining + offset if remaining < INF else INF, remaining, size_only, depth, best_g, refined,
-                     len(order), int(work[0]), time.perf_counter() - t0, parts_out)
+            g = int(pool0[i])
+            part_order, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
+            sizes = np.diff(starts)
+            resp = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
+                          key=lambda r: (-int(sizes[r]), r))
+            subs = {r: np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
+                    for r in resp}
+            haves = {r: known(tuple(int(c) for c in subs[r])) if known is not None else None for r in resp}
+            est = {}
+            for r in resp:
+                e = int(lb0[subs[r].shape[0]])
+                if (g, r) in parts:
+                    e = max(e, parts[(g, r)].lower)
+                if haves[r] is not None:
+                    e = max(e, haves[r][0])
+                est[r] = e
+            rest = sum(est.values())
+            if n + rest >= best:
+                fail = min(fail, n + rest)
+                continue
+            refined += 1
+            child_pool = np.zeros(0, dtype=np.int32)
+            if pools1.shape[0] > 0 and row_of[g] >= 0:
+                child_pool = np.ascontiguousarray(pools1[row_of[g], : lens[row_of[g]]], dtype=np.int32)
+            acc, ok = n, True
+            for r in resp:
+                sub, have = subs[r], haves[r]
+                rest -= est[r]
+                if (have is not None and have[0] == have[1]) or sub.shape[0] <= 2:
+                    v, exact = est[r], True
+                else:
+                    v = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp, win,
+                                       game.symbols, called | int(arrays.masks[g]), best - acc - rest, work, z1, z2,
+                                       *memo))
+                    v, exact = max(v, est[r]), False
+                parts[(g, r)] = PartBound(r, tuple(int(c) for c in sub), min(v, INF), exact)
+                acc += v
+                if acc + rest >= best:
+                    ok = False
+                    fail = min(fail, acc + rest)
+                    break
+            if ok:
+                best, best_g = acc, g
+        return (best if best_g is not None else min(fail, INF)), best_g
+
+    # Passes of growing depth (iterative deepening): each is cheap next to the one after it, and gives it
+    # tight estimates of the parts' bounds; with a target, the first pass that reaches it is the answer.
+    reached, remaining, best_guess = 1, INF, None
+    for d in range(1, depth + 1):
+        reached = d
+        remaining, best_guess = one_pass(d)
+        if remaining >= goal:
+            break
+    return RootBound(remaining + offset if remaining < INF else INF, remaining, size_only, reached, best_guess,
+                     refined, len(order), int(work[0]), time.perf_counter() - t0, list(parts.values()))
 

@@ -68,9 +68,20 @@ def test_mastermind_bounds_rise_to_the_optimum() -> None:
     assert got == sorted(got) and got[0] > root_lower_bound(mm, (), 1).size_only and got[-1] < 5625
 
 
-@pytest.mark.slow  # about 15 s
 def test_mastermind_four_plies_prove_5625() -> None:
-    assert root_lower_bound(Game.from_spec("mastermind"), (), 4).value == 5625
+    """Four plies, deepened pass by pass, each pass's parts the next one's estimates (seconds)."""
+    got = root_lower_bound(Game.from_spec("mastermind"), (), 4)
+    assert got.value == 5625 and got.depth == 4
+
+
+def test_a_target_reached_early_stops_the_deepening() -> None:
+    """Deepening stops at the first pass whose bound reaches the target: the bound says which depth
+    proved it, and it is still no more than the optimum."""
+    mm = Game.from_spec("mastermind")
+    two = root_lower_bound(mm, (), 2).value
+    got = root_lower_bound(mm, (), 4, target=two - 20)
+    assert got.depth == 2 and two - 20 <= got.value <= 5625
+    assert root_lower_bound(mm, (), 4, target=5625).depth == 4
 
 
 @pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
