@@ -358,13 +358,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             subs = {r: np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
                     for r in resp}
             haves = {r: known(tuple(int(c) for c in subs[r])) if known is not None else None for r in resp}
-            est = {}
+            est: dict[int, int] = {}
             for r in resp:
                 e = int(lb0[subs[r].shape[0]])
                 if (g, r) in parts:
                     e = max(e, parts[(g, r)].lower)
-                if haves[r] is not None:
-                    e = max(e, haves[r][0])
+                have = haves[r]
+                if have is not None:
+                    e = max(e, have[0])
                 est[r] = e
             rest = sum(est.values())
             if n + rest >= best:
