@@ -224,14 +224,24 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
             if n + rest < fail:
                 fail = n + rest
             continue
-        sizes = np.argsort(-cnt, kind="mergesort")
+        # Largest part first while the estimates are the size-only ones (the big parts rise most, and cut
+        # the guess soonest); smallest first once the memo knew some part: the estimates are then close,
+        # the room is small, and the small parts use it up for a fraction of a big one's refinement.
+        known_any = False
+        for r in range(n_resp):
+            if cnt[r] > 2 and r != win and est[r] > lb0[cnt[r]]:
+                known_any = True
+        if known_any:
+            sizes = np.argsort(cnt, kind="mergesort")
+        else:
+            sizes = np.argsort(-cnt, kind="mergesort")
         acc = np.int64(n)
         ok = True
         for ri in range(n_resp):
             r = sizes[ri]
             c = cnt[r]
             if c == 0:
-                break
+                continue
             if r == win:
                 continue
             rest -= est[r]
@@ -355,6 +365,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             sizes = np.diff(starts)
             resp = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
                           key=lambda r: (-int(sizes[r]), r))
+            if d >= 2:  # the parts carry the last pass's bounds: the small ones settle the room cheaply
+                resp.reverse()
             subs = {r: np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
                     for r in resp}
             haves = {r: known(tuple(int(c) for c in subs[r])) if known is not None else None for r in resp}
