@@ -9,6 +9,7 @@ warm-up call of depth 1 comes first).  Depth 0 is the size-only bound the atlas 
 
     python benchmarks/bench_atlas_bounds.py                          # the six games, depths 1 to 3
     python benchmarks/bench_atlas_bounds.py --games 6,7,0 --depths 4 --runs 1
+    python benchmarks/bench_atlas_bounds.py --games 4,6,1 --depths 4 --target 5625   # only: is T >= 5625?
     python benchmarks/bench_atlas_bounds.py --shipped    # the brackets as shipped, and what each side cost
     git show 6188f38:service/data/atlas.json > /tmp/before.json
     python benchmarks/bench_atlas_bounds.py --shipped --file /tmp/before.json     # as they were at a commit
@@ -40,6 +41,8 @@ def main() -> None:
     ap.add_argument("--games", nargs="+", default=SIX)
     ap.add_argument("--depths", nargs="+", type=int, default=[1, 2, 3])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--target", type=int, default=None,
+                    help="ask each depth only whether T reaches this (one game: atlas bounds --target)")
     ap.add_argument("--shipped", action="store_true", help="print the shipped brackets only (no computation)")
     ap.add_argument("--file", default=None, help="with --shipped: another atlas file (an older commit's, say)")
     args = ap.parse_args()
@@ -67,11 +70,12 @@ def main() -> None:
             walls, cpus, value, work = [], [], 0, 0
             for _ in range(args.runs):
                 w0, c0 = time.perf_counter(), time.process_time()
-                got = root_lower_bound(game, (), depth)
+                got = root_lower_bound(game, (), depth, target=args.target)
                 walls.append(time.perf_counter() - w0)
                 cpus.append(time.process_time() - c0)
                 value, work = got.value, got.work
-            rows.append({"depth": depth, "lower": value, "sets_refined": work,
+            rows.append({"depth": depth, **({} if args.target is None else {"target": args.target}),
+                         "lower": value, "sets_refined": work,
                          "wall_s": round(statistics.median(walls), 3), "cpu_s": round(statistics.median(cpus), 3),
                          "width": round((upper - value) / value, 5)})
             print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
