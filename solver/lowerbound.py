@@ -17,16 +17,19 @@ first plies are far from perfect, so the bound rises quickly with the depth:
 
 For Mastermind 4×6 (T = 5625) LB_0 = 4986, LB_1 = 5196, LB_2 = 5429.  The minimum is searched best
 first: guesses in order of their one-ply bound Σ_P LB_0(P), stopping as soon as the next one's
-bound cannot beat the best found, and a guess's parts are refined largest first, each with the room
-the others leave (fail-soft: a guess cut short still reports a valid bound on its value, so the
-result is admissible whether or not the minimum was reached).
+bound cannot beat the best found, and a guess's parts are refined largest first (while their estimates
+are the size-only ones), each with the room the others leave (fail-soft: a guess cut short still
+reports a valid bound on its value, so the result is admissible whether or not the minimum was
+reached).
 
 Deepening.  The root is refined at depth 1, 2, ... up to ``depth`` (iterative deepening), each pass
 keeping its root parts' bounds, and the memo keeping the deeper sets'.  A guess's parts are then
 budgeted with those estimates instead of the size-only bound: the room each part is refined with is
 tight, and a guess whose estimates already pass the best bound falls before any refinement.  Every
-estimate is an admissible bound of its part's cost, so the result stays admissible (Mastermind's four
-plies: 19929 sets refined instead of 84706).  With a target, the first pass reaching it ends the run.
+estimate is an admissible bound of its part's cost, so the result stays admissible.  Once the estimates
+are known, parts are refined smallest first: the room is small, and small parts use it up for a fraction
+of a big one's work (Mastermind's four plies: 12080 sets refined instead of 84706, see
+``benchmarks/bench_atlas_bounds.py``).  With a target, the first pass reaching it ends the run.
 
 Symmetry.  The root's guesses are one per equivalence class and the second ply's are the classes
 below each root guess (:meth:`solver.search.Searcher.pools`, as the exact search uses them); deeper,
