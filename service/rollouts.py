@@ -108,24 +108,29 @@ def _unit(spec: str, plan: dict[str, Any], first: Code, response: int,
     return response, to_compact(tree), time.perf_counter() - started
 
 
-def record_unit(path: str, game: Game, response: int, text: str, seconds: float) -> None:
-    """Add a finished unit to the progress file (re-read under its lock: other processes write to it too)."""
+def _amend(path: str, change: Callable[[dict[str, Any]], None], *, required: bool = True) -> None:
+    """Change the progress file as it is now (re-read under its lock: other processes write to it too);
+    a file gone is an error when ``required``, else nothing to change."""
     with exclusive(path):
         doc = read(path)
         if doc is None:
+            if not required:
+                return
             raise CampaignError(f"{path} disappeared while the campaign ran")
-        doc["units"][game.format_response(response)] = {"tree": text, "seconds": round(seconds, 1)}
+        change(doc)
         _write(doc, path)
+
+
+def record_unit(path: str, game: Game, response: int, text: str, seconds: float) -> None:
+    """Add a finished unit to the progress file."""
+    _amend(path, lambda doc: doc["units"].update(
+        {game.format_response(response): {"tree": text, "seconds": round(seconds, 1)}}))
 
 
 def _record_run(path: str, run: dict[str, Any]) -> None:
     """Note a run that finished its units (how many, where, its wall-clock time) in the progress file: the
     units' own times say what the work cost, the runs how long it took to wait for it."""
-    with exclusive(path):
-        doc = read(path)
-        if doc is not None:
-            doc.setdefault("runs", []).append(run)
-            _write(doc, path)
+    _amend(path, lambda doc: doc.setdefault("runs", []).append(run), required=False)
 
 
 def missing(game: Game, doc: dict[str, Any]) -> list[int]:

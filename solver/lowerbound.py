@@ -211,6 +211,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
         # each part's estimate: the size-only bound, or what the memo already proved of it (a shallower
         # pass's, or another branch's), so the parts' room is tight and a guess may fall before any work
         rest = np.int64(0)
+        known_any = False
         for r in range(n_resp):
             c = cnt[r]
             est[r] = 0
@@ -222,6 +223,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
                 got = _memo_peek(mk1, mk2, mval, q1, q2)
                 if got > est[r]:
                     est[r] = got
+                    known_any = True
             rest += est[r]
         if n + rest >= best:
             if n + rest < fail:
@@ -230,10 +232,6 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
         # Largest part first while the estimates are the size-only ones (the big parts rise most, and cut
         # the guess soonest); smallest first once the memo knew some part: the estimates are then close,
         # the room is small, and the small parts use it up for a fraction of a big one's refinement.
-        known_any = False
-        for r in range(n_resp):
-            if cnt[r] > 2 and r != win and est[r] > lb0[cnt[r]]:
-                known_any = True
         if known_any:
             sizes = np.argsort(cnt, kind="mergesort")
         else:
@@ -298,7 +296,7 @@ class RootBound:
     guess: int | None
     """A root guess whose bound is the minimum (None when none beat the cut-off)."""
     guesses: int
-    """Root guesses (classes) whose bound was refined."""
+    """Refinements of root guesses (classes), over every pass of the deepening."""
     classes: int
     """Root guesses (classes) in all."""
     work: int
@@ -352,6 +350,23 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     parts: dict[tuple[int, int], PartBound] = {}  # every root part's best bound, from every pass
     refined = 0
 
+    codes_of: dict[tuple[int, int], tuple[int, ...]] = {}
+    probed: dict[tuple[int, int], tuple[int, int] | None] = {}
+
+    def part_codes(g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, ...]:
+        """The root part's codes as a tuple, made once for every pass."""
+        if (g, r) not in codes_of:
+            codes_of[(g, r)] = tuple(int(c) for c in sub)
+        return codes_of[(g, r)]
+
+    def table_bound(g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, int] | None:
+        """What the table proves of a root part, asked once: the passes ask of the same parts again."""
+        if known is None:
+            return None
+        if (g, r) not in probed:
+            probed[(g, r)] = known(part_codes(g, r, sub))
+        return probed[(g, r)]
+
     def one_pass(d: int) -> tuple[int, int | None]:
         """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the
         earlier passes (and the memo below them), so a deeper pass only refines what they did not settle."""
@@ -372,13 +387,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 resp.reverse()
             subs = {r: np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
                     for r in resp}
-            haves = {r: known(tuple(int(c) for c in subs[r])) if known is not None else None for r in resp}
             est: dict[int, int] = {}
             for r in resp:
                 e = int(lb0[subs[r].shape[0]])
                 if (g, r) in parts:
                     e = max(e, parts[(g, r)].lower)
-                have = haves[r]
+                have = table_bound(g, r, subs[r])
                 if have is not None:
                     e = max(e, have[0])
                 est[r] = e
@@ -392,7 +406,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 child_pool = np.ascontiguousarray(pools1[row_of[g], : lens[row_of[g]]], dtype=np.int32)
             acc, ok = n, True
             for r in resp:
-                sub, have = subs[r], haves[r]
+                sub, have = subs[r], table_bound(g, r, subs[r])
                 rest -= est[r]
                 if (have is not None and have[0] == have[1]) or sub.shape[0] <= 2:
                     v, exact = est[r], True
@@ -401,7 +415,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                                        game.symbols, called | int(arrays.masks[g]), best - acc - rest, work, z1, z2,
                                        *memo))
                     v, exact = max(v, est[r]), False
-                parts[(g, r)] = PartBound(r, tuple(int(c) for c in sub), min(v, INF), exact)
+                parts[(g, r)] = PartBound(r, part_codes(g, r, sub), min(v, INF), exact)
                 acc += v
                 if acc + rest >= best:
                     ok = False
