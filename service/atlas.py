@@ -15,13 +15,12 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from service.filelock import exclusive
+from service.filelock import exclusive, write_json
 from solver.atlas import (
     LABELS,
     NAMES,
@@ -53,14 +52,7 @@ def save(entries: dict[str, dict[str, Any]], path: str = ATLAS_FILE) -> None:
     """Write every entry, smallest game first, atomically (a killed run leaves the previous file)."""
     order = {g.spec: i for i, g in enumerate(atlas_games())}
     games = sorted(entries.values(), key=lambda e: (order.get(str(e["game"]), len(order)), str(e["game"])))
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"atlas": "bullscows", "names": list(NAMES), "games": games}, fh, indent=1)
-        fh.write("\n")
-    os.chmod(tmp, 0o644)  # package data: readable by whoever runs the service (mkstemp makes it 0600)
-    os.replace(tmp, path)
+    write_json(path, {"atlas": "bullscows", "names": list(NAMES), "games": games})
 
 
 @functools.lru_cache(maxsize=1)
@@ -457,17 +449,56 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
               "seconds": round(got.seconds, 1), "table": known is not None,
               "command": command, "machine": machine(),
               "date": datetime.date.today().isoformat()}
+    keep_lower_bound(spec, record, path=path, log=log)
+    return record, got
+
+
+def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
+                             processes: int = 1, max_units: int | None = None, path: str = ATLAS_FILE,
+                             log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """The lower bound of :func:`add_lower_bound` proven as a campaign of units, one per first guess, its
+    parts' bounds kept in the progress file ``progress`` as they are proven (:mod:`service.bound_campaigns`):
+    resumable, and run on ``processes`` processes.  Recorded like a plain bound once every unit is done;
+    returns the record then, else None (the same command continues)."""
+    from service import bound_campaigns
+    from solver.bounds import lower_bound_tables
+    from solver.table import MMAX
+
+    if load(path)[spec]["values"]["total"]["exact"]:
+        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
+    game = Game.from_spec(spec)
+    file = progress or bound_campaigns.default_path(spec)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    if summary is None:
+        return None
+    command = (f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
+               + f" --campaign --progress {file}")
+    record = {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
+              "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+              "work": summary["work"], "seconds": summary["seconds"], "table": False,
+              "campaign": {"units": summary["units"], "progress": file},
+              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+    keep_lower_bound(spec, record, path=path, log=log)
+    return record
+
+
+def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
+                     log: Callable[[str], None] = lambda _: None) -> bool:
+    """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record
+    under ``lower_bound``, when it beats the one recorded.  Returns whether it did."""
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         entry = entries[spec]
         old = entry.get("lower_bound")
-        log(f"{spec}: T >= {got.value} at {got.depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
-            f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
-        if old is None or got.value > int(old["value"]):
-            apply_lower_bound(entry, got.value)
-            entry["lower_bound"] = record
-            save(entries, path)
-    return record, got
+        log(f"{spec}: T >= {record['value']} at {record['depth']} plies ({record['work']} sets refined, "
+            f"{record['seconds']:.1f} s; size-only {record['size_only']}"
+            + (f", recorded {old['value']}" if old else "") + ")")
+        if old is not None and int(record["value"]) <= int(old["value"]):
+            return False
+        apply_lower_bound(entry, int(record["value"]))
+        entry["lower_bound"] = record
+        save(entries, path)
+        return True
 
 
 def apply_lower_bound(entry: dict[str, Any], total_lower: int) -> None:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -25,3 +28,21 @@ def exclusive(path: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def write_json(path: str, doc: Any) -> None:
+    """Write ``doc`` as indented JSON atomically: a process killed while writing leaves the previous file,
+    never half of one.  Readable by all (``mkstemp`` makes 0600 files; these are shipped data)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1)
+            fh.write("\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

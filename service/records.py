@@ -14,13 +14,12 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, with_better_branches
-from service.filelock import exclusive
+from service.filelock import exclusive, write_json
 from solver.game import Game
 from solver.tree import Tree
 
@@ -69,13 +68,7 @@ def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
 
 def save(entries: dict[str, dict[str, Any]], path: str = RECORDS_FILE) -> None:
     """Write every entry atomically (a killed run leaves the previous file)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]}, fh, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)
+    write_json(path, {"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]})
 
 
 def spec_of(game: str) -> str:

@@ -17,12 +17,11 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
-from service.filelock import exclusive
+from service.filelock import exclusive, write_json
 from solver.game import Code, Game
 from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess
 from solver.tree import Tree, from_compact, to_compact
@@ -60,17 +59,6 @@ def read(path: str) -> dict[str, Any] | None:
         raise CampaignError(f"{path}: {exc}") from None
 
 
-def _write(doc: dict[str, Any], path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1)
-        fh.write("\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-
-
 def start(game: Game, plan: RolloutPlan, path: str, log: Log = lambda _: None) -> dict[str, Any]:
     """The campaign's progress: read from ``path`` when it is there (and is this game's and plan's), else
     begun there, with the first guess chosen (the hybrid's own, or rolled out when the plan starts at 1).
@@ -92,7 +80,7 @@ def start(game: Game, plan: RolloutPlan, path: str, log: Log = lambda _: None) -
            "started": datetime.date.today().isoformat(), "units": {}}
     with exclusive(path):
         if read(path) is None:
-            _write(doc, path)
+            write_json(path, doc)
         else:  # another process began it meanwhile: continue theirs
             doc = read(path) or doc
     return doc
@@ -118,7 +106,7 @@ def _amend(path: str, change: Callable[[dict[str, Any]], None], *, required: boo
                 return
             raise CampaignError(f"{path} disappeared while the campaign ran")
         change(doc)
-        _write(doc, path)
+        write_json(path, doc)
 
 
 def record_unit(path: str, game: Game, response: int, text: str, seconds: float) -> None:
@@ -178,17 +166,16 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
 
 def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: str, processes: int,
               scheduler: str | None, log: Log) -> None:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
-    from service.jobs.runner import warm_process
+    from service.jobs.runner import local_cluster, warm_process
 
     game = Game.from_spec(spec)
     cluster = None
     if scheduler:
         client = Client(scheduler)  # type: ignore[no-untyped-call]
     else:
-        cluster = LocalCluster(n_workers=processes, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
-                               dashboard_address=None)
+        cluster = local_cluster(processes)
         client = Client(cluster)  # type: ignore[no-untyped-call]
     try:
         client.run(warm_process)
@@ -222,7 +209,7 @@ def finish(path: str, summary: dict[str, Any]) -> None:
             return
         doc["finished"] = {**summary, "date": datetime.date.today().isoformat(), "seconds": round(seconds(doc), 1)}
         doc["units"] = {k: {"seconds": u["seconds"]} for k, u in doc["units"].items()}
-        _write(doc, path)
+        write_json(path, doc)
 
 
 def seconds(doc: dict[str, Any]) -> float:

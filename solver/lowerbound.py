@@ -39,6 +39,13 @@ guesses that differ by a permutation of absent or uncalled symbols are scored on
 Criteria.  The bound is for the fewest total guesses with no depth limit (T), so it also bounds the
 total within any depth limit (T_k ≥ T).  It says nothing of worst cases or k-movers.
 
+Ledger.  A part's bound, once proven, is admissible whatever depth or room it was refined with, so it
+is an estimate for every later refinement of that part: :class:`PartLedger` keeps the root parts' bounds
+across passes, and a caller may fill it from an earlier run's or hand it on to a file (a campaign that
+resumes from what was proven, :mod:`service.bound_campaigns`).  A part known to hold at least its full
+LB_k is not refined again at k plies or fewer.  ``guesses`` restricts the root to some of its guesses,
+so that each can be a unit of work of its own: the root's bound is the least of its guesses' bounds.
+
 Table.  ``known(codes)`` may give what a table already proves of a root part (``(lower, upper)``,
 turn-independent, for totals with no limit): an exact value replaces the refinement and a lower
 bound raises it.  The parts' refined bounds are returned, so that the caller can keep them.
@@ -47,7 +54,7 @@ bound raises it.  The parts' refined bounds are returned, so that the caller can
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,7 +68,7 @@ from solver.question import INF, SolveOptions
 from solver.table import MMAX, zobrist
 from solver.ttkernels import set_keys
 
-__all__ = ["PartBound", "RootBound", "refine_set", "root_lower_bound"]
+__all__ = ["PartBound", "PartLedger", "RootBound", "refine_set", "root_classes", "root_lower_bound"]
 
 
 @njit(cache=True)
@@ -306,10 +313,59 @@ class RootBound:
     """Every part of every refined root guess whose bound was computed (for a table)."""
 
 
+EXACT_PLIES = 1 << 20
+"""``PartLedger``'s plies for an exact value: no refinement, however deep, can raise it."""
+
+
+class PartLedger:
+    """Proven lower bounds of a position's root parts, keyed by (root guess, response): the bound, and the
+    plies ``k`` whose full LB_k it is known to reach (0 when it may be a cut refinement's).
+
+    Why: every bound :func:`refine_set` returns is admissible, whatever depth or room it had, so whatever was
+    proven of a part once is a valid estimate for any later refinement of it, in this run or another.  A
+    subclass may share the ledger (:meth:`put` is told of every part as it is proven, :meth:`sync` asked
+    before each root guess to take in what other processes proved)."""
+
+    def __init__(self, bounds: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
+        self.bounds: dict[tuple[int, int], tuple[int, int]] = dict(bounds or {})
+
+    def get(self, guess: int, response: int) -> tuple[int, int]:
+        """(bound, plies) of a part, (0, 0) when nothing is known of it."""
+        return self.bounds.get((guess, response), (0, 0))
+
+    def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
+        """Take in a proven bound of a part; a bound never falls.  Returns whether anything rose."""
+        old_lower, old_plies = self.get(guess, response)
+        new = (max(old_lower, lower), max(old_plies, plies))
+        if new == (old_lower, old_plies):
+            return False
+        self.bounds[(guess, response)] = new
+        return True
+
+    def sync(self) -> None:
+        """Take in what others proved meanwhile (nothing here: one process keeps its ledger to itself)."""
+
+
+def root_classes(game: Game, history: History = ()) -> list[int]:
+    """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
+    candidates, in the order it refines them (best one-ply bound first)."""
+    from solver.search import Searcher
+
+    searcher = Searcher(game, SolveOptions("total"))
+    ktable, n_resp, win = kernel_responses(game, searcher.arrays.table)
+    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
+    cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
+    pool0 = np.ascontiguousarray(searcher.pools(history)[0], dtype=np.int32)
+    bound = np.empty(pool0.shape[0], dtype=np.int64)
+    _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
+    return [int(pool0[i]) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
+
+
 def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
                      progress: Callable[[int, int, int], None] | None = None,
-                     target: int | None = None) -> RootBound:
+                     target: int | None = None, guesses: Sequence[int] | None = None,
+                     ledger: PartLedger | None = None) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -320,7 +376,11 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     ``target`` (game-level) asks only whether the total is at least that much: every root guess is
     refined only until its bound reaches it, as if a guess of that value had been found first.  Deep
     refinements then cost a fraction of the full LB_depth, and the result is still admissible: LB_depth
-    itself when it is below the target, else a bound of at least the target (fail-soft)."""
+    itself when it is below the target, else a bound of at least the target (fail-soft).
+
+    ``guesses``: refine only these root guesses (each one of :func:`root_classes`), the bound then being
+    the least of theirs.  ``ledger``: the root parts' bounds proven before (estimates, and parts not refined
+    again at plies they already reach), told of every part's bound as it is proven."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -345,6 +405,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     bound = np.empty(pool0.shape[0], dtype=np.int64)
     _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
     order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
+    if guesses is not None:
+        wanted = {int(g) for g in guesses}
+        order = [i for i in order if int(pool0[i]) in wanted]
+    # ``passes``: what this run's passes proved of the root parts, each pass's estimates for the next.  The
+    # ledger's bounds (other runs', maybe deeper) come in at the last pass only: the shallow passes warm the memo
+    # for it, and a ledger whose parts cut every guess at once would leave it cold (more work, not less).
+    passes = PartLedger()
+    shared = PartLedger() if ledger is None else ledger
     called = arrays.called(history)
     goal = INF if target is None else max(int(target) - offset, 0)
     parts: dict[tuple[int, int], PartBound] = {}  # every root part's best bound, from every pass
@@ -379,6 +447,9 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 fail = min(fail, int(bound[i]))
                 break
             g = int(pool0[i])
+            last = d == depth
+            if last:
+                shared.sync()
             part_order, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
             sizes = np.diff(starts)
             resp = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
@@ -389,9 +460,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     for r in resp}
             est: dict[int, int] = {}
             for r in resp:
-                e = int(lb0[subs[r].shape[0]])
-                if (g, r) in parts:
-                    e = max(e, parts[(g, r)].lower)
+                e = max(int(lb0[subs[r].shape[0]]), passes.get(g, r)[0], shared.get(g, r)[0] if last else 0)
                 have = table_bound(g, r, subs[r])
                 if have is not None:
                     e = max(e, have[0])
@@ -408,13 +477,21 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             for r in resp:
                 sub, have = subs[r], table_bound(g, r, subs[r])
                 rest -= est[r]
+                plies = shared.get(g, r)[1] if last else 0
                 if (have is not None and have[0] == have[1]) or sub.shape[0] <= 2:
                     v, exact = est[r], True
+                    for book in (passes, shared):
+                        book.put(g, r, v, EXACT_PLIES)
+                elif plies >= d - 1:  # proven before at least as deep as this pass refines it
+                    v, exact = est[r], plies >= EXACT_PLIES
                 else:
-                    v = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp, win,
-                                       game.symbols, called | int(arrays.masks[g]), best - acc - rest, work, z1, z2,
-                                       *memo))
-                    v, exact = max(v, est[r]), False
+                    room = best - acc - rest
+                    got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp, win,
+                                         game.symbols, called | int(arrays.masks[g]), room, work, z1, z2, *memo))
+                    v, exact = max(got, est[r]), False
+                    # below its room the refinement found the minimum: the bound is LB_{d-1} itself
+                    for book in (passes, shared):
+                        book.put(g, r, min(v, INF), d - 1 if got < room else 0)
                 parts[(g, r)] = PartBound(r, part_codes(g, r, sub), min(v, INF), exact)
                 acc += v
                 if acc + rest >= best:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from service import atlas
 from solver.atlas import atlas_games
 from solver.game import DEFAULT_ALPHABET, Game, Turn
-from solver.lowerbound import root_lower_bound
+from solver.lowerbound import EXACT_PLIES, PartLedger, root_classes, root_lower_bound
 from solver.search import Searcher, SolveOptions
 from tests import reference
 
@@ -142,6 +142,40 @@ def test_after_any_history_the_bound_stays_below_the_search(spec: str, data: st.
         b = root_lower_bound(game, history, depth)
         assert b.size_only <= b.value <= exact
     assert root_lower_bound(game, history, game.size).value == exact
+
+
+@pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
+def test_the_least_of_the_first_guesses_bounds_is_the_roots(spec: str) -> None:
+    """Each first guess refined alone (a campaign's unit) has a bound; the least of them is the root's bound
+    refined at once, and the root's guesses are exactly the classes ``root_classes`` names."""
+    game = Game.from_spec(spec)
+    whole = root_lower_bound(game, (), 3)
+    classes = root_classes(game)
+    alone = [root_lower_bound(game, (), 3, guesses=[g]) for g in classes]
+    assert min(b.value for b in alone) == whole.value
+    assert whole.guess in classes and all(b.classes == 1 for b in alone)
+
+
+def test_a_ledger_of_proven_parts_spares_their_refinement() -> None:
+    """A ledger filled by one run makes the next one cheap and no weaker: every part it proved at three plies
+    is taken as it is at three plies (no set refined again), and a deeper run starts from those bounds."""
+    mm = Game.from_spec("mastermind")
+    ledger = PartLedger()
+    first = root_lower_bound(mm, (), 3, ledger=ledger)
+    assert ledger.bounds and all(lower >= 1 for lower, _ in ledger.bounds.values())
+    assert any(plies == EXACT_PLIES for _, plies in ledger.bounds.values())  # the singletons and pairs
+    again = root_lower_bound(mm, (), 3, ledger=PartLedger(ledger.bounds))
+    assert again.value == first.value and again.work < first.work / 10
+    deeper = root_lower_bound(mm, (), 4, ledger=PartLedger(ledger.bounds))
+    assert deeper.value == 5625
+
+
+def test_a_ledger_never_lowers_a_bound() -> None:
+    ledger = PartLedger()
+    assert ledger.get(7, 3) == (0, 0)
+    assert ledger.put(7, 3, 40, 2)
+    assert not ledger.put(7, 3, 35, 1)
+    assert ledger.put(7, 3, 38, 3) and ledger.get(7, 3) == (40, 3)
 
 
 def test_bad_depth_is_refused() -> None:

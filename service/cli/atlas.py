@@ -200,14 +200,26 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
 @click.option("--url", default=None,
               help="A database whose positions table the bound starts from (a campaign's proven parts) "
                    "and keeps the root parts' bounds in, for the searches that follow.")
+@click.option("--campaign", is_flag=True,
+              help="Run it as a campaign (one game): a unit per first guess, every part's bound kept in a "
+                   "progress file as it is proven, so that a run stopped or killed continues from there.")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this folder).")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --campaign: first guesses refined at once (more than 1: a Dask LocalCluster).")
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="With --campaign: stop after this many more first guesses (the same command continues).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None,
-                 path: str | None) -> None:
+def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
+                 progress: str | None, processes: int, max_units: int | None, path: str | None) -> None:
     """Prove lower bounds of unsolved games' optimal totals by refining their first plies (every
     guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
-    Game by game, the file saved after each; a bound below the one recorded changes nothing."""
-    from service import atlas
+    Game by game, the file saved after each; a bound below the one recorded changes nothing.
+
+    With --campaign the bound is a resumable campaign: it prints the record once every first guess is
+    refined, else the campaign's progress (``finished: false``), and the same command continues it."""
+    from service import atlas, bound_campaigns
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -222,6 +234,27 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
             _fail(f"{spec} is not an atlas game with an unproven total")
     if target is not None and len(games) != 1:
         _fail("--target is one game's total: name exactly one game with -g")
+    if (progress is not None or processes > 1 or max_units is not None) and not campaign:
+        _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
+    if campaign:
+        if len(games) != 1:
+            _fail("--campaign runs one game's bound: name exactly one game with -g")
+        if url is not None:
+            _fail("--campaign keeps its proofs in its progress file, not in a table: leave out --url")
+        try:
+            record = atlas.add_campaign_lower_bound(specs[0], depth, target=target, progress=progress,
+                                                    processes=processes, max_units=max_units, path=file,
+                                                    log=lambda line: click.echo(f"# {line}", err=True))
+        except bound_campaigns.CampaignError as exc:
+            _fail(str(exc))
+        file_used = progress or bound_campaigns.default_path(specs[0])
+        if record is None:
+            doc = bound_campaigns.read(file_used) or {}
+            _emit_json({"game": specs[0], "finished": False, "progress": file_used,
+                        "units_done": len(doc.get("units", {})), "plan": doc.get("plan")})
+        else:
+            _emit_json({"game": specs[0], "finished": True, **record})
+        return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
         record, got = atlas.add_lower_bound(spec, depth, path=file, known=known, target=target,

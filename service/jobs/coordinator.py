@@ -237,7 +237,9 @@ class Coordinator:
 def serve(url: str, *, processes: int | None = None, scheduler: str | None = None,
           config: WorkerConfig | None = None, name: str | None = None, log: Any = None) -> None:
     """Start (or join) a Dask cluster and run a :class:`Coordinator` until SIGTERM/SIGINT."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
+
+    from service.jobs.runner import local_cluster, warm_process
 
     cfg = config or WorkerConfig()
     cluster = None
@@ -245,11 +247,9 @@ def serve(url: str, *, processes: int | None = None, scheduler: str | None = Non
         client = Client(scheduler)  # type: ignore[no-untyped-call]
     else:
         n = processes or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
-                               dashboard_address=None)
+        cluster = local_cluster(n)
         client = Client(cluster)  # type: ignore[no-untyped-call]
     coord = Coordinator(url, client, cfg, name=name, scheduler=scheduler, log=log)
-    from service.jobs.runner import warm_process
 
     # Load the kernels here (planning searches) and in every Dask process before claiming any
     # unit: on a fresh machine numba compiles them first, which takes longer than a heartbeat.

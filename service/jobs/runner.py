@@ -58,6 +58,16 @@ def dispose_all() -> None:
         _DBS.clear()
 
 
+def local_cluster(processes: int) -> Any:
+    """A Dask ``LocalCluster`` of ``processes`` one-thread processes, without a dashboard.  Its scheduler's
+    HTTP server takes any free port: on its default (8787) a second cluster on the machine (another campaign,
+    a worker) would be warned off it, and the tests take warnings for errors."""
+    from distributed import LocalCluster
+
+    return LocalCluster(n_workers=processes, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                        dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"})
+
+
 def warm_process() -> None:
     """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
     by solving a tiny game with both criteria, so that the first real unit starts at once."""

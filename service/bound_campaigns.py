@@ -1,0 +1,275 @@
+"""Lower-bound campaigns: an atlas game's lower bound (:func:`solver.lowerbound.root_lower_bound`) proven as
+units, one per first guess, with every part's bound kept in a progress file as soon as it is proven.
+
+Why: four plies of a big game take hours of one core (5×6 Mastermind: one first guess alone, twenty minutes
+and more), longer than a session, and a plain ``atlas bounds`` run keeps nothing until it finishes.  Two
+facts make the work divisible and durable:
+
+- the root's bound is the least of its first guesses' bounds, so each first guess is a unit that any
+  process can refine alone (with a target, each only until its bound reaches it);
+- every bound a refinement returns is admissible, whatever depth or room it was refined with, so a part's
+  bound proven once is a valid estimate for any later refinement of it, in any run, under any plan.
+
+The progress file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by
+response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), written at most
+every few seconds while a unit runs and when it ends, and each finished unit's bound under the plan (depth
+and target).  A
+campaign killed at any moment loses only what its running units proved since their last write; run again,
+it skips the finished units and refines the others from every part's bound already proven.  Another plan
+(a deeper depth, another target) keeps the parts and begins its units afresh.  Units run here one after
+another, or at once on a Dask ``LocalCluster`` of several processes sharing the file under its lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.filelock import exclusive, write_json
+from solver.game import Game
+from solver.lowerbound import EXACT_PLIES, PartLedger
+
+FORMAT = "bullscows-bound-campaign"
+CAMPAIGN_DIR = "campaigns"
+FLUSH_SECONDS = 10.0
+"""A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
+
+Log = Callable[[str], None]
+
+
+class CampaignError(ValueError):
+    """A progress file that cannot be continued (unreadable, another game's, finished)."""
+
+
+def default_path(spec: str) -> str:
+    """The progress file of a game's lower-bound campaign: ``campaigns/bounds-5-6-1.json``."""
+    return os.path.join(CAMPAIGN_DIR, f"bounds-{spec.replace(',', '-')}.json")
+
+
+def read(path: str) -> dict[str, Any] | None:
+    """The progress file's document, or None when there is none yet.
+
+    :raises CampaignError: the file is not a lower-bound campaign's progress.
+    """
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if (not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("parts"), dict)
+                or not isinstance(doc.get("units"), dict)):
+            raise ValueError("not a lower-bound campaign's progress file")
+        return doc
+    except (OSError, ValueError) as exc:
+        raise CampaignError(f"{path}: {exc}") from None
+
+
+def _amend(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Change the progress file as it is now (re-read under its lock: other processes write to it too)."""
+    with exclusive(path):
+        doc = read(path)
+        if doc is None:
+            raise CampaignError(f"{path} disappeared while the campaign ran")
+        change(doc)
+        write_json(path, doc)
+        return doc
+
+
+def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tuple[int, int]]:
+    """The parts' bounds of a progress document, keyed as :class:`solver.lowerbound.PartLedger` keys them.
+
+    :raises CampaignError: a code, response or bound that does not belong to the game.
+    """
+    from solver.errors import SolverError
+
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    try:
+        for guess, parts in doc["parts"].items():
+            g = game.parse_code(guess)
+            for response, (lower, plies) in parts.items():
+                if plies == "exact":
+                    plies = EXACT_PLIES
+                if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
+                    raise ValueError(f"bound {lower!r}, {plies!r}")
+                out[(g, game.parse_response(response))] = (lower, plies)
+    except (SolverError, ValueError, TypeError, AttributeError) as exc:
+        raise CampaignError(f"a part's bound in the progress file is not {game.spec}'s: {exc}") from None
+    return out
+
+
+def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[int, int]]) -> None:
+    """Raise the document's parts' bounds to ``bounds`` (never lower one: each is a proof)."""
+    for (g, r), (lower, plies) in bounds.items():
+        row = doc["parts"].setdefault(game.format_code(g), {})
+        key = game.format_response(r)
+        old_lower, old_plies = row.get(key, [0, 0])
+        most = max(EXACT_PLIES if old_plies == "exact" else int(old_plies), plies)
+        row[key] = [max(int(old_lower), lower), "exact" if most >= EXACT_PLIES else most]
+
+
+class FileLedger(PartLedger):
+    """A :class:`PartLedger` kept in a campaign's progress file: read when made, re-read at each first guess
+    (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS` and by
+    :meth:`flush`."""
+
+    def __init__(self, path: str, game: Game, every: float | None = None) -> None:
+        doc = read(path)
+        if doc is None:
+            raise CampaignError(f"{path} is not there")
+        super().__init__(ledger_bounds(game, doc))
+        self.path, self.game = path, game
+        self.every = FLUSH_SECONDS if every is None else every
+        self.pending: dict[tuple[int, int], tuple[int, int]] = {}
+        self.written = time.monotonic()
+
+    def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
+        rose = super().put(guess, response, lower, plies)
+        if rose:
+            self.pending[(guess, response)] = self.get(guess, response)
+            if time.monotonic() - self.written >= self.every:
+                self.flush()
+        return rose
+
+    def sync(self) -> None:
+        self.flush()
+        doc = read(self.path)
+        if doc is not None:
+            for (g, r), (lower, plies) in ledger_bounds(self.game, doc).items():
+                super().put(g, r, lower, plies)
+
+    def flush(self) -> None:
+        """Write the bounds proven since the last write."""
+        if self.pending:
+            pending, self.pending = self.pending, {}
+            _amend(self.path, lambda doc: _merge(self.game, doc, pending))
+        self.written = time.monotonic()
+
+
+def plan_of(depth: int, target: int | None) -> dict[str, Any]:
+    """What a campaign's units are refined for: their bounds hold for this plan only (the parts', for all)."""
+    return {"depth": depth, "target": target}
+
+
+def start(game: Game, depth: int, target: int | None, path: str, log: Log = lambda _: None) -> dict[str, Any]:
+    """The campaign's progress for this plan: read from ``path`` (its parts kept whatever plan proved them;
+    a finished plan's units, or another plan's, set aside under ``earlier``), else begun there.
+
+    :raises CampaignError: the file is another game's, or unreadable.
+    """
+    plan = plan_of(depth, target)
+    with exclusive(path):
+        doc = read(path)
+        if doc is None:
+            doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(),
+                   "plan": plan, "parts": {}, "units": {}}
+        elif doc.get("game") != game.spec:
+            raise CampaignError(f"{path} is {doc.get('game')}'s campaign, not {game.spec}'s; give another "
+                                "progress file")
+        else:
+            ledger_bounds(game, doc)  # refuse a corrupt file before any work
+            if doc.get("plan") != plan:
+                if doc["units"] or "finished" in doc:
+                    doc.setdefault("earlier", []).append(
+                        {"plan": doc.get("plan"), "units": doc["units"],
+                         **({"finished": doc.pop("finished")} if "finished" in doc else {})})
+                    log(f"{game.spec}: the file's units were for {doc.get('plan')}; its parts' bounds are kept")
+                doc["plan"], doc["units"] = plan, {}
+        write_json(path, doc)
+    return doc
+
+
+def _unit(spec: str, path: str, depth: int, target: int | None, guess: str) -> tuple[str, int, int, float]:
+    """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
+    written to the progress file ``path`` as they are proven."""
+    from solver.lowerbound import root_lower_bound
+
+    game = Game.from_spec(spec)
+    ledger = FileLedger(path, game)
+    got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger)
+    ledger.flush()
+    return guess, got.value, got.work, got.seconds
+
+
+def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
+    """Add a finished unit (a first guess's bound under the file's plan) to the progress file."""
+    _amend(path, lambda doc: doc["units"].update(
+        {guess: {"bound": value, "work": work, "seconds": round(seconds, 1)}}))
+
+
+def run(spec: str, depth: int, target: int | None, path: str, *, processes: int = 1, max_units: int | None = None,
+        log: Log = lambda _: None) -> dict[str, Any] | None:
+    """Run the campaign (``depth`` plies, ``target`` game-level or None) until every first guess has its
+    bound, or ``max_units`` more have.  Returns, once all have, the root's bound and how it was reached
+    (``value``: the least unit's bound, at least ``target`` when every unit reached it), kept in the file
+    as ``finished``; else None."""
+    from solver.lowerbound import root_classes
+
+    game = Game.from_spec(spec)
+    before = read(path)
+    if (before is not None and before.get("game") == game.spec and before.get("plan") == plan_of(depth, target)
+            and "finished" in before):
+        log(f"{spec}: {path} finished this plan already")
+        return dict(before["finished"])
+    doc = start(game, depth, target, path, log)
+    classes = [game.format_code(g) for g in root_classes(game)]
+    todo = [g for g in classes if g not in doc["units"]]
+    log(f"{spec}: {len(classes) - len(todo)} of {len(classes)} first guesses done at {depth} plies"
+        + ("" if target is None else f" (target {target})") + f", {sum(map(len, doc['parts'].values()))} parts' "
+        "bounds known")
+    if max_units is not None:
+        todo = todo[:max_units]
+    started = time.perf_counter()
+
+    def done(guess: str, value: int, work: int, seconds: float) -> None:
+        record_unit(path, guess, value, work, seconds)
+        log(f"{spec}: first guess {guess}: T >= {value} ({work} sets, {seconds:.0f} s)")
+
+    def cut() -> int | None:
+        """The target a unit is refined for: the plan's, or with none, the least bound of the units done (a
+        unit above it cannot be the least, so it stops there, fail-soft, as a best-first search would)."""
+        if target is not None:
+            return target
+        bounds = [int(u["bound"]) for u in (read(path) or doc)["units"].values()]
+        return min(bounds) if bounds else None
+
+    if todo and processes <= 1:
+        for guess in todo:
+            done(*_unit(spec, path, depth, cut(), guess))
+    elif todo:
+        _run_dask(spec, path, depth, cut(), todo, processes, done)
+    doc = read(path) or doc
+    if todo:
+        doc = _amend(path, lambda d: d.setdefault("runs", []).append(
+            {"date": datetime.date.today().isoformat(), "plan": plan_of(depth, target), "units": len(todo),
+             "where": f"{max(processes, 1)} process(es)", "wall_seconds": round(time.perf_counter() - started, 1)}))
+    if any(g not in doc["units"] for g in classes):
+        return None
+    units = doc["units"]
+    value = min(int(u["bound"]) for u in units.values())
+    summary = {"value": value, "depth": depth, **({} if target is None else {"target": target}),
+               "work": sum(int(u["work"]) for u in units.values()),
+               "seconds": round(sum(float(u["seconds"]) for u in units.values()), 1), "units": len(units)}
+    _amend(path, lambda d: d.update({"finished": {**summary, "date": datetime.date.today().isoformat()}}))
+    return summary
+
+
+def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[str], processes: int,
+              done: Callable[[str, int, int, float], None]) -> None:
+    from distributed import Client, as_completed
+
+    from service.jobs.runner import local_cluster, warm_process
+
+    cluster = local_cluster(processes)
+    client = Client(cluster)  # type: ignore[no-untyped-call]
+    try:
+        client.run(warm_process)
+        futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, pure=False) for g in todo]
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            done(*future.result())
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+        cluster.close()

@@ -1,0 +1,172 @@
+"""Lower-bound campaigns (:mod:`service.bound_campaigns`, ``bullscows atlas bounds --campaign``): a unit per
+first guess, every part's bound written to the progress file as it is proven, resumed after a stop or a SIGKILL
+from what was proven, run on Dask processes, and the bound the same as the one refined at once."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from service import atlas, bound_campaigns
+from service.cli import main
+from solver.game import Game
+from solver.lowerbound import root_classes, root_lower_bound
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def _at_once(spec: str, depth: int) -> int:
+    return root_lower_bound(Game.from_spec(spec), (), depth).value
+
+
+def _parts(doc: dict[str, object]) -> dict[tuple[str, str], list[object]]:
+    parts = doc["parts"]
+    assert isinstance(parts, dict)
+    return {(g, r): v for g, row in parts.items() for r, v in row.items()}
+
+
+def test_a_campaign_proves_the_bound_refined_at_once(tmp_path: Path) -> None:
+    """Every first guess a unit: the least of their bounds is the root's bound at the same depth, and the file
+    keeps each unit's bound and every part's, the singletons' and pairs' marked exact."""
+    path = str(tmp_path / "bounds.json")
+    got = bound_campaigns.run("mastermind", 3, None, path)
+    assert got is not None and got["value"] == _at_once("4,6,1", 3) and got["depth"] == 3
+    doc = bound_campaigns.read(path)
+    assert doc is not None and len(doc["units"]) == got["units"] == len(root_classes(Game.from_spec("4,6,1")))
+    assert doc["finished"]["value"] == got["value"] and doc["plan"] == {"depth": 3, "target": None}
+    assert any(v[1] == "exact" for v in _parts(doc).values())
+    seen: list[str] = []
+    assert bound_campaigns.run("4,6,1", 3, None, path, log=seen.append) == doc["finished"]
+    assert any("finished this plan already" in line for line in seen)
+
+
+def test_a_campaign_stopped_after_some_units_continues_to_the_same_bound(tmp_path: Path) -> None:
+    path = str(tmp_path / "bounds.json")
+    assert bound_campaigns.run("4,6,1", 3, None, path, max_units=2) is None
+    doc = bound_campaigns.read(path)
+    assert doc is not None and len(doc["units"]) == 2 and "finished" not in doc
+    got = bound_campaigns.run("4,6,1", 3, None, path)
+    assert got is not None and got["value"] == _at_once("4,6,1", 3)
+    runs = (bound_campaigns.read(path) or {})["runs"]
+    assert [r["units"] for r in runs] == [2, len(root_classes(Game.from_spec("4,6,1"))) - 2]
+
+
+def test_a_target_is_reached_or_the_full_bound_is_told(tmp_path: Path) -> None:
+    """With a target each unit stops when its bound reaches it: a target under the bound is met (and the bound
+    is still no more than the optimum); a target above it gives the full bound."""
+    full = _at_once("4,6,1", 3)
+    under = bound_campaigns.run("4,6,1", 3, full - 10, str(tmp_path / "under.json"))
+    assert under is not None and full - 10 <= under["value"] <= 5625 and under["target"] == full - 10
+    over = bound_campaigns.run("4,6,1", 3, full + 30, str(tmp_path / "over.json"))
+    assert over is not None and over["value"] == full
+
+
+def test_another_plan_keeps_the_parts_proven_before(tmp_path: Path) -> None:
+    """The parts' bounds hold whatever plan proved them: a deeper plan sets the units aside and starts from those
+    parts (never lowering one), and reaches Mastermind's 5625 with no more work than from nothing."""
+    path = str(tmp_path / "bounds.json")
+    bound_campaigns.run("4,6,1", 3, None, path)
+    before = _parts(bound_campaigns.read(path) or {})
+    deeper = bound_campaigns.run("4,6,1", 4, None, path)
+    fresh = bound_campaigns.run("4,6,1", 4, None, str(tmp_path / "fresh.json"))
+    assert deeper is not None and fresh is not None and deeper["value"] == fresh["value"] == 5625
+    assert deeper["work"] <= fresh["work"]
+    doc = bound_campaigns.read(path)
+    assert doc is not None and doc["earlier"][0]["plan"] == {"depth": 3, "target": None}
+    after = _parts(doc)
+    assert all(int(after[k][0]) >= int(v[0]) for k, v in before.items())  # type: ignore[call-overload]
+
+
+def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Path) -> None:
+    """SIGKILL while the single unit of 4×8 refines its parts at four plies, parts written as proven: the parts
+    written are kept, the next run reaches the bound refined at once, and it refines only what was not
+    written (fewer sets than a run from nothing)."""
+    spec, path = "4,8,0", tmp_path / "bounds.json"
+    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
+            f"b.run({spec!r}, 4, None, sys.argv[1])")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            doc = bound_campaigns.read(str(path)) if path.exists() else None
+            if doc is not None and sum(v[1] == 3 for v in _parts(doc).values()) >= 3:
+                break
+            assert proc.poll() is None, "the campaign ended before it could be killed"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    saved = bound_campaigns.read(str(path))
+    assert saved is not None and not saved["units"]
+    written = _parts(saved)
+    resumed = bound_campaigns.run(spec, 4, None, str(path))
+    fresh = bound_campaigns.run(spec, 4, None, str(tmp_path / "fresh.json"))
+    assert resumed is not None and fresh is not None
+    assert resumed["value"] == fresh["value"] == _at_once(spec, 4)
+    assert resumed["work"] < fresh["work"]
+    after = _parts(bound_campaigns.read(str(path)) or {})
+    assert all(after[k] == v for k, v in written.items() if v[1] == 3)
+
+
+def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
+    got = bound_campaigns.run("4,6,1", 3, None, str(tmp_path / "bounds.json"), processes=2)
+    assert got is not None and got["value"] == _at_once("4,6,1", 3)
+
+
+def test_a_progress_file_of_another_game_or_a_broken_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bounds.json"
+    bound_campaigns.run("4,6,1", 2, None, str(path), max_units=1)
+    before = path.read_text()
+    with pytest.raises(bound_campaigns.CampaignError, match="4,6,1's campaign"):
+        bound_campaigns.run("4,4,1", 2, None, str(path))
+    assert path.read_text() == before
+    doc = json.loads(before)
+    doc["parts"][next(iter(doc["parts"]))]["9.9"] = [5, 1]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(bound_campaigns.CampaignError, match="not 4,6,1's"):
+        bound_campaigns.run("4,6,1", 2, None, str(path))
+    path.write_text("{not json")
+    with pytest.raises(bound_campaigns.CampaignError, match=r"bounds\.json"):
+        bound_campaigns.run("4,6,1", 2, None, str(path))
+    assert path.read_text() == "{not json"
+
+
+def test_the_bounds_command_runs_a_resumable_campaign(tmp_path: Path) -> None:
+    """`atlas bounds --campaign --max-units` stops with the campaign's progress; the same command finishes it and
+    raises the atlas's lower bound, its record naming the campaign; options that need a campaign, a table with a
+    campaign and a campaign of two games are refused."""
+    path, progress = tmp_path / "atlas.json", str(tmp_path / "bounds.json")
+    entry = json.loads(json.dumps(atlas.load()["4,3,1"]))
+    truth = entry["values"]["total"]["value"]
+    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
+    atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
+    runner = CliRunner()
+    args = ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path)]
+    first = runner.invoke(main, [*args, "--max-units", "1"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output.strip().splitlines()[-1]) | {"units_done": 1} == {
+        "game": "4,3,1", "finished": False, "progress": progress, "units_done": 1,
+        "plan": {"depth": 3, "target": None}}
+    assert atlas.load(str(path))["4,3,1"]["values"]["total"]["lower"] == truth - 40
+    done = runner.invoke(main, args)
+    assert done.exit_code == 0, done.output
+    record = json.loads(done.output.strip().splitlines()[-1])
+    assert record["finished"] and record["value"] == _at_once("4,3,1", 3) <= truth
+    kept = atlas.load(str(path))["4,3,1"]
+    assert kept["values"]["total"]["lower"] == record["value"] and kept["lower_bound"]["campaign"]["progress"] == progress
+    assert kept["lower_bound"]["command"].endswith(f"--campaign --progress {progress}")
+    for bad, says in ((["-g", "4,3,1", "--processes", "2"], "add --campaign"),
+                      (["-g", "4,3,1", "--campaign", "--url", "sqlite://"], "--url"),
+                      (["--campaign"], "exactly one game")):
+        refused = runner.invoke(main, ["atlas", "bounds", *bad, "--file", str(path)])
+        assert refused.exit_code == 2 and says in refused.output
