@@ -73,19 +73,25 @@ __all__ = ["PartBound", "PartLedger", "RootBound", "refine_set", "root_classes",
 
 @njit(cache=True)
 def _one_ply(table, S, guesses, lb0, n_resp, win, out):  # type: ignore[no-untyped-def]
-    """``out[i]``: |S| + Σ LB_0 of the non-winning parts of ``guesses[i]`` (INF when it splits nothing)."""
+    """``out[i]``: |S| + Σ LB_0 of the non-winning parts of ``guesses[i]`` (INF when it splits nothing).
+
+    Counted code by code, every guess at once: a response is symmetric (``table[g, s] == table[s, g]``,
+    bulls and shared symbols do not depend on which code is the guess), so each code's row is read in
+    the guesses' ascending order and each guess's counts are independent of the last one's.  Six to ten
+    times faster than counting guess by guess on 5×6's sets (``benchmarks/bench_one_ply.py``)."""
     n = S.shape[0]
-    cnt = np.zeros(n_resp, dtype=np.int64)
-    for i in range(guesses.shape[0]):
-        row = table[guesses[i]]
-        cnt[:] = 0
-        for k in range(n):
-            cnt[row[S[k]]] += 1
+    m = guesses.shape[0]
+    cnt = np.zeros((m, n_resp), dtype=np.int32)
+    for k in range(n):
+        row = table[S[k]]
+        for i in range(m):
+            cnt[i, row[guesses[i]]] += 1
+    for i in range(m):
         s = n
         for r in range(n_resp):
             if r == win:
                 continue
-            c = cnt[r]
+            c = cnt[i, r]
             if c == n:
                 s = INF
                 break
