@@ -116,22 +116,27 @@ class FileLedger(PartLedger):
     (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS` and by
     :meth:`flush`."""
 
-    def __init__(self, path: str, game: Game, every: float | None = None) -> None:
+    def __init__(self, path: str, game: Game, every: float | None = None, owner: int | None = None) -> None:
         doc = read(path)
         if doc is None:
             raise CampaignError(f"{path} is not there")
         super().__init__(ledger_bounds(game, doc))
-        self.path, self.game = path, game
+        self.path, self.game, self.owner = path, game, owner
         self.every = FLUSH_SECONDS if every is None else every
         self.pending: dict[tuple[int, int], tuple[int, int]] = {}
         self.written = time.monotonic()
 
     def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
+        from service.jobs.runner import owner_alive
+
         rose = super().put(guess, response, lower, plies)
         if rose:
             self.pending[(guess, response)] = self.get(guess, response)
-            if time.monotonic() - self.written >= self.every:
-                self.flush()
+        if not owner_alive(self.owner):  # the campaign is gone: keep what was proven, stop refining
+            self.flush()
+            raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
+        if rose and time.monotonic() - self.written >= self.every:
+            self.flush()
         return rose
 
     def sync(self) -> None:
@@ -182,13 +187,15 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
     return doc
 
 
-def _unit(spec: str, path: str, depth: int, target: int | None, guess: str) -> tuple[str, int, int, float]:
+def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
+          owner: int | None = None) -> tuple[str, int, int, float]:
     """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
-    written to the progress file ``path`` as they are proven."""
+    written to the progress file ``path`` as they are proven; it stops at a part's end once the process
+    ``owner`` (the campaign's) is gone."""
     from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
-    ledger = FileLedger(path, game)
+    ledger = FileLedger(path, game, owner=owner)
     got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger)
     ledger.flush()
     return guess, got.value, got.work, got.seconds
@@ -261,15 +268,17 @@ def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[s
               done: Callable[[str, int, int, float], None]) -> None:
     from distributed import Client, as_completed
 
-    from service.jobs.runner import local_cluster, warm_process
+    from service.jobs.runner import local_cluster, stopped_by_sigterm, warm_process
 
-    cluster = local_cluster(processes)
-    client = Client(cluster)  # type: ignore[no-untyped-call]
-    try:
-        client.run(warm_process)
-        futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, pure=False) for g in todo]
-        for future in as_completed(futures):  # type: ignore[no-untyped-call]
-            done(*future.result())
-    finally:
-        client.close()  # type: ignore[no-untyped-call]
-        cluster.close()
+    with stopped_by_sigterm():
+        cluster = local_cluster(processes)
+        client = Client(cluster)  # type: ignore[no-untyped-call]
+        try:
+            client.run(warm_process)
+            futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, os.getpid(), pure=False)
+                       for g in todo]
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                done(*future.result())
+        finally:
+            client.close()  # type: ignore[no-untyped-call]
+            cluster.close()

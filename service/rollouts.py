@@ -168,26 +168,27 @@ def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: 
               scheduler: str | None, log: Log) -> None:
     from distributed import Client, as_completed
 
-    from service.jobs.runner import local_cluster, warm_process
+    from service.jobs.runner import local_cluster, stopped_by_sigterm, warm_process
 
     game = Game.from_spec(spec)
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)  # type: ignore[no-untyped-call]
-    else:
-        cluster = local_cluster(processes)
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-    try:
-        client.run(warm_process)
-        futures = [client.submit(_unit, spec, plan.as_dict(), first, r, pure=False) for r in todo]
-        for future in as_completed(futures):  # type: ignore[no-untyped-call]
-            response, text, seconds = future.result()
-            record_unit(path, game, response, text, seconds)
-            log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
-    finally:
-        client.close()  # type: ignore[no-untyped-call]
-        if cluster is not None:
-            cluster.close()
+    with stopped_by_sigterm():
+        cluster = None
+        if scheduler:
+            client = Client(scheduler)  # type: ignore[no-untyped-call]
+        else:
+            cluster = local_cluster(processes)
+            client = Client(cluster)  # type: ignore[no-untyped-call]
+        try:
+            client.run(warm_process)
+            futures = [client.submit(_unit, spec, plan.as_dict(), first, r, pure=False) for r in todo]
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                response, text, seconds = future.result()
+                record_unit(path, game, response, text, seconds)
+                log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
+        finally:
+            client.close()  # type: ignore[no-untyped-call]
+            if cluster is not None:
+                cluster.close()
 
 
 def finished(path: str, spec: str, plan: RolloutPlan) -> dict[str, Any] | None:

@@ -10,12 +10,14 @@ the unit's lease was lost or its job cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
 import time
 import traceback
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -66,6 +68,39 @@ def local_cluster(processes: int) -> Any:
 
     return LocalCluster(n_workers=processes, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
                         dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"})
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM ends the process as Ctrl-C does (``SystemExit``), so that ``finally`` blocks
+    run: a campaign's ``LocalCluster`` is then closed with its worker processes, instead of leaving them
+    orphaned, still refining a unit nobody waits for.  (The main thread only; elsewhere, nothing changes.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def owner_alive(pid: int | None) -> bool:
+    """Whether the process ``pid`` (a campaign's, which a worker process's unit works for) still runs: a unit
+    whose campaign is gone stops at its next checkpoint rather than compute for nobody.  None: no owner."""
+    if pid is None:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def warm_process() -> None:

@@ -163,10 +163,51 @@ def test_the_bounds_command_runs_a_resumable_campaign(tmp_path: Path) -> None:
     record = json.loads(done.output.strip().splitlines()[-1])
     assert record["finished"] and record["value"] == _at_once("4,3,1", 3) <= truth
     kept = atlas.load(str(path))["4,3,1"]
-    assert kept["values"]["total"]["lower"] == record["value"] and kept["lower_bound"]["campaign"]["progress"] == progress
+    assert kept["values"]["total"]["lower"] == record["value"]
+    assert kept["lower_bound"]["campaign"]["progress"] == progress
     assert kept["lower_bound"]["command"].endswith(f"--campaign --progress {progress}")
     for bad, says in ((["-g", "4,3,1", "--processes", "2"], "add --campaign"),
                       (["-g", "4,3,1", "--campaign", "--url", "sqlite://"], "--url"),
                       (["--campaign"], "exactly one game")):
         refused = runner.invoke(main, ["atlas", "bounds", *bad, "--file", str(path)])
         assert refused.exit_code == 2 and says in refused.output
+
+
+def test_a_campaign_stopped_by_sigterm_takes_its_worker_processes_with_it(tmp_path: Path) -> None:
+    """SIGTERM to a campaign on Dask processes closes its cluster: no worker process is left refining a unit
+    for nobody (the workers hold the GIL in their kernels, so only the cluster's closing stops them)."""
+    import psutil
+
+    path = tmp_path / "bounds.json"
+    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
+            "b.run('4,8,0', 4, None, sys.argv[1], processes=2)")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
+    children: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            doc = bound_campaigns.read(str(path)) if path.exists() else None
+            if doc is not None and sum(v[1] == 3 for v in _parts(doc).values()) >= 1:
+                break
+            assert proc.poll() is None, "the campaign ended before it could be stopped"
+            time.sleep(0.05)
+        children = psutil.Process(proc.pid).children(recursive=True)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert children
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, [p.cmdline()[:3] for p in alive]
+
+
+def test_a_unit_whose_campaign_is_gone_stops_and_keeps_what_it_proved(tmp_path: Path) -> None:
+    path = str(tmp_path / "bounds.json")
+    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with pytest.raises(bound_campaigns.CampaignError, match="is gone"):
+        bound_campaigns._unit("4,6,1", path, 3, None, "0012", owner=dead.pid)
+    assert _parts(bound_campaigns.read(path) or {})  # the part it proved before it noticed is kept
