@@ -13,11 +13,11 @@ facts make the work divisible and durable:
 The progress file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by
 response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), written at most
 every few seconds while a unit runs and when it ends, and each finished unit's bound under the plan (depth
-and target).  A
-campaign killed at any moment loses only what its running units proved since their last write; run again,
-it skips the finished units and refines the others from every part's bound already proven.  Another plan
-(a deeper depth, another target) keeps the parts and begins its units afresh.  Units run here one after
-another, or at once on a Dask ``LocalCluster`` of several processes sharing the file under its lock.
+and target), with the time each unit took over every run (``spent``).  A campaign killed at any moment
+loses only what its running units proved since their last write; run again, it skips the finished units
+and refines the others from every part's bound already proven.  Another plan (a deeper depth, another
+target) keeps the parts and begins its units afresh.  Units run here one after another, or at once on a
+Dask ``LocalCluster`` of several processes sharing the file under its lock.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ class FileLedger(PartLedger):
     (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS` and by
     :meth:`flush`."""
 
-    def __init__(self, path: str, game: Game, every: float | None = None, owner: int | None = None) -> None:
+    def __init__(self, path: str, game: Game, every: float | None = None, owner: int | None = None,
+                 unit: str | None = None) -> None:
         doc = read(path)
         if doc is None:
             raise CampaignError(f"{path} is not there")
@@ -124,7 +125,8 @@ class FileLedger(PartLedger):
         self.path, self.game, self.owner = path, game, owner
         self.every = FLUSH_SECONDS if every is None else every
         self.pending: dict[tuple[int, int], tuple[int, int]] = {}
-        self.written = time.monotonic()
+        self.written = self.counted = time.monotonic()
+        self.unit = unit
 
     def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
         from service.jobs.runner import owner_alive
@@ -147,11 +149,21 @@ class FileLedger(PartLedger):
                 super().put(g, r, lower, plies)
 
     def flush(self) -> None:
-        """Write the bounds proven since the last write."""
-        if self.pending:
+        """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
+        run killed before its unit ends still counts what it cost)."""
+        now = time.monotonic()
+        if self.pending or self.unit is not None:
             pending, self.pending = self.pending, {}
-            _amend(self.path, lambda doc: _merge(self.game, doc, pending))
-        self.written = time.monotonic()
+            spent, self.counted = now - self.counted, now
+
+            def change(doc: dict[str, Any]) -> None:
+                _merge(self.game, doc, pending)
+                if self.unit is not None:
+                    times = doc.setdefault("spent", {})
+                    times[self.unit] = round(float(times.get(self.unit, 0.0)) + spent, 1)
+
+            _amend(self.path, change)
+        self.written = now
 
 
 def plan_of(depth: int, target: int | None) -> dict[str, Any]:
@@ -179,7 +191,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             if doc.get("plan") != plan:
                 if doc["units"] or "finished" in doc:
                     doc.setdefault("earlier", []).append(
-                        {"plan": doc.get("plan"), "units": doc["units"],
+                        {"plan": doc.get("plan"), "units": doc["units"], "spent": doc.pop("spent", {}),
                          **({"finished": doc.pop("finished")} if "finished" in doc else {})})
                     log(f"{game.spec}: the file's units were for {doc.get('plan')}; its parts' bounds are kept")
                 doc["plan"], doc["units"] = plan, {}
@@ -195,7 +207,7 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
     from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
-    ledger = FileLedger(path, game, owner=owner)
+    ledger = FileLedger(path, game, owner=owner, unit=guess)
     got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger)
     ledger.flush()
     return guess, got.value, got.work, got.seconds
@@ -259,7 +271,8 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
     value = min(int(u["bound"]) for u in units.values())
     summary = {"value": value, "depth": depth, **({} if target is None else {"target": target}),
                "work": sum(int(u["work"]) for u in units.values()),
-               "seconds": round(sum(float(u["seconds"]) for u in units.values()), 1), "units": len(units)}
+               "seconds": round(sum(max(float(doc.get("spent", {}).get(g, 0.0)), float(u["seconds"]))
+                                    for g, u in units.items()), 1), "units": len(units)}
     _amend(path, lambda d: d.update({"finished": {**summary, "date": datetime.date.today().isoformat()}}))
     return summary
 

@@ -114,8 +114,11 @@ def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Pa
     assert resumed is not None and fresh is not None
     assert resumed["value"] == fresh["value"] == _at_once(spec, 4)
     assert resumed["work"] < fresh["work"]
-    after = _parts(bound_campaigns.read(str(path)) or {})
+    doc = bound_campaigns.read(str(path)) or {}
+    after = _parts(doc)
     assert all(after[k] == v for k, v in written.items() if v[1] == 3)
+    # the time counted is every run's, the killed one's too, not only the run that finished the unit
+    assert doc["spent"]["0123"] > doc["units"]["0123"]["seconds"] and resumed["seconds"] == doc["spent"]["0123"]
 
 
 def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
