@@ -42,9 +42,12 @@ total within any depth limit (T_k ≥ T).  It says nothing of worst cases or k-m
 Ledger.  A part's bound, once proven, is admissible whatever depth or room it was refined with, so it
 is an estimate for every later refinement of that part: :class:`PartLedger` keeps the root parts' bounds
 across passes, and a caller may fill it from an earlier run's or hand it on to a file (a campaign that
-resumes from what was proven, :mod:`service.bound_campaigns`).  A part known to hold at least its full
-LB_k is not refined again at k plies or fewer.  ``guesses`` restricts the root to some of its guesses,
-so that each can be a unit of work of its own: the root's bound is the least of its guesses' bounds.
+resumes from what was proven, :mod:`service.bound_campaigns`).  Its bounds come in at the last pass, where
+a part known to hold at least its full LB_k is not refined again at k plies or fewer; the shallow passes
+run as from nothing, since they warm the memo the last pass draws its estimates from (a ledger that cut
+every guess at once would leave it cold, and cost more than it saves).  ``guesses`` restricts the root
+to some of its guesses, so that each can be a unit of work of its own: the root's bound is the least of
+its guesses' bounds.
 
 Table.  ``known(codes)`` may give what a table already proves of a root part (``(lower, upper)``,
 turn-independent, for totals with no limit): an exact value replaces the refinement and a lower
