@@ -17,7 +17,10 @@ and target), with the time each unit took over every run (``spent``).  A campaig
 loses only what its running units proved since their last write; run again, it skips the finished units
 and refines the others from every part's bound already proven.  Another plan (a deeper depth, another
 target) keeps the parts and begins its units afresh.  Units run here one after another, or at once on a
-Dask ``LocalCluster`` of several processes sharing the file under its lock.
+Dask ``LocalCluster`` of several processes sharing the file under its lock.  Several campaigns may run on
+one file (a first guess alone is a long unit: the no-repetition games have only one class of first guess):
+each part of a unit's last pass is claimed in the file while it is refined, so another process takes the
+next part instead, and takes in the first one's bound when it is written.
 """
 
 from __future__ import annotations
@@ -148,6 +151,42 @@ class FileLedger(PartLedger):
             for (g, r), (lower, plies) in ledger_bounds(self.game, doc).items():
                 super().put(g, r, lower, plies)
 
+    def claim(self, guess: int, response: int) -> bool:
+        """Take the part in the file's ``claims`` unless a live process of this machine holds it (a claim of
+        a process gone is taken over; one of another machine is left alone)."""
+        import socket
+
+        from service.jobs.runner import owner_alive
+
+        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        me = {"pid": os.getpid(), "host": socket.gethostname()}
+        granted = True
+
+        def change(doc: dict[str, Any]) -> None:
+            nonlocal granted
+            claims = doc.setdefault("claims", {})
+            held = claims.get(key)
+            if held is not None and held != me and (held.get("host") != me["host"] or owner_alive(held.get("pid"))):
+                granted = False
+                return
+            claims[key] = me
+
+        _amend(self.path, change)
+        return granted
+
+    def release(self, guess: int, response: int) -> None:
+        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        mine = os.getpid()
+
+        def change(doc: dict[str, Any]) -> None:
+            claims = doc.get("claims", {})
+            if claims.get(key, {}).get("pid") == mine:
+                del claims[key]
+            if not claims:
+                doc.pop("claims", None)
+
+        _amend(self.path, change)
+
     def flush(self) -> None:
         """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
         run killed before its unit ends still counts what it cost)."""
@@ -215,8 +254,12 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
 
 def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
     """Add a finished unit (a first guess's bound under the file's plan) to the progress file."""
-    _amend(path, lambda doc: doc["units"].update(
-        {guess: {"bound": value, "work": work, "seconds": round(seconds, 1)}}))
+    def change(doc: dict[str, Any]) -> None:
+        old = doc["units"].get(guess)
+        if old is None or value > int(old["bound"]):  # two processes finished it: both bounds hold, keep the higher
+            doc["units"][guess] = {"bound": value, "work": work, "seconds": round(seconds, 1)}
+
+    _amend(path, change)
 
 
 def run(spec: str, depth: int, target: int | None, path: str, *, processes: int = 1, max_units: int | None = None,

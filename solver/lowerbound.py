@@ -354,6 +354,14 @@ class PartLedger:
     def sync(self) -> None:
         """Take in what others proved meanwhile (nothing here: one process keeps its ledger to itself)."""
 
+    def claim(self, guess: int, response: int) -> bool:
+        """Take a part to refine it; False when another process refines it now (asked before each part of
+        the last pass: that part is then put off to the end, when it may be proven).  Always granted here."""
+        return True
+
+    def release(self, guess: int, response: int) -> None:
+        """Give back a part taken by :meth:`claim` (its refinement is over, or was cut short)."""
+
 
 def root_classes(game: Game, history: History = ()) -> list[int]:
     """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
@@ -483,20 +491,45 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             if pools1.shape[0] > 0 and row_of[g] >= 0:
                 child_pool = np.ascontiguousarray(pools1[row_of[g], : lens[row_of[g]]], dtype=np.int32)
             acc, ok = n, True
-            for r in resp:
+            # In the last pass, a part another process has claimed is put off to the end (it may be proven by
+            # then), and each part first takes in what the others proved meanwhile: processes sharing a ledger
+            # split a first guess's parts instead of refining the same ones.
+            queue, later = list(resp), list[int]()
+            while queue or later:
+                first_try = bool(queue)
+                r = queue.pop(0) if queue else later.pop(0)
                 sub, have = subs[r], table_bound(g, r, subs[r])
+                plies = 0
+                if last:
+                    shared.sync()
+                    known_lower, plies = shared.get(g, r)
+                    if known_lower > est[r]:  # another process raised it meanwhile
+                        rest += known_lower - est[r]
+                        est[r] = known_lower
+                        if acc + rest >= best:
+                            ok = False
+                            fail = min(fail, acc + rest)
+                            break
                 rest -= est[r]
-                plies = shared.get(g, r)[1] if last else 0
                 if (have is not None and have[0] == have[1]) or sub.shape[0] <= 2:
                     v, exact = est[r], True
                     for book in (passes, shared):
                         book.put(g, r, v, EXACT_PLIES)
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
+                elif last and first_try and not shared.claim(g, r):
+                    rest += est[r]
+                    later.append(r)
+                    continue
                 else:
                     room = best - acc - rest
-                    got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp, win,
-                                         game.symbols, called | int(arrays.masks[g]), room, work, z1, z2, *memo))
+                    try:
+                        got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp,
+                                             win, game.symbols, called | int(arrays.masks[g]), room, work, z1, z2,
+                                             *memo))
+                    finally:
+                        if last:
+                            shared.release(g, r)
                     v, exact = max(got, est[r]), False
                     # below its room the refinement found the minimum: the bound is LB_{d-1} itself
                     for book in (passes, shared):

@@ -170,6 +170,42 @@ def test_a_ledger_of_proven_parts_spares_their_refinement() -> None:
     assert deeper.value == 5625
 
 
+def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None:
+    """In the last pass a part another process holds is refined last, after taking in what the ledger has by
+    then: when the other process proved it meanwhile, it is not refined here at all (fewer sets), and the
+    bound is the same."""
+    mm = Game.from_spec("mastermind")
+    alone = PartLedger()
+    whole = root_lower_bound(mm, (), 3, ledger=alone)
+    g = whole.guess
+    assert g is not None
+    biggest = max((p for p in whole.parts if (g, p.response) in alone.bounds), key=lambda p: len(p.codes))
+
+    class Elsewhere(PartLedger):
+        """Holds back the biggest part of the best guess, and proves it 'elsewhere' while it waits."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked: list[int] = []
+            self.waiting = False
+
+        def claim(self, guess: int, response: int) -> bool:
+            self.asked.append(response)
+            if guess == g and response == biggest.response:
+                self.waiting = True
+                return False
+            return True
+
+        def sync(self) -> None:
+            if self.waiting:
+                self.put(g, biggest.response, *alone.get(g, biggest.response))
+
+    shared = Elsewhere()
+    got = root_lower_bound(mm, (), 3, ledger=shared)
+    assert got.value == whole.value and got.work < whole.work
+    assert biggest.response in shared.asked
+
+
 def test_a_ledger_never_lowers_a_bound() -> None:
     ledger = PartLedger()
     assert ledger.get(7, 3) == (0, 0)

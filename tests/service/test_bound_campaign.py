@@ -214,3 +214,30 @@ def test_a_unit_whose_campaign_is_gone_stops_and_keeps_what_it_proved(tmp_path: 
     with pytest.raises(bound_campaigns.CampaignError, match="is gone"):
         bound_campaigns._unit("4,6,1", path, 3, None, "0012", owner=dead.pid)
     assert _parts(bound_campaigns.read(path) or {})  # the part it proved before it noticed is kept
+
+
+def test_two_campaigns_on_one_file_split_a_first_guess_and_agree(tmp_path: Path) -> None:
+    """4×8 has a single class of first guess: a second process on the same progress file works on the parts
+    the first has not claimed.  Both end with the bound refined at once, and the unit is recorded once."""
+    path = tmp_path / "bounds.json"
+    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
+            "print(b.run('4,8,0', 4, None, sys.argv[1])['value'])")
+    first = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    second = None
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and first.poll() is None:
+            doc = bound_campaigns.read(str(path)) if path.exists() else None
+            if doc is not None and doc.get("claims"):
+                break
+            time.sleep(0.02)
+        second = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+        outs = [p.communicate(timeout=300)[0] for p in (first, second)]
+    finally:
+        for p in (first, second):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+    assert [int(o.strip().splitlines()[-1]) for o in outs] == [_at_once("4,8,0", 4)] * 2
+    doc = bound_campaigns.read(str(path))
+    assert doc is not None and list(doc["units"]) == ["0123"] and "claims" not in doc
