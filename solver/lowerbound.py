@@ -159,7 +159,7 @@ def _memo_peek(mk1, mk2, mval, k1, k2):  # type: ignore[no-untyped-def]
     return mval[slot] >> np.int64(9)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
                z1, z2, mk1, mk2, mval):
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
@@ -167,7 +167,10 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     ``beta``, else some bound of at least ``beta``.  ``guesses``: the guesses to try at this ply
     (empty: every code, one per class of absent and uncalled symbols, ``called`` the symbols guessed
     so far).  ``work[0]`` counts the sets refined, ``work[1]`` the memo's hits; ``z1``, ``z2`` the
-    game's Zobrist vectors (:func:`solver.table.zobrist`) keying the memo (:func:`new_memo`)."""
+    game's Zobrist vectors (:func:`solver.table.zobrist`) keying the memo (:func:`new_memo`).
+
+    It releases the GIL (``nogil``): one call can take the best part of an hour, and a Dask worker that
+    holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost."""
     n = S.shape[0]
     work[0] += 1
     if n <= 2 or depth <= 0:

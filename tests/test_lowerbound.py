@@ -5,6 +5,7 @@ depth reaches every leaf."""
 from __future__ import annotations
 
 import functools
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -217,3 +218,38 @@ def test_a_ledger_never_lowers_a_bound() -> None:
 def test_bad_depth_is_refused() -> None:
     with pytest.raises(ValueError, match="depth"):
         root_lower_bound(Game.from_spec("mastermind"), (), 0)
+
+
+def test_a_refinement_lets_other_threads_run() -> None:
+    """The refinement releases the GIL: a long call in one thread leaves the others running (a Dask worker's
+    heartbeat, or its scheduler restarts it mid-unit)."""
+    import threading
+
+    import numpy as np
+
+    from solver.bounds import kernel_responses, lower_bound_tables
+    from solver.lowerbound import new_memo, refine_set
+    from solver.table import MMAX, zobrist
+
+    game = Game.from_spec("4,10,0")
+    arrays = game.search_arrays()
+    table, n_resp, win = kernel_responses(game, arrays.table)
+    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
+    codes = np.arange(game.size, dtype=np.int32)
+    z1, z2 = zobrist(game.size)
+
+    def refine(depth: int) -> None:
+        refine_set(table, arrays.codes, arrays.masks, codes, np.zeros(0, dtype=np.int32), depth, lb0, n_resp, win,
+                   game.symbols, 0, 10**9, np.zeros(2, dtype=np.int64), z1, z2, *new_memo(16))
+
+    refine(1)  # load the kernel first
+    worker = threading.Thread(target=refine, args=(3,))
+    started = last = time.perf_counter()
+    longest = 0.0
+    worker.start()
+    while worker.is_alive():  # this thread's longest wait: the whole call if the kernel held the GIL
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    elapsed = time.perf_counter() - started
+    assert elapsed > 0.5, "the refinement was too short to tell"
+    assert longest < elapsed / 3
