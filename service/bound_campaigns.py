@@ -205,6 +205,21 @@ class FileLedger(PartLedger):
         self.written = now
 
 
+def _prune_claims(doc: dict[str, Any]) -> None:
+    """Drop the claims of processes of this machine that are gone (killed mid-part): nobody refines those
+    parts any more, and a finished campaign's file should not look as if someone did."""
+    import socket
+
+    from service.jobs.runner import owner_alive
+
+    claims = doc.get("claims", {})
+    for key, held in list(claims.items()):
+        if held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")):
+            del claims[key]
+    if not claims:
+        doc.pop("claims", None)
+
+
 def plan_of(depth: int, target: int | None) -> dict[str, Any]:
     """What a campaign's units are refined for: their bounds hold for this plan only (the parts', for all)."""
     return {"depth": depth, "target": target}
@@ -227,6 +242,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
                                 "progress file")
         else:
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
+            _prune_claims(doc)
             if doc.get("plan") != plan:
                 if doc["units"] or "finished" in doc:
                     doc.setdefault("earlier", []).append(
@@ -275,6 +291,8 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
     if (before is not None and before.get("game") == game.spec and before.get("plan") == plan_of(depth, target)
             and "finished" in before):
         log(f"{spec}: {path} finished this plan already")
+        if before.get("claims"):
+            _amend(path, _prune_claims)
         return dict(before["finished"])
     doc = start(game, depth, target, path, log)
     classes = [game.format_code(g) for g in root_classes(game)]

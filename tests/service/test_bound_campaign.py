@@ -241,3 +241,22 @@ def test_two_campaigns_on_one_file_split_a_first_guess_and_agree(tmp_path: Path)
     assert [int(o.strip().splitlines()[-1]) for o in outs] == [_at_once("4,8,0", 4)] * 2
     doc = bound_campaigns.read(str(path))
     assert doc is not None and list(doc["units"]) == ["0123"] and "claims" not in doc
+
+
+def test_claims_of_processes_gone_are_dropped(tmp_path: Path) -> None:
+    """A process killed mid-part leaves its claim in the file: the next run drops it (nobody refines that part
+    any more) and leaves another machine's claim alone."""
+    import socket
+
+    path = str(tmp_path / "bounds.json")
+    game = Game.from_spec("4,6,1")
+    bound_campaigns.start(game, 3, None, path)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    doc = bound_campaigns.read(path) or {}
+    doc["claims"] = {"0012 1.0": {"pid": dead.pid, "host": socket.gethostname()},
+                     "0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
+    path_obj = Path(path)
+    path_obj.write_text(json.dumps(doc))
+    bound_campaigns.start(game, 3, None, path)
+    assert (bound_campaigns.read(path) or {})["claims"] == {"0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
