@@ -41,6 +41,9 @@ CAMPAIGN_DIR = "campaigns"
 FLUSH_SECONDS = 10.0
 """A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
 
+WAIT_SECONDS = 5.0
+"""How often a unit with nothing left but parts other processes refine looks whether they are done."""
+
 Log = Callable[[str], None]
 
 
@@ -173,6 +176,24 @@ class FileLedger(PartLedger):
 
         _amend(self.path, change)
         return granted
+
+    def wait(self, guess: int, response: int) -> None:
+        """Poll the file until the part's claim is gone or its holder (a process of this machine) is.  A claim
+        of another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
+        import socket
+
+        from service.jobs.runner import owner_alive
+
+        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        while True:
+            doc = read(self.path) or {}
+            held = doc.get("claims", {}).get(key)
+            if (held is None or held.get("pid") == os.getpid() or held.get("host") != socket.gethostname()
+                    or not owner_alive(held.get("pid"))):
+                return
+            if not owner_alive(self.owner):
+                raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
+            time.sleep(WAIT_SECONDS)
 
     def release(self, guess: int, response: int) -> None:
         key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"

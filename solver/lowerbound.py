@@ -365,6 +365,10 @@ class PartLedger:
     def release(self, guess: int, response: int) -> None:
         """Give back a part taken by :meth:`claim` (its refinement is over, or was cut short)."""
 
+    def wait(self, guess: int, response: int) -> None:
+        """Wait until no other process holds the part (asked of a part put off, when nothing else is left to
+        refine: its bound is then taken in, and the part refined here only if its holder gave up)."""
+
 
 def root_classes(game: Game, history: History = ()) -> list[int]:
     """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
@@ -504,6 +508,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 sub, have = subs[r], table_bound(g, r, subs[r])
                 plies = 0
                 if last:
+                    if not first_try:  # put off: let its holder finish it rather than refine it twice
+                        shared.wait(g, r)
                     shared.sync()
                     known_lower, plies = shared.get(g, r)
                     if known_lower > est[r]:  # another process raised it meanwhile

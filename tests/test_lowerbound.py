@@ -183,11 +183,12 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
     biggest = max((p for p in whole.parts if (g, p.response) in alone.bounds), key=lambda p: len(p.codes))
 
     class Elsewhere(PartLedger):
-        """Holds back the biggest part of the best guess, and proves it 'elsewhere' while it waits."""
+        """Holds back the biggest part of the best guess, and proves it 'elsewhere' while this run waits."""
 
         def __init__(self) -> None:
             super().__init__()
             self.asked: list[int] = []
+            self.waited: list[int] = []
             self.waiting = False
 
         def claim(self, guess: int, response: int) -> bool:
@@ -197,14 +198,17 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
                 return False
             return True
 
+        def wait(self, guess: int, response: int) -> None:
+            self.waited.append(response)
+
         def sync(self) -> None:
-            if self.waiting:
+            if self.waiting and self.waited:
                 self.put(g, biggest.response, *alone.get(g, biggest.response))
 
     shared = Elsewhere()
     got = root_lower_bound(mm, (), 3, ledger=shared)
     assert got.value == whole.value and got.work < whole.work
-    assert biggest.response in shared.asked
+    assert biggest.response in shared.asked and shared.waited == [biggest.response]
 
 
 def test_a_ledger_never_lowers_a_bound() -> None:
