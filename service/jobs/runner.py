@@ -72,9 +72,10 @@ def local_cluster(processes: int) -> Any:
 
 @contextlib.contextmanager
 def stopped_by_sigterm() -> Iterator[None]:
-    """Within the block, SIGTERM ends the process as Ctrl-C does (``SystemExit``), so that ``finally`` blocks
-    run: a campaign's ``LocalCluster`` is then closed with its worker processes, instead of leaving them
-    orphaned, still refining a unit nobody waits for.  (The main thread only; elsewhere, nothing changes.)"""
+    """Within the block, SIGTERM raises ``SystemExit`` (as Ctrl-C raises ``KeyboardInterrupt``), so that
+    ``finally`` blocks run: a campaign's ``LocalCluster`` is then closed with its worker processes, instead
+    of leaving them orphaned, still refining a unit nobody waits for.  (The main thread only; elsewhere,
+    nothing changes.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
