@@ -323,6 +323,9 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
         "bounds known")
     if max_units is not None:
         todo = todo[:max_units]
+    if 0 < len(todo) < processes:
+        log(f"{spec}: {len(todo)} unit(s) for {processes} processes: the others stay idle; to split a unit's parts, "
+            "start this command again beside this one (one process each)")
     started = time.perf_counter()
 
     def done(guess: str, value: int, work: int, seconds: float) -> None:

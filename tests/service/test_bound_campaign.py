@@ -124,6 +124,10 @@ def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Pa
 def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
     got = bound_campaigns.run("4,6,1", 3, None, str(tmp_path / "bounds.json"), processes=2)
     assert got is not None and got["value"] == _at_once("4,6,1", 3)
+    seen: list[str] = []  # one first guess and two processes: it says how to use the second
+    got = bound_campaigns.run("4,7,0", 3, None, str(tmp_path / "single.json"), processes=2, log=seen.append)
+    assert got is not None and got["value"] == _at_once("4,7,0", 3)
+    assert any("start this command again" in line for line in seen)
 
 
 def test_a_progress_file_of_another_game_or_a_broken_one_is_refused(tmp_path: Path) -> None:
