@@ -323,8 +323,8 @@ class Searcher:
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         chain: dict[int, int | None] = {}
         beta = INF + 1
-        if o.upper_bound is not None:
-            beta = max(0, o.upper_bound - offset)
+        if o.upper_bound is not None:  # a bound past INF bounds nothing (and would not fit the kernel's int64)
+            beta = min(max(0, o.upper_bound - offset), INF + 1)
         ks: list[int | None] = [o.max_guesses]
         if o.depth_count is not None and o.max_guesses is not None:
             ks = list(range(o.max_guesses, o.depth_count - 1, -1))
@@ -501,7 +501,7 @@ class Searcher:
     def _evaluate_guess(self, history: History, guess: Code, cands: CandidateSet | None) -> SolveResult:
         o = self.options
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
-        beta = INF + 1 if o.upper_bound is None else max(0, o.upper_bound - offset)
+        beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
         value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)
         aborted = bool(self.stats[sk.S_ABORTED])
         possible = aborted or value < INF

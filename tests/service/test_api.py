@@ -426,3 +426,15 @@ def test_openapi_document(client: FlaskClient) -> None:
     assert doc["openapi"].startswith("3.")
     assert {"/v1/solve", "/v1/next-move", "/healthz", "/readyz"} <= set(doc["paths"])
     assert "SolveIn" in doc["components"]["schemas"]
+
+
+def test_an_upper_bound_too_big_for_the_kernel_is_no_bound(client: Any) -> None:
+    """Found by the schema fuzzer: an ``upper_bound`` of 2^63 passed validation and overflowed the kernel's int64
+    (500).  It bounds nothing, so the answer is the position's value, as without one."""
+    body = {"game": "mastermind", "history": ["0000 0.0"], "job": False}
+    plain = client.post("/v1/solve", json=body)
+    huge = client.post("/v1/solve", json={**body, "upper_bound": 2**63})
+    assert plain.status_code == huge.status_code == 200, huge.get_data(as_text=True)
+    assert huge.json["value"] == plain.json["value"] and huge.json["complete"]
+    first = client.post("/v1/solve", json={"criterion": "total", "max_guesses": 1, "upper_bound": 2**63, "job": False})
+    assert first.status_code == 200, first.get_data(as_text=True)
