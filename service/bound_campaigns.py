@@ -118,9 +118,9 @@ def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[
 
 
 class FileLedger(PartLedger):
-    """A :class:`PartLedger` kept in a campaign's progress file: read when made, re-read at each first guess
-    (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS` and by
-    :meth:`flush`."""
+    """A :class:`PartLedger` kept in a campaign's progress file: read when made, re-read before each part of
+    the last pass (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS`
+    and by :meth:`flush`, its parts claimed there while they are refined."""
 
     def __init__(self, path: str, game: Game, every: float | None = None, owner: int | None = None,
                  unit: str | None = None) -> None:
@@ -291,6 +291,7 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
 
 def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
     """Add a finished unit (a first guess's bound under the file's plan) to the progress file."""
+
     def change(doc: dict[str, Any]) -> None:
         old = doc["units"].get(guess)
         if old is None or value > int(old["bound"]):  # two processes finished it: both bounds hold, keep the higher
