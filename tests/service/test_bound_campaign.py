@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from service import atlas, bound_campaigns
 from service.cli import main
 from solver.game import Game
 from solver.lowerbound import root_classes, root_lower_bound
+from tests.service.progress_wait import wait_for_progress
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,13 +96,8 @@ def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Pa
             f"b.run({spec!r}, 4, None, sys.argv[1])")
     proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            doc = bound_campaigns.read(str(path)) if path.exists() else None
-            if doc is not None and sum(v[1] == 3 for v in _parts(doc).values()) >= 3:
-                break
-            assert proc.poll() is None, "the campaign ended before it could be killed"
-            time.sleep(0.02)
+        wait_for_progress(proc, path, bound_campaigns.read,
+                          lambda doc: sum(v[1] == 3 for v in _parts(doc).values()) >= 3)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()
@@ -191,13 +186,8 @@ def test_a_campaign_stopped_by_sigterm_takes_its_worker_processes_with_it(tmp_pa
     proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
     children: list[psutil.Process] = []
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            doc = bound_campaigns.read(str(path)) if path.exists() else None
-            if doc is not None and sum(v[1] == 3 for v in _parts(doc).values()) >= 1:
-                break
-            assert proc.poll() is None, "the campaign ended before it could be stopped"
-            time.sleep(0.05)
+        wait_for_progress(proc, path, bound_campaigns.read, lambda doc: any(v[1] == 3 for v in _parts(doc).values()),
+                          interval=0.05)
         children = psutil.Process(proc.pid).children(recursive=True)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) != 0
@@ -229,12 +219,7 @@ def test_two_campaigns_on_one_file_split_a_first_guess_and_agree(tmp_path: Path)
     first = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     second = None
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and first.poll() is None:
-            doc = bound_campaigns.read(str(path)) if path.exists() else None
-            if doc is not None and doc.get("claims"):
-                break
-            time.sleep(0.02)
+        wait_for_progress(first, path, bound_campaigns.read, lambda doc: bool(doc.get("claims")), may_end=True)
         second = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
         outs = [p.communicate(timeout=300)[0] for p in (first, second)]
     finally:

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from service.cli import main
 from solver.game import Game
 from solver.rollout import RolloutPlan, rollout_tree
 from solver.tree import from_compact, to_compact
+from tests.service.progress_wait import wait_for_progress
 
 SPEC = "4,6,1"
 PLAN = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1)
@@ -55,13 +55,7 @@ def test_a_campaign_killed_mid_unit_loses_only_the_running_unit(tmp_path: Path) 
             f"rollouts.run({SPEC!r}, RolloutPlan(**{PLAN.as_dict()!r}), sys.argv[1])")
     proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            doc = rollouts.read(str(path)) if path.exists() else None
-            if doc is not None and len(doc["units"]) >= 2:
-                break
-            assert proc.poll() is None, "the campaign ended before it could be killed"
-            time.sleep(0.02)
+        wait_for_progress(proc, path, rollouts.read, lambda doc: len(doc["units"]) >= 2, timeout=120)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()
