@@ -154,14 +154,16 @@ class FileLedger(PartLedger):
             for (g, r), (lower, plies) in ledger_bounds(self.game, doc).items():
                 super().put(g, r, lower, plies)
 
+    def _key(self, guess: int, response: int) -> str:
+        """A part's name in the file's ``claims``."""
+        return f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+
     def claim(self, guess: int, response: int) -> bool:
         """Take the part in the file's ``claims`` unless a live process of this machine holds it (a claim of
         a process gone is taken over; one of another machine is left alone)."""
         import socket
 
-        from service.jobs.runner import owner_alive
-
-        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        key = self._key(guess, response)
         me = {"pid": os.getpid(), "host": socket.gethostname()}
         granted = True
 
@@ -169,7 +171,7 @@ class FileLedger(PartLedger):
             nonlocal granted
             claims = doc.setdefault("claims", {})
             held = claims.get(key)
-            if held is not None and held != me and (held.get("host") != me["host"] or owner_alive(held.get("pid"))):
+            if held is not None and held != me and not _gone(held):
                 granted = False
                 return
             claims[key] = me
@@ -184,19 +186,19 @@ class FileLedger(PartLedger):
 
         from service.jobs.runner import owner_alive
 
-        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        key = self._key(guess, response)
         while True:
             doc = read(self.path) or {}
             held = doc.get("claims", {}).get(key)
             if (held is None or held.get("pid") == os.getpid() or held.get("host") != socket.gethostname()
-                    or not owner_alive(held.get("pid"))):
+                    or _gone(held)):
                 return
             if not owner_alive(self.owner):
                 raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
             time.sleep(WAIT_SECONDS)
 
     def release(self, guess: int, response: int) -> None:
-        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        key = self._key(guess, response)
         mine = os.getpid()
 
         def change(doc: dict[str, Any]) -> None:
@@ -226,16 +228,22 @@ class FileLedger(PartLedger):
         self.written = now
 
 
-def _prune_claims(doc: dict[str, Any]) -> None:
-    """Drop the claims of processes of this machine that are gone (killed mid-part): nobody refines those
-    parts any more, and a finished campaign's file should not look as if someone did."""
+def _gone(held: dict[str, Any]) -> bool:
+    """Whether a claim is of a process of this machine that no longer runs (another machine's cannot be seen:
+    it is never taken for gone)."""
     import socket
 
     from service.jobs.runner import owner_alive
 
+    return bool(held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")))
+
+
+def _prune_claims(doc: dict[str, Any]) -> None:
+    """Drop the claims of processes of this machine that are gone (killed mid-part): nobody refines those
+    parts any more, and a finished campaign's file should not look as if someone did."""
     claims = doc.get("claims", {})
     for key, held in list(claims.items()):
-        if held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")):
+        if _gone(held):
             del claims[key]
     if not claims:
         doc.pop("claims", None)
