@@ -79,27 +79,74 @@ def spec_of(game: str) -> str:
     return spec
 
 
-def add_lower_bound(spec: str, depth: int, *, path: str = RECORDS_FILE,
+def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: str = RECORDS_FILE,
                     log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Prove a lower bound of the game's optimal total (no depth limit) by refining its first ``depth``
-    plies, and record it when it beats the one recorded.  Returns the bound's record."""
+    plies, and record it when it beats the one recorded.  With ``target`` (game-level), each first guess is
+    refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
+    target or more, or the full bound when that is below it.  Returns the bound's record."""
     from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
-    got = root_lower_bound(game, (), depth)
+    got = root_lower_bound(game, (), depth, target=target)
     record = {"value": got.value, "criterion": "total", "max_guesses": None, "depth": depth,
+              **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
-              "command": f"bullscows records bound -g {spec} --depth {depth}", "machine": machine(),
-              "date": datetime.date.today().isoformat()}
+              "command": f"bullscows records bound -g {spec} --depth {depth}"
+                         + ("" if target is None else f" --target {target}"),
+              "machine": machine(), "date": datetime.date.today().isoformat()}
+    keep_lower_bound(spec, record, path=path, log=log)
+    return record
+
+
+def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
+                             processes: int = 1, max_units: int | None = None, path: str = RECORDS_FILE,
+                             log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """The bound of :func:`add_lower_bound` proven as a campaign (:mod:`service.bound_campaigns`, as the atlas's
+    are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
+    proven, so that a run stopped or killed continues from what it proved, on ``processes`` processes (or
+    several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, more
+    than one run may be given.  Recorded like a plain bound once every unit is done; returns the record then,
+    else None (the same command continues).
+
+    :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
+    """
+    from service import bound_campaigns
+    from solver.bounds import lower_bound_tables
+    from solver.table import MMAX
+
+    game = Game.from_spec(spec)
+    file = progress or bound_campaigns.default_path(spec)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    if summary is None:
+        return None
+    command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
+               + f" --campaign --progress {file}")
+    record = {"value": summary["value"], "criterion": "total", "max_guesses": None, "depth": depth,
+              **({} if target is None else {"target": target}),
+              "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+              "work": summary["work"], "seconds": summary["seconds"],
+              "campaign": {"units": summary["units"], "progress": file},
+              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+    keep_lower_bound(spec, record, path=path, log=log)
+    return record
+
+
+def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_FILE,
+                     log: Callable[[str], None] = lambda _: None) -> bool:
+    """Keep a proven bound's ``record`` as the game's ``lower_bound`` when it beats the one recorded (a lower
+    bound only ever rises).  Returns whether it did."""
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         old = entries[spec].get("lower_bound")
-        log(f"{spec}: T >= {got.value} at {depth} plies ({got.work} sets refined, {got.seconds:.1f} s; size-only "
-            f"{got.size_only}" + (f", recorded {old['value']}" if old else "") + ")")
-        if old is None or got.value > int(old["value"]):
-            entries[spec]["lower_bound"] = record
-            save(entries, path)
-    return record
+        log(f"{spec}: T >= {record['value']} at {record['depth']} plies ({record['work']} sets refined, "
+            f"{record['seconds']:.1f} s; size-only {record['size_only']}"
+            + (f", recorded {old['value']}" if old else "") + ")")
+        if old is not None and int(record["value"]) <= int(old["value"]):
+            return False
+        entries[spec]["lower_bound"] = record
+        save(entries, path)
+        return True
 
 
 def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
@@ -269,7 +316,8 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
                         f"{best['worst_case']} | {best['first_guess']} | {best['seconds']} s | `{best['command']}` |")
         bound = entry.get("lower_bound")
         if bound is not None:
+            asked = "" if bound.get("target") is None else f", asked for {bound['target']}"
             rows.append(f"| {spec} | **this project**: proven lower bound of the optimum ({bound['depth']} plies "
-                        f"refined) | ≥ {bound['value']} | ≥ {round(bound['value'] / n, 4)} | | | "
+                        f"refined{asked}) | ≥ {bound['value']} | ≥ {round(bound['value'] / n, 4)} | | | "
                         f"{bound['seconds']} s | `{bound['command']}` |")
     return "\n".join(rows) + "\n"

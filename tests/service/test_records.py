@@ -88,6 +88,67 @@ def test_the_shipped_records_file_matches_its_trees() -> None:
             assert bound["value"] <= best["total"]
 
 
+def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_records: str, tmp_path: Path) -> None:
+    """``records bound --campaign`` (units per first guess, parts in a progress file): stopped after one unit it
+    records nothing and says so; the same command continues and records the bound refined at once, with the
+    campaign that proved it, and only a higher bound replaces it."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+    from solver.lowerbound import root_classes, root_lower_bound
+
+    path, progress = str(tmp_path / "records.json"), str(tmp_path / "bounds.json")
+    args = ["records", "bound", "-g", SMALL, "--depth", "2", "--campaign", "--progress", progress, "--file", path]
+    game = Game.from_spec(SMALL)
+    assert len(root_classes(game)) > 1
+    first = CliRunner().invoke(main, [*args, "--max-units", "1"])
+    assert first.exit_code == 0, first.output
+    shown = json.loads(first.stdout)
+    assert shown["finished"] is False and shown["units_done"] == 1 and shown["plan"] == {"depth": 2, "target": None}
+    assert records.load(path)[SMALL].get("lower_bound") is None
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    record = json.loads(done.stdout)
+    assert record["finished"] and record["value"] == root_lower_bound(game, (), 2).value
+    kept = records.load(path)[SMALL]["lower_bound"]
+    assert kept["value"] == record["value"] and kept["campaign"] == {"units": len(root_classes(game)),
+                                                                      "progress": progress}
+    assert kept["command"] == f"bullscows records bound -g {SMALL} --depth 2 --campaign --progress {progress}"
+    shallower = records.add_campaign_lower_bound(SMALL, 1, progress=progress, path=path)
+    assert shallower is not None and shallower["value"] <= kept["value"]
+    assert records.load(path)[SMALL]["lower_bound"] == kept
+
+
+def test_a_records_bound_asked_for_a_target_records_it(small_records: str, tmp_path: Path) -> None:
+    from solver.lowerbound import root_lower_bound
+
+    path = str(tmp_path / "records.json")
+    full = root_lower_bound(Game.from_spec(SMALL), (), 2).value
+    asked = records.add_lower_bound(SMALL, 2, target=full - 3, path=path)
+    assert full - 3 <= asked["value"] <= full and asked["target"] == full - 3
+    assert asked["command"].endswith(f"--depth 2 --target {full - 3}")
+    assert f"asked for {full - 3}) | ≥ {asked['value']}" in records.markdown(records.load(path))
+
+
+def test_records_bound_refuses_campaign_options_without_a_campaign_and_foreign_progress(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    path = tmp_path / "r.json"
+    for extra in (["--progress", str(tmp_path / "p.json")], ["--processes", "2"], ["--max-units", "1"]):
+        result = CliRunner().invoke(main, ["records", "bound", "-g", "5,10,0", "--file", str(path), *extra])
+        assert result.exit_code == 2 and "add --campaign" in result.output, extra
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": "bullscows-bound-campaign", "game": "5,8,1", "plan": {}, "parts": {},
+                                 "units": {}}))
+    before = other.read_text()
+    result = CliRunner().invoke(main, ["records", "bound", "-g", "5,10,0", "--depth", "1", "--campaign",
+                                       "--progress", str(other), "--file", str(path)])
+    assert result.exit_code == 2 and "5,8,1" in result.output
+    assert other.read_text() == before and not path.exists()
+
+
 def test_records_command_refuses_other_games(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
