@@ -68,7 +68,10 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
         _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
     file = path or records.RECORDS_FILE
     _readable(file)
-    log = lambda line: click.echo(f"# {line}", err=True)  # noqa: E731
+
+    def log(line: str) -> None:
+        click.echo(f"# {line}", err=True)
+
     if not campaign:
         _emit_json({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=log)})
         return
