@@ -110,6 +110,48 @@ def _campaign_options(when: str = "") -> Callable[[F], F]:
     return decorate
 
 
+def _bound_options(fn: F) -> F:
+    """The refined lower bound's options (``--target``, and ``--campaign`` with its progress file, processes and
+    units: ``service.bound_campaigns``), alike for ``atlas bounds`` and ``records bound``."""
+    for option in reversed([
+        click.option("--target", type=click.IntRange(min=1), default=None,
+                     help="Only ask whether T reaches this (game-level): each first guess is refined until its "
+                          "bound does, far cheaper than the whole bound at that depth. The bound kept is then at "
+                          "least the target, or the full bound when that is below it."),
+        click.option("--campaign", is_flag=True,
+                     help="Run it as a campaign (one game): a unit per first guess, every part's bound kept in a "
+                          "progress file as it is proven, so that a run stopped or killed continues from there."),
+        click.option("--progress", type=click.Path(dir_okay=False), default=None,
+                     help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this "
+                          "folder)."),
+        click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="With --campaign: first guesses refined at once (more than 1: a Dask LocalCluster)."),
+        click.option("--max-units", type=click.IntRange(min=1), default=None,
+                     help="With --campaign: stop after this many more first guesses (the same command "
+                          "continues)."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+def _refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None) -> None:
+    """A campaign's options without ``--campaign`` are a mistake, refused before any work."""
+    if (progress is not None or processes > 1 or max_units is not None) and not campaign:
+        _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
+
+
+def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
+    """A bound campaign's outcome: its record once every first guess is done, else where it stands."""
+    from service import bound_campaigns
+
+    if record is not None:
+        _emit_json({"game": game, "finished": True, **record})
+        return
+    doc = bound_campaigns.read(progress) or {}
+    _emit_json({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+                "plan": doc.get("plan")})
+
+
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     from service.config import Settings
     from solver.game import Game

@@ -6,7 +6,15 @@ from typing import Any
 
 import click
 
-from service.cli._common import _campaign_options, _emit_json, _fail, main
+from service.cli._common import (
+    _bound_options,
+    _campaign_options,
+    _emit_campaign,
+    _emit_json,
+    _fail,
+    _refuse_campaign_options,
+    main,
+)
 
 
 @main.group("atlas")
@@ -193,22 +201,10 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
               help="Unsolved atlas games ('6,7,0'; default: every unsolved game).")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
-@click.option("--target", type=click.IntRange(min=1), default=None,
-              help="Only ask whether T reaches this (game-level): each first guess is refined until its bound "
-                   "does, far cheaper than the whole bound at that depth. The bound kept is then at least the "
-                   "target, or the full bound when that is below it.")
 @click.option("--url", default=None,
               help="A database whose positions table the bound starts from (a campaign's proven parts) "
                    "and keeps the root parts' bounds in, for the searches that follow.")
-@click.option("--campaign", is_flag=True,
-              help="Run it as a campaign (one game): a unit per first guess, every part's bound kept in a "
-                   "progress file as it is proven, so that a run stopped or killed continues from there.")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this folder).")
-@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --campaign: first guesses refined at once (more than 1: a Dask LocalCluster).")
-@click.option("--max-units", type=click.IntRange(min=1), default=None,
-              help="With --campaign: stop after this many more first guesses (the same command continues).")
+@_bound_options
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
 def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
@@ -234,8 +230,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
             _fail(f"{spec} is not an atlas game with an unproven total")
     if target is not None and len(games) != 1:
         _fail("--target is one game's total: name exactly one game with -g")
-    if (progress is not None or processes > 1 or max_units is not None) and not campaign:
-        _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
+    _refuse_campaign_options(campaign, progress, processes, max_units)
     if campaign:
         if len(games) != 1:
             _fail("--campaign runs one game's bound: name exactly one game with -g")
@@ -247,13 +242,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
                                                     log=lambda line: click.echo(f"# {line}", err=True))
         except bound_campaigns.CampaignError as exc:
             _fail(str(exc))
-        file_used = progress or bound_campaigns.default_path(specs[0])
-        if record is None:
-            doc = bound_campaigns.read(file_used) or {}
-            _emit_json({"game": specs[0], "finished": False, "progress": file_used,
-                        "units_done": len(doc.get("units", {})), "plan": doc.get("plan")})
-        else:
-            _emit_json({"game": specs[0], "finished": True, **record})
+        _emit_campaign(specs[0], record, progress or bound_campaigns.default_path(specs[0]))
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import click
 
-from service.cli._common import _campaign_options, _emit_json, _fail, main
+from service.cli._common import (
+    _bound_options,
+    _campaign_options,
+    _emit_campaign,
+    _emit_json,
+    _fail,
+    _refuse_campaign_options,
+    main,
+)
 
 
 @main.group("records")
@@ -37,19 +45,7 @@ def _readable(path: str) -> None:
 @click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=2, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
-@click.option("--target", type=click.IntRange(min=1), default=None,
-              help="Only ask whether T reaches this (game-level): each first guess is refined until its bound "
-                   "does, far cheaper than the whole bound at that depth. The bound kept is then at least the "
-                   "target, or the full bound when that is below it.")
-@click.option("--campaign", is_flag=True,
-              help="Run it as a campaign: a unit per first guess, every part's bound kept in a progress file as "
-                   "it is proven, so that a run stopped or killed continues from there.")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this folder).")
-@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --campaign: first guesses refined at once (more than 1: a Dask LocalCluster).")
-@click.option("--max-units", type=click.IntRange(min=1), default=None,
-              help="With --campaign: stop after this many more first guesses (the same command continues).")
+@_bound_options
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
@@ -64,8 +60,7 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     from service import bound_campaigns, records
 
     spec = _spec(game)
-    if (progress is not None or processes > 1 or max_units is not None) and not campaign:
-        _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
+    _refuse_campaign_options(campaign, progress, processes, max_units)
     file = path or records.RECORDS_FILE
     _readable(file)
 
@@ -80,13 +75,7 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
                                                   processes=processes, max_units=max_units, path=file, log=log)
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
-    if record is not None:
-        _emit_json({"game": spec, "finished": True, **record})
-        return
-    used = progress or bound_campaigns.default_path(spec)
-    doc = bound_campaigns.read(used) or {}
-    _emit_json({"game": spec, "finished": False, "progress": used, "units_done": len(doc.get("units", {})),
-                "plan": doc.get("plan")})
+    _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec))
 
 
 @records_group.command("hybrid")
