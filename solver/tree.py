@@ -366,15 +366,17 @@ def from_compact(text: str) -> Tree:
     lines = text.strip().splitlines()
     if not lines or not lines[0].startswith(FORMAT):
         raise InvalidTreeError(f"not a {FORMAT} compact tree")
-    fields = dict(kv.split("=", 1) for kv in lines[0].split()[1:] if "=" in kv)
+    # The strategy's name may hold spaces and "=" (a rollout's "rollout(width 16, ...) over entropy+exact<=80"):
+    # it runs from "strategy=" to " history=" or the end of the line, the other fields are single words.
+    rest, _, hist_text = lines[0].partition(" history=")
+    head, _, strategy = rest.partition(" strategy=")
+    fields = dict(kv.split("=", 1) for kv in head.split()[1:] if "=" in kv)
     try:
         game = Game.from_spec(fields["game"], alphabet=fields.get("alphabet"))
     except KeyError:
         raise InvalidTreeError("compact tree header lacks game=") from None
-    hist_text = fields.get("history", "")
     history = game.parse_history([t.replace(":", " ") for t in hist_text.split(",") if t])
     tokens = " ".join(lines[1:]).split()
-    strategy = fields.get("strategy", "")
     a = game.arrays(table=True)
     args = a.kernel_args()
     win = game.all_bulls

@@ -115,6 +115,17 @@ def test_compact_round_trip(bulls_cows: Game) -> None:
     assert again.history == tree.history
 
 
+@pytest.mark.parametrize("history", ["", "0123 1.1"])
+def test_a_compact_tree_keeps_a_strategy_name_with_spaces(bulls_cows: Game, history: str) -> None:
+    """A rollout's name has spaces and "=" in it; read back, it is whole (it names the tree in next-move's notes,
+    and a polish adds to it: cut at its first space, two polishes had made "rollout(width,, polished ...")."""
+    tree = _tree(bulls_cows, "larmouth", history=bulls_cows.parse_history(history))
+    tree.strategy = "rollout(width 16, guesses 2-6, >80 within 7) over entropy+exact<=80 within 7, polished exact<=600"
+    again = from_compact(to_compact(tree))
+    assert again.strategy == tree.strategy and again.history == tree.history
+    assert again.stats() == tree.stats()
+
+
 def test_corrupt_json_trees_are_rejected(mastermind: Game) -> None:
     doc = to_json(_tree(mastermind, "minimax"))
     bad_guess = copy.deepcopy(doc)
