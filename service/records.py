@@ -105,9 +105,9 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     """The bound of :func:`add_lower_bound` proven as a campaign (:mod:`service.bound_campaigns`, as the atlas's
     are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
     proven, so that a run stopped or killed continues from what it proved, on ``processes`` processes (or
-    several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, more
-    than one run may be given.  Recorded like a plain bound once every unit is done; returns the record then,
-    else None (the same command continues).
+    several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, often
+    more than one run has.  Recorded like a plain bound once every unit is done; returns the record then, else
+    None (the same command continues).
 
     :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
     """
