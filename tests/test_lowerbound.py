@@ -235,7 +235,9 @@ def test_a_refinement_lets_other_threads_run() -> None:
     from solver.lowerbound import new_memo, refine_set
     from solver.table import MMAX, zobrist
 
-    game = Game.from_spec("4,10,0")
+    # 4x9 with repetition at three plies: seconds of kernel (4x10's three plies, 0.4 s once the one-ply kernel
+    # got faster, fell under the half second this test needs to tell a held GIL from a released one)
+    game = Game.from_spec("4,9,1")
     arrays = game.search_arrays()
     table, n_resp, win = kernel_responses(game, arrays.table)
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
