@@ -181,20 +181,21 @@ def canonical_codes(codes, perms, sigma, free, rep):  # type: ignore[no-untyped-
     return out
 
 
-def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | None = None
-            ) -> npt.NDArray[np.int64]:
-    """Class representative (smallest member) of every code under the stabiliser of ``moves``.
+def _turn_groups(n_moves: int, responses: Sequence[int] | None) -> list[list[int]]:
+    """The turns a transformation may exchange: those that got the same response (Lemma 9) when
+    ``responses`` are given, else none (each turn its own group, Lemma 5)."""
+    if responses is None:
+        return [[i] for i in range(n_moves)]
+    by_resp: dict[int, list[int]] = {}
+    for i, r in enumerate(responses):
+        by_resp.setdefault(int(r), []).append(i)
+    return list(by_resp.values())
 
-    With ``responses`` given, turns that got the same response may be exchanged (Lemma 9).
-    """
-    if responses is not None:
-        by_resp: dict[int, list[int]] = {}
-        for i, r in enumerate(responses):
-            by_resp.setdefault(int(r), []).append(i)
-        groups: list[list[int]] = list(by_resp.values())
-    else:
-        groups = [[i] for i in range(len(moves))]
-    perms, sigma = _transforms(game, list(moves), groups)
+
+def _classes_under(game: Game, moves: Sequence[Code], perms: npt.NDArray[np.int64],
+                   sigma: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Class representative of every code under the transformations ``(perms, sigma)`` of
+    :func:`_transforms` and the renamings of the symbols ``moves`` never use."""
     used = {int(v) for m in moves for v in game.arrays().codes[m]}
     free = np.array([v for v in range(game.symbols) if v not in used], dtype=np.int64)
     if free.shape[0] == 0:
@@ -202,6 +203,16 @@ def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | N
     rep: npt.NDArray[np.int64] = canonical_codes(game.arrays().codes, perms, sigma, free,
                                                  game.repetition)
     return rep
+
+
+def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | None = None
+            ) -> npt.NDArray[np.int64]:
+    """Class representative (smallest member) of every code under the stabiliser of ``moves``.
+
+    With ``responses`` given, turns that got the same response may be exchanged (Lemma 9).
+    """
+    perms, sigma = _transforms(game, list(moves), _turn_groups(len(moves), responses))
+    return _classes_under(game, moves, perms, sigma)
 
 
 @functools.lru_cache(maxsize=16)
@@ -213,16 +224,13 @@ def position_classes(game: Game, turns: tuple[tuple[int, int], ...]) -> npt.NDAr
     :func:`solver.kernels.is_canonical` (free symbols are all absent or all present), so callers
     that have it only want this array when positions or used symbols can move too — typically the
     first guesses of a game.  Cached: a strategy tree asks for the same history at every node below it.
+    The transformations are found once, for the test and for the classes.
     """
     moves = [g for g, _ in turns]
-    responses = [r for _, r in turns]
-    by_resp: dict[int, list[int]] = {}
-    for i, r in enumerate(responses):
-        by_resp.setdefault(int(r), []).append(i)
-    perms, _ = _transforms(game, moves, list(by_resp.values()))
+    perms, sigma = _transforms(game, moves, _turn_groups(len(moves), [r for _, r in turns]))
     if perms.shape[0] <= 1:
         return None
-    rep = classes(game, moves, responses)
+    rep = _classes_under(game, moves, perms, sigma)
     rep.setflags(write=False)
     return rep
 
