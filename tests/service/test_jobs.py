@@ -81,6 +81,15 @@ class Workers:
         self.procs.append(proc)
         return proc
 
+    def tails(self, lines: int = 30) -> str:
+        """The last lines of every worker's log, for a failure's message: the logs live in the test's
+        temporary folder, which a CI run does not keep."""
+        out = []
+        for log in sorted(self.logs.glob("*.log")):
+            text = log.read_text(errors="replace").splitlines()[-lines:]
+            out.append(f"--- {log.name}\n" + "\n".join(text))
+        return "\n".join(out)
+
     def stop_all(self) -> None:
         for p in self.procs:
             if p.poll() is None:
@@ -120,14 +129,17 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> ManualClock:
     return manual
 
 
-def _wait(cond: Callable[[], Any], timeout: float, what: str, poll: float = 0.05) -> Any:
+def _wait(cond: Callable[[], Any], timeout: float, what: str, poll: float = 0.05,
+          explain: Callable[[], str] | None = None) -> Any:
+    """Poll ``cond`` until it is truthy; on a timeout, ``explain()`` adds what the state was."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         got = cond()
         if got:
             return got
         time.sleep(poll)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    detail = f"\n{explain()}" if explain is not None else ""
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}{detail}")
 
 
 def _ended(units: list[Any]) -> list[Any] | None:
@@ -267,11 +279,17 @@ def test_a_worker_killed_mid_unit_loses_at_most_a_checkpoint(db_url: str, worker
     env = {"BULLSCOWS_JOB_CHECKPOINT_S": "2"}
     first = workers.start("a", processes=1, env=env)
 
-    def saved_thrice() -> Any:
+    def saved_twice() -> Any:
+        # two saves of about four the unit makes: the kill lands with half of it to go, on a fast
+        # machine as on a slow one (waiting for a third left a window of one interval, missed once)
         units = jobs.units(job_id)
-        return len(units) == 1 and units[0].status == "running" and units[0].checkpoints >= 3 and units[0]
+        return len(units) == 1 and units[0].status == "running" and units[0].checkpoints >= 2 and units[0]
 
-    _wait(saved_thrice, 120, "the unit's third checkpoint", poll=0.2)
+    def state() -> str:
+        rows = [(u.status, u.attempts, u.checkpoints, u.nodes, u.error) for u in jobs.units(job_id)]
+        return f"units (status, attempts, checkpoints, nodes, error): {rows}\n{workers.tails()}"
+
+    _wait(saved_twice, 120, "the unit's second checkpoint", poll=0.1, explain=state)
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
     _wait(lambda: _session_gone(first.pid), 30, "the killed worker's Dask processes to exit")
@@ -280,7 +298,8 @@ def test_a_worker_killed_mid_unit_loses_at_most_a_checkpoint(db_url: str, worker
     k1, s1, c1 = int(killed.nodes), int(killed.saved_nodes), int(killed.checkpoints)
     assert 0 < s1 <= k1 < ref.nodes
     workers.start("b", processes=1, env=env)
-    job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180, "the job")
+    job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 180, "the job",
+                explain=state)
     assert job.status == "done", job.error
     result = orjson.loads(job.result)
     assert (result["value"], result["best_guess"]) == (ref.value, bc.format_code(ref.best_guess))
