@@ -68,6 +68,7 @@ from solver import kernels
 from solver.bounds import kernel_responses, lower_bound_tables
 from solver.game import Game, History
 from solver.question import INF, SolveOptions
+from solver.symmetry import equivalence_set
 from solver.table import MMAX, zobrist
 from solver.ttkernels import set_keys
 
@@ -161,13 +162,19 @@ def _memo_peek(mk1, mk2, mval, k1, k2):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
-               z1, z2, mk1, mk2, mval):
+               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember):
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
     over ``S``) of the ascending set ``S``, refined ``depth`` plies: LB_depth(S) when it is below
     ``beta``, else some bound of at least ``beta``.  ``guesses``: the guesses to try at this ply
     (empty: every code, one per class of absent and uncalled symbols, ``called`` the symbols guessed
     so far).  ``work[0]`` counts the sets refined, ``work[1]`` the memo's hits; ``z1``, ``z2`` the
     game's Zobrist vectors (:func:`solver.table.zobrist`) keying the memo (:func:`new_memo`).
+
+    ``child_starts`` (empty: none) gives the next ply its guesses: the parts of ``guesses[i]`` are refined
+    with ``child_reps[child_starts[i]:child_starts[i + 1]]``, one guess per class of the transformations
+    fixing the moves so far and ``guesses[i]`` (they map each of its parts onto itself, so the least bound
+    over the classes is the least over every code).  ``remember``: the caller vouches for ``guesses`` that
+    way, so the set's bound may be remembered like one refined from every code.
 
     It releases the GIL (``nogil``): one call can take the best part of an hour, and a Dask worker that
     holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost."""
@@ -176,14 +183,16 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     if n <= 2 or depth <= 0:
         return lb0[n]
     k1, k2 = set_keys(S, z1, z2, 0)
-    # Only sets refined from every code are remembered: a root part's guesses may be a pool's
-    # classes, whose minimum holds for that part's symmetry only.
-    memo = guesses.shape[0] == 0
+    # Sets refined from every code are remembered, and those whose guesses the caller vouches are
+    # classes of a group mapping the set onto itself (their least bound is the least of all); a root
+    # part's pool is left out, as its bound is kept by the root's ledger.
+    memo = guesses.shape[0] == 0 or remember
     if memo:
         got = _memo_get(mk1, mk2, mval, k1, k2, depth, beta)
         if got >= 0:
             work[1] += 1
             return got
+    if guesses.shape[0] == 0:
         guesses = _canonical_guesses(codes, masks, S, called, n_symbols)
     m = guesses.shape[0]
     bound = np.empty(m, dtype=np.int64)
@@ -208,6 +217,8 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     starts = np.zeros(n_resp + 1, dtype=np.int64)
     fill = np.zeros(n_resp, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int32)
+    no_starts = np.zeros(0, dtype=np.int64)
+    classed = child_starts.shape[0] > 0
     for oi in range(m):
         i = order[oi]
         if bound[i] >= best:
@@ -265,8 +276,12 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
             if r == win:
                 continue
             rest -= est[r]
-            v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), empty, depth - 1, lb0, n_resp,
-                           win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval)
+            below = empty
+            if classed:
+                below = child_reps[child_starts[i]:child_starts[i + 1]]
+            v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), below, depth - 1, lb0, n_resp,
+                           win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval,
+                           empty, no_starts, classed)
             if v < est[r]:
                 v = est[r]
             acc += v
@@ -389,7 +404,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
                      progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None, guesses: Sequence[int] | None = None,
-                     ledger: PartLedger | None = None) -> RootBound:
+                     ledger: PartLedger | None = None, third_ply_classes: bool = True) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -404,7 +419,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
 
     ``guesses``: refine only these root guesses (each one of :func:`root_classes`), the bound then being
     the least of theirs.  ``ledger``: the root parts' bounds proven before (estimates, and parts not refined
-    again at plies they already reach), told of every part's bound as it is proven."""
+    again at plies they already reach), told of every part's bound as it is proven.
+
+    ``third_ply_classes``: the third ply tries one guess per class of the transformations that fix the
+    moves so far and the two guesses above it, instead of every code (same bounds, far fewer guesses where
+    the game has many symmetries: 7×7's third ply has 54 to 854 classes of 5040 codes).  False is for the
+    tests and benchmarks that compare the two."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -444,6 +464,23 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
 
     codes_of: dict[tuple[int, int], tuple[int, ...]] = {}
     probed: dict[tuple[int, int], tuple[int, int] | None] = {}
+    no_reps, no_starts = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+    third: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]] = {}
+    moves = [t.guess for t in history]
+
+    def third_ply(g: int, child_pool: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """The third ply's guesses below root guess ``g``, for each of its second-ply guesses in turn (one per
+        class of the transformations fixing the moves, ``g`` and that guess), flat, with where each starts:
+        made once per root guess, for every pass and part."""
+        if not third_ply_classes or child_pool.shape[0] == 0:
+            return no_reps, no_starts
+        if g not in third:
+            rows = [equivalence_set(game, [*moves, g, int(g2)]) for g2 in child_pool]
+            starts_ = np.zeros(len(rows) + 1, dtype=np.int64)
+            starts_[1:] = np.cumsum([r.shape[0] for r in rows])
+            flat = np.ascontiguousarray(np.concatenate(rows) if rows else no_reps, dtype=np.int32)
+            third[g] = (flat, starts_)
+        return third[g]
 
     def part_codes(g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, ...]:
         """The root part's codes as a tuple, made once for every pass."""
@@ -535,7 +572,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     try:
                         got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp,
                                              win, game.symbols, called | int(arrays.masks[g]), room, work, z1, z2,
-                                             *memo))
+                                             *memo, *third_ply(g, child_pool), False))
                     finally:
                         if last:
                             shared.release(g, r)

@@ -145,6 +145,29 @@ def test_after_any_history_the_bound_stays_below_the_search(spec: str, data: st.
     assert root_lower_bound(game, history, game.size).value == exact
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=st.sampled_from(["4,4,0", "5,5,0", "4,5,0", "4,3,1", "5,3,1", "mastermind", "3,5,1"]),
+       moves=st.integers(0, 1), data=st.data())
+def test_the_third_plys_classes_change_no_bound(spec: str, moves: int, data: st.DataObject) -> None:
+    """The third ply tries one guess per class of the transformations fixing the guesses above it: each
+    such transformation maps the part onto itself, so the bounds are those of every code, at every depth
+    (a class that missed a guess, or a memo sharing a bound across sets it does not hold for, would differ
+    somewhere), and the refinement never takes more sets for it."""
+    game = Game.from_spec(spec)
+    history: list[Turn] = []
+    if moves:
+        secret, guess = data.draw(st.integers(0, game.size - 1)), data.draw(st.integers(0, game.size - 1))
+        if guess != secret:
+            history = [Turn(guess, int(game.response(guess, secret)))]
+    for depth in (3, 4):
+        every = root_lower_bound(game, history, depth, third_ply_classes=False)
+        classed = root_lower_bound(game, history, depth)
+        assert classed.value == every.value, (depth, classed.value, every.value)
+        assert [(p.response, p.codes, p.lower) for p in classed.parts] == \
+            [(p.response, p.codes, p.lower) for p in every.parts]
+        assert classed.work <= every.work
+
+
 @pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
 def test_the_least_of_the_first_guesses_bounds_is_the_roots(spec: str) -> None:
     """Each first guess refined alone (a campaign's unit) has a bound; the least of them is the root's bound
@@ -246,7 +269,8 @@ def test_a_refinement_lets_other_threads_run() -> None:
 
     def refine(depth: int) -> None:
         refine_set(table, arrays.codes, arrays.masks, codes, np.zeros(0, dtype=np.int32), depth, lb0, n_resp, win,
-                   game.symbols, 0, 10**9, np.zeros(2, dtype=np.int64), z1, z2, *new_memo(16))
+                   game.symbols, 0, 10**9, np.zeros(2, dtype=np.int64), z1, z2, *new_memo(16),
+                   np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), False)
 
     refine(1)  # load the kernel first
     worker = threading.Thread(target=refine, args=(3,))
