@@ -341,11 +341,12 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
 
 def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
                       budget_s: float, max_guesses: int | None, folder: str | None,
-                      log: Callable[[str], None]) -> tuple[Any, dict[str, Any], float, str]:
+                      log: Callable[[str], None], keep_movers: bool = False) -> tuple[Any, dict[str, Any], float, str]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
     records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
     ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
-    ``polish`` field, the seconds it took, the command to chain after the tree's own).
+    ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
+    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).
 
     :raises ValueError: there is no best-known tree to polish.
     """
@@ -361,7 +362,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     tree = stored.tree
     started = time.perf_counter()
     report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
-                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, log=log)
+                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, keep_movers=keep_movers, log=log)
     spent = time.perf_counter() - started
     log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
         f"{report.gained} guesses saved, {spent:.1f} s")
@@ -380,6 +381,9 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     the game's W when it is exact and the tree keeps to it) and keep it when it needs fewer guesses
     (:func:`keep_hybrid`).  The record keeps the command chain that rebuilds it.  Returns it, or None.
 
+    Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that
+    adds movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.
+
     :raises ValueError: the entry has no best-known tree to polish.
     """
     from service.trees import TREE_DIR
@@ -390,9 +394,10 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     w = entry["values"]["worst_case"]
     if max_guesses is None and before is not None and w["exact"] and before["worst_case"] <= w["value"]:
         max_guesses = int(w["value"])
+    within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
     tree, field, spent, command = polish_best_known(game, "atlas", before, above=above, at_most=at_most,
                                                     budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log)
+                                                    log=log, keep_movers=within_w)
     assert before is not None  # polish_best_known refuses an entry without one
     stats = tree.stats()
     log(f"{spec}: total {before['total']} -> {stats.total}")

@@ -59,14 +59,27 @@ def subtree_cost(node: Node, turn: int, max_guesses: int | None) -> tuple[int, i
     return over, total
 
 
+def movers_at(node: Node, turn: int, k: int) -> int:
+    """Secrets of the subtree at ``node`` (its guess being guess number ``turn``) found at guess ``k`` exactly:
+    the k-movers, when ``k`` is the worst case."""
+    if turn >= k:
+        return 1 if turn == k and node.hit else 0
+    return sum(movers_at(child, turn + 1, k) for child in node.children.values())
+
+
 def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: float,
-           max_guesses: int | None = None, log: Log = lambda _: None) -> PolishReport:
+           max_guesses: int | None = None, keep_movers: bool = False, log: Log = lambda _: None) -> PolishReport:
     """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
     candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
     at most ``budget_s`` seconds, within ``max_guesses`` when given) with its subtree's cost as the bound; a
     cheaper strategy found there replaces the subtree, a subtree proven optimal is left whole, and a position
     out of time (or unable to keep the limit) has its children tried in turn.  Positions of ``above``
-    candidates or fewer are left as they are (a hybrid's are optimal)."""
+    candidates or fewer are left as they are (a hybrid's are optimal).
+
+    ``keep_movers`` (with ``max_guesses``): a subtree is replaced only if it also leaves no more secrets to the
+    ``max_guesses``-th guess.  The search minimises the total within the limit, not those movers, and a tree
+    that bounds both (the atlas's best-known tree of a game whose worst case is that limit) must not trade
+    one for the other: a replacement that adds movers is refused, and the position's children tried instead."""
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
     s = searcher
@@ -95,7 +108,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             elif found:
                 better = build_tree(game, s.chooser(options=limited), path, arrays=a).root
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)
-                if (new_over, new_cost) < (over, cost):
+                movers_kept = (not keep_movers or max_guesses is None
+                               or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))
+                if (new_over, new_cost) < (over, cost) and movers_kept:
                     report.improved += 1
                     report.gained += cost - new_cost
                     report.gains.append((turn, node.size, cost - new_cost))

@@ -56,3 +56,28 @@ def test_a_subtree_proven_optimal_is_not_searched_below() -> None:
     before = tree.stats()
     report = polish(tree, searcher, above=0, at_most=game.size, budget_s=600)
     assert (report.tried, report.optimal, report.improved, report.cut) == (1, 1, 0, 0) and tree.stats() == before
+
+
+def test_within_the_worst_case_a_polish_may_keep_the_movers() -> None:
+    """Mastermind's tree of fewest 5-movers (539) polished within 5: the search minimises the total, so the
+    root's replacement is the 5626 tree with more movers; keeping the movers refuses it, and the tree stays
+    within 5 with no more than 539 movers and no more guesses."""
+    from solver.polish import movers_at
+
+    game = Game.from_spec("mastermind")
+    kmovers = SolveOptions("kmovers", 5)
+
+    def fewest_movers():  # type: ignore[no-untyped-def]
+        return build_tree(game, Searcher(game, kmovers).chooser(options=kmovers))
+
+    free, kept = fewest_movers(), fewest_movers()
+    before = free.stats()
+    assert (before.worst_case, before.histogram[5]) == (5, 539)
+    assert movers_at(free.root, 1, 5) == 539
+    polish(free, Searcher(game, SolveOptions("total")), above=0, at_most=game.size, budget_s=600, max_guesses=5)
+    polish(kept, Searcher(game, SolveOptions("total")), above=0, at_most=game.size, budget_s=600, max_guesses=5,
+           keep_movers=True)
+    loose, strict = free.stats(), kept.stats()
+    assert loose.total == 5626 and loose.histogram[5] > 539  # what the plain polish trades
+    assert strict.worst_case == 5 and strict.histogram[5] <= 539 and strict.total <= before.total
+    assert all(kept.play(secret)[-1] == secret for secret in range(game.size))
