@@ -32,9 +32,11 @@ of a big one's work (Mastermind's four plies: 12080 sets refined instead of 8470
 ``benchmarks/bench_atlas_bounds.py``).  With a target, the first pass reaching it ends the run.
 
 Symmetry.  The root's guesses are one per equivalence class and the second ply's are the classes
-below each root guess (:meth:`solver.search.Searcher.pools`, as the exact search uses them); deeper,
-guesses that differ by a permutation of absent or uncalled symbols are scored once
-(:func:`solver.kernels.is_canonical`).  Guesses that split nothing are never tried.
+below each root guess (:meth:`solver.search.Searcher.pools`, as the exact search uses them); the third
+ply's are the classes of the transformations fixing the two guesses above (they map its sets onto
+themselves; at the fourth they are mostly the identity, so classes stop there); deeper, guesses that
+differ by a permutation of absent or uncalled symbols are scored once (:func:`solver.kernels.is_canonical`).
+Guesses that split nothing are never tried.
 
 Criteria.  The bound is for the fewest total guesses with no depth limit (T), so it also bounds the
 total within any depth limit (T_k ≥ T).  It says nothing of worst cases or k-movers.
