@@ -162,9 +162,88 @@ def _memo_peek(mk1, mk2, mval, k1, k2):  # type: ignore[no-untyped-def]
     return mval[slot] >> np.int64(9)
 
 
+@njit(cache=True)
+def _leaf_ply(table, S, guesses, bound, lb0, lb1, n_resp, win, beta):  # type: ignore[no-untyped-def]
+    """(bound, exact) of the set ``S`` one ply deep with its parts valued by :func:`_leaf_bound`: the guesses
+    in ascending order of their size-only score ``bound`` (a lower bound of their leaf-bound score), until
+    the next one's cannot beat the best found, or passes ``beta`` (fail-soft: then the least of the two is a
+    bound, not the minimum)."""
+    n = S.shape[0]
+    order = np.argsort(bound, kind="mergesort")
+    best = INF
+    cnt = np.zeros(n_resp, dtype=np.int64)
+    starts = np.zeros(n_resp + 1, dtype=np.int64)
+    fill = np.zeros(n_resp, dtype=np.int64)
+    buf = np.empty(n, dtype=np.uint8)
+    part = np.empty(n, dtype=np.int32)
+    scratch = np.zeros(n_resp, dtype=np.int64)
+    for oi in range(order.shape[0]):
+        i = order[oi]
+        b = bound[i]
+        if b >= best:
+            return best, True
+        if b >= beta:
+            return b, False  # every guess left scores at least b >= beta; none scored below it
+        row = table[guesses[i]]
+        cnt[:] = 0
+        for k in range(n):
+            buf[k] = row[S[k]]
+            cnt[buf[k]] += 1
+        for r in range(n_resp):
+            starts[r + 1] = starts[r] + cnt[r]
+            fill[r] = starts[r]
+        for k in range(n):
+            r = buf[k]
+            part[fill[r]] = S[k]
+            fill[r] += 1
+        s = n
+        for r in range(n_resp):
+            if r == win or cnt[r] == 0:
+                continue
+            s += _leaf_bound(table, part[starts[r]:starts[r + 1]], lb0, lb1, n_resp, win, scratch)
+            if s >= best:
+                break
+        if s < best:
+            best = s
+    return best, best < INF
+
+
+LEAF_SCAN_MAX = 64
+"""Parts of at most this many codes get :func:`_leaf_bound` below the last ply refined; bigger ones the
+size-only bound (their own codes' scoring would cost |P|², and big parts are rare that deep)."""
+
+
+@njit(cache=True)
+def _leaf_bound(table, P, lb0, lb1, n_resp, win, cnt):  # type: ignore[no-untyped-def]
+    """An admissible bound of the optimal total of the set ``P`` at least its size-only bound, for |P|²
+    table reads instead of a ply's every code: the next guess is either one of ``P``'s own codes, each
+    scored by its real partition (``|P| + Σ LB_0`` of its parts), or a code outside ``P``, and a strategy
+    that opens with a code outside the set has the size-only bound of that case, ``lb1`` (no secret
+    found by its first guess: :func:`solver.bounds.lower_bound_tables`, kind 1).  ``cnt``: scratch of
+    ``n_resp`` counts."""
+    n = P.shape[0]
+    if n <= 2 or n > LEAF_SCAN_MAX:
+        return lb0[n]
+    best = lb1[n]
+    for a in range(n):
+        row = table[P[a]]
+        cnt[:] = 0
+        for b in range(n):
+            cnt[row[P[b]]] += 1
+        s = n
+        for r in range(n_resp):
+            if r != win and cnt[r] > 0:
+                s += lb0[cnt[r]]
+        if s < best:
+            best = s
+            if best <= lb0[n]:  # the size-only bound itself: nothing scores lower
+                break
+    return best
+
+
 @njit(cache=True, nogil=True)
 def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
-               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember):
+               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember, lb1):
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
     over ``S``) of the ascending set ``S``, refined ``depth`` plies: LB_depth(S) when it is below
     ``beta``, else some bound of at least ``beta``.  ``guesses``: the guesses to try at this ply
@@ -177,6 +256,11 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     fixing the moves so far and ``guesses[i]`` (they map each of its parts onto itself, so the least bound
     over the classes is the least over every code).  ``remember``: the caller vouches for ``guesses`` that
     way, so the set's bound may be remembered like one refined from every code.
+
+    ``lb1`` (empty: none): the size-only bounds of strategies opening with a code outside the set; with it,
+    the last ply scores its best guesses' parts by :func:`_leaf_bound` instead of their size alone (best
+    first: each guess's size-only score is a lower bound of its leaf-bound score, so the scan stops at the
+    first guess whose size-only score passes the best leaf-bound score found).
 
     It releases the GIL (``nogil``): one call can take the best part of an hour, and a Dask worker that
     holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost."""
@@ -205,8 +289,11 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
         for i in range(m):
             if bound[i] < out:
                 out = bound[i]
+        exact = out < INF
+        if lb1.shape[0] > 0 and out < INF:
+            out, exact = _leaf_ply(table, S, guesses, bound, lb0, lb1, n_resp, win, beta)
         if memo:
-            _memo_put(mk1, mk2, mval, k1, k2, depth, out, out < INF)
+            _memo_put(mk1, mk2, mval, k1, k2, depth, out, exact)
         return out
     order = np.argsort(bound, kind="mergesort")
     best = beta
@@ -283,7 +370,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
                 below = child_reps[child_starts[i]:child_starts[i + 1]]
             v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), below, depth - 1, lb0, n_resp,
                            win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval,
-                           empty, no_starts, classed)
+                           empty, no_starts, classed, lb1)
             if v < est[r]:
                 v = est[r]
             acc += v
@@ -406,7 +493,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
                      progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None, guesses: Sequence[int] | None = None,
-                     ledger: PartLedger | None = None, third_ply_classes: bool = True) -> RootBound:
+                     ledger: PartLedger | None = None, third_ply_classes: bool = True,
+                     leaf_scan: bool = True) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -425,8 +513,10 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
 
     ``third_ply_classes``: the third ply tries one guess per class of the transformations that fix the
     moves so far and the two guesses above it, instead of every code (same bounds, far fewer guesses where
-    the game has many symmetries: 7×7's third ply has 54 to 854 classes of 5040 codes).  False is for the
-    tests and benchmarks that compare the two."""
+    the game has many symmetries: 7×7's third ply has 54 to 854 classes of 5040 codes).  ``leaf_scan``: the
+    last ply values its best guesses' small parts by their own codes' partitions (:func:`_leaf_bound`)
+    rather than by their size alone: a higher bound at the same depth.  False (either) is for the tests
+    and benchmarks that compare."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -435,7 +525,9 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     searcher = Searcher(game, SolveOptions("total"))
     arrays = searcher.arrays
     ktable, n_resp, win = kernel_responses(game, arrays.table)
-    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
+    tables = lower_bound_tables(game, game.size)
+    lb0 = np.ascontiguousarray(tables[0, 0, MMAX])
+    lb1 = np.ascontiguousarray(tables[1, 0, MMAX]) if leaf_scan else np.zeros(0, dtype=np.int64)
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
     n = int(cands.shape[0])
     turn = len(history) + 1
@@ -574,7 +666,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     try:
                         got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp,
                                              win, game.symbols, called | int(arrays.masks[g]), room, work, z1, z2,
-                                             *memo, *third_ply(g, child_pool), False))
+                                             *memo, *third_ply(g, child_pool), False, lb1))
                     finally:
                         if last:
                             shared.release(g, r)

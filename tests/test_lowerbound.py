@@ -62,11 +62,16 @@ def test_the_bound_never_passes_the_proven_optimum(game: Game) -> None:
 
 
 def test_mastermind_bounds_rise_to_the_optimum() -> None:
-    """Mastermind's 5625 is reached from below at four plies (the published optimum, proven here by a
-    bound alone: no strategy does better than what the bound allows, and the shipped tree does 5625)."""
+    """Mastermind's 5625 is reached from below at three plies (the published optimum, proven here by a
+    bound alone: no strategy does better than what the bound allows, and the shipped tree does 5625); with
+    the last ply's parts valued by their size alone it takes four."""
     mm = Game.from_spec("mastermind")
     got = [root_lower_bound(mm, (), d).value for d in (1, 2, 3)]
-    assert got == sorted(got) and got[0] > root_lower_bound(mm, (), 1).size_only and got[-1] < 5625
+    assert got == sorted(got) and got[0] > root_lower_bound(mm, (), 1).size_only
+    assert got[1] < 5625 and got[2] == 5625
+    by_size = [root_lower_bound(mm, (), d, leaf_scan=False).value for d in (1, 2, 3, 4)]
+    assert by_size == sorted(by_size) and by_size[2] < 5625 and by_size[3] == 5625
+    assert all(a <= b for a, b in zip(by_size, got, strict=False))
 
 
 def test_mastermind_four_plies_prove_5625() -> None:
@@ -82,7 +87,8 @@ def test_a_target_reached_early_stops_the_deepening() -> None:
     two = root_lower_bound(mm, (), 2).value
     got = root_lower_bound(mm, (), 4, target=two - 20)
     assert got.depth == 2 and two - 20 <= got.value <= 5625
-    assert root_lower_bound(mm, (), 4, target=5625).depth == 4
+    assert root_lower_bound(mm, (), 4, target=5625).depth == 3
+    assert root_lower_bound(mm, (), 4, target=5625, leaf_scan=False).depth == 4
 
 
 @pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
@@ -166,6 +172,50 @@ def test_the_third_plys_classes_change_no_bound(spec: str, moves: int, data: st.
         assert [(p.response, p.codes, p.lower) for p in classed.parts] == \
             [(p.response, p.codes, p.lower) for p in every.parts]
         assert classed.work <= every.work
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=st.sampled_from(["3,4,1", "4,4,0", "3,5,0", "4,3,1", "2,6,1", "mastermind", "4,5,0"]), data=st.data())
+def test_a_sets_own_codes_bound_it_between_its_size_and_one_ply(spec: str, data: st.DataObject) -> None:
+    """The leaf bound (a set's own codes scored by their real partitions, a code outside it by the size-only
+    bound of opening outside): never below the size-only bound, never above the exact optimum, and never
+    above the one-ply bound over every code (which scores the set's own codes the same way, and the codes
+    outside it at least that well)."""
+    import numpy as np
+
+    from solver.bounds import kernel_responses, lower_bound_tables
+    from solver.lowerbound import _leaf_bound
+    from solver.table import MMAX
+
+    game = Game.from_spec(spec)
+    secret = data.draw(st.integers(0, game.size - 1))
+    guesses = data.draw(st.lists(st.integers(0, game.size - 1), min_size=1, max_size=2, unique=True))
+    history = [Turn(g, int(game.response(g, secret))) for g in guesses if g != secret]
+    cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
+    n = int(cands.shape[0])
+    if not 3 <= n <= 64:
+        return
+    searcher = Searcher(game, SolveOptions("total"))
+    table, n_resp, win = kernel_responses(game, searcher.arrays.table)
+    tables = lower_bound_tables(game, game.size)
+    lb0, lb1 = np.ascontiguousarray(tables[0, 0, MMAX]), np.ascontiguousarray(tables[1, 0, MMAX])
+    leaf = int(_leaf_bound(table, cands, lb0, lb1, n_resp, win, np.zeros(n_resp, dtype=np.int64)))
+    offset = n * len(history)
+    exact = searcher.solve(history).value
+    assert exact is not None
+    one_ply = root_lower_bound(game, history, 1, leaf_scan=False).value - offset
+    assert int(lb0[n]) <= leaf <= one_ply <= exact - offset
+
+
+@pytest.mark.parametrize("spec", ["4,10,0", "5,3,1", "4,4,1"])
+def test_scoring_the_last_plys_parts_only_raises_the_bound(spec: str) -> None:
+    """At every depth the leaf-scored bound is at least the size-scored one, and still at most the optimum."""
+    game = Game.from_spec(spec)
+    truth = SHIPPED[game.spec]["values"]["total"]["value"]
+    for depth in (2, 3):
+        by_size = root_lower_bound(game, (), depth, leaf_scan=False).value
+        scored = root_lower_bound(game, (), depth).value
+        assert by_size <= scored <= truth, (depth, by_size, scored, truth)
 
 
 @pytest.mark.parametrize("spec", ["mastermind", "4,4,1", "5,3,1"])
@@ -270,7 +320,7 @@ def test_a_refinement_lets_other_threads_run() -> None:
     def refine(depth: int) -> None:
         refine_set(table, arrays.codes, arrays.masks, codes, np.zeros(0, dtype=np.int32), depth, lb0, n_resp, win,
                    game.symbols, 0, 10**9, np.zeros(2, dtype=np.int64), z1, z2, *new_memo(16),
-                   np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), False)
+                   np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), False, np.zeros(0, dtype=np.int64))
 
     refine(1)  # load the kernel first
     worker = threading.Thread(target=refine, args=(3,))
