@@ -34,7 +34,7 @@ from typing import Any
 
 from service.filelock import exclusive, write_json
 from solver.game import Game
-from solver.lowerbound import EXACT_PLIES, PartLedger
+from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
 
 FORMAT = "bullscows-bound-campaign"
 CAMPAIGN_DIR = "campaigns"
@@ -265,14 +265,19 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
         doc = read(path)
         if doc is None:
             doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(),
-                   "plan": plan, "parts": {}, "units": {}}
+                   "plan": plan, "leaves": LEAVES, "parts": {}, "units": {}}
         elif doc.get("game") != game.spec:
             raise CampaignError(f"{path} is {doc.get('game')}'s campaign, not {game.spec}'s; give another "
                                 "progress file")
         else:
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
             _prune_claims(doc)
-            if doc.get("plan") != plan:
+            relabelled = doc.get("leaves") != LEAVES
+            if relabelled:
+                _count_plies_anew(doc)
+                log(f"{game.spec}: the file's parts were proven with their leaves valued by size; they count one "
+                    "ply fewer now, and its units are done again")
+            if doc.get("plan") != plan or relabelled:
                 if doc["units"] or "finished" in doc:
                     doc.setdefault("earlier", []).append(
                         {"plan": doc.get("plan"), "units": doc["units"], "spent": doc.pop("spent", {}),
@@ -281,6 +286,17 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
                 doc["plan"], doc["units"] = plan, {}
         write_json(path, doc)
     return doc
+
+
+def _count_plies_anew(doc: dict[str, Any]) -> None:
+    """A file written before the last ply valued its parts by their own codes (:data:`LEAVES`): each part's
+    bound stays (a proof is a proof), and the plies it is known to reach drop by one, which is what they
+    reach this way; exact parts stay exact."""
+    for parts in doc["parts"].values():
+        for key, (lower, plies) in parts.items():
+            if plies != "exact":
+                parts[key] = [lower, max(int(plies) - 1, 0)]
+    doc["leaves"] = LEAVES
 
 
 def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
@@ -319,7 +335,7 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
     game = Game.from_spec(spec)
     before = read(path)
     if (before is not None and before.get("game") == game.spec and before.get("plan") == plan_of(depth, target)
-            and "finished" in before):
+            and before.get("leaves") == LEAVES and "finished" in before):
         log(f"{spec}: {path} finished this plan already")
         if before.get("claims"):
             _amend(path, _prune_claims)

@@ -249,3 +249,36 @@ def test_claims_of_processes_gone_are_dropped(tmp_path: Path) -> None:
     path_obj.write_text(json.dumps(doc))
     bound_campaigns.start(game, 3, None, path)
     assert (bound_campaigns.read(path) or {})["claims"] == {"0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
+
+
+def test_a_file_proven_with_leaves_valued_by_size_counts_one_ply_fewer(tmp_path: Path) -> None:
+    """A progress file from before the last ply valued its parts by their own codes: its parts' bounds are kept
+    (each is a proof), the plies they reach drop by one (exact parts stay exact), its units are done again, and
+    the campaign then reaches the bound refined at once; read again, nothing drops twice."""
+    path = str(tmp_path / "bounds.json")
+    assert bound_campaigns.run("4,6,1", 3, None, path) is not None
+    doc = bound_campaigns.read(path)
+    assert doc is not None and doc["leaves"] == "own-codes"
+    before = _parts(doc)
+    assert any(isinstance(p, int) and p >= 2 for _, p in before.values())
+    del doc["leaves"]
+    Path(path).write_text(json.dumps(doc))
+    seen: list[str] = []
+    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path, log=seen.append)
+    assert any("one ply fewer" in line for line in seen)
+    dropped = bound_campaigns.read(path)
+    assert dropped is not None and dropped["units"] == {} and "finished" not in dropped
+    assert _parts(dropped) == {k: [lower, plies if plies == "exact" else max(int(plies) - 1, 0)]
+                               for k, (lower, plies) in before.items()}
+    got = bound_campaigns.run("4,6,1", 3, None, path)
+    assert got is not None and got["value"] == _at_once("4,6,1", 3)
+    after = bound_campaigns.read(path)
+    assert after is not None and after["leaves"] == "own-codes"
+    assert after["earlier"][-1]["finished"]["value"] == got["value"]
+    for key, (lower, plies) in before.items():
+        now_lower, now_plies = _parts(after)[key]
+        assert now_lower >= lower
+        if plies == "exact":
+            assert now_plies == "exact"
+    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path)
+    assert _parts(bound_campaigns.read(path) or {}) == _parts(after)
