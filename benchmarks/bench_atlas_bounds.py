@@ -19,6 +19,9 @@ warm-up call of depth 1 comes first).  Depth 0 is the size-only bound the atlas 
 transformations fixing the guesses above it (``classes``, the default) and every code (``every``), and
 gives the ratio of their CPU seconds: the bounds are the same.
 
+``--leaves both`` refines each depth twice, the last ply's parts valued by their own codes' partitions
+(``own``, the default) and by their size alone (``size``), and gives both bounds and their CPU seconds.
+
 ``--shipped`` computes nothing: it prints each game's bracket of T as ``service/data/atlas.json`` has it, its
 width, and the recorded time and command of each side (the lower bound's refinement, the upper bound's tree
 with its chain of commands), so that a bracket before and after a change can be compared from the files.
@@ -50,6 +53,8 @@ def main() -> None:
                     help="ask each depth only whether T reaches this (one game: atlas bounds --target)")
     ap.add_argument("--third-ply", choices=["classes", "every", "both"], default="classes",
                     help="the third ply's guesses: one per class (default), every code, or both side by side")
+    ap.add_argument("--leaves", choices=["own", "size", "both"], default="own",
+                    help="the last ply's parts valued by their own codes (default), by their size, or both")
     ap.add_argument("--shipped", action="store_true", help="print the shipped brackets only (no computation)")
     ap.add_argument("--file", default=None, help="with --shipped: another atlas file (an older commit's, say)")
     args = ap.parse_args()
@@ -73,25 +78,29 @@ def main() -> None:
         size_only = int(lower_bound_tables(game, game.size)[0, 0, MMAX, game.size])
         rows: list[dict[str, Any]] = [{"depth": 0, "lower": size_only, "wall_s": 0.0, "cpu_s": 0.0,
                                        "width": round((upper - size_only) / size_only, 5)}]
-        ways = ["classes", "every"] if args.third_ply == "both" else [args.third_ply]
+        thirds = ["classes", "every"] if args.third_ply == "both" else [args.third_ply]
+        leaves = ["own", "size"] if args.leaves == "both" else [args.leaves]
         for depth in args.depths:
-            cpu_of: dict[str, float] = {}
-            for way in ways:
-                walls, cpus, value, work = [], [], 0, 0
-                for _ in range(args.runs):
-                    w0, c0 = time.perf_counter(), time.process_time()
-                    got = root_lower_bound(game, (), depth, target=args.target, third_ply_classes=way == "classes")
-                    walls.append(time.perf_counter() - w0)
-                    cpus.append(time.process_time() - c0)
-                    value, work = got.value, got.work
-                cpu_of[way] = statistics.median(cpus)
-                rows.append({"depth": depth, **({} if args.target is None else {"target": args.target}),
-                             "third_ply": way, "lower": value, "sets_refined": work,
-                             "wall_s": round(statistics.median(walls), 3), "cpu_s": round(cpu_of[way], 3),
-                             "width": round((upper - value) / value, 5)})
-                if way == "every" and "classes" in cpu_of:
-                    rows[-1]["cpu_ratio_every_to_classes"] = round(cpu_of["every"] / max(cpu_of["classes"], 1e-9), 2)
-                print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
+            cpu_of: dict[tuple[str, str], float] = {}
+            for way in thirds:
+                for leaf in leaves:
+                    walls, cpus, value, work = [], [], 0, 0
+                    for _ in range(args.runs):
+                        w0, c0 = time.perf_counter(), time.process_time()
+                        got = root_lower_bound(game, (), depth, target=args.target,
+                                               third_ply_classes=way == "classes", leaf_scan=leaf == "own")
+                        walls.append(time.perf_counter() - w0)
+                        cpus.append(time.process_time() - c0)
+                        value, work = got.value, got.work
+                    cpu_of[(way, leaf)] = statistics.median(cpus)
+                    rows.append({"depth": depth, **({} if args.target is None else {"target": args.target}),
+                                 "third_ply": way, "leaves": leaf, "lower": value, "sets_refined": work,
+                                 "wall_s": round(statistics.median(walls), 3), "cpu_s": round(cpu_of[(way, leaf)], 3),
+                                 "width": round((upper - value) / value, 5)})
+                    if way == "every" and ("classes", leaf) in cpu_of:
+                        rows[-1]["cpu_ratio_every_to_classes"] = round(
+                            cpu_of[(way, leaf)] / max(cpu_of[("classes", leaf)], 1e-9), 2)
+                    print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
         out["games"][spec] = {"codes": game.size, "upper": upper, "bounds": rows}
     print(json.dumps(out, indent=1))
 
