@@ -170,6 +170,24 @@ def _memo_peek(mk1, mk2, mval, k1, k2):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _split_into(row, S, n_resp, cnt, starts, fill, buf, part):  # type: ignore[no-untyped-def]
+    """Split the set ``S`` by the guess whose response row is ``row``: ``cnt[r]`` codes answer ``r``, and
+    they are ``part[starts[r]:starts[r + 1]]`` (``fill`` and ``buf`` are scratch)."""
+    n = S.shape[0]
+    cnt[:] = 0
+    for k in range(n):
+        buf[k] = row[S[k]]
+        cnt[buf[k]] += 1
+    for r in range(n_resp):
+        starts[r + 1] = starts[r] + cnt[r]
+        fill[r] = starts[r]
+    for k in range(n):
+        r = buf[k]
+        part[fill[r]] = S[k]
+        fill[r] += 1
+
+
+@njit(cache=True)
 def _leaf_ply(table, S, guesses, bound, lb0, lb1, n_resp, win, beta):  # type: ignore[no-untyped-def]
     """(bound, exact) of the set ``S`` one ply deep with its parts valued by :func:`_leaf_bound`: the guesses
     in ascending order of their size-only score ``bound`` (a lower bound of their leaf-bound score), until
@@ -191,18 +209,7 @@ def _leaf_ply(table, S, guesses, bound, lb0, lb1, n_resp, win, beta):  # type: i
             return best, True
         if b >= beta:
             return b, False  # every guess left scores at least b >= beta; none scored below it
-        row = table[guesses[i]]
-        cnt[:] = 0
-        for k in range(n):
-            buf[k] = row[S[k]]
-            cnt[buf[k]] += 1
-        for r in range(n_resp):
-            starts[r + 1] = starts[r] + cnt[r]
-            fill[r] = starts[r]
-        for k in range(n):
-            r = buf[k]
-            part[fill[r]] = S[k]
-            fill[r] += 1
+        _split_into(table[guesses[i]], S, n_resp, cnt, starts, fill, buf, part)
         s = n
         for r in range(n_resp):
             if r == win or cnt[r] == 0:
@@ -327,18 +334,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
                 fail = bound[i]
             break
         g = guesses[i]
-        row = table[g]
-        cnt[:] = 0
-        for k in range(n):
-            buf[k] = row[S[k]]
-            cnt[buf[k]] += 1
-        for r in range(n_resp):
-            starts[r + 1] = starts[r] + cnt[r]
-            fill[r] = starts[r]
-        for k in range(n):
-            r = buf[k]
-            part[fill[r]] = S[k]
-            fill[r] += 1
+        _split_into(table[g], S, n_resp, cnt, starts, fill, buf, part)
         # each part's estimate: the size-only bound, or what the memo already proved of it (a shallower
         # pass's, or another branch's), so the parts' room is tight and a guess may fall before any work
         rest = np.int64(0)
