@@ -11,7 +11,9 @@ facts make the work divisible and durable:
   bound proven once is a valid estimate for any later refinement of it, in any run, under any plan.
 
 The progress file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by
-response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), written at most
+response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), the parts' bounds
+under each of their second guesses (``seconds``: a big part of the last pass is refined one second guess at a
+time, and each is kept, so that a part that takes hours is not lost whole when its run stops), written at most
 every few seconds while a unit runs and when it ends, and each finished unit's bound under the plan (depth
 and target), with the time each unit took over every run (``spent``).  A campaign killed at any moment
 loses only what its running units proved since their last write; run again, it skips the finished units
@@ -107,14 +109,45 @@ def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tupl
     return out
 
 
-def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[int, int]]) -> None:
-    """Raise the document's parts' bounds to ``bounds`` (never lower one: each is a proof)."""
+def ledger_seconds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int], tuple[int, int]]:
+    """The bounds of the parts under each of their second guesses (``seconds``: first guess, response, second
+    guess), keyed as :meth:`solver.lowerbound.PartLedger.get_second` keys them.
+
+    :raises CampaignError: a code, response or bound that does not belong to the game.
+    """
+    from solver.errors import SolverError
+
+    out: dict[tuple[int, int, int], tuple[int, int]] = {}
+    try:
+        for guess, parts in doc.get("seconds", {}).items():
+            g = game.parse_code(guess)
+            for response, row in parts.items():
+                r = game.parse_response(response)
+                for second, (lower, plies) in row.items():
+                    if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
+                        raise ValueError(f"bound {lower!r}, {plies!r}")
+                    out[(g, r, game.parse_code(second))] = (lower, plies)
+    except (SolverError, ValueError, TypeError, AttributeError) as exc:
+        raise CampaignError(f"a second guess's bound in the progress file is not {game.spec}'s: {exc}") from None
+    return out
+
+
+def _raise_bound(row: dict[str, Any], key: str, lower: int, plies: int) -> None:
+    """Raise ``row[key]`` (``[bound, plies or "exact"]``) to a new proof: neither ever falls."""
+    old_lower, old_plies = row.get(key, [0, 0])
+    most = max(EXACT_PLIES if old_plies == "exact" else int(old_plies), plies)
+    row[key] = [max(int(old_lower), lower), "exact" if most >= EXACT_PLIES else most]
+
+
+def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[int, int]],
+           seconds: dict[tuple[int, int, int], tuple[int, int]] | None = None) -> None:
+    """Raise the document's parts' bounds to ``bounds``, and their second guesses' to ``seconds`` (never lower
+    one: each is a proof)."""
     for (g, r), (lower, plies) in bounds.items():
-        row = doc["parts"].setdefault(game.format_code(g), {})
-        key = game.format_response(r)
-        old_lower, old_plies = row.get(key, [0, 0])
-        most = max(EXACT_PLIES if old_plies == "exact" else int(old_plies), plies)
-        row[key] = [max(int(old_lower), lower), "exact" if most >= EXACT_PLIES else most]
+        _raise_bound(doc["parts"].setdefault(game.format_code(g), {}), game.format_response(r), lower, plies)
+    for (g, r, g2), (lower, plies) in (seconds or {}).items():
+        row = doc.setdefault("seconds", {}).setdefault(game.format_code(g), {}).setdefault(game.format_response(r), {})
+        _raise_bound(row, game.format_code(g2), lower, plies)
 
 
 class FileLedger(PartLedger):
@@ -127,25 +160,37 @@ class FileLedger(PartLedger):
         doc = read(path)
         if doc is None:
             raise CampaignError(f"{path} is not there")
-        super().__init__(ledger_bounds(game, doc))
+        super().__init__(ledger_bounds(game, doc), ledger_seconds(game, doc))
         self.path, self.game, self.owner = path, game, owner
         self.every = FLUSH_SECONDS if every is None else every
         self.pending: dict[tuple[int, int], tuple[int, int]] = {}
+        self.pending_seconds: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.written = self.counted = time.monotonic()
         self.unit = unit
 
     def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
-        from service.jobs.runner import owner_alive
-
         rose = super().put(guess, response, lower, plies)
         if rose:
             self.pending[(guess, response)] = self.get(guess, response)
-        if not owner_alive(self.owner):  # the campaign is gone: keep what was proven, stop refining
+        self._after(rose)
+        return rose
+
+    def put_second(self, guess: int, response: int, second: int, lower: int, plies: int) -> bool:
+        rose = super().put_second(guess, response, second, lower, plies)
+        if rose:
+            self.pending_seconds[(guess, response, second)] = self.get_second(guess, response, second)
+        self._after(rose)
+        return rose
+
+    def _after(self, rose: bool) -> None:
+        """After a proof: stop if the campaign is gone (keeping what was proven), else write when it is time."""
+        from service.jobs.runner import owner_alive
+
+        if not owner_alive(self.owner):
             self.flush()
             raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
         if rose and time.monotonic() - self.written >= self.every:
             self.flush()
-        return rose
 
     def sync(self) -> None:
         self.flush()
@@ -153,6 +198,8 @@ class FileLedger(PartLedger):
         if doc is not None:
             for (g, r), (lower, plies) in ledger_bounds(self.game, doc).items():
                 super().put(g, r, lower, plies)
+            for (g, r, g2), (lower, plies) in ledger_seconds(self.game, doc).items():
+                super().put_second(g, r, g2, lower, plies)
 
     def _key(self, guess: int, response: int) -> str:
         """A part's name in the file's ``claims``."""
@@ -214,12 +261,13 @@ class FileLedger(PartLedger):
         """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
         run killed before its unit ends still counts what it cost)."""
         now = time.monotonic()
-        if self.pending or self.unit is not None:
+        if self.pending or self.pending_seconds or self.unit is not None:
             pending, self.pending = self.pending, {}
+            seconds, self.pending_seconds = self.pending_seconds, {}
             spent, self.counted = now - self.counted, now
 
             def change(doc: dict[str, Any]) -> None:
-                _merge(self.game, doc, pending)
+                _merge(self.game, doc, pending, seconds)
                 if self.unit is not None:
                     times = doc.setdefault("spent", {})
                     times[self.unit] = round(float(times.get(self.unit, 0.0)) + spent, 1)
@@ -271,6 +319,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
                                 "progress file")
         else:
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
+            ledger_seconds(game, doc)
             _prune_claims(doc)
             relabelled = doc.get("leaves") != LEAVES
             if relabelled:
@@ -296,6 +345,10 @@ def _count_plies_anew(doc: dict[str, Any]) -> None:
         for key, (lower, plies) in parts.items():
             if plies != "exact":
                 parts[key] = [lower, max(int(plies) - 1, 0)]
+    for parts in doc.get("seconds", {}).values():
+        for row in parts.values():
+            for key, (lower, plies) in row.items():
+                row[key] = [lower, max(int(plies) - 1, 0)]
     doc["leaves"] = LEAVES
 
 

@@ -56,7 +56,9 @@ a part known to hold at least its full LB_k is not refined again at k plies or f
 run as from nothing, since they warm the memo the last pass draws its estimates from (a ledger that cut
 every guess at once would leave it cold, and cost more than it saves).  ``guesses`` restricts the root
 to some of its guesses, so that each can be a unit of work of its own: the root's bound is the least of
-its guesses' bounds.
+its guesses' bounds.  Below them, the last pass refines a root part one second guess at a time and tells the
+ledger each one's bound (:meth:`PartLedger.put_second`): a big part of a deep pass is hours of one kernel call,
+and a run stopped in it would keep nothing of it.
 
 Table.  ``known(codes)`` may give what a table already proves of a root part (``(lower, upper)``,
 turn-independent, for totals with no limit): an exact value replaces the refinement and a lower
@@ -450,8 +452,10 @@ class PartLedger:
     subclass may share the ledger (:meth:`put` is told of every part as it is proven, :meth:`sync` asked
     before each root guess to take in what other processes proved)."""
 
-    def __init__(self, bounds: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
+    def __init__(self, bounds: dict[tuple[int, int], tuple[int, int]] | None = None,
+                 seconds: dict[tuple[int, int, int], tuple[int, int]] | None = None) -> None:
         self.bounds: dict[tuple[int, int], tuple[int, int]] = dict(bounds or {})
+        self.seconds: dict[tuple[int, int, int], tuple[int, int]] = dict(seconds or {})
 
     def get(self, guess: int, response: int) -> tuple[int, int]:
         """(bound, plies) of a part, (0, 0) when nothing is known of it."""
@@ -464,6 +468,21 @@ class PartLedger:
         if new == (old_lower, old_plies):
             return False
         self.bounds[(guess, response)] = new
+        return True
+
+    def get_second(self, guess: int, response: int, second: int) -> tuple[int, int]:
+        """(bound, plies) of a root part's total when its first guess is ``second``, (0, 0) when nothing is known:
+        the part's own bound is the least of these over its second guesses, so each is a unit of its own."""
+        return self.seconds.get((guess, response, second), (0, 0))
+
+    def put_second(self, guess: int, response: int, second: int, lower: int, plies: int) -> bool:
+        """Take in a proven bound of a part under one second guess (plies: those whose full bound it is, 0 when
+        it may be a cut one's); a bound never falls.  Returns whether anything rose."""
+        old_lower, old_plies = self.get_second(guess, response, second)
+        new = (max(old_lower, lower), max(old_plies, plies))
+        if new == (old_lower, old_plies):
+            return False
+        self.seconds[(guess, response, second)] = new
         return True
 
     def sync(self) -> None:
@@ -502,7 +521,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None, guesses: Sequence[int] | None = None,
                      ledger: PartLedger | None = None, third_ply_classes: bool = True,
-                     leaf_scan: bool = True) -> RootBound:
+                     leaf_scan: bool = True, second_units: bool = True) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -523,8 +542,10 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     moves so far and the two guesses above it, instead of every code (same bounds, far fewer guesses where
     the game has many symmetries: 7×7's third ply has 54 to 854 classes of 5040 codes).  ``leaf_scan``: the
     last ply values its best guesses' small parts by their own codes' partitions (:func:`_leaf_bound`)
-    rather than by their size alone: a higher bound at the same depth.  False (either) is for the tests
-    and benchmarks that compare."""
+    rather than by their size alone: a higher bound at the same depth.  ``second_units``: the last pass
+    refines a root part one second guess at a time (:meth:`PartLedger.put_second`), so that a part that takes
+    hours keeps what each of its second guesses proved (same bound as one call).  False (any of the three) is
+    for the tests and benchmarks that compare."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -597,6 +618,41 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         if (g, r) not in probed:
             probed[(g, r)] = known(part_codes(g, r, sub))
         return probed[(g, r)]
+
+    def by_second(g: int, r: int, sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], k: int,
+                  beta: int) -> int:
+        """The root part ``(g, r)`` refined ``k`` plies as :func:`refine_set` refines it, its first ply here: one
+        call per second guess, best one-ply bound first, each guess's bound put in the ledger as it is proven
+        (fail-soft like the kernel: the least bound when it is below ``beta``, else a bound of at least it)."""
+        reps, starts = third_ply(g, child_pool)
+        first = np.empty(child_pool.shape[0], dtype=np.int64)
+        _one_ply(ktable, sub, child_pool, lb0, n_resp, win, first)
+        best, fail, found = beta, INF, False
+        for i in np.argsort(first, kind="mergesort"):
+            if first[i] >= best:
+                fail = min(fail, int(first[i]))
+                break
+            g2 = int(child_pool[i])
+            lower, plies = shared.get_second(g, r, g2)
+            if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
+                v = lower
+            else:
+                below = (no_reps, no_starts)
+                if starts.shape[0] > 0:
+                    lo, hi = int(starts[i]), int(starts[i + 1])
+                    below = (reps[lo:hi], np.array([0, hi - lo], dtype=np.int64))
+                got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool[i:i + 1], k, lb0, n_resp, win,
+                                     game.symbols, called | int(arrays.masks[g]), best, work, z1, z2, *memo, *below,
+                                     False, lb1))
+                v = max(got, lower)
+                shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
+            if v < best:
+                best, found = v, True
+            else:
+                fail = min(fail, v)
+        if found:
+            return best
+        return INF if fail >= INF else max(fail, beta)
 
     def one_pass(d: int) -> tuple[int, int | None]:
         """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the
@@ -672,9 +728,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 else:
                     room = best - acc - rest
                     try:
-                        got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0, n_resp,
-                                             win, game.symbols, called | int(arrays.masks[g]), room, work, z1, z2,
-                                             *memo, *third_ply(g, child_pool), False, lb1))
+                        if last and second_units and d >= 3 and child_pool.shape[0] > 0:
+                            got = by_second(g, r, sub, child_pool, d - 1, room)
+                        else:
+                            got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,
+                                                 n_resp, win, game.symbols, called | int(arrays.masks[g]), room, work,
+                                                 z1, z2, *memo, *third_ply(g, child_pool), False, lb1))
                     finally:
                         if last:
                             shared.release(g, r)

@@ -284,12 +284,36 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
     assert biggest.response in shared.asked and shared.waited == [biggest.response]
 
 
+@pytest.mark.parametrize(("spec", "depth"), [("mastermind", 3), ("4,5,1", 4), ("4,7,0", 3)])
+def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: str, depth: int) -> None:
+    """The last pass refines a root part one second guess at a time: the bound is the one of a single call, each
+    second guess's bound is in the ledger, the least of a fully refined part's is the part's own, and a run
+    given only those (no part's bound) reaches the same bound with fewer sets refined."""
+    game = Game.from_spec(spec)
+    whole = root_lower_bound(game, (), depth, second_units=False)
+    ledger = PartLedger()
+    split = root_lower_bound(game, (), depth, ledger=ledger)
+    assert split.value == whole.value
+    assert ledger.seconds
+    full = [(g, r) for (g, r), (_, plies) in ledger.bounds.items() if plies == depth - 1]
+    assert full
+    for g, r in full:
+        mine = [lower for (g1, r1, _), (lower, plies) in ledger.seconds.items() if (g1, r1) == (g, r)]
+        if mine:
+            assert min(mine) == ledger.get(g, r)[0]
+    again = root_lower_bound(game, (), depth, ledger=PartLedger(seconds=ledger.seconds))
+    assert again.value == whole.value and again.work < split.work
+
+
 def test_a_ledger_never_lowers_a_bound() -> None:
     ledger = PartLedger()
     assert ledger.get(7, 3) == (0, 0)
     assert ledger.put(7, 3, 40, 2)
     assert not ledger.put(7, 3, 35, 1)
     assert ledger.put(7, 3, 38, 3) and ledger.get(7, 3) == (40, 3)
+    assert ledger.get_second(7, 3, 9) == (0, 0)
+    assert ledger.put_second(7, 3, 9, 41, 1) and not ledger.put_second(7, 3, 9, 30, 0)
+    assert ledger.put_second(7, 3, 9, 30, 2) and ledger.get_second(7, 3, 9) == (41, 2)
 
 
 def test_bad_depth_is_refused() -> None:

@@ -282,3 +282,41 @@ def test_a_file_proven_with_leaves_valued_by_size_counts_one_ply_fewer(tmp_path:
             assert now_plies == "exact"
     bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path)
     assert _parts(bound_campaigns.read(path) or {}) == _parts(after)
+
+
+def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_path: Path) -> None:
+    """A part's second guesses are units of their own in the file (``seconds``): a campaign that lost its parts'
+    bounds and units but kept those reaches the same bound refining fewer sets, a bad second guess is refused
+    before any work, and a file from before the own-codes leaves counts their plies one fewer too."""
+    path = tmp_path / "bounds.json"
+    first = bound_campaigns.run("4,7,0", 3, None, str(path))
+    assert first is not None and first["value"] == _at_once("4,7,0", 3)
+    doc = bound_campaigns.read(str(path))
+    assert doc is not None and doc["seconds"]
+    seconds = bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), doc)
+    assert seconds and all(plies in (0, 2) for _, plies in seconds.values())
+    doc.update(parts={}, units={})
+    del doc["finished"]
+    path.write_text(json.dumps(doc))
+    again = bound_campaigns.run("4,7,0", 3, None, str(path))
+    assert again is not None and again["value"] == first["value"] and again["work"] < first["work"]
+
+    broken = json.loads(path.read_text())
+    guess = next(iter(broken["seconds"]))
+    response = next(iter(broken["seconds"][guess]))
+    broken["seconds"][guess][response]["0012"] = [5, 1]  # a repeated symbol: not a 4,7,0 code
+    broken.pop("finished")
+    path.write_text(json.dumps(broken))
+    with pytest.raises(bound_campaigns.CampaignError, match="second guess"):
+        bound_campaigns.run("4,7,0", 3, None, str(path))
+    assert json.loads(path.read_text()) == broken
+
+    old = bound_campaigns.read(str(path))
+    assert old is not None
+    del old["seconds"][guess][response]["0012"]
+    del old["leaves"]
+    path.write_text(json.dumps(old))
+    bound_campaigns.start(Game.from_spec("4,7,0"), 3, None, str(path))
+    recounted = bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), bound_campaigns.read(str(path)) or {})
+    assert recounted == {k: (lower, max(plies - 1, 0)) for k, (lower, plies) in
+                         bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), old).items()}
