@@ -325,7 +325,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             if relabelled:
                 _count_plies_anew(doc)
                 log(f"{game.spec}: the file's parts were proven with their leaves valued by size; they count one "
-                    "ply fewer now, and its units are done again")
+                    "ply fewer now" + (", and its units are done again" if doc["units"] or "finished" in doc else ""))
             if doc.get("plan") != plan or relabelled:
                 if doc["units"] or "finished" in doc:
                     doc.setdefault("earlier", []).append(
