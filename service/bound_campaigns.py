@@ -321,6 +321,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
             ledger_seconds(game, doc)
             _prune_claims(doc)
+            _compact_seconds(doc)
             relabelled = doc.get("leaves") != LEAVES
             if relabelled:
                 _count_plies_anew(doc)
@@ -335,6 +336,24 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
                 doc["plan"], doc["units"] = plan, {}
         write_json(path, doc)
     return doc
+
+
+def _compact_seconds(doc: dict[str, Any]) -> None:
+    """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
+    than it.  Why: a part's bound is the least of its second guesses', so those only fill the file."""
+    seconds = doc.get("seconds", {})
+    for guess, parts in list(seconds.items()):
+        for response, row in list(parts.items()):
+            part = int(doc["parts"].get(guess, {}).get(response, [0, 0])[0])
+            for key, (lower, plies) in list(row.items()):
+                if plies == 0 and lower <= part:
+                    del row[key]
+            if not row:
+                del parts[response]
+        if not parts:
+            del seconds[guess]
+    if not seconds:
+        doc.pop("seconds", None)
 
 
 def _count_plies_anew(doc: dict[str, Any]) -> None:

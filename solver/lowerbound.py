@@ -229,6 +229,10 @@ LEAVES = "own-codes"
 proven at k plies with the size alone is proven at k − 1 plies this way (a part's own-codes bound is at most
 its one-ply bound, so each depth this way is at most one more ply the old way)."""
 
+SECOND_UNITS_MIN = 256
+"""Root parts of at least this many codes are refined one second guess at a time in the last pass, each kept
+(:meth:`PartLedger.put_second`); smaller ones take seconds, and their second guesses would only fill the file."""
+
 LEAF_SCAN_MAX = 64
 """Parts of at most this many codes get :func:`_leaf_bound` below the last ply refined; bigger ones the
 size-only bound (their own codes' scoring would cost |P|², and big parts are rare that deep)."""
@@ -521,7 +525,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None, guesses: Sequence[int] | None = None,
                      ledger: PartLedger | None = None, third_ply_classes: bool = True,
-                     leaf_scan: bool = True, second_units: bool = True) -> RootBound:
+                     leaf_scan: bool = True, second_units: int | None = SECOND_UNITS_MIN) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -543,9 +547,9 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     the game has many symmetries: 7×7's third ply has 54 to 854 classes of 5040 codes).  ``leaf_scan``: the
     last ply values its best guesses' small parts by their own codes' partitions (:func:`_leaf_bound`)
     rather than by their size alone: a higher bound at the same depth.  ``second_units``: the last pass
-    refines a root part one second guess at a time (:meth:`PartLedger.put_second`), so that a part that takes
-    hours keeps what each of its second guesses proved (same bound as one call).  False (any of the three) is
-    for the tests and benchmarks that compare."""
+    refines a root part of at least that many codes one second guess at a time (:meth:`PartLedger.put_second`),
+    so that a part that takes hours keeps what each of its second guesses proved (same bound as one call).
+    False or None (any of the three) is for the tests and benchmarks that compare."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -645,7 +649,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                                      game.symbols, called | int(arrays.masks[g]), best, work, z1, z2, *memo, *below,
                                      False, lb1))
                 v = max(got, lower)
-                shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
+                if got < best or v > shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
+                    shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
             if v < best:
                 best, found = v, True
             else:
@@ -728,7 +733,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 else:
                     room = best - acc - rest
                     try:
-                        if last and second_units and d >= 3 and child_pool.shape[0] > 0:
+                        if (last and second_units and sub.shape[0] >= second_units and d >= 3
+                                and child_pool.shape[0] > 0):
                             got = by_second(g, r, sub, child_pool, d - 1, room)
                         else:
                             got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,

@@ -290,9 +290,9 @@ def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: st
     second guess's bound is in the ledger, the least of a fully refined part's is the part's own, and a run
     given only those (no part's bound) reaches the same bound with fewer sets refined."""
     game = Game.from_spec(spec)
-    whole = root_lower_bound(game, (), depth, second_units=False)
+    whole = root_lower_bound(game, (), depth, second_units=None)
     ledger = PartLedger()
-    split = root_lower_bound(game, (), depth, ledger=ledger)
+    split = root_lower_bound(game, (), depth, ledger=ledger, second_units=3)
     assert split.value == whole.value
     assert ledger.seconds
     full = [(g, r) for (g, r), (_, plies) in ledger.bounds.items() if plies == depth - 1]
@@ -301,7 +301,7 @@ def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: st
         mine = [lower for (g1, r1, _), (lower, plies) in ledger.seconds.items() if (g1, r1) == (g, r)]
         if mine:
             assert min(mine) == ledger.get(g, r)[0]
-    again = root_lower_bound(game, (), depth, ledger=PartLedger(seconds=ledger.seconds))
+    again = root_lower_bound(game, (), depth, ledger=PartLedger(seconds=ledger.seconds), second_units=3)
     assert again.value == whole.value and again.work < split.work
 
 

@@ -286,37 +286,48 @@ def test_a_file_proven_with_leaves_valued_by_size_counts_one_ply_fewer(tmp_path:
 
 def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_path: Path) -> None:
     """A part's second guesses are units of their own in the file (``seconds``): a campaign that lost its parts'
-    bounds and units but kept those reaches the same bound refining fewer sets, a bad second guess is refused
-    before any work, and a file from before the own-codes leaves counts their plies one fewer too."""
+    bounds and units but kept those reaches the same bound refining fewer sets, cut bounds no higher than their
+    part's are dropped, a bad second guess is refused before any work, and a file from before the own-codes
+    leaves counts their plies one fewer too."""
     path = tmp_path / "bounds.json"
-    first = bound_campaigns.run("4,7,0", 3, None, str(path))
-    assert first is not None and first["value"] == _at_once("4,7,0", 3)
+    first = bound_campaigns.run("5,6,0", 3, None, str(path))
+    assert first is not None and first["value"] == _at_once("5,6,0", 3)
     doc = bound_campaigns.read(str(path))
     assert doc is not None and doc["seconds"]
-    seconds = bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), doc)
+    seconds = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), doc)
     assert seconds and all(plies in (0, 2) for _, plies in seconds.values())
+    parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), doc)
+    assert all(lower >= parts[(g, r)][0] for (g, r, _), (lower, _) in seconds.items())  # a part: their least
+    bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))  # drops cut ones no higher than their part
+    kept = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), bound_campaigns.read(str(path)) or {})
+    assert kept == {k: v for k, v in seconds.items() if v[1] == 2 or v[0] > parts[k[:2]][0]}
+    assert any(v[1] == 2 for v in kept.values())
+    doc = bound_campaigns.read(str(path)) or {}
     doc.update(parts={}, units={})
     del doc["finished"]
     path.write_text(json.dumps(doc))
-    again = bound_campaigns.run("4,7,0", 3, None, str(path))
+    again = bound_campaigns.run("5,6,0", 3, None, str(path))
     assert again is not None and again["value"] == first["value"] and again["work"] < first["work"]
 
     broken = json.loads(path.read_text())
     guess = next(iter(broken["seconds"]))
     response = next(iter(broken["seconds"][guess]))
-    broken["seconds"][guess][response]["0012"] = [5, 1]  # a repeated symbol: not a 4,7,0 code
+    broken["seconds"][guess][response]["00123"] = [5, 1]  # a repeated symbol: not a 5,6,0 code
     broken.pop("finished")
     path.write_text(json.dumps(broken))
     with pytest.raises(bound_campaigns.CampaignError, match="second guess"):
-        bound_campaigns.run("4,7,0", 3, None, str(path))
+        bound_campaigns.run("5,6,0", 3, None, str(path))
     assert json.loads(path.read_text()) == broken
 
     old = bound_campaigns.read(str(path))
     assert old is not None
-    del old["seconds"][guess][response]["0012"]
+    del old["seconds"][guess][response]["00123"]
     del old["leaves"]
     path.write_text(json.dumps(old))
-    bound_campaigns.start(Game.from_spec("4,7,0"), 3, None, str(path))
-    recounted = bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), bound_campaigns.read(str(path)) or {})
+    bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))
+    recounted = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), bound_campaigns.read(str(path)) or {})
+    old_parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), old)
     assert recounted == {k: (lower, max(plies - 1, 0)) for k, (lower, plies) in
-                         bound_campaigns.ledger_seconds(Game.from_spec("4,7,0"), old).items()}
+                         bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), old).items()
+                         if plies > 0 or lower > old_parts[k[:2]][0]}
+    assert any(plies == 1 for _, plies in recounted.values())
