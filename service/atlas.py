@@ -90,7 +90,8 @@ def lower_bound_of(entry: dict[str, Any]) -> dict[str, Any] | None:
     record = entry.get("lower_bound")
     if record is None or entry["values"]["total"]["exact"]:
         return None
-    return {k: record[k] for k in ("value", "depth", "size_only", "seconds", "command", "machine")}
+    return {**{k: record[k] for k in ("value", "depth", "size_only", "seconds", "command", "machine")},
+            "finished": record.get("campaign", {}).get("finished", True)}
 
 
 def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, folder: str | None = None,
@@ -464,7 +465,9 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     """The lower bound of :func:`add_lower_bound` proven as a campaign of units, one per first guess, its
     parts' bounds kept in the progress file ``progress`` as they are proven (:mod:`service.bound_campaigns`):
     resumable, and run on ``processes`` processes.  Recorded like a plain bound once every unit is done;
-    returns the record then, else None (the same command continues)."""
+    returns the record then, else None (the same command continues).  Unfinished, the bound its parts prove so
+    far (:func:`service.bound_campaigns.standing`) is recorded when it beats the entry's, marked
+    ``"finished": false``: every part's bound is a proof, so the bracket narrows with each run."""
     from service import bound_campaigns
     from solver.bounds import lower_bound_tables
     from solver.table import MMAX
@@ -473,18 +476,35 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
         raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
     game = Game.from_spec(spec)
     file = progress or bound_campaigns.default_path(spec)
-    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
-    if summary is None:
-        return None
     command = (f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
                + f" --campaign --progress {file}")
-    record = {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
-              "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
-              "work": summary["work"], "seconds": summary["seconds"], "table": False,
-              "campaign": {"units": summary["units"], "progress": file},
-              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
-    keep_lower_bound(spec, record, path=path, log=log)
-    return record
+
+    def keep(summary: dict[str, Any], finished: bool) -> dict[str, Any]:
+        record = {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
+                  "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+                  "work": summary["work"], "seconds": summary["seconds"], "table": False,
+                  "campaign": {"units": summary["units"], "progress": file,
+                               **({} if finished else {"finished": False})},
+                  "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+        keep_lower_bound(spec, record, path=path, log=log)
+        return record
+
+    # what the file proves already is kept first: a run killed before its next part ends then loses none of it
+    before = bound_campaigns.so_far(game, file)
+    if before is not None:
+        keep(before, False)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    if summary is not None:
+        return keep(summary, True)
+    after = bound_campaigns.so_far(game, file)
+    if after is not None:
+        keep(after, False)
+    return None
+
+
+def _partly(record: dict[str, Any]) -> bool:
+    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
+    return record.get("campaign", {}).get("finished") is False
 
 
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
@@ -495,11 +515,15 @@ def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FIL
         entries = load(path)
         entry = entries[spec]
         old = entry.get("lower_bound")
-        log(f"{spec}: T >= {record['value']} at {record['depth']} plies ({record['work']} sets refined, "
+        partly = _partly(record)
+        log(f"{spec}: T >= {record['value']} "
+            + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
+            + f" ({record['work']} sets refined, "
             f"{record['seconds']:.1f} s; size-only {record['size_only']}"
             + (f", recorded {old['value']}" if old else "") + ")")
-        if old is not None and int(record["value"]) <= int(old["value"]):
-            return False
+        if old is not None and int(record["value"]) <= int(old["value"]) and not (
+                int(record["value"]) == int(old["value"]) and _partly(old) and not partly):
+            return False  # a finished campaign's bound replaces an unfinished one's of the same value
         apply_lower_bound(entry, int(record["value"]))
         entry["lower_bound"] = record
         save(entries, path)

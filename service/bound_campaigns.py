@@ -314,10 +314,8 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
         if doc is None:
             doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(),
                    "plan": plan, "leaves": LEAVES, "parts": {}, "units": {}}
-        elif doc.get("game") != game.spec:
-            raise CampaignError(f"{path} is {doc.get('game')}'s campaign, not {game.spec}'s; give another "
-                                "progress file")
         else:
+            _same_game(game, doc, path)
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
             ledger_seconds(game, doc)
             _prune_claims(doc)
@@ -338,6 +336,60 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
     return doc
 
 
+def standing(game: Game, doc: dict[str, Any]) -> int:
+    """The lower bound of the game's optimal total that the file proves as it stands, finished or not: the least,
+    over the first guesses (one per class), of the guess's cost to every candidate plus its parts' bounds (each
+    the file's, else its size-only bound), or of the unit's bound when it is finished and higher.
+
+    Why: every part's bound is a proof, so the root's bound rises with each part a campaign finishes, not only
+    when the last unit ends; a run stopped after hours still narrows the bracket."""
+    import numpy as np
+
+    from solver import kernels
+    from solver.bounds import lower_bound_tables
+    from solver.lowerbound import root_classes
+    from solver.table import MMAX
+
+    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+    bounds = ledger_bounds(game, doc)
+    arrays = game.search_arrays()
+    cands = np.arange(game.size, dtype=np.int32)
+    least: int | None = None
+    for g in root_classes(game):
+        _, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
+        sizes = np.diff(starts)
+        value = game.size + sum(max(int(lb0[int(sizes[r])]), bounds.get((g, r), (0, 0))[0])
+                                for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls)
+        unit = doc["units"].get(game.format_code(g))
+        if unit is not None:
+            try:
+                value = max(value, int(unit["bound"]))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise CampaignError(f"a unit's bound in the progress file is not a number: {exc!r}") from None
+        least = value if least is None else min(least, value)
+    return int(lb0[game.size]) if least is None else least
+
+
+def so_far(game: Game, path: str) -> dict[str, Any] | None:
+    """An unfinished campaign's summary, shaped as :func:`run`'s: the bound its file proves as it stands
+    (:func:`standing`), its finished units' count and work, and the time spent on it over every run; None when
+    there is no file yet.
+
+    :raises CampaignError: the file is another game's, or unreadable.
+    """
+    doc = read(path)
+    if doc is None:
+        return None
+    _same_game(game, doc, path)
+    value = standing(game, doc)  # refuses a part's bound that is not the game's
+    try:
+        return {"value": value, "units": len(doc["units"]),
+                "work": sum(int(u["work"]) for u in doc["units"].values()),
+                "seconds": round(sum(float(v) for v in doc.get("spent", {}).values()), 1)}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CampaignError(f"{path}: a unit or a time that is not a number: {exc!r}") from None
+
+
 def _compact_seconds(doc: dict[str, Any]) -> None:
     """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
     than it.  Why: a part's bound is the least of its second guesses', so those only fill the file."""
@@ -354,6 +406,12 @@ def _compact_seconds(doc: dict[str, Any]) -> None:
             del seconds[guess]
     if not seconds:
         doc.pop("seconds", None)
+
+
+def _same_game(game: Game, doc: dict[str, Any], path: str) -> None:
+    """Refuse another game's progress file before anything is read from it or written to it."""
+    if doc.get("game") != game.spec:
+        raise CampaignError(f"{path} is {doc.get('game')}'s campaign, not {game.spec}'s; give another progress file")
 
 
 def _count_plies_anew(doc: dict[str, Any]) -> None:

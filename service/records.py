@@ -117,19 +117,36 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
 
     game = Game.from_spec(spec)
     file = progress or bound_campaigns.default_path(spec)
-    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
-    if summary is None:
-        return None
     command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
                + f" --campaign --progress {file}")
-    record = {"value": summary["value"], "criterion": "total", "max_guesses": None, "depth": depth,
-              **({} if target is None else {"target": target}),
-              "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
-              "work": summary["work"], "seconds": summary["seconds"],
-              "campaign": {"units": summary["units"], "progress": file},
-              "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
-    keep_lower_bound(spec, record, path=path, log=log)
-    return record
+
+    def keep(summary: dict[str, Any], finished: bool) -> dict[str, Any]:
+        record = {"value": summary["value"], "criterion": "total", "max_guesses": None, "depth": depth,
+                  **({} if target is None else {"target": target}),
+                  "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+                  "work": summary["work"], "seconds": summary["seconds"],
+                  "campaign": {"units": summary["units"], "progress": file,
+                               **({} if finished else {"finished": False})},
+                  "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+        keep_lower_bound(spec, record, path=path, log=log)
+        return record
+
+    # what the file proves already is kept first (as the atlas's): a run killed mid-part loses none of it
+    before = bound_campaigns.so_far(game, file)
+    if before is not None:
+        keep(before, False)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    if summary is not None:
+        return keep(summary, True)
+    after = bound_campaigns.so_far(game, file)
+    if after is not None:
+        keep(after, False)
+    return None
+
+
+def _partly(record: dict[str, Any]) -> bool:
+    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
+    return record.get("campaign", {}).get("finished") is False
 
 
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_FILE,
@@ -139,11 +156,15 @@ def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_F
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         old = entries[spec].get("lower_bound")
-        log(f"{spec}: T >= {record['value']} at {record['depth']} plies ({record['work']} sets refined, "
+        partly = _partly(record)
+        log(f"{spec}: T >= {record['value']} "
+            + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
+            + f" ({record['work']} sets refined, "
             f"{record['seconds']:.1f} s; size-only {record['size_only']}"
             + (f", recorded {old['value']}" if old else "") + ")")
-        if old is not None and int(record["value"]) <= int(old["value"]):
-            return False
+        if old is not None and int(record["value"]) <= int(old["value"]) and not (
+                int(record["value"]) == int(old["value"]) and _partly(old) and not partly):
+            return False  # a finished campaign's bound replaces an unfinished one's of the same value
         entries[spec]["lower_bound"] = record
         save(entries, path)
         return True
@@ -283,7 +304,8 @@ def served(game: Game) -> dict[str, Any] | None:
                                     "command", "machine")},
             "tree": BEST_KNOWN, "proven_optimal": False},
         "lower_bound": None if bound is None else {
-            k: bound[k] for k in ("value", "criterion", "depth", "size_only", "seconds", "command", "machine")},
+            **{k: bound[k] for k in ("value", "criterion", "depth", "size_only", "seconds", "command", "machine")},
+            "finished": bound.get("campaign", {}).get("finished", True)},
     }
 
 

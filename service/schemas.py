@@ -279,6 +279,9 @@ class LowerBoundInfo(BaseModel):
     value: int = Field(description="T is at least this (so is T_W).")
     depth: int = Field(description="Plies refined below the root with every guess's real partition.")
     size_only: int = Field(description="The bound from the number of codes and responses alone, before.")
+    finished: bool = Field(default=True, description=(
+        "False: an unfinished campaign's bound, from the root parts it has proven so far (each refined up to "
+        "depth - 1 plies below its first guess); the same command continues it."))
     seconds: float
     command: str
     machine: str
@@ -340,6 +343,9 @@ class RecordBound(BaseModel):
                                                     "the total within any depth limit).")
     depth: int = Field(description="Plies refined below the root with every guess's real partition.")
     size_only: int = Field(description="The bound from the number of codes and responses alone.")
+    finished: bool = Field(default=True, description=(
+        "False: an unfinished campaign's bound, from the root parts it has proven so far (each refined up to "
+        "depth - 1 plies below its first guess); the same command continues it."))
     seconds: float
     command: str = Field(description="The command that proves it from nothing.")
     machine: str

@@ -143,13 +143,15 @@ def _refuse_campaign_options(campaign: bool, progress: str | None, processes: in
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
     """A bound campaign's outcome: its record once every first guess is done, else where it stands."""
     from service import bound_campaigns
+    from solver.game import Game
 
     if record is not None:
         _emit_json({"game": game, "finished": True, **record})
         return
     doc = bound_campaigns.read(progress) or {}
     _emit_json({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
-                "plan": doc.get("plan")})
+                "plan": doc.get("plan"),
+                **({"standing": bound_campaigns.standing(Game.from_spec(game), doc)} if doc else {})})
 
 
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:

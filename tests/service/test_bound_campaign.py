@@ -156,17 +156,24 @@ def test_the_bounds_command_runs_a_resumable_campaign(tmp_path: Path) -> None:
     args = ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path)]
     first = runner.invoke(main, [*args, "--max-units", "1"])
     assert first.exit_code == 0, first.output
-    assert json.loads(first.output.strip().splitlines()[-1]) | {"units_done": 1} == {
+    so_far = bound_campaigns.standing(Game.from_spec("4,3,1"), bound_campaigns.read(progress) or {})
+    assert json.loads(first.output.strip().splitlines()[-1]) == {
         "game": "4,3,1", "finished": False, "progress": progress, "units_done": 1,
-        "plan": {"depth": 3, "target": None}}
-    assert atlas.load(str(path))["4,3,1"]["values"]["total"]["lower"] == truth - 40
+        "plan": {"depth": 3, "target": None}, "standing": so_far}
+    # unfinished, the bound its parts prove so far is kept, marked so, when it beats the atlas's
+    assert truth - 40 < so_far <= _at_once("4,3,1", 3)
+    partly = atlas.load(str(path))["4,3,1"]
+    assert partly["values"]["total"]["lower"] == so_far == partly["lower_bound"]["value"]
+    assert partly["lower_bound"]["campaign"]["finished"] is False
+    assert atlas.lower_bound_of(partly)["finished"] is False  # type: ignore[index]
     done = runner.invoke(main, args)
     assert done.exit_code == 0, done.output
     record = json.loads(done.output.strip().splitlines()[-1])
     assert record["finished"] and record["value"] == _at_once("4,3,1", 3) <= truth
     kept = atlas.load(str(path))["4,3,1"]
     assert kept["values"]["total"]["lower"] == record["value"]
-    assert kept["lower_bound"]["campaign"]["progress"] == progress
+    assert kept["lower_bound"]["campaign"]["progress"] == progress and "finished" not in kept["lower_bound"]["campaign"]
+    assert atlas.lower_bound_of(kept)["finished"] is True  # type: ignore[index]
     assert kept["lower_bound"]["command"].endswith(f"--campaign --progress {progress}")
     for bad, says in ((["-g", "4,3,1", "--processes", "2"], "add --campaign"),
                       (["-g", "4,3,1", "--campaign", "--url", "sqlite://"], "--url"),
@@ -331,3 +338,29 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
                          bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), old).items()
                          if plies > 0 or lower > old_parts[k[:2]][0]}
     assert any(plies == 1 for _, plies in recounted.values())
+
+
+def test_the_bound_a_file_proves_as_it_stands_only_rises_and_is_admissible(tmp_path: Path) -> None:
+    """``standing``: with nothing proven, the best first guess's one-ply bound; it rises (never falls) with the
+    units each run finishes, stays at most the exact total, and once the campaign is finished it is at least
+    its bound (each first guess: the larger of its unit's bound and its parts' sum)."""
+    game, path = Game.from_spec("4,6,1"), str(tmp_path / "bounds.json")
+    seen = [bound_campaigns.standing(game, {"parts": {}, "units": {}})]
+    assert seen[0] == root_lower_bound(game, (), 1).value
+    for _ in range(3):
+        bound_campaigns.run("4,6,1", 3, None, path, max_units=1)
+        seen.append(bound_campaigns.standing(game, bound_campaigns.read(path) or {}))
+    got = bound_campaigns.run("4,6,1", 3, None, path)
+    assert got is not None
+    seen.append(bound_campaigns.standing(game, bound_campaigns.read(path) or {}))
+    assert seen == sorted(seen) and seen[0] < seen[-1] and got["value"] <= seen[-1] <= 5625
+    summary = bound_campaigns.so_far(game, path)
+    assert summary is not None and summary["value"] == seen[-1] and summary["units"] == got["units"]
+    assert bound_campaigns.so_far(game, str(tmp_path / "none.json")) is None
+    doc = bound_campaigns.read(path) or {}
+    doc["units"][next(iter(doc["units"]))]["bound"] = "many"
+    Path(path).write_text(json.dumps(doc))
+    with pytest.raises(bound_campaigns.CampaignError, match="not a number"):
+        bound_campaigns.so_far(game, path)
+    with pytest.raises(bound_campaigns.CampaignError, match="4,6,1's campaign"):
+        bound_campaigns.so_far(Game.from_spec("4,4,1"), path)

@@ -90,8 +90,8 @@ def test_the_shipped_records_file_matches_its_trees() -> None:
 
 def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_records: str, tmp_path: Path) -> None:
     """``records bound --campaign`` (units per first guess, parts in a progress file): stopped after one unit it
-    records nothing and says so; the same command continues and records the bound refined at once, with the
-    campaign that proved it, and only a higher bound replaces it."""
+    says so and records what its parts prove so far, marked unfinished; the same command continues and records
+    the bound refined at once, with the campaign that proved it, and only a higher bound replaces it."""
     from click.testing import CliRunner
 
     from service.cli import main
@@ -105,7 +105,8 @@ def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_
     assert first.exit_code == 0, first.output
     shown = json.loads(first.stdout)
     assert shown["finished"] is False and shown["units_done"] == 1 and shown["plan"] == {"depth": 2, "target": None}
-    assert records.load(path)[SMALL].get("lower_bound") is None
+    partly = records.load(path)[SMALL]["lower_bound"]  # what its parts prove so far, marked unfinished
+    assert partly["value"] == shown["standing"] and partly["campaign"]["finished"] is False
     done = CliRunner().invoke(main, args)
     assert done.exit_code == 0, done.output
     record = json.loads(done.stdout)

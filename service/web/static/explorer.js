@@ -195,8 +195,10 @@ export const explorer = {
           + `${b.worst_case} (${b.strategy}; every secret played, not a proven optimum)`);
       }
       if (record.lower_bound) {
-        rows.push(`Proven: no strategy needs fewer than ${record.lower_bound.value} guesses in all `
-          + `(${record.lower_bound.depth} plies refined: ${record.lower_bound.command})`);
+        const lb = record.lower_bound;
+        rows.push(`Proven: no strategy needs fewer than ${lb.value} guesses in all (`
+          + (lb.finished === false ? "the parts an unfinished campaign has proven so far" : `${lb.depth} plies refined`)
+          + `: ${lb.command})`);
       }
       for (const text of rows) list.append(Object.assign(document.createElement("li"), { textContent: text }));
       $("x-notice-text").textContent = record.best_known
