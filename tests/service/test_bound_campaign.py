@@ -364,3 +364,16 @@ def test_the_bound_a_file_proves_as_it_stands_only_rises_and_is_admissible(tmp_p
         bound_campaigns.so_far(game, path)
     with pytest.raises(bound_campaigns.CampaignError, match="4,6,1's campaign"):
         bound_campaigns.so_far(Game.from_spec("4,4,1"), path)
+
+
+def test_every_shipped_bound_of_an_unfinished_campaign_is_proven_by_its_committed_file() -> None:
+    """An atlas or records bound recorded from an unfinished campaign is claimed only by its progress file: the file
+    committed beside it must prove at least that value as it stands (every part's bound in it is a proof)."""
+    from service import records
+
+    unfinished = [(spec, e["lower_bound"]) for book in (atlas.load(), records.load()) for spec, e in book.items()
+                  if (e.get("lower_bound") or {}).get("campaign", {}).get("finished") is False]
+    for spec, record in unfinished:
+        doc = bound_campaigns.read(str(REPO / record["campaign"]["progress"]))
+        assert doc is not None, spec
+        assert bound_campaigns.standing(Game.from_spec(spec), doc) >= record["value"], spec
