@@ -460,7 +460,8 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
 
 
 def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
-                             processes: int = 1, max_units: int | None = None, path: str = ATLAS_FILE,
+                             processes: int = 1, max_units: int | None = None,
+                             only_parts: list[str] | None = None, path: str = ATLAS_FILE,
                              log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """The lower bound of :func:`add_lower_bound` proven as a campaign of units, one per first guess, its
     parts' bounds kept in the progress file ``progress`` as they are proven (:mod:`service.bound_campaigns`):
@@ -493,7 +494,8 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     before = bound_campaigns.so_far(game, file)
     if before is not None:
         keep(before, False)
-    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units,
+                                  only_parts=only_parts, log=log)
     if summary is not None:
         return keep(summary, True)
     after = bound_campaigns.so_far(game, file)

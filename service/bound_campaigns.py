@@ -429,16 +429,35 @@ def _count_plies_anew(doc: dict[str, Any]) -> None:
     doc["leaves"] = LEAVES
 
 
+def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
+    """The responses of ``--parts`` ('0.5', '1.4'), or None for every part.
+
+    :raises CampaignError: a response that is not the game's, or a winning one (it has no part to refine).
+    """
+    from solver.errors import SolverError
+
+    if only_parts is None:
+        return None
+    try:
+        out = [game.parse_response(p.strip()) for p in only_parts]
+    except SolverError as exc:
+        raise CampaignError(f"--parts: {exc}") from None
+    if not out or game.all_bulls in out:
+        raise CampaignError("--parts: name the responses whose parts to refine, none of them the winning one")
+    return out
+
+
 def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
-          owner: int | None = None) -> tuple[str, int, int, float]:
+          owner: int | None = None, only_parts: list[str] | None = None) -> tuple[str, int, int, float]:
     """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
     written to the progress file ``path`` as they are proven; it stops at a part's end once the process
-    ``owner`` (the campaign's) is gone."""
+    ``owner`` (the campaign's) is gone.  ``only_parts``: refine only those parts (the bound is then no unit's)."""
     from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
     ledger = FileLedger(path, game, owner=owner, unit=guess)
-    got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger)
+    got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger,
+                           only_parts=parse_parts(game, only_parts))
     ledger.flush()
     return guess, got.value, got.work, got.seconds
 
@@ -455,14 +474,23 @@ def record_unit(path: str, guess: str, value: int, work: int, seconds: float) ->
 
 
 def run(spec: str, depth: int, target: int | None, path: str, *, processes: int = 1, max_units: int | None = None,
-        log: Log = lambda _: None) -> dict[str, Any] | None:
+        only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
     """Run the campaign (``depth`` plies, ``target`` game-level or None) until every first guess has its
     bound, or ``max_units`` more have.  Returns, once all have, the root's bound and how it was reached
     (``value``: the least unit's bound, at least ``target`` when every unit reached it), kept in the file
-    as ``finished``; else None."""
+    as ``finished``; else None.
+
+    ``only_parts`` (responses, '0.5'): refine only those parts of each first guess left, the others as the file
+    has them.  No unit is finished that way (its bound is no LB_depth), so it returns None; what it proves is
+    in the parts' bounds, and so in :func:`standing`.  Why: at five plies a small part can take an hour and
+    gain nothing, while the total waits on the big ones.
+
+    :raises CampaignError: the file is another game's or unreadable, or ``only_parts`` not the game's.
+    """
     from solver.lowerbound import root_classes
 
     game = Game.from_spec(spec)
+    parse_parts(game, only_parts)
     before = read(path)
     if (before is not None and before.get("game") == game.spec and before.get("plan") == plan_of(depth, target)
             and before.get("leaves") == LEAVES and "finished" in before):
@@ -484,6 +512,9 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
     started = time.perf_counter()
 
     def done(guess: str, value: int, work: int, seconds: float) -> None:
+        if only_parts is not None:
+            log(f"{spec}: first guess {guess}: parts {', '.join(only_parts)} refined ({work} sets, {seconds:.0f} s)")
+            return
         record_unit(path, guess, value, work, seconds)
         log(f"{spec}: first guess {guess}: T >= {value} ({work} sets, {seconds:.0f} s)")
 
@@ -497,15 +528,16 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
 
     if todo and processes <= 1:
         for guess in todo:
-            done(*_unit(spec, path, depth, cut(), guess))
+            done(*_unit(spec, path, depth, cut(), guess, None, only_parts))
     elif todo:
-        _run_dask(spec, path, depth, cut(), todo, processes, done)
+        _run_dask(spec, path, depth, cut(), todo, processes, done, only_parts)
     doc = read(path) or doc
     if todo:
         doc = _amend(path, lambda d: d.setdefault("runs", []).append(
             {"date": datetime.date.today().isoformat(), "plan": plan_of(depth, target), "units": len(todo),
+             **({} if only_parts is None else {"parts": list(only_parts)}),
              "where": f"{max(processes, 1)} process(es)", "wall_seconds": round(time.perf_counter() - started, 1)}))
-    if any(g not in doc["units"] for g in classes):
+    if only_parts is not None or any(g not in doc["units"] for g in classes):
         return None
     units = doc["units"]
     value = min(int(u["bound"]) for u in units.values())
@@ -518,7 +550,7 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
 
 
 def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[str], processes: int,
-              done: Callable[[str, int, int, float], None]) -> None:
+              done: Callable[[str, int, int, float], None], only_parts: list[str] | None = None) -> None:
     from distributed import Client, as_completed
 
     from service.jobs.runner import local_cluster, stopped_by_sigterm, warm_process
@@ -528,8 +560,8 @@ def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[s
         client = Client(cluster)  # type: ignore[no-untyped-call]
         try:
             client.run(warm_process)
-            futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, os.getpid(), pure=False)
-                       for g in todo]
+            futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, os.getpid(), only_parts,
+                                     pure=False) for g in todo]
             for future in as_completed(futures):  # type: ignore[no-untyped-call]
                 done(*future.result())
         finally:

@@ -100,7 +100,8 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
 
 
 def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
-                             processes: int = 1, max_units: int | None = None, path: str = RECORDS_FILE,
+                             processes: int = 1, max_units: int | None = None,
+                             only_parts: list[str] | None = None, path: str = RECORDS_FILE,
                              log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """The bound of :func:`add_lower_bound` proven as a campaign (:mod:`service.bound_campaigns`, as the atlas's
     are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
@@ -135,7 +136,8 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     before = bound_campaigns.so_far(game, file)
     if before is not None:
         keep(before, False)
-    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units, log=log)
+    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units,
+                                  only_parts=only_parts, log=log)
     if summary is not None:
         return keep(summary, True)
     after = bound_campaigns.so_far(game, file)

@@ -68,7 +68,7 @@ bound raises it.  The parts' refined bounds are returned, so that the caller can
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -525,7 +525,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      progress: Callable[[int, int, int], None] | None = None,
                      target: int | None = None, guesses: Sequence[int] | None = None,
                      ledger: PartLedger | None = None, third_ply_classes: bool = True,
-                     leaf_scan: bool = True, second_units: int | None = SECOND_UNITS_MIN) -> RootBound:
+                     leaf_scan: bool = True, second_units: int | None = SECOND_UNITS_MIN,
+                     only_parts: Collection[int] | None = None) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -540,7 +541,10 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
 
     ``guesses``: refine only these root guesses (each one of :func:`root_classes`), the bound then being
     the least of theirs.  ``ledger``: the root parts' bounds proven before (estimates, and parts not refined
-    again at plies they already reach), told of every part's bound as it is proven.
+    again at plies they already reach), told of every part's bound as it is proven.  ``only_parts``: refine only
+    the parts of these responses (to each root guess), in every pass; the others count what the ledger or the
+    size alone proves of them.  The bound is admissible, but it is no LB_depth: for a campaign that spends
+    its hours on the parts whose next ply can raise the total, and keeps their bounds.
 
     ``third_ply_classes``: the third ply tries one guess per class of the transformations that fix the
     moves so far and the two guesses above it, instead of every code (same bounds, far fewer guesses where
@@ -684,7 +688,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     for r in resp}
             est: dict[int, int] = {}
             for r in resp:
-                e = max(int(lb0[subs[r].shape[0]]), passes.get(g, r)[0], shared.get(g, r)[0] if last else 0)
+                aside = only_parts is not None and r not in only_parts  # never refined here: what the ledger has is all
+                e = max(int(lb0[subs[r].shape[0]]), passes.get(g, r)[0], shared.get(g, r)[0] if last or aside else 0)
                 have = table_bound(g, r, subs[r])
                 if have is not None:
                     e = max(e, have[0])
@@ -724,6 +729,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     v, exact = est[r], True
                     for book in (passes, shared):
                         book.put(g, r, v, EXACT_PLIES)
+                elif only_parts is not None and r not in only_parts:
+                    v, exact = est[r], False
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
                 elif last and first_try and not shared.claim(g, r):

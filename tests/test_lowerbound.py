@@ -305,6 +305,24 @@ def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: st
     assert again.value == whole.value and again.work < split.work
 
 
+def test_refining_only_some_parts_leaves_the_others_as_the_ledger_has_them() -> None:
+    """``only_parts``: the named parts are refined as deep as a whole run refines them, the others keep the
+    ledger's bounds untouched, and the bound lies between the shallower one and the whole deeper one."""
+    game = Game.from_spec("4,7,0")
+    shallow = PartLedger()
+    two = root_lower_bound(game, (), 2, ledger=shallow)
+    whole = PartLedger(shallow.bounds)
+    three = root_lower_bound(game, (), 3, ledger=whole)
+    g = root_classes(game)[0]
+    sizes = {p.response: len(p.codes) for p in three.parts if (g, p.response) in whole.bounds}
+    big = max(sizes, key=lambda r: sizes[r])
+    some = PartLedger(shallow.bounds)
+    got = root_lower_bound(game, (), 3, ledger=some, only_parts={big}, guesses=[g])
+    assert two.value <= got.value <= three.value
+    assert some.get(g, big) == whole.get(g, big) and some.get(g, big)[0] > shallow.get(g, big)[0]
+    assert all(some.get(h, r) == shallow.get(h, r) for (h, r) in shallow.bounds if r != big)
+
+
 def test_a_ledger_never_lowers_a_bound() -> None:
     ledger = PartLedger()
     assert ledger.get(7, 3) == (0, 0)

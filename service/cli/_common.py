@@ -129,15 +129,26 @@ def _bound_options(fn: F) -> F:
         click.option("--max-units", type=click.IntRange(min=1), default=None,
                      help="With --campaign: stop after this many more first guesses (the same command "
                           "continues)."),
+        click.option("--parts", "only_parts", default=None, metavar="RESPONSES",
+                     help="With --campaign: refine only the parts of these responses to each first guess "
+                          "('0.5,1.4'), the others as the progress file has them: for the parts whose next ply "
+                          "can raise the total. No first guess is finished that way; the bound kept is what the "
+                          "file then proves."),
     ]):
         fn = option(fn)
     return fn
 
 
-def _refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None) -> None:
+def _refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None,
+                             only_parts: str | None = None) -> None:
     """A campaign's options without ``--campaign`` are a mistake, refused before any work."""
-    if (progress is not None or processes > 1 or max_units is not None) and not campaign:
-        _fail("--progress, --processes and --max-units are a campaign's: add --campaign")
+    if (progress is not None or processes > 1 or max_units is not None or only_parts is not None) and not campaign:
+        _fail("--progress, --processes, --max-units and --parts are a campaign's: add --campaign")
+
+
+def _parts_list(only_parts: str | None) -> list[str] | None:
+    """``--parts 0.5,1.4`` as a list of responses (checked against the game by the campaign)."""
+    return None if only_parts is None else [p.strip() for p in only_parts.split(",") if p.strip()]
 
 
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:

@@ -12,6 +12,7 @@ from service.cli._common import (
     _emit_campaign,
     _emit_json,
     _fail,
+    _parts_list,
     _refuse_campaign_options,
     main,
 )
@@ -208,7 +209,8 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
 def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
-                 progress: str | None, processes: int, max_units: int | None, path: str | None) -> None:
+                 progress: str | None, processes: int, max_units: int | None, only_parts: str | None,
+                 path: str | None) -> None:
     """Prove lower bounds of unsolved games' optimal totals by refining their first plies (every
     guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
     Game by game, the file saved after each; a bound below the one recorded changes nothing.
@@ -230,7 +232,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
             _fail(f"{spec} is not an atlas game with an unproven total")
     if target is not None and len(games) != 1:
         _fail("--target is one game's total: name exactly one game with -g")
-    _refuse_campaign_options(campaign, progress, processes, max_units)
+    _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     if campaign:
         if len(games) != 1:
             _fail("--campaign runs one game's bound: name exactly one game with -g")
@@ -238,7 +240,8 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
             _fail("--campaign keeps its proofs in its progress file, not in a table: leave out --url")
         try:
             record = atlas.add_campaign_lower_bound(specs[0], depth, target=target, progress=progress,
-                                                    processes=processes, max_units=max_units, path=file,
+                                                    processes=processes, max_units=max_units,
+                                                    only_parts=_parts_list(only_parts), path=file,
                                                     log=lambda line: click.echo(f"# {line}", err=True))
         except bound_campaigns.CampaignError as exc:
             _fail(str(exc))

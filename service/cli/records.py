@@ -11,6 +11,7 @@ from service.cli._common import (
     _emit_campaign,
     _emit_json,
     _fail,
+    _parts_list,
     _refuse_campaign_options,
     main,
 )
@@ -49,7 +50,8 @@ def _readable(path: str) -> None:
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
-                  processes: int, max_units: int | None, path: str | None) -> None:
+                  processes: int, max_units: int | None, only_parts: str | None,
+                  path: str | None) -> None:
     """Prove a lower bound of the game's optimal total (fewest guesses over every secret, no depth limit) by
     refining its first plies with every guess's real partition, and record it when it beats the one
     recorded.  Prints the bound's record as JSON.
@@ -60,7 +62,7 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     from service import bound_campaigns, records
 
     spec = _spec(game)
-    _refuse_campaign_options(campaign, progress, processes, max_units)
+    _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     file = path or records.RECORDS_FILE
     _readable(file)
 
@@ -72,7 +74,8 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
         return
     try:
         record = records.add_campaign_lower_bound(spec, depth, target=target, progress=progress,
-                                                  processes=processes, max_units=max_units, path=file, log=log)
+                                                  processes=processes, max_units=max_units,
+                                                  only_parts=_parts_list(only_parts), path=file, log=log)
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
     _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec))

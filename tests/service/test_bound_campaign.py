@@ -377,3 +377,35 @@ def test_every_shipped_bound_of_an_unfinished_campaign_is_proven_by_its_committe
         doc = bound_campaigns.read(str(REPO / record["campaign"]["progress"]))
         assert doc is not None, spec
         assert bound_campaigns.standing(Game.from_spec(spec), doc) >= record["value"], spec
+
+
+def test_a_campaign_may_refine_only_the_parts_it_names(tmp_path: Path) -> None:
+    """``--parts``: a deeper plan refines only the named part of each first guess (its bound rises, the others'
+    stay as the file had them), finishes no unit, and keeps what the file then proves; a response that is not
+    the game's, the winning one, or ``--parts`` without ``--campaign`` are refused before any work."""
+    path, progress = tmp_path / "atlas.json", str(tmp_path / "bounds.json")
+    entry = json.loads(json.dumps(atlas.load()["4,5,1"]))
+    truth = entry["values"]["total"]["value"]
+    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
+    atlas.save({"4,5,1": entry}, str(path))
+    runner = CliRunner()
+    base = ["atlas", "bounds", "-g", "4,5,1", "--campaign", "--progress", progress, "--file", str(path)]
+    assert runner.invoke(main, [*base, "--depth", "2"]).exit_code == 0
+    before = bound_campaigns.read(progress) or {}
+    parts = _parts(before)
+    (guess, big), _ = max(parts.items(), key=lambda kv: int(kv[1][0]) if kv[1][1] != "exact" else -1)
+    for bad, says in ((["--parts", "9.9"], "--parts"), (["--parts", "4.0"], "winning")):
+        refused = runner.invoke(main, [*base, "--depth", "3", *bad])
+        assert refused.exit_code == 2 and says in refused.output, refused.output
+    assert (bound_campaigns.read(progress) or {})["parts"] == before["parts"]
+    refused = runner.invoke(main, ["atlas", "bounds", "-g", "4,5,1", "--parts", big, "--file", str(path)])
+    assert refused.exit_code == 2 and "add --campaign" in refused.output
+    got = runner.invoke(main, [*base, "--depth", "3", "--parts", big])
+    assert got.exit_code == 0, got.output
+    shown = json.loads(got.output.strip().splitlines()[-1])
+    after = bound_campaigns.read(progress) or {}
+    assert shown["finished"] is False and after["units"] == {} and after["runs"][-1]["parts"] == [big]
+    assert int(_parts(after)[(guess, big)][0]) > int(parts[(guess, big)][0])
+    assert all(_parts(after)[k] == v for k, v in parts.items() if k[1] != big)
+    assert shown["standing"] == bound_campaigns.standing(Game.from_spec("4,5,1"), after) <= truth
+    assert atlas.load(str(path))["4,5,1"]["values"]["total"]["lower"] == max(truth - 40, shown["standing"])
