@@ -390,6 +390,41 @@ def so_far(game: Game, path: str) -> dict[str, Any] | None:
         raise CampaignError(f"{path}: a unit or a time that is not a number: {exc!r}") from None
 
 
+def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
+                 keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
+                 only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
+    """Run the campaign (:func:`run`) and hand ``keep`` the lower bound's record (:func:`record_of`) of what its
+    file proves: before the run (a run killed before its next part ends then loses none of it), and after it,
+    the campaign's bound once finished, else what its parts prove so far.  ``keep`` returns the record as it
+    kept it; the finished one is returned, else None.  The atlas and the records keep their bounds this way."""
+    game = Game.from_spec(spec)
+    before = so_far(game, path)
+    if before is not None:
+        keep(record_of(game, depth, target, path, command, before, False))
+    summary = run(spec, depth, target, path, processes=processes, max_units=max_units, only_parts=only_parts, log=log)
+    if summary is not None:
+        return keep(record_of(game, depth, target, path, command, summary, True))
+    after = so_far(game, path)
+    if after is not None:
+        keep(record_of(game, depth, target, path, command, after, False))
+    return None
+
+
+def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],
+              finished: bool) -> dict[str, Any]:
+    """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
+    finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
+    from service.atlas import machine
+    from solver.bounds import lower_bound_tables
+    from solver.table import MMAX
+
+    return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
+            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+            "work": summary["work"], "seconds": summary["seconds"],
+            "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
+            "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+
+
 def _compact_seconds(doc: dict[str, Any]) -> None:
     """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
     than it.  Why: a part's bound is the least of its second guesses', so those only fill the file."""

@@ -113,37 +113,18 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
     """
     from service import bound_campaigns
-    from solver.bounds import lower_bound_tables
-    from solver.table import MMAX
 
-    game = Game.from_spec(spec)
     file = progress or bound_campaigns.default_path(spec)
     command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
                + f" --campaign --progress {file}")
 
-    def keep(summary: dict[str, Any], finished: bool) -> dict[str, Any]:
-        record = {"value": summary["value"], "criterion": "total", "max_guesses": None, "depth": depth,
-                  **({} if target is None else {"target": target}),
-                  "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
-                  "work": summary["work"], "seconds": summary["seconds"],
-                  "campaign": {"units": summary["units"], "progress": file,
-                               **({} if finished else {"finished": False})},
-                  "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
+    def keep(record: dict[str, Any]) -> dict[str, Any]:
+        record = {"criterion": "total", "max_guesses": None, **record}
         keep_lower_bound(spec, record, path=path, log=log)
         return record
 
-    # what the file proves already is kept first (as the atlas's): a run killed mid-part loses none of it
-    before = bound_campaigns.so_far(game, file)
-    if before is not None:
-        keep(before, False)
-    summary = bound_campaigns.run(spec, depth, target, file, processes=processes, max_units=max_units,
-                                  only_parts=only_parts, log=log)
-    if summary is not None:
-        return keep(summary, True)
-    after = bound_campaigns.so_far(game, file)
-    if after is not None:
-        keep(after, False)
-    return None
+    return bound_campaigns.run_and_keep(spec, depth, target, file, command, keep, processes=processes,
+                                        max_units=max_units, only_parts=only_parts, log=log)
 
 
 def _partly(record: dict[str, Any]) -> bool:
