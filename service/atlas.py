@@ -486,27 +486,24 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
                                         max_units=max_units, only_parts=only_parts, log=log)
 
 
-def _partly(record: dict[str, Any]) -> bool:
-    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
-    return record.get("campaign", {}).get("finished") is False
-
-
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
                      log: Callable[[str], None] = lambda _: None) -> bool:
     """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record
     under ``lower_bound``, when it beats the one recorded.  Returns whether it did."""
+    from service.bound_campaigns import unfinished
+
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         entry = entries[spec]
         old = entry.get("lower_bound")
-        partly = _partly(record)
+        partly = unfinished(record)
         log(f"{spec}: T >= {record['value']} "
             + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
             + f" ({record['work']} sets refined, "
             f"{record['seconds']:.1f} s; size-only {record['size_only']}"
             + (f", recorded {old['value']}" if old else "") + ")")
         if old is not None and int(record["value"]) <= int(old["value"]) and not (
-                int(record["value"]) == int(old["value"]) and _partly(old) and not partly):
+                int(record["value"]) == int(old["value"]) and unfinished(old) and not partly):
             return False  # a finished campaign's bound replaces an unfinished one's of the same value
         apply_lower_bound(entry, int(record["value"]))
         entry["lower_bound"] = record

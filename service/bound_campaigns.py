@@ -410,6 +410,11 @@ def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: 
     return None
 
 
+def unfinished(record: dict[str, Any]) -> bool:
+    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
+    return record.get("campaign", {}).get("finished") is False
+
+
 def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],
               finished: bool) -> dict[str, Any]:
     """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a

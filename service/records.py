@@ -127,26 +127,23 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
                                         max_units=max_units, only_parts=only_parts, log=log)
 
 
-def _partly(record: dict[str, Any]) -> bool:
-    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
-    return record.get("campaign", {}).get("finished") is False
-
-
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_FILE,
                      log: Callable[[str], None] = lambda _: None) -> bool:
     """Keep a proven bound's ``record`` as the game's ``lower_bound`` when it beats the one recorded (a lower
     bound only ever rises).  Returns whether it did."""
+    from service.bound_campaigns import unfinished
+
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         old = entries[spec].get("lower_bound")
-        partly = _partly(record)
+        partly = unfinished(record)
         log(f"{spec}: T >= {record['value']} "
             + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
             + f" ({record['work']} sets refined, "
             f"{record['seconds']:.1f} s; size-only {record['size_only']}"
             + (f", recorded {old['value']}" if old else "") + ")")
         if old is not None and int(record["value"]) <= int(old["value"]) and not (
-                int(record["value"]) == int(old["value"]) and _partly(old) and not partly):
+                int(record["value"]) == int(old["value"]) and unfinished(old) and not partly):
             return False  # a finished campaign's bound replaces an unfinished one's of the same value
         entries[spec]["lower_bound"] = record
         save(entries, path)
