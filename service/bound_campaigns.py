@@ -13,7 +13,8 @@ facts make the work divisible and durable:
 The progress file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by
 response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), the parts' bounds
 under each of their second guesses (``seconds``: a big part of the last pass is refined one second guess at a
-time, and each is kept, so that a part that takes hours is not lost whole when its run stops), written at most
+time, and each is kept, so that a part that takes hours is not lost whole when its run stops) and the parts
+below each second guess (``thirds``, for the same reason one level down), written at most
 every few seconds while a unit runs and when it ends, and each finished unit's bound under the plan (depth
 and target), with the time each unit took over every run (``spent``).  A campaign killed at any moment
 loses only what its running units proved since their last write; run again, it skips the finished units
@@ -109,27 +110,57 @@ def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tupl
     return out
 
 
-def ledger_seconds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int], tuple[int, int]]:
-    """The bounds of the parts under each of their second guesses (``seconds``: first guess, response, second
-    guess), keyed as :meth:`solver.lowerbound.PartLedger.get_second` keys them.
+BELOW = {"seconds": "crc", "thirds": "crcr"}
+"""The file's sections below the root parts, and what their nested keys are (c a code, r a response): the parts'
+bounds under each second guess (first guess, response, second guess), and the parts below a second guess
+(the same, then the response to it)."""
+
+
+def ledger_below(game: Game, doc: dict[str, Any], section: str) -> dict[tuple[int, ...], tuple[int, int]]:
+    """The bounds of one of the sections of :data:`BELOW`, keyed as :class:`solver.lowerbound.PartLedger` keys
+    them (``seconds``: :meth:`~solver.lowerbound.PartLedger.get_second`; ``thirds``: ``get_third``).
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
     from solver.errors import SolverError
 
-    out: dict[tuple[int, int, int], tuple[int, int]] = {}
+    kinds = BELOW[section]
+    out: dict[tuple[int, ...], tuple[int, int]] = {}
+
+    def walk(tree: Any, keys: tuple[int, ...]) -> None:
+        for text, value in tree.items():
+            kind = kinds[len(keys)]
+            key = (*keys, game.parse_code(text) if kind == "c" else game.parse_response(text))
+            if len(key) < len(kinds):
+                walk(value, key)
+                continue
+            lower, plies = value
+            if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
+                raise ValueError(f"bound {lower!r}, {plies!r}")
+            out[key] = (lower, plies)
+
     try:
-        for guess, parts in doc.get("seconds", {}).items():
-            g = game.parse_code(guess)
-            for response, row in parts.items():
-                r = game.parse_response(response)
-                for second, (lower, plies) in row.items():
-                    if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
-                        raise ValueError(f"bound {lower!r}, {plies!r}")
-                    out[(g, r, game.parse_code(second))] = (lower, plies)
+        walk(doc.get(section, {}), ())
     except (SolverError, ValueError, TypeError, AttributeError) as exc:
-        raise CampaignError(f"a second guess's bound in the progress file is not {game.spec}'s: {exc}") from None
+        what = "a second guess's bound" if section == "seconds" else "the bound of a part below a second guess"
+        raise CampaignError(f"{what} in the progress file is not {game.spec}'s: {exc}") from None
     return out
+
+
+def ledger_seconds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int], tuple[int, int]]:
+    """The bounds of the parts under each of their second guesses (``seconds``), as :func:`ledger_below` reads them."""
+    return {(k[0], k[1], k[2]): v for k, v in ledger_below(game, doc, "seconds").items()}
+
+
+def ledger_thirds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int, int], tuple[int, int]]:
+    """The bounds of the parts below each second guess (``thirds``), as :func:`ledger_below` reads them."""
+    return {(k[0], k[1], k[2], k[3]): v for k, v in ledger_below(game, doc, "thirds").items()}
+
+
+def _below_keys(game: Game, section: str, key: tuple[int, ...]) -> list[str]:
+    """A key of :func:`ledger_below` as the file's nested keys."""
+    return [game.format_code(x) if kind == "c" else game.format_response(x) for kind, x in zip(BELOW[section], key,
+                                                                                                 strict=True)]
 
 
 def _raise_bound(row: dict[str, Any], key: str, lower: int, plies: int) -> None:
@@ -140,14 +171,18 @@ def _raise_bound(row: dict[str, Any], key: str, lower: int, plies: int) -> None:
 
 
 def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[int, int]],
-           seconds: dict[tuple[int, int, int], tuple[int, int]] | None = None) -> None:
-    """Raise the document's parts' bounds to ``bounds``, and their second guesses' to ``seconds`` (never lower
-    one: each is a proof)."""
+           below: dict[str, dict[tuple[int, ...], tuple[int, int]]] | None = None) -> None:
+    """Raise the document's parts' bounds to ``bounds``, and those of its sections below them (:data:`BELOW`) to
+    ``below`` (never lower one: each is a proof)."""
     for (g, r), (lower, plies) in bounds.items():
         _raise_bound(doc["parts"].setdefault(game.format_code(g), {}), game.format_response(r), lower, plies)
-    for (g, r, g2), (lower, plies) in (seconds or {}).items():
-        row = doc.setdefault("seconds", {}).setdefault(game.format_code(g), {}).setdefault(game.format_response(r), {})
-        _raise_bound(row, game.format_code(g2), lower, plies)
+    for section, entries in (below or {}).items():
+        for key, (lower, plies) in entries.items():
+            *path, last = _below_keys(game, section, key)
+            row = doc.setdefault(section, {})
+            for name in path:
+                row = row.setdefault(name, {})
+            _raise_bound(row, last, lower, plies)
 
 
 class FileLedger(PartLedger):
@@ -160,11 +195,11 @@ class FileLedger(PartLedger):
         doc = read(path)
         if doc is None:
             raise CampaignError(f"{path} is not there")
-        super().__init__(ledger_bounds(game, doc), ledger_seconds(game, doc))
+        super().__init__(ledger_bounds(game, doc), ledger_seconds(game, doc), ledger_thirds(game, doc))
         self.path, self.game, self.owner = path, game, owner
         self.every = FLUSH_SECONDS if every is None else every
         self.pending: dict[tuple[int, int], tuple[int, int]] = {}
-        self.pending_seconds: dict[tuple[int, int, int], tuple[int, int]] = {}
+        self.pending_below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {s: {} for s in BELOW}
         self.written = self.counted = time.monotonic()
         self.unit = unit
 
@@ -178,7 +213,15 @@ class FileLedger(PartLedger):
     def put_second(self, guess: int, response: int, second: int, lower: int, plies: int) -> bool:
         rose = super().put_second(guess, response, second, lower, plies)
         if rose:
-            self.pending_seconds[(guess, response, second)] = self.get_second(guess, response, second)
+            self.pending_below["seconds"][(guess, response, second)] = self.get_second(guess, response, second)
+        self._after(rose)
+        return rose
+
+    def put_third(self, guess: int, response: int, second: int, response2: int, lower: int, plies: int) -> bool:
+        rose = super().put_third(guess, response, second, response2, lower, plies)
+        if rose:
+            self.pending_below["thirds"][(guess, response, second, response2)] = self.get_third(
+                guess, response, second, response2)
         self._after(rose)
         return rose
 
@@ -200,6 +243,8 @@ class FileLedger(PartLedger):
                 super().put(g, r, lower, plies)
             for (g, r, g2), (lower, plies) in ledger_seconds(self.game, doc).items():
                 super().put_second(g, r, g2, lower, plies)
+            for (g, r, g2, r2), (lower, plies) in ledger_thirds(self.game, doc).items():
+                super().put_third(g, r, g2, r2, lower, plies)
 
     def _key(self, guess: int, response: int) -> str:
         """A part's name in the file's ``claims``."""
@@ -261,13 +306,13 @@ class FileLedger(PartLedger):
         """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
         run killed before its unit ends still counts what it cost)."""
         now = time.monotonic()
-        if self.pending or self.pending_seconds or self.unit is not None:
+        if self.pending or any(self.pending_below.values()) or self.unit is not None:
             pending, self.pending = self.pending, {}
-            seconds, self.pending_seconds = self.pending_seconds, {}
+            below, self.pending_below = self.pending_below, {s: {} for s in BELOW}
             spent, self.counted = now - self.counted, now
 
             def change(doc: dict[str, Any]) -> None:
-                _merge(self.game, doc, pending, seconds)
+                _merge(self.game, doc, pending, below)
                 if self.unit is not None:
                     times = doc.setdefault("spent", {})
                     times[self.unit] = round(float(times.get(self.unit, 0.0)) + spent, 1)
@@ -317,7 +362,8 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
         else:
             _same_game(game, doc, path)
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
-            ledger_seconds(game, doc)
+            for section in BELOW:
+                ledger_below(game, doc, section)
             _prune_claims(doc)
             _compact_seconds(doc)
             relabelled = doc.get("leaves") != LEAVES
@@ -446,6 +492,23 @@ def _compact_seconds(doc: dict[str, Any]) -> None:
             del seconds[guess]
     if not seconds:
         doc.pop("seconds", None)
+    # a second guess known in full at k plies needs nothing of its parts (proven at k - 1 plies or fewer)
+    thirds = doc.get("thirds", {})
+    for guess, parts in list(thirds.items()):
+        for response, row in list(parts.items()):
+            for second, below in list(row.items()):
+                done = doc.get("seconds", {}).get(guess, {}).get(response, {}).get(second, [0, 0])[1]
+                for key, (_, plies) in list(below.items()):
+                    if int(done) > int(plies):
+                        del below[key]
+                if not below:
+                    del row[second]
+            if not row:
+                del parts[response]
+        if not parts:
+            del thirds[guess]
+    if not thirds:
+        doc.pop("thirds", None)
 
 
 def _same_game(game: Game, doc: dict[str, Any], path: str) -> None:
@@ -462,10 +525,15 @@ def _count_plies_anew(doc: dict[str, Any]) -> None:
         for key, (lower, plies) in parts.items():
             if plies != "exact":
                 parts[key] = [lower, max(int(plies) - 1, 0)]
-    for parts in doc.get("seconds", {}).values():
-        for row in parts.values():
-            for key, (lower, plies) in row.items():
-                row[key] = [lower, max(int(plies) - 1, 0)]
+    def drop(tree: dict[str, Any]) -> None:
+        for key, value in tree.items():
+            if isinstance(value, dict):
+                drop(value)
+            else:
+                tree[key] = [value[0], max(int(value[1]) - 1, 0)]
+
+    for section in BELOW:
+        drop(doc.get(section, {}))
     doc["leaves"] = LEAVES
 
 

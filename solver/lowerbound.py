@@ -57,8 +57,9 @@ run as from nothing, since they warm the memo the last pass draws its estimates 
 every guess at once would leave it cold, and cost more than it saves).  ``guesses`` restricts the root
 to some of its guesses, so that each can be a unit of work of its own: the root's bound is the least of
 its guesses' bounds.  Below them, the last pass refines a root part one second guess at a time and tells the
-ledger each one's bound (:meth:`PartLedger.put_second`): a big part of a deep pass is hours of one kernel call,
-and a run stopped in it would keep nothing of it.
+ledger each one's bound (:meth:`PartLedger.put_second`), and each second guess one part at a time, each part's
+bound told too (:meth:`PartLedger.put_third`): a big part of a deep pass is hours of one kernel call, and a run
+stopped in it would keep nothing of it.
 
 Table.  ``known(codes)`` may give what a table already proves of a root part (``(lower, upper)``,
 turn-independent, for totals with no limit): an exact value replaces the refinement and a lower
@@ -457,9 +458,11 @@ class PartLedger:
     before each root guess to take in what other processes proved)."""
 
     def __init__(self, bounds: dict[tuple[int, int], tuple[int, int]] | None = None,
-                 seconds: dict[tuple[int, int, int], tuple[int, int]] | None = None) -> None:
+                 seconds: dict[tuple[int, int, int], tuple[int, int]] | None = None,
+                 thirds: dict[tuple[int, int, int, int], tuple[int, int]] | None = None) -> None:
         self.bounds: dict[tuple[int, int], tuple[int, int]] = dict(bounds or {})
         self.seconds: dict[tuple[int, int, int], tuple[int, int]] = dict(seconds or {})
+        self.thirds: dict[tuple[int, int, int, int], tuple[int, int]] = dict(thirds or {})
 
     def get(self, guess: int, response: int) -> tuple[int, int]:
         """(bound, plies) of a part, (0, 0) when nothing is known of it."""
@@ -487,6 +490,21 @@ class PartLedger:
         if new == (old_lower, old_plies):
             return False
         self.seconds[(guess, response, second)] = new
+        return True
+
+    def get_third(self, guess: int, response: int, second: int, response2: int) -> tuple[int, int]:
+        """(bound, plies) of the part that answers ``response2`` to ``second`` within the root part, (0, 0) when
+        nothing is known: a second guess's bound is its cost plus the sum of these, so each is a unit too."""
+        return self.thirds.get((guess, response, second, response2), (0, 0))
+
+    def put_third(self, guess: int, response: int, second: int, response2: int, lower: int, plies: int) -> bool:
+        """Take in a proven bound of a part below a second guess; never falls.  Returns whether anything rose."""
+        key = (guess, response, second, response2)
+        old_lower, old_plies = self.thirds.get(key, (0, 0))
+        new = (max(old_lower, lower), max(old_plies, plies))
+        if new == (old_lower, old_plies):
+            return False
+        self.thirds[key] = new
         return True
 
     def sync(self) -> None:
@@ -645,13 +663,10 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
                 v = lower
             else:
-                below = (no_reps, no_starts)
+                below = no_reps
                 if starts.shape[0] > 0:
-                    lo, hi = int(starts[i]), int(starts[i + 1])
-                    below = (reps[lo:hi], np.array([0, hi - lo], dtype=np.int64))
-                got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool[i:i + 1], k, lb0, n_resp, win,
-                                     game.symbols, called | int(arrays.masks[g]), best, work, z1, z2, *memo, *below,
-                                     False, lb1))
+                    below = reps[int(starts[i]):int(starts[i + 1])]
+                got = by_third(g, r, sub, g2, below, k, best)
                 v = max(got, lower)
                 if got < best or v > shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
                     shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
@@ -662,6 +677,57 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         if found:
             return best
         return INF if fail >= INF else max(fail, beta)
+
+    def by_third(g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
+                 beta: int) -> int:
+        """The root part ``(g, r)`` refined ``k`` plies opening with ``g2`` (``below``: the third ply's guesses),
+        as :func:`refine_set` refines one guess: its parts one kernel call each, each part's bound put in the
+        ledger (:meth:`PartLedger.put_third`) so that a second guess of an hour keeps what it proved.  Fail-soft:
+        the bound when below ``beta``, else a bound of at least it."""
+        n = int(sub.shape[0])
+        part_order, starts = kernels.split(*arrays.kernel_args(), g2, sub, game.n_responses)
+        called2 = called | int(arrays.masks[g]) | int(arrays.masks[g2])
+        est: dict[int, int] = {}
+        known_any = False
+        for r2 in range(game.n_responses):
+            c = int(starts[r2 + 1] - starts[r2])
+            if c == 0 or r2 == win:
+                continue
+            e = int(lb0[c])
+            if c > 2:
+                q1, q2 = set_keys(np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32),
+                                  z1, z2, 0)
+                seen = int(_memo_peek(*memo, np.uint64(q1), np.uint64(q2)))
+                proven = shared.get_third(g, r, g2, r2)[0]
+                if max(seen, proven) > e:
+                    e, known_any = max(seen, proven), True
+            est[r2] = e
+        rest = sum(est.values())
+        if n + rest >= beta:
+            return max(n + rest, beta)
+        # the kernel's order: largest first on size-only estimates, smallest first once some are known
+        sizes = {r2: int(starts[r2 + 1] - starts[r2]) for r2 in est}
+        order = sorted(est, key=lambda r2: (sizes[r2], r2) if known_any else (-sizes[r2], r2))
+        acc = n
+        classed = below.shape[0] > 0
+        for r2 in order:
+            rest -= est[r2]
+            lower, plies = shared.get_third(g, r, g2, r2)
+            if plies >= k - 1 or sizes[r2] <= 2:
+                v = est[r2]
+            else:
+                room = beta - acc - rest
+                part = np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32)
+                got = int(refine_set(ktable, arrays.codes, arrays.masks, part, below, k - 1, lb0, n_resp, win,
+                                     game.symbols, called2, room, work, z1, z2, *memo, no_reps, no_starts, classed,
+                                     lb1))
+                v = max(got, est[r2])
+                if got < room or v > max(lower, int(lb0[sizes[r2]])):  # a cut bound at its size's says nothing
+                    shared.put_third(g, r, g2, r2, min(v, INF), k - 1 if got < room else 0)
+            acc += v
+            if acc + rest >= beta:
+                return max(acc + rest, beta)
+        return acc
 
     def one_pass(d: int) -> tuple[int, int | None]:
         """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the

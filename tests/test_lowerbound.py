@@ -286,9 +286,10 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
 
 @pytest.mark.parametrize(("spec", "depth"), [("mastermind", 3), ("4,5,1", 4), ("4,7,0", 3)])
 def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: str, depth: int) -> None:
-    """The last pass refines a root part one second guess at a time: the bound is the one of a single call, each
-    second guess's bound is in the ledger, the least of a fully refined part's is the part's own, and a run
-    given only those (no part's bound) reaches the same bound with fewer sets refined."""
+    """The last pass refines a root part one second guess at a time, and each second guess one part at a time:
+    the bound is the one of a single call, each second guess's bound and each of its parts' is in the ledger,
+    the least of a fully refined part's is the part's own, and a run given only the second guesses' bounds, or
+    only their parts', reaches the same bound with fewer sets refined."""
     game = Game.from_spec(spec)
     whole = root_lower_bound(game, (), depth, second_units=None)
     ledger = PartLedger()
@@ -303,6 +304,10 @@ def test_parts_refined_second_guess_by_second_guess_agree_and_keep_each(spec: st
             assert min(mine) == ledger.get(g, r)[0]
     again = root_lower_bound(game, (), depth, ledger=PartLedger(seconds=ledger.seconds), second_units=3)
     assert again.value == whole.value and again.work < split.work
+    # one level down: a second guess's parts are units too, and a run given only their bounds agrees
+    assert ledger.thirds and all(v[1] in (0, depth - 2) for v in ledger.thirds.values())
+    below = root_lower_bound(game, (), depth, ledger=PartLedger(thirds=ledger.thirds), second_units=3)
+    assert below.value == whole.value and below.work < split.work
 
 
 def test_refining_only_some_parts_leaves_the_others_as_the_ledger_has_them() -> None:
@@ -329,6 +334,9 @@ def test_a_ledger_never_lowers_a_bound() -> None:
     assert ledger.put(7, 3, 40, 2)
     assert not ledger.put(7, 3, 35, 1)
     assert ledger.put(7, 3, 38, 3) and ledger.get(7, 3) == (40, 3)
+    assert ledger.get_third(7, 3, 9, 2) == (0, 0)
+    assert ledger.put_third(7, 3, 9, 2, 12, 1) and not ledger.put_third(7, 3, 9, 2, 11, 0)
+    assert ledger.get_third(7, 3, 9, 2) == (12, 1)
     assert ledger.get_second(7, 3, 9) == (0, 0)
     assert ledger.put_second(7, 3, 9, 41, 1) and not ledger.put_second(7, 3, 9, 30, 0)
     assert ledger.put_second(7, 3, 9, 30, 2) and ledger.get_second(7, 3, 9) == (41, 2)

@@ -305,10 +305,16 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     assert seconds and all(plies in (0, 2) for _, plies in seconds.values())
     parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), doc)
     assert all(lower >= parts[(g, r)][0] for (g, r, _), (lower, _) in seconds.items())  # a part: their least
+    thirds = bound_campaigns.ledger_thirds(Game.from_spec("5,6,0"), doc)
+    assert thirds and all(plies in (0, 1) for _, plies in thirds.values())
     bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))  # drops cut ones no higher than their part
-    kept = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), bound_campaigns.read(str(path)) or {})
+    compact = bound_campaigns.read(str(path)) or {}
+    kept = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), compact)
     assert kept == {k: v for k, v in seconds.items() if v[1] == 2 or v[0] > parts[k[:2]][0]}
     assert any(v[1] == 2 for v in kept.values())
+    # and the parts of a second guess known in full: what they say, it says
+    assert bound_campaigns.ledger_thirds(Game.from_spec("5,6,0"), compact) == {
+        k: v for k, v in thirds.items() if kept.get(k[:3], (0, 0))[1] <= v[1]}
     doc = bound_campaigns.read(str(path)) or {}
     doc.update(parts={}, units={})
     del doc["finished"]
@@ -325,10 +331,17 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     with pytest.raises(bound_campaigns.CampaignError, match="second guess"):
         bound_campaigns.run("5,6,0", 3, None, str(path))
     assert json.loads(path.read_text()) == broken
+    del broken["seconds"][guess][response]["00123"]
+    broken.setdefault("thirds", {}).setdefault(guess, {}).setdefault(response, {})["01234"] = {"9.9": [3, 0]}
+    path.write_text(json.dumps(broken))
+    with pytest.raises(bound_campaigns.CampaignError, match="below a second guess"):
+        bound_campaigns.run("5,6,0", 3, None, str(path))
+    assert json.loads(path.read_text()) == broken
+    broken["thirds"][guess][response]["01234"] = {"2.2": [3, 0]}
+    path.write_text(json.dumps(broken))
 
     old = bound_campaigns.read(str(path))
     assert old is not None
-    del old["seconds"][guess][response]["00123"]
     del old["leaves"]
     path.write_text(json.dumps(old))
     bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))
