@@ -476,39 +476,35 @@ def record_of(game: Game, depth: int, target: int | None, path: str, command: st
             "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
 
 
+def _prune(tree: dict[str, Any], drop: Callable[[tuple[str, ...], list[Any]], bool],
+           keys: tuple[str, ...] = ()) -> None:
+    """Delete the leaves (``[bound, plies]``) of a nested section for which ``drop(their keys, leaf)`` holds, and
+    the branches left empty."""
+    for key, value in list(tree.items()):
+        if isinstance(value, dict):
+            _prune(value, drop, (*keys, key))
+            if not value:
+                del tree[key]
+        elif drop((*keys, key), value):
+            del tree[key]
+
+
 def _compact_seconds(doc: dict[str, Any]) -> None:
     """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
-    than it.  Why: a part's bound is the least of its second guesses', so those only fill the file."""
-    seconds = doc.get("seconds", {})
-    for guess, parts in list(seconds.items()):
-        for response, row in list(parts.items()):
-            part = int(doc["parts"].get(guess, {}).get(response, [0, 0])[0])
-            for key, (lower, plies) in list(row.items()):
-                if plies == 0 and lower <= part:
-                    del row[key]
-            if not row:
-                del parts[response]
-        if not parts:
-            del seconds[guess]
-    if not seconds:
-        doc.pop("seconds", None)
-    # a second guess known in full at k plies needs nothing of its parts (proven at k - 1 plies or fewer)
-    thirds = doc.get("thirds", {})
-    for guess, parts in list(thirds.items()):
-        for response, row in list(parts.items()):
-            for second, below in list(row.items()):
-                done = doc.get("seconds", {}).get(guess, {}).get(response, {}).get(second, [0, 0])[1]
-                for key, (_, plies) in list(below.items()):
-                    if int(done) > int(plies):
-                        del below[key]
-                if not below:
-                    del row[second]
-            if not row:
-                del parts[response]
-        if not parts:
-            del thirds[guess]
-    if not thirds:
-        doc.pop("thirds", None)
+    than it (a part's bound is the least of its second guesses'); and the bounds of a second guess's parts once
+    the second guess is known in full at more plies than they were proven for."""
+
+    def part(keys: tuple[str, ...]) -> int:
+        return int(doc["parts"].get(keys[0], {}).get(keys[1], [0, 0])[0])
+
+    def second(keys: tuple[str, ...]) -> int:
+        return int(doc.get("seconds", {}).get(keys[0], {}).get(keys[1], {}).get(keys[2], [0, 0])[1])
+
+    _prune(doc.get("seconds", {}), lambda keys, leaf: int(leaf[1]) == 0 and int(leaf[0]) <= part(keys))
+    _prune(doc.get("thirds", {}), lambda keys, leaf: second(keys) > int(leaf[1]))
+    for section in BELOW:
+        if not doc.get(section, True):
+            doc.pop(section)
 
 
 def _same_game(game: Game, doc: dict[str, Any], path: str) -> None:
