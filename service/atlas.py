@@ -465,10 +465,10 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
                              log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """The lower bound of :func:`add_lower_bound` proven as a campaign of units, one per first guess, its
     parts' bounds kept in the progress file ``progress`` as they are proven (:mod:`service.bound_campaigns`):
-    resumable, and run on ``processes`` processes.  Recorded like a plain bound once every unit is done;
-    returns the record then, else None (the same command continues).  Unfinished, the bound its parts prove so
-    far (:func:`service.bound_campaigns.standing`) is recorded when it beats the entry's, marked
-    ``"finished": false``: every part's bound is a proof, so the bracket narrows with each run."""
+    resumable, and run on ``processes`` processes.  Recorded like a plain bound once every unit is done.
+    Unfinished, the bound its parts prove so far (:func:`service.bound_campaigns.standing`) is recorded when it
+    beats the entry's, marked ``"finished": false``: every part's bound is a proof, so the bracket narrows with
+    each run (the same command continues it).  Returns the record of either kind."""
     from service import bound_campaigns
 
     if load(path)[spec]["values"]["total"]["exact"]:

@@ -442,7 +442,8 @@ def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: 
     """Run the campaign (:func:`run`) and hand ``keep`` the lower bound's record (:func:`record_of`) of what its
     file proves: before the run (a run killed before its next part ends then loses none of it), and after it,
     the campaign's bound once finished, else what its parts prove so far.  ``keep`` returns the record as it
-    kept it; the finished one is returned, else None.  The atlas and the records keep their bounds this way."""
+    kept it; the last one is returned (:func:`unfinished` tells which kind), None when the campaign has no file.
+    The atlas and the records keep their bounds this way."""
     game = Game.from_spec(spec)
     before = so_far(game, path)
     if before is not None:
@@ -451,9 +452,7 @@ def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: 
     if summary is not None:
         return keep(record_of(game, depth, target, path, command, summary, True))
     after = so_far(game, path)
-    if after is not None:
-        keep(record_of(game, depth, target, path, command, after, False))
-    return None
+    return None if after is None else keep(record_of(game, depth, target, path, command, after, False))
 
 
 def unfinished(record: dict[str, Any]) -> bool:

@@ -107,8 +107,8 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
     proven, so that a run stopped or killed continues from what it proved, on ``processes`` processes (or
     several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, often
-    more than one run has.  Recorded like a plain bound once every unit is done; returns the record then, else
-    None (the same command continues).
+    more than one run has.  Recorded like a plain bound once every unit is done, and before then what its parts
+    prove so far, marked unfinished (the same command continues); returns the record of either kind.
 
     :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
     """

@@ -152,17 +152,16 @@ def _parts_list(only_parts: str | None) -> list[str] | None:
 
 
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
-    """A bound campaign's outcome: its record once every first guess is done, else where it stands."""
+    """A bound campaign's outcome: its record once every first guess is done, else where it stands (the bound
+    its unfinished record says its file proves)."""
     from service import bound_campaigns
-    from solver.game import Game
 
-    if record is not None:
+    if record is not None and not bound_campaigns.unfinished(record):
         _emit_json({"game": game, "finished": True, **record})
         return
     doc = bound_campaigns.read(progress) or {}
     _emit_json({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
-                "plan": doc.get("plan"),
-                **({"standing": bound_campaigns.standing(Game.from_spec(game), doc)} if doc else {})})
+                "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})})
 
 
 def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
