@@ -436,6 +436,59 @@ def so_far(game: Game, path: str) -> dict[str, Any] | None:
         raise CampaignError(f"{path}: a unit or a time that is not a number: {exc!r}") from None
 
 
+def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
+    """Where a bracket of T lies, part by part: for each response to ``tree``'s first guess, the part's size,
+    what the tree spends on it (guesses after the first, summed over its secrets: the upper side), the bound the
+    progress file proves for it (the lower side, under the first guess of the file that is a relabelling of the
+    tree's) and the difference.  ``lower`` is the bound under that first guess; ``standing`` the root's
+    (:func:`standing`: the least over every first guess), which is what the file proves of T.
+
+    Why: a bracket is two sums over the same parts, and the work that narrows it goes where a part's two sides
+    are apart: a part whose tree already spends its proven bound is optimal under that first guess, and neither
+    a deeper bound nor a better subtree can gain anything there.
+
+    :raises CampaignError: the file is another game's, or none of its first guesses is the tree's up to a
+        symmetry.
+    """
+    import numpy as np
+
+    from solver import kernels
+    from solver.bounds import lower_bound_tables
+    from solver.symmetry import relabelling_onto
+    from solver.table import MMAX
+    from solver.tree import solved_depths
+
+    if doc.get("game") != game.spec or tree.game.spec != game.spec:
+        raise CampaignError(f"the tree ({tree.game.spec}) and the progress file ({doc.get('game')}) are not both "
+                            f"{game.spec}'s")
+    first = int(tree.root.guess)
+    bounds = ledger_bounds(game, doc)
+    reps = [game.parse_code(k) for k in doc["parts"]]
+    rep = next((g for g in reps if relabelling_onto(game, [g], [first]) is not None), None)
+    if rep is None:
+        raise CampaignError(f"the progress file has no first guess that is {game.format_code(first)} relabelled")
+    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+    depths = solved_depths(tree)
+    arrays = game.search_arrays()
+    order, starts = kernels.split(*arrays.kernel_args(), first, np.arange(game.size, dtype=np.int32),
+                                  game.n_responses)
+    rows: list[dict[str, Any]] = []
+    for r in range(game.n_responses):
+        part = order[starts[r]:starts[r + 1]]
+        if len(part) == 0 or r == game.all_bulls:
+            continue
+        upper = int(depths[part].sum()) - len(part)
+        lower, plies = bounds.get((rep, r), (int(lb0[len(part)]), 0))
+        lower = max(lower, int(lb0[len(part)]))
+        rows.append({"response": game.format_response(r), "codes": len(part), "upper": upper, "lower": lower,
+                     "plies": "exact" if plies >= EXACT_PLIES else plies, "gap": upper - lower})
+    rows.sort(key=lambda row: (-row["gap"], -row["codes"]))
+    upper = game.size + sum(row["upper"] for row in rows)
+    lower = game.size + sum(row["lower"] for row in rows)
+    return {"game": game.spec, "first_guess": game.format_code(first), "as_in_file": game.format_code(rep),
+            "upper": upper, "lower": lower, "gap": upper - lower, "standing": standing(game, doc), "parts": rows}
+
+
 def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
                  keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
                  only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:

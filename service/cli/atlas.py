@@ -342,3 +342,50 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
                           log=lambda line: click.echo(line, err=True))
     except RuntimeError as exc:
         _fail(str(exc))
+
+
+@atlas_group.command("gaps")
+@click.option("-g", "--game", required=True, help="An unsolved atlas game with a best-known tree ('6,7,0').")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where the best-known tree is (default: the package's service/data/trees).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def atlas_gaps(game: str, progress: str | None, folder: str | None, as_json: bool) -> None:
+    """Where an unsolved game's bracket of T lies: for each response to the best-known tree's first guess, the
+    guesses the tree spends on that part against the bound its lower-bound campaign proves, widest gap first.
+    A part with no gap is optimal under that first guess; the others are where a deeper bound or a better
+    subtree can narrow the bracket."""
+    from service import bound_campaigns
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    try:
+        g = Game.from_spec(game)
+    except SolverError as exc:
+        _fail(str(exc))
+    path = progress or bound_campaigns.default_path(g.spec)
+    try:
+        doc = bound_campaigns.read(path)
+    except bound_campaigns.CampaignError as exc:
+        _fail(str(exc))
+    if doc is None:
+        _fail(f"{path}: no lower-bound campaign of {g.spec} there (see `bullscows atlas bounds --campaign`)")
+    stored = TreeLibrary(folder or TREE_DIR).get(g, "best-known", None)
+    if stored is None:
+        _fail(f"{g.spec} has no best-known tree (see `bullscows atlas hybrid`)")
+    try:
+        report = bound_campaigns.gaps(g, doc, stored.tree)
+    except bound_campaigns.CampaignError as exc:
+        _fail(str(exc))
+    if as_json:
+        _emit_json(report)
+        return
+    click.echo(f"{report['game']}: first guess {report['first_guess']}: the tree spends {report['upper']}, the parts' "
+               f"bounds add up to {report['lower']} (gap {report['gap']}); T >= {report['standing']} over every first "
+               "guess")
+    click.echo(f"{'response':>8} {'codes':>6} {'tree':>7} {'bound':>7} {'plies':>6} {'gap':>5}")
+    for row in report["parts"]:
+        click.echo(f"{row['response']:>8} {row['codes']:>6} {row['upper']:>7} {row['lower']:>7} {row['plies']!s:>6} "
+                   f"{row['gap']:>5}")

@@ -19,6 +19,7 @@ from service import atlas, bound_campaigns
 from service.cli import main
 from solver.game import Game
 from solver.lowerbound import root_classes, root_lower_bound
+from solver.tree import Tree
 from tests.service.progress_wait import wait_for_progress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -422,3 +423,80 @@ def test_a_campaign_may_refine_only_the_parts_it_names(tmp_path: Path) -> None:
     assert all(_parts(after)[k] == v for k, v in parts.items() if k[1] != big)
     assert shown["standing"] == bound_campaigns.standing(Game.from_spec("4,5,1"), after) <= truth
     assert atlas.load(str(path))["4,5,1"]["values"]["total"]["lower"] == max(truth - 40, shown["standing"])
+
+
+def _mastermind_tree(first: str | None = None) -> Tree:
+    from service.trees import TreeLibrary
+    from solver.heuristics import get_strategy
+    from solver.tree import build_tree, strategy_chooser
+
+    game = Game.from_spec("4,6,1")
+    if first is None:
+        stored = TreeLibrary().get(game, "optimal-total", None)
+        assert stored is not None
+        return stored.tree
+    return build_tree(game, strategy_chooser(game, get_strategy("entropy")), first=game.parse_code(first))
+
+
+def test_the_gaps_of_an_optimal_tree_are_nil_and_a_worse_tree_shows_where_it_loses(tmp_path: Path) -> None:
+    """Mastermind's three-ply bound is 5625, the optimal tree's total: each of its parts spends exactly what the
+    file proves for it.  A one-step tree opened with a relabelling of the same first guess is read against the
+    file's first guess; its parts add up to its total, and each spends at least its bound."""
+    from solver.tree import solved_depths
+
+    path = str(tmp_path / "bounds.json")
+    got = bound_campaigns.run("4,6,1", 3, None, path)
+    assert got is not None and got["value"] == 5625
+    doc = bound_campaigns.read(path)
+    assert doc is not None
+    game = Game.from_spec("4,6,1")
+    best = bound_campaigns.gaps(game, doc, _mastermind_tree())
+    assert (best["upper"], best["lower"], best["gap"], best["standing"]) == (5625, 5625, 0, 5625)
+    assert all(row["gap"] == 0 for row in best["parts"]) and sum(r["codes"] for r in best["parts"]) == 1295
+    worse_tree = _mastermind_tree("3345")  # 0012 relabelled, played by entropy below it
+    worse = bound_campaigns.gaps(game, doc, worse_tree)
+    assert worse["first_guess"] == "3345" and worse["as_in_file"] == best["first_guess"] == "0012"
+    assert worse["upper"] == int(solved_depths(worse_tree).sum()) > 5625 and worse["lower"] == 5625
+    assert worse["gap"] == worse["upper"] - 5625 == sum(row["gap"] for row in worse["parts"])
+    assert all(row["gap"] >= 0 for row in worse["parts"])
+    assert [row["gap"] for row in worse["parts"]] == sorted((row["gap"] for row in worse["parts"]), reverse=True)
+    by_response = {row["response"]: row["lower"] for row in best["parts"]}
+    assert {row["response"]: row["lower"] for row in worse["parts"]} == by_response
+
+
+def test_gaps_refuse_a_tree_the_file_does_not_open_with_or_another_games_file(tmp_path: Path) -> None:
+    path = str(tmp_path / "bounds.json")
+    assert bound_campaigns.run("4,6,1", 2, None, path, max_units=1) is None  # one class of first guess only
+    doc = bound_campaigns.read(path)
+    assert doc is not None and len(doc["parts"]) == 1
+    other = "0123" if list(doc["parts"]) != ["0123"] else "0000"
+    game = Game.from_spec("4,6,1")
+    with pytest.raises(bound_campaigns.CampaignError, match=f"no first guess that is {other} relabelled"):
+        bound_campaigns.gaps(game, doc, _mastermind_tree(other))
+    with pytest.raises(bound_campaigns.CampaignError, match="not both"):
+        bound_campaigns.gaps(Game.from_spec("4,6,0"), doc, _mastermind_tree())
+
+
+def test_the_gaps_command_reads_the_committed_campaigns_against_the_shipped_trees() -> None:
+    """For every unsolved game with a committed lower-bound campaign, the tree's side is the atlas's upper bound
+    of T and the file's standing bound its lower bound, as shipped."""
+    entries = atlas.load()
+    seen = 0
+    for spec, entry in entries.items():
+        path = REPO / bound_campaigns.default_path(spec)
+        if atlas.finished(entry) or entry.get("hybrid") is None or not path.exists():
+            continue
+        out = CliRunner().invoke(main, ["atlas", "gaps", "-g", spec, "--progress", str(path), "--json"])
+        assert out.exit_code == 0, out.output
+        report = json.loads(out.output)
+        total = entry["values"]["total"]
+        assert report["upper"] == total["upper"] and report["standing"] == total["lower"] <= report["lower"]
+        assert report["gap"] == sum(row["gap"] for row in report["parts"]) and report["gap"] >= total["upper"] - \
+            report["lower"]
+        seen += 1
+    assert seen >= 5
+    text = CliRunner().invoke(main, ["atlas", "gaps", "-g", "6,7,0", "--progress",
+                                     str(REPO / "campaigns/bounds-6-7-0.json")])
+    assert text.exit_code == 0 and "first guess 012345" in text.output and "response" in text.output
+    missing = CliRunner().invoke(main, ["atlas", "gaps", "-g", "8,3,1", "--progress", "/nonexistent/b.json"])
+    assert missing.exit_code == 2 and "no lower-bound campaign of 8,3,1" in missing.output
