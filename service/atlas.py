@@ -342,18 +342,22 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
 
 def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
                       budget_s: float, max_guesses: int | None, folder: str | None,
-                      log: Callable[[str], None], keep_movers: bool = False) -> tuple[Any, dict[str, Any], float, str]:
+                      log: Callable[[str], None], keep_movers: bool = False,
+                      sweep: int | None = None) -> tuple[Any, dict[str, Any], float, str]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
     records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
     ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
     ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
-    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).
+    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``:
+    positions of more candidates than that are searched by a sweep of their guesses by refined bounds
+    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.
 
     :raises ValueError: there is no best-known tree to polish.
     """
     from service.trees import TREE_DIR, TreeLibrary
     from solver.polish import polish
     from solver.search import Searcher, SolveOptions
+    from solver.sweep import Sweeper
 
     spec = game.spec
     stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
@@ -362,20 +366,25 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
         raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
     tree = stored.tree
     started = time.perf_counter()
-    report = polish(tree, Searcher(game, SolveOptions("total"), table_capacity=1 << 22), above=above,
-                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, keep_movers=keep_movers, log=log)
+    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
+                                                 searcher=searcher, log=log)
+    report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
+                    keep_movers=keep_movers, sweeper=sweeper, log=log)
     spent = time.perf_counter() - started
     log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
         f"{report.gained} guesses saved, {spent:.1f} s")
     field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+             **({} if sweep is None else {"sweep": sweep}),
              **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
     limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    limit += "" if sweep is None else f" --sweep {sweep}"
     command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
     return tree, field, spent, command
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-               path: str = ATLAS_FILE, folder: str | None = None,
+               path: str = ATLAS_FILE, folder: str | None = None, sweep: int | None = None,
                log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Polish an unsolved entry's best-known tree (:func:`polish_best_known`: positions of ``above`` to
     ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
@@ -398,7 +407,7 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
     tree, field, spent, command = polish_best_known(game, "atlas", before, above=above, at_most=at_most,
                                                     budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log, keep_movers=within_w)
+                                                    log=log, keep_movers=within_w, sweep=sweep)
     assert before is not None  # polish_best_known refuses an entry without one
     stats = tree.stats()
     log(f"{spec}: total {before['total']} -> {stats.total}")

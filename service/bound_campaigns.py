@@ -489,6 +489,49 @@ def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
             "upper": upper, "lower": lower, "gap": upper - lower, "standing": standing(game, doc), "parts": rows}
 
 
+def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
+               log: Log = lambda _: None) -> dict[str, Any]:
+    """One level further down than :func:`gaps`: below the tree's position that the responses ``path`` lead to
+    (from its first guess on), for each response to that position's guess, what the tree spends on the set it
+    leaves (guesses after that one, summed over its secrets) against the set's lower bound refined ``depth``
+    plies now (:func:`solver.lowerbound.root_lower_bound` after the tree's moves).
+
+    Why: a part's gap is spread over its second guess's sets, and those of a hundred codes are where a deeper
+    search or a better subtree pays; the sets whose tree already spends their bound need nothing more.  The bound
+    is of the set under the tree's own moves, so it bounds what any better subtree there can save, not what the
+    part can (another second guess may do better: the campaign's part bound says that).
+
+    :raises CampaignError: a response on the path that the tree does not follow.
+    """
+    from solver.game import Turn
+    from solver.lowerbound import root_lower_bound
+    from solver.tree import solved_depths
+
+    depths = solved_depths(tree)
+    node, turns = tree.root, []
+    for r in path:
+        child = node.children.get(r)
+        if child is None:
+            raise CampaignError(f"the tree has no position after {game.format_response(r)} there")
+        turns.append(Turn(node.guess, r))
+        node = child
+    rows: list[dict[str, Any]] = []
+    for r, _child in sorted(node.children.items(), key=lambda item: -item[1].size):
+        history = [*turns, Turn(node.guess, r)]
+        cands = game.candidates(history)
+        n = len(cands)
+        upper = int(depths[cands].sum()) - n * len(history)
+        started = time.perf_counter()
+        lower = root_lower_bound(game, history, depth).value - n * len(history)
+        rows.append({"response": game.format_response(r), "codes": n, "upper": upper, "lower": lower,
+                     "gap": upper - lower, "seconds": round(time.perf_counter() - started, 1)})
+        log(f"{game.format_response(r)}: {n} codes, tree {upper}, bound {lower}")
+    return {"game": game.spec, "path": " ".join(game.format_response(r) for r in path),
+            "moves": [game.format_code(t.guess) for t in turns] + [game.format_code(node.guess)], "depth": depth,
+            "upper": sum(row["upper"] for row in rows), "lower": sum(row["lower"] for row in rows),
+            "gap": sum(row["gap"] for row in rows), "parts": rows}
+
+
 def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
                  keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
                  only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:

@@ -43,8 +43,15 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
     candidate.  Kind 0 bounds any strategy, kind 1 those starting with a non-candidate.  Totals fill
     the levels greedily (Σ j·count); k-movers count what cannot fit before the last level.  INF
     where even a perfect tree cannot finish in ``m`` guesses.
+
+    The tables depend only on the game's response count and ``size``; they are made once per pair and shared,
+    read-only (every search and every refined bound of a sweep asks for them).
     """
-    b = max(valid_response_count(game) - 1, 1)
+    return _tables(max(valid_response_count(game) - 1, 1), size)
+
+
+@functools.lru_cache(maxsize=16)
+def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
     out = np.full((2, 2, MMAX + 1, size + 1), tk.INF, dtype=np.int64)
     s = np.arange(size + 1, dtype=np.int64)
     for kind in (0, 1):
@@ -67,6 +74,7 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
             out[kind, 0, m] = np.where(feasible, cost, tk.INF)
             before = cum[m - 1] if m >= 1 else 0
             out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), tk.INF)
+    out.flags.writeable = False
     return out
 
 

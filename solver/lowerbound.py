@@ -71,6 +71,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -83,6 +84,9 @@ from solver.question import INF, SolveOptions
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, zobrist
 from solver.ttkernels import set_keys
+
+if TYPE_CHECKING:
+    from solver.search import Searcher
 
 __all__ = ["LEAVES", "PartBound", "PartLedger", "RootBound", "refine_set", "root_classes", "root_lower_bound"]
 
@@ -523,12 +527,13 @@ class PartLedger:
         refine: its bound is then taken in, and the part refined here only if its holder gave up)."""
 
 
-def root_classes(game: Game, history: History = ()) -> list[int]:
+def root_classes(game: Game, history: History = (), *, searcher: Searcher | None = None) -> list[int]:
     """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
-    candidates, in the order it refines them (best one-ply bound first)."""
+    candidates, in the order it refines them (best one-ply bound first).  ``searcher``: one of the game's to
+    reuse (making one costs more than the call on a small set)."""
     from solver.search import Searcher
 
-    searcher = Searcher(game, SolveOptions("total"))
+    searcher = searcher or Searcher(game, SolveOptions("total"))
     ktable, n_resp, win = kernel_responses(game, searcher.arrays.table)
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
@@ -544,7 +549,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      target: int | None = None, guesses: Sequence[int] | None = None,
                      ledger: PartLedger | None = None, third_ply_classes: bool = True,
                      leaf_scan: bool = True, second_units: int | None = SECOND_UNITS_MIN,
-                     only_parts: Collection[int] | None = None) -> RootBound:
+                     only_parts: Collection[int] | None = None, searcher: Searcher | None = None) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -571,13 +576,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     rather than by their size alone: a higher bound at the same depth.  ``second_units``: the last pass
     refines a root part of at least that many codes one second guess at a time (:meth:`PartLedger.put_second`),
     so that a part that takes hours keeps what each of its second guesses proved (same bound as one call).
-    False or None (any of the three) is for the tests and benchmarks that compare."""
+    False or None (any of the three) is for the tests and benchmarks that compare.  ``searcher``: one of the
+    game's to reuse (its arrays and pools; making one costs more than refining a small set)."""
     from solver.search import Searcher
 
     if depth < 1:
         raise ValueError("depth must be at least 1")
     t0 = time.perf_counter()
-    searcher = Searcher(game, SolveOptions("total"))
+    searcher = searcher or Searcher(game, SolveOptions("total"))
     arrays = searcher.arrays
     ktable, n_resp, win = kernel_responses(game, arrays.table)
     tables = lower_bound_tables(game, game.size)

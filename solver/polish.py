@@ -18,6 +18,7 @@ from solver import kernels
 from solver.game import CandidateSet, Game, Turn
 from solver.question import SolveOptions
 from solver.search import Searcher
+from solver.sweep import Sweeper
 from solver.tree import Node, Tree, build_tree
 
 Log = Callable[[str], None]
@@ -68,7 +69,8 @@ def movers_at(node: Node, turn: int, k: int) -> int:
 
 
 def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: float,
-           max_guesses: int | None = None, keep_movers: bool = False, log: Log = lambda _: None) -> PolishReport:
+           max_guesses: int | None = None, keep_movers: bool = False, sweeper: Sweeper | None = None,
+           log: Log = lambda _: None) -> PolishReport:
     """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
     candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
     at most ``budget_s`` seconds, within ``max_guesses`` when given) with its subtree's cost as the bound; a
@@ -79,7 +81,12 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     ``keep_movers`` (with ``max_guesses``): a subtree is replaced only if it also leaves no more secrets to the
     ``max_guesses``-th guess.  The search minimises the total within the limit, not those movers, and a tree
     that bounds both (the atlas's best-known tree of a game whose worst case is that limit) must not trade
-    one for the other: a replacement that adds movers is refused, and the position's children tried instead."""
+    one for the other: a replacement that adds movers is refused, and the position's children tried instead.
+
+    ``sweeper`` (a :class:`solver.sweep.Sweeper` of the game, with the same ``max_guesses``): positions of more
+    candidates than its ``kernel_at_most`` are searched by its sweep (guesses by refined bounds, best first)
+    instead of the exact search alone, and their subtrees built from its choices: the sweep settles sets of a
+    few hundred candidates in the deep games where the search alone runs out of time."""
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
     s = searcher
@@ -97,16 +104,23 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             offset = len(path) * node.size
             bound = None if over else cost + offset
             report.tried += 1
-            res = s.solve_within(path, budget_s, cands=cands,
-                                 options=SolveOptions("total", max_guesses, upper_bound=bound))
-            found = res.exact and res.possible and res.value is not None  # below the bound, when there is one
-            if res.cut:
+            swept = sweeper is not None and node.size > sweeper.kernel_at_most
+            if sweeper is not None and swept:
+                sw = sweeper.value(path, cands=cands, beta=bound, seconds=budget_s)
+                found, cut = sw.exact and sw.value is not None, sw.cut
+            else:
+                res = s.solve_within(path, budget_s, cands=cands,
+                                     options=SolveOptions("total", max_guesses, upper_bound=bound))
+                found = res.exact and res.possible and res.value is not None  # below the bound, if there is one
+                cut = res.cut
+            if cut:
                 report.cut += 1
             elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
                 report.optimal += 1
                 return node
             elif found:
-                better = build_tree(game, s.chooser(options=limited), path, arrays=a).root
+                choose = sweeper.chooser() if sweeper is not None and swept else s.chooser(options=limited)
+                better = build_tree(game, choose, path, arrays=a).root
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)
                 movers_kept = (not keep_movers or max_guesses is None
                                or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))

@@ -169,8 +169,12 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
+@click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
+              help="Search positions of more than N candidates by a sweep of their guesses, best refined bound "
+                   "first (solver.sweep), the exact search settling each set of N or fewer: for the deep games, "
+                   "where the search alone runs out of time on a hundred candidates.")
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
-                 path: str | None, folder: str | None) -> None:
+                 path: str | None, folder: str | None, sweep: int | None) -> None:
     """Polish an unsolved game's best-known tree: search each of its positions of --above to --at-most
     candidates exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every
     cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
@@ -192,7 +196,7 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
         _fail(f"--at-most ({at_most}) must be above --above ({low})")
     try:
         atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses, path=file,
-                         folder=folder, log=lambda line: click.echo(f"# {line}", err=True))
+                         folder=folder, sweep=sweep, log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
 
@@ -350,12 +354,19 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
               help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where the best-known tree is (default: the package's service/data/trees).")
+@click.option("--below", default=None, metavar="RESPONSES",
+              help="Look inside a part instead: the sets the tree's next guess leaves after these responses "
+                   "('0.5', or '0.5 1.4' one level further), each against its bound refined --depth plies now.")
+@click.option("--depth", type=click.IntRange(min=1, max=6), default=2, show_default=True,
+              help="With --below: plies refined for each set's bound.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def atlas_gaps(game: str, progress: str | None, folder: str | None, as_json: bool) -> None:
+def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str | None, depth: int,
+               as_json: bool) -> None:
     """Where an unsolved game's bracket of T lies: for each response to the best-known tree's first guess, the
     guesses the tree spends on that part against the bound its lower-bound campaign proves, widest gap first.
     A part with no gap is optimal under that first guess; the others are where a deeper bound or a better
-    subtree can narrow the bracket."""
+    subtree can narrow the bracket.  With --below, the same one level down inside a part, the bounds refined
+    now."""
     from service import bound_campaigns
     from service.trees import TREE_DIR, TreeLibrary
     from solver.errors import SolverError
@@ -365,6 +376,27 @@ def atlas_gaps(game: str, progress: str | None, folder: str | None, as_json: boo
         g = Game.from_spec(game)
     except SolverError as exc:
         _fail(str(exc))
+    stored = TreeLibrary(folder or TREE_DIR).get(g, "best-known", None)
+    if stored is None:
+        _fail(f"{g.spec} has no best-known tree (see `bullscows atlas hybrid`)")
+    if below is not None:
+        if progress is not None:
+            _fail("--below refines its sets' bounds now: leave out --progress")
+        try:
+            path_ = [g.parse_response(text) for text in below.replace(",", " ").split()]
+            report = bound_campaigns.gaps_below(g, stored.tree, path_, depth)
+        except (SolverError, bound_campaigns.CampaignError) as exc:
+            _fail(str(exc))
+        if as_json:
+            _emit_json(report)
+            return
+        click.echo(f"{report['game']}: after {' '.join(report['moves'][:-1])} (responses {report['path']}), the tree "
+                   f"plays {report['moves'][-1]} and spends {report['upper']}; its sets' {depth}-ply bounds add up "
+                   f"to {report['lower']} (gap {report['gap']})")
+        click.echo(f"{'response':>8} {'codes':>6} {'tree':>7} {'bound':>7} {'gap':>5}")
+        for row in report["parts"]:
+            click.echo(f"{row['response']:>8} {row['codes']:>6} {row['upper']:>7} {row['lower']:>7} {row['gap']:>5}")
+        return
     path = progress or bound_campaigns.default_path(g.spec)
     try:
         doc = bound_campaigns.read(path)
@@ -372,9 +404,6 @@ def atlas_gaps(game: str, progress: str | None, folder: str | None, as_json: boo
         _fail(str(exc))
     if doc is None:
         _fail(f"{path}: no lower-bound campaign of {g.spec} there (see `bullscows atlas bounds --campaign`)")
-    stored = TreeLibrary(folder or TREE_DIR).get(g, "best-known", None)
-    if stored is None:
-        _fail(f"{g.spec} has no best-known tree (see `bullscows atlas hybrid`)")
     try:
         report = bound_campaigns.gaps(g, doc, stored.tree)
     except bound_campaigns.CampaignError as exc:

@@ -1,0 +1,243 @@
+"""Exact values of middle-sized positions by a sweep of their guesses, best proven lower bound first.
+
+Why: the exact search orders and prunes a position's guesses by bounds of their partitions alone (one ply).  In
+the deep games (six and seven positions of seven symbols, W = 7 or 8) those bounds are far below the truth, so a
+set of a hundred candidates is searched for many minutes, most of it on guesses that cannot win.  The refined
+bounds of :mod:`solver.lowerbound` (two plies of real partitions) are within a few guesses of the optimum
+there: a 99-candidate set of 6×7 keeps about a fifth of its guess classes below the tree's cost, and each of
+those is settled by exact searches of its parts (a few dozen candidates each) in a fraction of a second.
+
+The sweep of a set: every class of guesses gets its refined bound (with the best value so far as the target,
+so a hopeless guess costs little); the guesses below the best value are evaluated best bound first, each part
+largest first, by a sweep again when the part is bigger than ``kernel_at_most`` and by the exact search
+(:class:`solver.search.Searcher`) otherwise, each part's budget being the best value so far less what the others
+are proven to need at least.  A guess whose parts reach the best value is dropped at once.  Every value
+returned is exact when it is below the ``beta`` asked for, else a lower bound of at least ``beta`` (fail-soft),
+as the search's are; every bound used is admissible, so the value is the optimum.
+
+It answers the total (T, no depth limit) and the total within ``max_guesses`` guesses (T_W): the refined
+bounds are T's, and T_W ≥ T, so they prune both.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver import kernels
+from solver.game import CandidateSet, Code, Game, History, Turn
+from solver.question import SolveOptions
+from solver.search import Searcher
+from solver.ttkernels import INF as _INF
+
+INF = int(_INF)
+"""The search's infinity (no strategy within the guess limit), as a Python int."""
+
+KERNEL_AT_MOST = 60
+"""Sets of at most this many candidates go to the exact search at once (a fraction of a second in 6×7)."""
+
+Log = Callable[[str], None]
+
+
+class OutOfTime(Exception):
+    """The sweep's deadline passed: nothing it was computing is proven."""
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A sweep's answer for one position."""
+
+    value: int | None
+    """Game-level total (every guess counted, the history's included): exact when ``exact``, else a lower bound
+    of at least the ``beta`` asked for; None when no strategy keeps within ``max_guesses``."""
+    exact: bool
+    guess: Code | None
+    """The best guess, when the value is exact."""
+    guesses: int
+    """Guesses evaluated (each part searched) over the whole sweep, nested sweeps included."""
+    seconds: float
+    cut: bool = False
+    """The deadline passed (the value is then None and nothing is proven)."""
+
+
+class Sweeper:
+    """Sweeps of one game's positions, sharing one exact searcher (and its transposition table) and what every
+    sweep proved (exact values and lower bounds of candidate sets, turn-independent).
+
+    ``max_guesses``: the whole game's guess limit (T_W); None for T.  ``depth``: plies of the guesses' refined
+    bounds.
+    """
+
+    def __init__(self, game: Game, *, max_guesses: int | None = None, kernel_at_most: int = KERNEL_AT_MOST,
+                 depth: int = 2, searcher: Searcher | None = None, log: Log = lambda _: None) -> None:
+        if kernel_at_most < 2:
+            raise ValueError("kernel_at_most must be at least 2")
+        self.game = game
+        self.max_guesses = max_guesses
+        self.kernel_at_most = kernel_at_most
+        self.depth = depth
+        self.searcher = searcher or Searcher(game, SolveOptions("total", max_guesses), table_capacity=1 << 22)
+        self.log = log
+        self.exact: dict[tuple[int, bytes], tuple[int, int]] = {}
+        """(turn, candidate set) -> (turn-independent value, best guess), for sets bigger than
+        ``kernel_at_most``; the turn is 0 without a guess limit (the value does not depend on it then)."""
+        self.lower: dict[tuple[int, bytes], int] = {}
+        """The same keys -> turn-independent lower bound proven by a sweep that failed high."""
+        self.guesses = 0
+        self._deadline = float("inf")
+
+    # -- one position ----------------------------------------------------------------------------------------------
+
+    def value(self, history: History, *, cands: CandidateSet | None = None, beta: int | None = None,
+              seconds: float | None = None) -> SweepResult:
+        """The game-level optimal total after ``history`` (``cands`` its candidates), exact when below ``beta``
+        (game-level; None: no bound), else a lower bound of at least ``beta``; within ``seconds`` of wall-clock
+        time when given (past it the result is ``cut``, with no value)."""
+        started = time.perf_counter()
+        guesses0 = self.guesses
+        self._deadline = float("inf") if seconds is None else started + seconds
+        turns = list(history)
+        c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
+        n = int(c.shape[0])
+        offset = n * len(turns)
+        b = INF + 1 if beta is None else min(max(0, int(beta) - offset), INF + 1)
+        try:
+            v, g = self._value(turns, c, b)
+        except OutOfTime:
+            return SweepResult(None, False, None, self.guesses - guesses0, time.perf_counter() - started, cut=True)
+        finally:
+            self._deadline = float("inf")
+        spent = time.perf_counter() - started
+        if v >= INF:
+            return SweepResult(None, True, None, self.guesses - guesses0, spent)
+        return SweepResult(v + offset, v < b, g if v < b else None, self.guesses - guesses0, spent)
+
+    def _value(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
+        """(turn-independent value, best guess or -1) of ``cands`` after ``turns``: exact below ``beta``, else
+        a lower bound of at least ``beta``."""
+        n = int(cands.shape[0])
+        turn = len(turns) + 1
+        k = self.max_guesses
+        if k is not None and turn > k:
+            return INF, -1
+        if n == 1:
+            return 1, int(cands[0])
+        if n <= self.kernel_at_most:
+            return self._kernel(turns, cands, beta)
+        key = (0 if k is None else turn, cands.tobytes())
+        known = self.exact.get(key)
+        if known is not None:
+            return known
+        floor = self.lower.get(key, 0)
+        if floor >= beta:
+            return floor, -1
+        value, guess = self._sweep(turns, cands, beta)
+        if guess >= 0:
+            self.exact[key] = (value, guess)
+        elif value < INF:
+            self.lower[key] = max(floor, value)
+        return value, guess
+
+    def _kernel(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
+        n = int(cands.shape[0])
+        offset = n * len(turns)
+        left = self._deadline - time.perf_counter()
+        if left <= 0:
+            raise OutOfTime
+        options = SolveOptions("total", self.max_guesses, upper_bound=beta + offset if beta <= INF else None)
+        if left == float("inf"):
+            res = self.searcher.solve(turns, cands=cands, options=options)
+        else:
+            res = self.searcher.solve_within(turns, left, cands=cands, options=options)
+        if res.cut:
+            raise OutOfTime
+        if res.value is None:
+            return INF, -1
+        v = res.value - offset
+        return (v, int(res.best_guess)) if res.exact and res.best_guess is not None and v < beta else (max(v, beta), -1)
+
+    def _sweep(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
+        from solver.bounds import lower_bound_tables
+        from solver.lowerbound import root_classes, root_lower_bound
+        from solver.table import MMAX
+
+        game = self.game
+        n = int(cands.shape[0])
+        turn = len(turns) + 1
+        offset = n * len(turns)
+        lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+        ranked: list[tuple[int, int, dict[int, int]]] = []
+        fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)
+        for g in root_classes(game, turns, searcher=self.searcher):
+            if time.perf_counter() > self._deadline:
+                raise OutOfTime
+            target = None if beta > INF else beta + offset
+            rb = root_lower_bound(game, turns, self.depth, guesses=[g], target=target, searcher=self.searcher)
+            lower = rb.value - offset
+            if lower < beta:
+                ranked.append((lower, g, {p.response: p.lower for p in rb.parts}))
+            else:
+                fail = min(fail, lower)
+        ranked.sort(key=lambda item: item[0])
+        best, best_g = beta, -1
+        for lower, g, part_lower in ranked:
+            if lower >= best:
+                fail = min(fail, lower)
+                break
+            v = self._try(turns, cands, g, best, part_lower, lb0)
+            if v < best:
+                best, best_g = v, g
+                self.log(f"guess {turn}, {n} candidates: {game.format_code(g)} needs {v + offset}")
+            else:
+                fail = min(fail, v)
+        if best_g >= 0:
+            return best, best_g
+        return max(fail, beta) if fail < INF else INF, -1
+
+    def _try(self, turns: list[Turn], cands: CandidateSet, guess: int, beta: int, part_lower: dict[int, int],
+             lb0: np.ndarray) -> int:
+        """Turn-independent value of ``guess`` at ``cands`` (below ``beta``), else a bound of at least ``beta``."""
+        game = self.game
+        self.guesses += 1
+        a = self.searcher.arrays
+        order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
+        win = game.all_bulls
+        parts = []
+        for r in range(game.n_responses):
+            size = int(starts[r + 1] - starts[r])
+            if size and r != win:
+                parts.append((size, r, max(int(part_lower.get(r, 0)), int(lb0[size]))))
+        parts.sort(key=lambda p: (-p[0], p[1]))
+        acc = int(cands.shape[0])  # this guess, counted for every candidate
+        rest = sum(p[2] for p in parts)
+        if acc + rest >= beta:
+            return acc + rest
+        for _size, r, low in parts:
+            rest -= low
+            sub = np.ascontiguousarray(order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
+            v, _ = self._value([*turns, Turn(guess, r)], sub, beta - acc - rest)
+            acc = min(acc + v, INF)
+            if acc + rest >= beta:
+                return min(acc + rest, INF)
+        return acc
+
+    # -- trees -----------------------------------------------------------------------------------------------------
+
+    def chooser(self) -> Callable[[CandidateSet, list[Turn]], Code]:
+        """A tree chooser playing the sweep's best guesses above ``kernel_at_most`` candidates and the exact
+        search's below (both optimal): for :func:`solver.tree.build_tree` below a position a sweep proved."""
+        small = self.searcher.chooser(options=SolveOptions("total", self.max_guesses))
+
+        def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
+            c = np.ascontiguousarray(cands, dtype=np.int32)
+            if c.shape[0] <= self.kernel_at_most:
+                return small(c, turns)
+            known = self.exact.get((0 if self.max_guesses is None else len(turns) + 1, c.tobytes()))
+            if known is None:
+                known = self._value(list(turns), c, INF + 1)
+            return int(known[1])
+
+        return choose
