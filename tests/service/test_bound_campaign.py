@@ -500,3 +500,31 @@ def test_the_gaps_command_reads_the_committed_campaigns_against_the_shipped_tree
     assert text.exit_code == 0 and "first guess 012345" in text.output and "response" in text.output
     missing = CliRunner().invoke(main, ["atlas", "gaps", "-g", "8,3,1", "--progress", "/nonexistent/b.json"])
     assert missing.exit_code == 2 and "no lower-bound campaign of 8,3,1" in missing.output
+
+
+def test_the_gaps_below_a_part_add_up_to_what_the_tree_spends_there() -> None:
+    """Inside 6x7's part 1.5: each set the tree's second guess leaves costs the tree at least its refined bound,
+    and the sets' costs add up to the tree's own count below that guess."""
+    from service.trees import TreeLibrary
+    from solver.game import Turn
+    from solver.tree import solved_depths
+
+    game = Game.from_spec("6,7,0")
+    out = CliRunner().invoke(main, ["atlas", "gaps", "-g", "6,7,0", "--below", "1.5", "--depth", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["path"] == "1.5" and report["moves"][0] == "012345" and report["depth"] == 1
+    assert all(row["upper"] >= row["lower"] > 0 for row in report["parts"])
+    assert report["gap"] == report["upper"] - report["lower"] == sum(row["gap"] for row in report["parts"])
+    stored = TreeLibrary().get(game, "best-known", None)
+    assert stored is not None
+    node = stored.tree.root.children[game.parse_response("1.5")]
+    assert sum(row["codes"] for row in report["parts"]) + int(node.hit) == node.size
+    assert report["moves"][1] == game.format_code(node.guess)
+    cands = game.candidates([Turn(stored.tree.root.guess, game.parse_response("1.5"))])
+    # every secret of the part: its guesses after the second, summed over the part (0 for the one it hits)
+    assert report["upper"] == int(solved_depths(stored.tree)[cands].sum()) - 2 * len(cands)
+    wrong = CliRunner().invoke(main, ["atlas", "gaps", "-g", "6,7,0", "--below", "6.0"])
+    assert wrong.exit_code == 2 and "no position after 6.0" in wrong.output
+    both = CliRunner().invoke(main, ["atlas", "gaps", "-g", "6,7,0", "--below", "1.5", "--progress", "x.json"])
+    assert both.exit_code == 2 and "leave out --progress" in both.output
