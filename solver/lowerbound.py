@@ -818,7 +818,10 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                         else:
                             got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,
                                                  n_resp, win, game.symbols, called | int(arrays.masks[g]), room, work,
-                                                 z1, z2, *memo, *third_ply(g, child_pool), False, lb1))
+                                                 z1, z2, *memo,
+                                                 # a part refined one ply never reaches the third
+                                                 *(third_ply(g, child_pool) if d >= 3 else (no_reps, no_starts)),
+                                                 False, lb1))
                     finally:
                         if last:
                             shared.release(g, r)
