@@ -89,6 +89,8 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     few hundred candidates in the deep games where the search alone runs out of time."""
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
+    if sweeper is not None and sweeper.max_guesses != max_guesses:
+        raise ValueError("the sweeper must answer the same guess limit as the polish")
     s = searcher
     game: Game = tree.game
     report = PolishReport()

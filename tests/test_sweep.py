@@ -61,3 +61,11 @@ def test_a_polish_with_a_sweeper_lowers_a_one_step_tree_to_what_the_search_alone
         assert all(tree.play(secret)[-1] == secret for secret in range(game.size))
         totals.append(tree.stats().total)
     assert totals[0] == totals[1] == Searcher(game, SolveOptions("total")).solve([]).value
+
+
+def test_a_polish_refuses_a_sweeper_of_another_guess_limit() -> None:
+    game = Game.from_spec("4,6,0")
+    tree = build_tree(game, strategy_chooser(game, get_strategy("most-parts")))
+    sweeper = Sweeper(game, kernel_at_most=20)
+    with pytest.raises(ValueError, match="same guess limit"):
+        polish(tree, sweeper.searcher, above=0, at_most=10, budget_s=1, max_guesses=5, sweeper=sweeper)
