@@ -76,7 +76,7 @@ def main() -> None:
                       "agree": agree,
                       # the search cut at the cap: its time is only a floor, and so is the ratio
                       ("speedup" if search["finished"] else "speedup_at_least"):
-                          round(search["wall_s"] / sweep["wall_s"], 1) if sweep["wall_s"] else None,
+                          round(search["wall_s"] / sweep["wall_s"], 2) if sweep["wall_s"] else None,
                       "machine": machine()}, indent=1))
 
 
