@@ -505,8 +505,10 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
     """
     from solver.game import Turn
     from solver.lowerbound import root_lower_bound
+    from solver.search import Searcher, SolveOptions
     from solver.tree import solved_depths
 
+    searcher = Searcher(game, SolveOptions("total"))  # one for every set's bound
     depths = solved_depths(tree)
     node, turns = tree.root, []
     for r in path:
@@ -522,7 +524,7 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
         n = len(cands)
         upper = int(depths[cands].sum()) - n * len(history)
         started = time.perf_counter()
-        lower = root_lower_bound(game, history, depth).value - n * len(history)
+        lower = root_lower_bound(game, history, depth, searcher=searcher).value - n * len(history)
         rows.append({"response": game.format_response(r), "codes": n, "upper": upper, "lower": lower,
                      "gap": upper - lower, "seconds": round(time.perf_counter() - started, 1)})
         log(f"{game.format_response(r)}: {n} codes, tree {upper}, bound {lower}")

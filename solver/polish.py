@@ -106,9 +106,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             offset = len(path) * node.size
             bound = None if over else cost + offset
             report.tried += 1
-            swept = sweeper is not None and node.size > sweeper.kernel_at_most
-            if sweeper is not None and swept:
-                sw = sweeper.value(path, cands=cands, beta=bound, seconds=budget_s)
+            sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
+            if sweep is not None:
+                sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
                 found, cut = sw.exact and sw.value is not None, sw.cut
             else:
                 res = s.solve_within(path, budget_s, cands=cands,
@@ -121,7 +121,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                 report.optimal += 1
                 return node
             elif found:
-                choose = sweeper.chooser() if sweeper is not None and swept else s.chooser(options=limited)
+                choose = sweep.chooser() if sweep is not None else s.chooser(options=limited)
                 better = build_tree(game, choose, path, arrays=a).root
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)
                 movers_kept = (not keep_movers or max_guesses is None
