@@ -109,7 +109,8 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
             if sweep is not None:
                 sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
-                found, cut = sw.exact and sw.value is not None, sw.cut
+                # cut, a sweep still keeps the cheapest guess it evaluated in full (below the bound)
+                found, cut = (sw.exact and sw.value is not None) or sw.found is not None, sw.cut
             else:
                 res = s.solve_within(path, budget_s, cands=cands,
                                      options=SolveOptions("total", max_guesses, upper_bound=bound))
@@ -120,7 +121,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
                 report.optimal += 1
                 return node
-            elif found:
+            if found:
                 choose = sweep.chooser() if sweep is not None else s.chooser(options=limited)
                 better = build_tree(game, choose, path, arrays=a).root
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)

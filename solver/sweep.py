@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,6 +61,26 @@ class SweepResult:
     seconds: float
     cut: bool = False
     """The deadline passed (the value is then None and nothing is proven)."""
+    found: int | None = None
+    """When cut: the game-level total of the cheapest guess the sweep had evaluated in full before the deadline
+    (below ``beta``), an upper bound of the value that a tree can play (:meth:`Sweeper.chooser`); else None."""
+    found_guess: Code | None = None
+
+
+@dataclass(frozen=True)
+class SweepProgress:
+    """What a sweep of one set has proven so far, game-level: what a long sweep keeps between runs.
+
+    Why: a sweep of a root part of 6×7 (265 candidates) evaluates dozens of guesses, each for minutes; a run
+    stopped by a deadline or a kill must not do them again.  Each guess is either the cheapest evaluated in
+    full (``found``, its exact cost) or refuted (its cost proven at least the bound kept, then at least the
+    found cost), and a sweep started from this skips both.
+    """
+
+    found: int | None = None
+    found_guess: Code | None = None
+    refuted: dict[Code, int] = field(default_factory=dict)
+    """Guess -> a lower bound of its cost, at least ``found`` when that was proven."""
 
 
 class Sweeper:
@@ -86,16 +106,27 @@ class Sweeper:
         ``kernel_at_most``; the turn is 0 without a guess limit (the value does not depend on it then)."""
         self.lower: dict[tuple[int, bytes], int] = {}
         """The same keys -> turn-independent lower bound proven by a sweep that failed high."""
+        self.upper: dict[tuple[int, bytes], tuple[int, int]] = {}
+        """The same keys -> (turn-independent cost, guess) of the cheapest guess a sweep evaluated in full there
+        before it was cut: what a cut sweep keeps, and where the next sweep of the set starts from."""
+        self.refuted: dict[tuple[int, bytes], dict[int, int]] = {}
+        """The same keys -> {guess: turn-independent lower bound of its cost} for the guesses a sweep proved no
+        cheaper than its best one there (dropped once the set is exact)."""
+        self._watch: tuple[tuple[int, bytes], int, Callable[[SweepProgress], None]] | None = None
         self.guesses = 0
         self._deadline = float("inf")
 
     # -- one position ----------------------------------------------------------------------------------------------
 
     def value(self, history: History, *, cands: CandidateSet | None = None, beta: int | None = None,
-              seconds: float | None = None) -> SweepResult:
+              seconds: float | None = None, resume: SweepProgress | None = None,
+              record: Callable[[SweepProgress], None] | None = None) -> SweepResult:
         """The game-level optimal total after ``history`` (``cands`` its candidates), exact when below ``beta``
         (game-level; None: no bound), else a lower bound of at least ``beta``; within ``seconds`` of wall-clock
-        time when given (past it the result is ``cut``, with no value)."""
+        time when given (past it the result is ``cut``, with no value).
+
+        ``resume``: what an earlier sweep of this set proved (:class:`SweepProgress`, from ``record``), taken as
+        it stands.  ``record``: called with the set's progress after each of its guesses is evaluated."""
         started = time.perf_counter()
         guesses0 = self.guesses
         self._deadline = float("inf") if seconds is None else started + seconds
@@ -104,12 +135,22 @@ class Sweeper:
         n = int(c.shape[0])
         offset = n * len(turns)
         b = INF + 1 if beta is None else min(max(0, int(beta) - offset), INF + 1)
+        key = self._key(len(turns) + 1, c)
+        if resume is not None:
+            self._resume(key, offset, resume)
+        self._watch = None if record is None else (key, offset, record)
         try:
             v, g = self._value(turns, c, b)
         except OutOfTime:
-            return SweepResult(None, False, None, self.guesses - guesses0, time.perf_counter() - started, cut=True)
+            spent = time.perf_counter() - started
+            up = self.upper.get(self._key(len(turns) + 1, c)) if n > self.kernel_at_most else None
+            if up is None or up[0] >= b:
+                return SweepResult(None, False, None, self.guesses - guesses0, spent, cut=True)
+            return SweepResult(None, False, None, self.guesses - guesses0, spent, cut=True, found=up[0] + offset,
+                               found_guess=up[1])
         finally:
             self._deadline = float("inf")
+            self._watch = None
         spent = time.perf_counter() - started
         if v >= INF:
             return SweepResult(None, True, None, self.guesses - guesses0, spent)
@@ -127,19 +168,49 @@ class Sweeper:
             return 1, int(cands[0])
         if n <= self.kernel_at_most:
             return self._kernel(turns, cands, beta)
-        key = (0 if k is None else turn, cands.tobytes())
+        key = self._key(turn, cands)
         known = self.exact.get(key)
         if known is not None:
             return known
         floor = self.lower.get(key, 0)
         if floor >= beta:
             return floor, -1
-        value, guess = self._sweep(turns, cands, beta)
+        value, guess = self._sweep(turns, cands, beta, key)
         if guess >= 0:
             self.exact[key] = (value, guess)
+            self.upper.pop(key, None)
+            self.refuted.pop(key, None)
         elif value < INF:
             self.lower[key] = max(floor, value)
         return value, guess
+
+    def progress(self, history: History, *, cands: CandidateSet | None = None) -> SweepProgress:
+        """What the sweeps so far proved of the set after ``history`` (game-level), for :meth:`value`'s
+        ``resume``; the exact value, when it is known, as ``found`` with nothing refuted."""
+        turns = list(history)
+        c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
+        return self._progress(self._key(len(turns) + 1, c), int(c.shape[0]) * len(turns))
+
+    def _progress(self, key: tuple[int, bytes], offset: int) -> SweepProgress:
+        best = self.exact.get(key) or self.upper.get(key)
+        refuted = {} if key in self.exact else self.refuted.get(key, {})
+        return SweepProgress(None if best is None else best[0] + offset, None if best is None else best[1],
+                             {g: v + offset for g, v in refuted.items()})
+
+    def _resume(self, key: tuple[int, bytes], offset: int, known: SweepProgress) -> None:
+        if key in self.exact:
+            return
+        if known.found is not None and known.found_guess is not None:
+            old = self.upper.get(key)
+            if old is None or known.found - offset < old[0]:
+                self.upper[key] = (known.found - offset, int(known.found_guess))
+        refuted = self.refuted.setdefault(key, {})
+        for g, v in known.refuted.items():
+            refuted[int(g)] = max(refuted.get(int(g), 0), int(v) - offset)
+
+    def _key(self, turn: int, cands: CandidateSet) -> tuple[int, bytes]:
+        """The memo's key of a set at guess number ``turn``: the turn only matters under a guess limit."""
+        return (0 if self.max_guesses is None else turn, cands.tobytes())
 
     def _kernel(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
         n = int(cands.shape[0])
@@ -159,7 +230,7 @@ class Sweeper:
         v = res.value - offset
         return (v, int(res.best_guess)) if res.exact and res.best_guess is not None and v < beta else (max(v, beta), -1)
 
-    def _sweep(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
+    def _sweep(self, turns: list[Turn], cands: CandidateSet, beta: int, key: tuple[int, bytes]) -> tuple[int, int]:
         from solver.bounds import lower_bound_tables
         from solver.lowerbound import root_classes, root_lower_bound
         from solver.table import MMAX
@@ -183,16 +254,32 @@ class Sweeper:
                 fail = min(fail, lower)
         ranked.sort(key=lambda item: item[0])
         best, best_g = beta, -1
+        known = self.upper.get(key)  # a guess an earlier, cut sweep evaluated in full: the bar to beat
+        if known is not None and known[0] < beta:
+            best, best_g = known
+        refuted = self.refuted.setdefault(key, {})
+        watched = self._watch is not None and self._watch[0] == key
         for lower, g, part_lower in ranked:
             if lower >= best:
                 fail = min(fail, lower)
                 break
+            if g == best_g:
+                continue
+            if refuted.get(g, -1) >= best:  # proven no cheaper by an earlier sweep of this set
+                fail = min(fail, refuted[g])
+                continue
             v = self._try(turns, cands, g, best, part_lower, lb0)
             if v < best:
+                if best_g >= 0:  # the guess it replaces costs exactly its value, now above the best
+                    refuted[best_g] = best
                 best, best_g = v, g
+                self.upper[key] = (v, g)
                 self.log(f"guess {turn}, {n} candidates: {game.format_code(g)} needs {v + offset}")
             else:
                 fail = min(fail, v)
+                refuted[g] = max(refuted.get(g, 0), v)
+            if watched and self._watch is not None:
+                self._watch[2](self._progress(key, self._watch[1]))
         if best_g >= 0:
             return best, best_g
         return max(fail, beta) if fail < INF else INF, -1
@@ -228,14 +315,17 @@ class Sweeper:
 
     def chooser(self) -> Callable[[CandidateSet, list[Turn]], Code]:
         """A tree chooser playing the sweep's best guesses above ``kernel_at_most`` candidates and the exact
-        search's below (both optimal): for :func:`solver.tree.build_tree` below a position a sweep proved."""
+        search's below (both optimal): for :func:`solver.tree.build_tree` below a position a sweep proved, or below
+        one where a cut sweep found a guess (:attr:`SweepResult.found`; the tree then plays that guess, and
+        below it the optimum of each part, all of them proven when the guess was evaluated in full)."""
         small = self.searcher.chooser(options=SolveOptions("total", self.max_guesses))
 
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             c = np.ascontiguousarray(cands, dtype=np.int32)
             if c.shape[0] <= self.kernel_at_most:
                 return small(c, turns)
-            known = self.exact.get((0 if self.max_guesses is None else len(turns) + 1, c.tobytes()))
+            key = self._key(len(turns) + 1, c)
+            known = self.exact.get(key) or self.upper.get(key)
             if known is None:
                 known = self._value(list(turns), c, INF + 1)
             return int(known[1])

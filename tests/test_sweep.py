@@ -4,13 +4,15 @@ polish that uses it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from solver.game import Game
+from solver.game import Game, Turn
 from solver.heuristics import get_strategy
 from solver.polish import polish
 from solver.search import Searcher, SolveOptions
-from solver.sweep import Sweeper
+from solver.sweep import OutOfTime, Sweeper, SweepProgress
 from solver.tree import build_tree, strategy_chooser
 
 CASES = [("4,6,0", "", None), ("4,7,0", "0123 0.2", None), ("4,6,1", "0011 0.1", None), ("4,6,1", "0012 1.0", 5),
@@ -69,3 +71,87 @@ def test_a_polish_refuses_a_sweeper_of_another_guess_limit() -> None:
     sweeper = Sweeper(game, kernel_at_most=20)
     with pytest.raises(ValueError, match="same guess limit"):
         polish(tree, sweeper.searcher, above=0, at_most=10, budget_s=1, max_guesses=5, sweeper=sweeper)
+
+
+class _Stop:
+    """A sweep's log that ends the sweep at the first guess evaluated in full at ``turn`` (as a deadline passing
+    right then would, deterministically)."""
+
+    def __init__(self, turn: int) -> None:
+        self.prefix, self.armed = f"guess {turn},", True
+
+    def __call__(self, message: str) -> None:
+        if self.armed and message.startswith(self.prefix):
+            self.armed = False
+            raise OutOfTime
+
+
+def test_a_sweep_cut_by_its_deadline_keeps_the_cheapest_guess_it_evaluated_in_full() -> None:
+    """Cut after its first guess, a sweep answers that guess's cost (an upper bound a tree plays, through every
+    secret) and no value; the next sweep of the same set starts from it and proves the optimum."""
+    game = Game.from_spec("4,6,0")
+    reference = Searcher(game, SolveOptions("total")).solve([])
+    assert reference.value is not None
+    sweeper = Sweeper(game, kernel_at_most=20, log=_Stop(1))
+    cut = sweeper.value([])
+    assert cut.cut and cut.value is None and not cut.exact and cut.guess is None
+    assert cut.found is not None and cut.found_guess is not None and cut.found >= reference.value
+    tree = build_tree(game, sweeper.chooser(), [])
+    assert tree.root.guess == cut.found_guess and tree.stats().total == cut.found
+    assert all(tree.play(secret)[-1] == secret for secret in range(game.size))
+    again = sweeper.value([])
+    assert (again.value, again.exact, again.cut) == (reference.value, True, False)
+    # with a beta at the optimum no guess is found below it: the sweep fails high and keeps nothing
+    assert Sweeper(game, kernel_at_most=20, log=_Stop(1)).value([], beta=reference.value).found is None
+
+
+def test_a_polish_keeps_what_a_cut_sweep_found() -> None:
+    """A sweep that runs out of time at a position after evaluating a guess cheaper than the subtree there still
+    replaces the subtree by that guess's (counted as cut and improved)."""
+    game = Game.from_spec("4,6,0")
+    tree = build_tree(game, strategy_chooser(game, get_strategy("most-parts")))
+    before = tree.stats().total
+    sweeper = Sweeper(game, kernel_at_most=20, log=_Stop(1))
+    report = polish(tree, sweeper.searcher, above=0, at_most=game.size, budget_s=120, sweeper=sweeper)
+    assert report.cut == 1 and report.improved == 1 and report.gained == before - tree.stats().total > 0
+    assert all(tree.play(secret)[-1] == secret for secret in range(game.size))
+
+
+class _Counting(Sweeper):
+    """A sweeper that lists the guesses it evaluates at the set after ``root`` turns."""
+
+    def __init__(self, *args: Any, root: int = 0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.root, self.at_root = root, list[int]()
+
+    def _try(self, turns: list[Turn], *args: Any) -> int:
+        if len(turns) == self.root:
+            self.at_root.append(args[1])
+        return super()._try(turns, *args)
+
+
+def test_a_sweep_resumes_from_the_progress_it_recorded_without_evaluating_a_guess_twice() -> None:
+    """A sweep stopped after two of its guesses hands on what it proved (each guess refuted or the cheapest
+    found); a new sweeper started from that evaluates none of them again and proves the same optimum (4×7 after
+    0.2: three guesses evaluated in all)."""
+    game = Game.from_spec("4,7,0")
+    turns = game.parse_history("0123 0.2")
+    reference = Searcher(game, SolveOptions("total")).solve(turns)
+    kept: list[SweepProgress] = []
+
+    def record(progress: SweepProgress) -> None:
+        kept.append(progress)
+        if len(kept) == 2:
+            raise OutOfTime
+
+    first = _Counting(game, kernel_at_most=20, root=len(turns))
+    assert first.value(turns, record=record).cut
+    last = kept[-1]
+    assert len(first.at_root) == 2 and set(first.at_root) == set(last.refuted) | {last.found_guess}
+    assert last.found is not None and all(v >= last.found for v in last.refuted.values())
+    again = _Counting(game, kernel_at_most=20, root=len(turns))
+    got = again.value(turns, resume=last)
+    assert (got.value, got.exact) == (reference.value, True)
+    assert again.at_root and not set(again.at_root) & set(first.at_root)
+    done = again.progress(turns)
+    assert (done.found, done.found_guess, done.refuted) == (got.value, got.guess, {})
