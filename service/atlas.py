@@ -495,6 +495,31 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
                                         max_units=max_units, only_parts=only_parts, log=log)
 
 
+def settle_parts(spec: str, responses: list[str], *, progress: str | None = None, seconds: float | None = None,
+                 kernel_at_most: int = 60, path: str = ATLAS_FILE,
+                 log: Callable[[str], None] = lambda _: None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Settle root parts of an unsolved game exactly by sweeps, kept in its lower-bound campaign's progress file
+    (:func:`service.bound_campaigns.settle`), then record the bound the file proves as it stands when it beats
+    the entry's (marked ``"finished": false``, as an unfinished campaign's).  Returns (the parts' rows, the
+    record or None when the file proves nothing yet)."""
+    from service import bound_campaigns
+
+    if load(path)[spec]["values"]["total"]["exact"]:
+        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
+    file = progress or bound_campaigns.default_path(spec)
+    rows = bound_campaigns.settle(spec, file, responses, seconds=seconds, kernel_at_most=kernel_at_most, log=log)
+    game = Game.from_spec(spec)
+    summary = bound_campaigns.so_far(game, file)
+    if summary is None:
+        return rows, None
+    plan = (bound_campaigns.read(file) or {}).get("plan") or {}
+    depth, target = int(plan.get("depth") or 1), plan.get("target")
+    command = f"bullscows atlas settle -g {spec} --parts {','.join(responses)} --progress {file}"
+    record = {**bound_campaigns.record_of(game, depth, target, file, command, summary, False), "table": False}
+    keep_lower_bound(spec, record, path=path, log=log)
+    return rows, record
+
+
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
                      log: Callable[[str], None] = lambda _: None) -> bool:
     """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record

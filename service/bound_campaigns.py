@@ -768,3 +768,141 @@ def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[s
         finally:
             client.close()  # type: ignore[no-untyped-call]
             cluster.close()
+
+
+# -- settling root parts exactly -------------------------------------------------------------------------------------
+
+def _progress_of(game: Game, entry: dict[str, Any] | None) -> Any:
+    """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
+
+    :raises CampaignError: a code or value that is not the game's."""
+    from solver.errors import SolverError
+    from solver.sweep import SweepProgress
+
+    if entry is None:
+        return None
+    try:
+        found = entry.get("found")
+        refuted = {game.parse_code(code): int(v) for code, v in entry.get("refuted", {}).items()}
+        if found is None:
+            return SweepProgress(refuted=refuted)
+        value, code = found
+        return SweepProgress(int(value), game.parse_code(code), refuted)
+    except (SolverError, ValueError, TypeError, AttributeError) as exc:
+        raise CampaignError(f"a part's sweep progress in the progress file is not {game.spec}'s: {exc!r}") from None
+
+
+def settle(spec: str, path: str, responses: list[str], *, seconds: float | None = None,
+           kernel_at_most: int = 60, log: Log = lambda _: None) -> list[dict[str, Any]]:
+    """Settle root parts exactly: the optimal total of each named response's part, under every first guess
+    (one per class), by a sweep of its guesses (:class:`solver.sweep.Sweeper`, no guess limit), kept in the
+    progress file as the part's bound marked ``"exact"``: no deeper pass refines it, and the file's standing
+    bound (:func:`standing`) counts it.
+
+    Why: in the deep games a part's bound at any affordable depth stays well below its optimum (W = 7 in 6×7),
+    and a part of a few hundred codes is settled sooner by the sweep, whose exact searches of small sets are
+    worth many plies of bounds.  A sweep of such a part takes longer than a session, so its progress (the
+    cheapest guess evaluated in full, each other guess's proven bound) goes to the file under ``settle`` after
+    each guess, and the same call continues from there; ``seconds`` (wall-clock, for the whole call) stops it
+    between two parts or inside one (what the last guess under way proved is lost).  A part once settled leaves
+    only its value under ``settled``.
+
+    Returns one row per part: first guess, response, codes, and either its value (``exact``) or what is known.
+
+    :raises CampaignError: the file is another game's or unreadable, or a response not the game's.
+    """
+    import numpy as np
+
+    from solver import kernels
+    from solver.game import Turn
+    from solver.lowerbound import root_classes
+    from solver.sweep import Sweeper, SweepProgress
+
+    game = Game.from_spec(spec)
+    wanted = parse_parts(game, responses) or []
+    with exclusive(path):
+        doc = read(path)
+        if doc is None:
+            doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(), "plan": None,
+                   "leaves": LEAVES, "parts": {}, "units": {}}
+            write_json(path, doc)
+        _same_game(game, doc, path)
+    ledger_bounds(game, doc)
+    for first in doc.get("settle", {}).values():
+        for entry in first.values():
+            _progress_of(game, entry)
+    # the parts' own cheaper guesses, not every nested set's
+    sweeper = Sweeper(game, max_guesses=None, kernel_at_most=kernel_at_most,
+                      log=lambda line: log(f"{spec}: {line}") if line.startswith("guess 2,") else None)
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    cands = np.arange(game.size, dtype=np.int32)
+    arrays = game.search_arrays()
+    rows: list[dict[str, Any]] = []
+    for g in root_classes(game):
+        guess = game.format_code(g)
+        order, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
+        for r in wanted:
+            response = game.format_response(r)
+            part = np.ascontiguousarray(order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
+            n = int(part.shape[0])
+            if n == 0:
+                continue
+            row: dict[str, Any] = {"first_guess": guess, "response": response, "codes": n}
+            doc = read(path) or doc
+            held = doc["parts"].get(guess, {}).get(response)
+            if held is not None and held[1] == "exact":
+                rows.append({**row, "value": n + int(held[0]), "exact": True, "seconds": 0.0})
+                log(f"{spec}: {guess} {response} ({n} codes) is settled already: {n + int(held[0])}")
+                continue
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                rows.append({**row, "exact": False, "cut": True, "seconds": 0.0})
+                continue
+            resume = _progress_of(game, doc.get("settle", {}).get(guess, {}).get(response))
+            spent_before = float(doc.get("settle", {}).get(guess, {}).get(response, {}).get("seconds", 0.0))
+            clock = time.perf_counter()
+
+            def keep(progress: SweepProgress, guess: str = guess, response: str = response,
+                     spent_before: float = spent_before, clock: float = clock) -> None:
+                entry = {**({} if progress.found is None or progress.found_guess is None else
+                            {"found": [progress.found, game.format_code(progress.found_guess)]}),
+                         "refuted": {game.format_code(c): v for c, v in sorted(progress.refuted.items())},
+                         "seconds": round(spent_before + time.perf_counter() - clock, 1)}
+                _amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
+                log(f"{spec}: {guess} {response}: {len(progress.refuted)} guesses refuted"
+                    + ("" if progress.found is None else f", {progress.found} the least found")
+                    + f" ({entry['seconds']:.0f} s)")
+
+            log(f"{spec}: settling {guess} {response} ({n} codes)"
+                + ("" if resume is None else f", from {len(resume.refuted)} guesses refuted"
+                   + ("" if resume.found is None else f" and {resume.found} found")))
+            got = sweeper.value([Turn(g, r)], cands=part, seconds=left, resume=resume, record=keep)
+            spent = round(spent_before + time.perf_counter() - clock, 1)
+            if got.exact and got.value is not None and got.guess is not None:
+                value, best = got.value, game.format_code(got.guess)
+
+                def settled(d: dict[str, Any], guess: str = guess, response: str = response, value: int = value,
+                            best: str = best, spent: float = spent, n: int = n) -> None:
+                    _raise_bound(d["parts"].setdefault(guess, {}), response, value - n, EXACT_PLIES)
+                    d.setdefault("settled", {}).setdefault(guess, {})[response] = {
+                        "value": value, "guess": best, "seconds": spent, "date": datetime.date.today().isoformat()}
+                    for section in ("settle", *BELOW):  # what the value makes redundant
+                        d.get(section, {}).get(guess, {}).pop(response, None)
+                        if section in d and not d[section].get(guess, True):
+                            d[section].pop(guess)
+                        if not d.get(section, True):
+                            d.pop(section)
+
+                _amend(path, settled)
+                rows.append({**row, "value": value, "exact": True, "guess": best, "seconds": spent})
+                log(f"{spec}: {guess} {response} ({n} codes) needs exactly {value} ({best} next; {spent:.0f} s)")
+            else:
+                progress = sweeper.progress([Turn(g, r)], cands=part)
+                if got.cut:
+                    keep(progress)
+                rows.append({**row, "exact": False, "cut": got.cut, "found": progress.found,
+                             "refuted": len(progress.refuted), "seconds": spent})
+                log(f"{spec}: {guess} {response} ({n} codes) out of time after {spent:.0f} s: "
+                    + ("nothing found yet" if progress.found is None else f"{progress.found} found")
+                    + f", {len(progress.refuted)} guesses refuted; the same command continues it")
+    return rows

@@ -348,6 +348,48 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
         _fail(str(exc))
 
 
+@atlas_group.command("settle")
+@click.option("-g", "--game", required=True, help="An unsolved atlas game ('6,7,0').")
+@click.option("--parts", "responses", required=True, metavar="RESPONSES",
+              help="The responses to the first guess whose parts to settle ('0.6,1.5').")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
+@click.option("--seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop after this many seconds of wall-clock time (what was proven is kept; the same command "
+                   "continues).")
+@click.option("--kernel-at-most", type=click.IntRange(min=2), default=60, show_default=True,
+              help="Sets of at most this many codes go to the exact search; bigger ones are swept.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+def atlas_settle(game: str, responses: str, progress: str | None, seconds: float | None, kernel_at_most: int,
+                 path: str | None) -> None:
+    """Settle parts of an unsolved game exactly: the optimal total of the part each named response to the
+    first guess leaves, by a sweep of its guesses (best refined bound first, small sets searched exactly),
+    kept in the lower-bound campaign's progress file as the part's exact bound.  The root's bound the file then
+    proves is recorded when it beats the atlas's.  Long: each guess's progress is kept as it is proven, and
+    the same command continues a run stopped by --seconds or a kill."""
+    from service import atlas, bound_campaigns
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    file = path or atlas.ATLAS_FILE
+    try:
+        spec = Game.from_spec(game).spec
+    except SolverError as exc:
+        _fail(str(exc))
+    entry = atlas.load(file).get(spec)
+    if entry is None or entry["values"]["total"]["exact"]:
+        _fail(f"{spec} is not an atlas game with an unproven total")
+    parts = _parts_list(responses) or []
+    try:
+        rows, record = atlas.settle_parts(spec, parts, progress=progress, seconds=seconds,
+                                          kernel_at_most=kernel_at_most, path=file,
+                                          log=lambda line: click.echo(f"# {line}", err=True))
+    except bound_campaigns.CampaignError as exc:
+        _fail(str(exc))
+    _emit_json({"game": spec, "parts": rows, "lower_bound": record})
+
+
 @atlas_group.command("gaps")
 @click.option("-g", "--game", required=True, help="An unsolved atlas game with a best-known tree ('6,7,0').")
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,

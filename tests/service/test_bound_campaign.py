@@ -528,3 +528,112 @@ def test_the_gaps_below_a_part_add_up_to_what_the_tree_spends_there() -> None:
     assert wrong.exit_code == 2 and "no position after 6.0" in wrong.output
     both = CliRunner().invoke(main, ["atlas", "gaps", "-g", "6,7,0", "--below", "1.5", "--progress", "x.json"])
     assert both.exit_code == 2 and "leave out --progress" in both.output
+
+
+def _answers(game: Game, guess: str, response: str) -> bool:
+    """Whether some code answers ``response`` to ``guess``."""
+    from solver.errors import InconsistentHistoryError
+
+    try:
+        return len(game.candidates(game.parse_history(f"{guess} {response}"))) > 0
+    except InconsistentHistoryError:
+        return False
+
+
+def _unsolved_copy(tmp_path: Path, spec: str) -> tuple[Path, int]:
+    """An atlas file holding ``spec`` with its total unproven (bracket [truth - 40, truth + 10]) and a solved game."""
+    path = tmp_path / "atlas.json"
+    entry = json.loads(json.dumps(atlas.load()[spec]))
+    truth = entry["values"]["total"]["value"]
+    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
+    atlas.save({spec: entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
+    return path, truth
+
+
+def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_path: Path) -> None:
+    """`atlas settle`: each named part under every first guess gets the exact search's optimum, kept as the part's
+    exact bound (no deeper pass refines it), and the bound the file then proves is recorded in the atlas; run
+    again, nothing is swept; a response that is not the game's, or a solved game, is refused."""
+    from solver.game import Turn
+    from solver.search import Searcher, SolveOptions
+
+    spec, game = "4,4,1", Game.from_spec("4,4,1")
+    path, truth = _unsolved_copy(tmp_path, spec)
+    progress = str(tmp_path / "bounds.json")
+    runner = CliRunner()
+    args = ["atlas", "settle", "-g", spec, "--parts", "1.0,0.1", "--progress", progress, "--file", str(path),
+            "--kernel-at-most", "8"]
+    got = runner.invoke(main, args)
+    assert got.exit_code == 0, got.output
+    shown = json.loads(got.output.strip().splitlines()[-1])
+    doc = bound_campaigns.read(progress) or {}
+    searcher = Searcher(game, SolveOptions("total"))
+    held = {(game.format_code(g), r) for g in root_classes(game) for r in ("1.0", "0.1")
+            if _answers(game, game.format_code(g), r)}
+    assert len(held) == 8  # 0000 and 0123 leave no part for 0.1
+    assert {(row["first_guess"], row["response"]) for row in shown["parts"]} == held
+    for row in shown["parts"]:
+        turn = Turn(game.parse_code(row["first_guess"]), game.parse_response(row["response"]))
+        assert row["exact"] and row["value"] == searcher.solve([turn]).value
+        assert doc["parts"][row["first_guess"]][row["response"]] == [row["value"] - row["codes"], "exact"]
+        assert doc["settled"][row["first_guess"]][row["response"]]["value"] == row["value"]
+    assert "settle" not in doc
+    standing = bound_campaigns.standing(game, doc)
+    assert standing <= truth and shown["lower_bound"]["value"] == standing
+    kept = atlas.load(str(path))[spec]
+    assert kept["values"]["total"]["lower"] == max(truth - 40, standing)
+    assert kept["lower_bound"]["command"].startswith(f"bullscows atlas settle -g {spec} --parts 1.0,0.1")
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "settled already" in again.output
+    assert bound_campaigns.read(progress) == doc
+    for bad, says in ((["-g", spec, "--parts", "9.9"], "--parts"), (["-g", "3,3,1", "--parts", "1.0"], "unproven")):
+        refused = runner.invoke(main, ["atlas", "settle", *bad, "--progress", progress, "--file", str(path)])
+        assert refused.exit_code == 2 and says in refused.output, refused.output
+    assert bound_campaigns.read(progress) == doc
+
+
+def test_a_settle_stopped_keeps_what_its_sweep_proved_and_continues_from_it(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Out of time, a settle changes no part's bound and says so; stopped after its first guess is evaluated in full,
+    the file keeps that guess under ``settle``, and the same call continues to the optimum; a broken ``settle``
+    entry is refused before any work."""
+    from solver import sweep
+    from solver.game import Turn
+    from solver.search import Searcher, SolveOptions
+
+    spec, game, path = "4,4,1", Game.from_spec("4,4,1"), str(tmp_path / "bounds.json")
+    first = bound_campaigns.settle(spec, path, ["1.0"], seconds=1e-9)
+    assert first and all(row["cut"] and not row["exact"] for row in first)
+    assert (bound_campaigns.read(path) or {})["parts"] == {}
+
+    original = sweep.Sweeper.value
+
+    def stopped(self: sweep.Sweeper, *args: object, record: object = None, **kwargs: object) -> sweep.SweepResult:
+        def keep_then_stop(progress: sweep.SweepProgress) -> None:
+            record(progress)  # type: ignore[operator]
+            raise sweep.OutOfTime
+
+        return original(self, *args, record=keep_then_stop, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sweep.Sweeper, "value", stopped)
+    cut = bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
+    swept = [row for row in cut if row["codes"] > 8]  # the others go to the exact search at once
+    assert swept and all(row["cut"] and row["found"] is not None for row in swept)
+    assert all(row["exact"] for row in cut if row["codes"] <= 8)
+    doc = bound_campaigns.read(path) or {}
+    assert set(doc["settle"]) == {row["first_guess"] for row in swept}
+    assert not set(doc["parts"]) & set(doc["settle"])
+    monkeypatch.setattr(sweep.Sweeper, "value", original)
+    broken = json.loads(json.dumps(doc))
+    broken["settle"][swept[0]["first_guess"]]["1.0"]["refuted"] = {"zz": 3}
+    Path(path).write_text(json.dumps(broken))
+    with pytest.raises(bound_campaigns.CampaignError, match="sweep progress"):
+        bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
+    assert bound_campaigns.read(path) == broken
+    Path(path).write_text(json.dumps(doc))
+    done = bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
+    searcher = Searcher(game, SolveOptions("total"))
+    for row, before in zip(done, cut, strict=True):
+        turn = Turn(game.parse_code(row["first_guess"]), game.parse_response("1.0"))
+        assert row["exact"] and row["value"] == searcher.solve([turn]).value <= before.get("found", row["value"])
+    assert "settle" not in (bound_campaigns.read(path) or {})
