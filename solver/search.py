@@ -552,6 +552,10 @@ class Searcher:
                 return int(cands[0])
             turn = len(turns) + 1
             k = o.max_guesses
+            # a call of its own: a search stopped before (a deadline's cut) leaves its abort flag and node cap
+            # set, and this one would read them as its own and answer that no strategy fits
+            self.stats[sk.S_ABORTED] = 0
+            self._node_cap = 0
             while True:
                 with self._asking(o):
                     value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)

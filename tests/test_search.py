@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from solver.game import Game, Turn
 from solver.search import InvalidSearchError, Searcher, SearchTooDeepError, SolveOptions, optimal_tree
+from solver.tree import build_tree
 from tests import reference
 from tests.test_game import games
 
@@ -298,6 +299,18 @@ def test_request_stop_interrupts_a_running_search(bulls_cows: Game) -> None:
     s.clear_stop()
     small = s.solve(bulls_cows.parse_history("0123 0.0, 4567 0.4"))
     assert small.exact
+
+
+def test_a_chooser_after_a_stopped_search_still_finds_its_guesses(bulls_cows: Game) -> None:
+    """A search stopped from outside leaves its abort flag set; the tree chooser asked next (the polish builds a
+    tree after a sweep cut by its deadline) must search anew, not read it and say that no strategy fits."""
+    s = Searcher(bulls_cows, SolveOptions("total", 7))
+    s.request_stop()
+    assert s.solve(bulls_cows.parse_history("0123 1.1")).value is None  # stopped at its first node
+    s.clear_stop()
+    history = bulls_cows.parse_history("0123 0.0, 4567 0.4")
+    tree = build_tree(bulls_cows, s.chooser(), history)
+    assert tree.stats().total == Searcher(bulls_cows, SolveOptions("total", 7)).solve(history).value
 
 
 @pytest.mark.parametrize("symbols", [47, 55, 62])
