@@ -811,6 +811,8 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
     :raises CampaignError: the file is another game's or unreadable, or a response not the game's.
     """
+    import dataclasses
+
     import numpy as np
 
     from solver import kernels
@@ -828,6 +830,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
             write_json(path, doc)
         _same_game(game, doc, path)
     ledger_bounds(game, doc)
+    ledger_below(game, doc, "seconds")
     for first in doc.get("settle", {}).values():
         for entry in first.values():
             _progress_of(game, entry)
@@ -859,6 +862,13 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                 rows.append({**row, "exact": False, "cut": True, "seconds": 0.0})
                 continue
             resume = _progress_of(game, doc.get("settle", {}).get(guess, {}).get(response))
+            # the depth campaign's bounds of this part under its second guesses refute those guesses too
+            seconds_known = {game.parse_code(code): n + int(low) for code, (low, _plies)
+                             in doc.get("seconds", {}).get(guess, {}).get(response, {}).items()}
+            if seconds_known:
+                resume = resume or SweepProgress()
+                resume = dataclasses.replace(resume, refuted={
+                    g2: max(v, resume.refuted.get(g2, 0)) for g2, v in {**seconds_known, **resume.refuted}.items()})
             spent_before = float(doc.get("settle", {}).get(guess, {}).get(response, {}).get("seconds", 0.0))
             clock = time.perf_counter()
 
@@ -871,7 +881,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                 _amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
                 log(f"{spec}: {guess} {response}: {len(progress.refuted)} guesses refuted"
                     + ("" if progress.found is None else f", {progress.found} the least found")
-                    + f" ({entry['seconds']:.0f} s)")
+                    + ("" if progress.left is None else f", {progress.left} left") + f" ({entry['seconds']:.0f} s)")
 
             log(f"{spec}: settling {guess} {response} ({n} codes)"
                 + ("" if resume is None else f", from {len(resume.refuted)} guesses refuted"

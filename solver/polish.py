@@ -127,6 +127,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                 new_over, new_cost = subtree_cost(better, turn, max_guesses)
                 movers_kept = (not keep_movers or max_guesses is None
                                or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))
+                if (new_over, new_cost) < (over, cost) and not movers_kept:
+                    log(f"guess {turn}, {node.size} candidates: {cost} -> {new_cost} guesses refused: it leaves more "
+                        f"secrets to guess {max_guesses}")
                 if (new_over, new_cost) < (over, cost) and movers_kept:
                     report.improved += 1
                     report.gained += cost - new_cost

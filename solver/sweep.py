@@ -21,6 +21,7 @@ bounds are T's, and T_W ≥ T, so they prune both.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +82,8 @@ class SweepProgress:
     found_guess: Code | None = None
     refuted: dict[Code, int] = field(default_factory=dict)
     """Guess -> a lower bound of its cost, at least ``found`` when that was proven."""
+    left: int | None = None
+    """Guesses still to evaluate (their refined bounds below ``found``), when a running sweep tells it."""
 
 
 class Sweeper:
@@ -279,7 +282,8 @@ class Sweeper:
                 fail = min(fail, v)
                 refuted[g] = max(refuted.get(g, 0), v)
             if watched and self._watch is not None:
-                self._watch[2](self._progress(key, self._watch[1]))
+                left = sum(1 for low, h, _ in ranked if low < best and h != best_g and refuted.get(h, -1) < best)
+                self._watch[2](dataclasses.replace(self._progress(key, self._watch[1]), left=left))
         if best_g >= 0:
             return best, best_g
         return max(fail, beta) if fail < INF else INF, -1

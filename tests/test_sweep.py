@@ -149,8 +149,11 @@ def test_a_sweep_resumes_from_the_progress_it_recorded_without_evaluating_a_gues
     last = kept[-1]
     assert len(first.at_root) == 2 and set(first.at_root) == set(last.refuted) | {last.found_guess}
     assert last.found is not None and all(v >= last.found for v in last.refuted.values())
+    assert all(p.left is not None for p in kept)
     again = _Counting(game, kernel_at_most=20, root=len(turns))
-    got = again.value(turns, resume=last)
+    told: list[SweepProgress] = []
+    got = again.value(turns, resume=last, record=told.append)
+    assert told and told[-1].left == 0  # a finished sweep has nothing left to evaluate
     assert (got.value, got.exact) == (reference.value, True)
     assert again.at_root and not set(again.at_root) & set(first.at_root)
     done = again.progress(turns)

@@ -624,6 +624,25 @@ def test_a_settle_stopped_keeps_what_its_sweep_proved_and_continues_from_it(tmp_
     assert set(doc["settle"]) == {row["first_guess"] for row in swept}
     assert not set(doc["parts"]) & set(doc["settle"])
     monkeypatch.setattr(sweep.Sweeper, "value", original)
+    # a second guess's bound the depth campaign proved refutes that guess in the sweep
+    row = swept[0]
+    g2 = next(iter(doc["settle"][row["first_guess"]]["1.0"]["refuted"]), None) or "0123"
+    seeded = json.loads(json.dumps(doc))
+    seeded.setdefault("seconds", {}).setdefault(row["first_guess"], {})["1.0"] = {g2: [999, 2]}
+    Path(path).write_text(json.dumps(seeded))
+    resumed: list[sweep.SweepProgress] = []
+
+    def seen(self: sweep.Sweeper, *args: object, resume: sweep.SweepProgress | None = None,
+             **kwargs: object) -> sweep.SweepResult:
+        if resume is not None:
+            resumed.append(resume)
+        raise sweep.OutOfTime  # escapes: nothing more is needed of this call
+
+    monkeypatch.setattr(sweep.Sweeper, "value", seen)
+    with pytest.raises(sweep.OutOfTime):
+        bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
+    monkeypatch.setattr(sweep.Sweeper, "value", original)
+    assert resumed[0].refuted[game.parse_code(g2)] == row["codes"] + 999
     broken = json.loads(json.dumps(doc))
     broken["settle"][swept[0]["first_guess"]]["1.0"]["refuted"] = {"zz": 3}
     Path(path).write_text(json.dumps(broken))
