@@ -180,15 +180,8 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
     needs fewer guesses."""
     from service import atlas
-    from solver.errors import SolverError
-    from solver.game import Game
 
-    file = path or atlas.ATLAS_FILE
-    try:
-        spec = Game.from_spec(game).spec
-    except SolverError as exc:
-        _fail(str(exc))
-    entry = atlas.load(file).get(spec)
+    file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
         _fail(f"{spec} is not an unsolved atlas game with a best-known tree (see `bullscows atlas hybrid`)")
     low = int(entry["hybrid"]["exact_at_most"]) if above is None else above
@@ -199,6 +192,21 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
                          folder=folder, sweep=sweep, log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
+
+
+def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | None]:
+    """(the atlas file, the game's spec, its entry there or None) of ``-g`` and ``--file``; a game that is no game
+    is refused."""
+    from service import atlas
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    file = path or atlas.ATLAS_FILE
+    try:
+        spec = Game.from_spec(game).spec
+    except SolverError as exc:
+        _fail(str(exc))
+    return file, spec, atlas.load(file).get(spec)
 
 
 @atlas_group.command("bounds")
@@ -369,15 +377,8 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
     proves is recorded when it beats the atlas's.  Long: each guess's progress is kept as it is proven, and
     the same command continues a run stopped by --seconds or a kill."""
     from service import atlas, bound_campaigns
-    from solver.errors import SolverError
-    from solver.game import Game
 
-    file = path or atlas.ATLAS_FILE
-    try:
-        spec = Game.from_spec(game).spec
-    except SolverError as exc:
-        _fail(str(exc))
-    entry = atlas.load(file).get(spec)
+    file, spec, entry = _entry_of(game, path)
     if entry is None or entry["values"]["total"]["exact"]:
         _fail(f"{spec} is not an atlas game with an unproven total")
     parts = _parts_list(responses) or []
