@@ -523,7 +523,8 @@ def settle_parts(spec: str, responses: list[str], *, progress: str | None = None
 def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
                      log: Callable[[str], None] = lambda _: None) -> bool:
     """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record
-    under ``lower_bound``, when it beats the one recorded.  Returns whether it did."""
+    under ``lower_bound``, when it beats the one recorded (or is the same unfinished campaign's, its time
+    grown).  Returns whether it did."""
     from service.bound_campaigns import unfinished
 
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
@@ -536,9 +537,13 @@ def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FIL
             + f" ({record['work']} sets refined, "
             f"{record['seconds']:.1f} s; size-only {record['size_only']}"
             + (f", recorded {old['value']}" if old else "") + ")")
-        if old is not None and int(record["value"]) <= int(old["value"]) and not (
-                int(record["value"]) == int(old["value"]) and unfinished(old) and not partly):
-            return False  # a finished campaign's bound replaces an unfinished one's of the same value
+        same = old is not None and int(record["value"]) == int(old["value"]) and unfinished(old)
+        if old is not None and int(record["value"]) <= int(old["value"]) and not (same and (not partly or (
+                record["campaign"]["progress"] == old["campaign"]["progress"]
+                and record["seconds"] != old["seconds"]))):
+            # a finished campaign's bound replaces an unfinished one's of the same value; the same unfinished
+            # campaign's record of the same value is brought up to date (its time grows with every run)
+            return False
         apply_lower_bound(entry, int(record["value"]))
         entry["lower_bound"] = record
         save(entries, path)

@@ -431,9 +431,16 @@ def so_far(game: Game, path: str) -> dict[str, Any] | None:
     try:
         return {"value": value, "units": len(doc["units"]),
                 "work": sum(int(u["work"]) for u in doc["units"].values()),
-                "seconds": round(sum(float(v) for v in doc.get("spent", {}).values()), 1)}
+                "seconds": round(sum(float(v) for v in doc.get("spent", {}).values()) + _settling_seconds(doc), 1)}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CampaignError(f"{path}: a unit or a time that is not a number: {exc!r}") from None
+
+
+def _settling_seconds(doc: dict[str, Any]) -> float:
+    """The time the file's sweeps took, settled parts' and those under way (:func:`settle`): the depth
+    campaign's ``spent`` does not count them."""
+    return sum(float(entry.get("seconds", 0.0)) for section in ("settled", "settle")
+               for parts in doc.get(section, {}).values() for entry in parts.values())
 
 
 def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:

@@ -580,9 +580,17 @@ def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_pa
     assert "settle" not in doc
     standing = bound_campaigns.standing(game, doc)
     assert standing <= truth and shown["lower_bound"]["value"] == standing
+    # the sweeps' time is the bound's time (no depth campaign ran here)
+    assert shown["lower_bound"]["seconds"] == round(sum(row["seconds"] for row in shown["parts"]), 1)
     kept = atlas.load(str(path))[spec]
     assert kept["values"]["total"]["lower"] == max(truth - 40, standing)
     assert kept["lower_bound"]["command"].startswith(f"bullscows atlas settle -g {spec} --parts 1.0,0.1")
+    # the same unfinished campaign's record, at the same bound after more time, replaces it; another file's does not
+    later = {**kept["lower_bound"], "seconds": kept["lower_bound"]["seconds"] + 5}
+    assert atlas.keep_lower_bound(spec, later, path=str(path))
+    assert atlas.load(str(path))[spec]["lower_bound"]["seconds"] == later["seconds"]
+    other = {**later, "seconds": later["seconds"] + 5, "campaign": {**later["campaign"], "progress": "other.json"}}
+    assert not atlas.keep_lower_bound(spec, other, path=str(path))
     again = runner.invoke(main, args)
     assert again.exit_code == 0 and "settled already" in again.output
     assert bound_campaigns.read(progress) == doc
