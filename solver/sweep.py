@@ -44,7 +44,7 @@ Log = Callable[[str], None]
 
 
 class OutOfTime(Exception):
-    """The sweep's deadline passed: nothing it was computing is proven."""
+    """The sweep's deadline passed: what it was computing is not proven (what it proved before is kept)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class SweepResult:
     """Guesses evaluated (each part searched) over the whole sweep, nested sweeps included."""
     seconds: float
     cut: bool = False
-    """The deadline passed (the value is then None and nothing is proven)."""
+    """The deadline passed: the value is then None, and only ``found`` (when given) is kept."""
     found: int | None = None
     """When cut: the game-level total of the cheapest guess the sweep had evaluated in full before the deadline
     (below ``beta``), an upper bound of the value that a tree can play (:meth:`Sweeper.chooser`); else None."""
