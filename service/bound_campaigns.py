@@ -791,10 +791,12 @@ def _progress_of(game: Game, entry: dict[str, Any] | None) -> Any:
     try:
         found = entry.get("found")
         refuted = {game.parse_code(code): int(v) for code, v in entry.get("refuted", {}).items()}
+        partial = {game.parse_code(code): {game.parse_response(r): (int(v), bool(exact)) for r, (v, exact)
+                                           in parts.items()} for code, parts in entry.get("partial", {}).items()}
         if found is None:
-            return SweepProgress(refuted=refuted)
+            return SweepProgress(refuted=refuted, partial=partial)
         value, code = found
-        return SweepProgress(int(value), game.parse_code(code), refuted)
+        return SweepProgress(int(value), game.parse_code(code), refuted, partial=partial)
     except (SolverError, ValueError, TypeError, AttributeError) as exc:
         raise CampaignError(f"a part's sweep progress in the progress file is not {game.spec}'s: {exc!r}") from None
 
@@ -809,10 +811,10 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
     Why: in the deep games a part's bound at any affordable depth stays well below its optimum (W = 7 in 6×7),
     and a part of a few hundred codes is settled sooner by the sweep, whose exact searches of small sets are
     worth many plies of bounds.  A sweep of such a part takes longer than a session, so its progress (the
-    cheapest guess evaluated in full, each other guess's proven bound) goes to the file under ``settle`` after
-    each guess, and the same call continues from there; ``seconds`` (wall-clock, for the whole call) stops it
-    between two parts or inside one (what the last guess under way proved is lost).  A part once settled leaves
-    only its value under ``settled``.
+    cheapest guess evaluated in full, each other guess's proven bound, and the values of the parts of the guess
+    under way) goes to the file under ``settle`` as it is proven, and the same call continues from there;
+    ``seconds`` (wall-clock, for the whole call) stops it between two parts or inside one (what the part under
+    way proved is lost).  A part once settled leaves only its value under ``settled``.
 
     Returns one row per part: first guess, response, codes, and either its value (``exact``) or what is known.
 
@@ -884,8 +886,14 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                 entry = {**({} if progress.found is None or progress.found_guess is None else
                             {"found": [progress.found, game.format_code(progress.found_guess)]}),
                          "refuted": {game.format_code(c): v for c, v in sorted(progress.refuted.items())},
+                         **({} if not progress.partial else {"partial": {
+                             game.format_code(c): {game.format_response(r): [v, exact] for r, (v, exact)
+                                                   in sorted(parts.items())}
+                             for c, parts in sorted(progress.partial.items())}}),
                          "seconds": round(spent_before + time.perf_counter() - clock, 1)}
                 _amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
+                if progress.left is None:
+                    return  # a part of the guess under way: kept, not told
                 log(f"{spec}: {guess} {response}: {len(progress.refuted)} guesses refuted"
                     + ("" if progress.found is None else f", {progress.found} the least found")
                     + ("" if progress.left is None else f", {progress.left} left") + f" ({entry['seconds']:.0f} s)")

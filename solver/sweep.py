@@ -84,6 +84,10 @@ class SweepProgress:
     """Guess -> a lower bound of its cost, at least ``found`` when that was proven."""
     left: int | None = None
     """Guesses still to evaluate (their refined bounds below ``found``), when a running sweep tells it."""
+    partial: dict[Code, dict[int, tuple[int, bool]]] = field(default_factory=dict)
+    """The guess under way when the progress was taken: guess -> response -> (the part's own cost, from its
+    position on, and whether it is exact; else a lower bound): a guess that takes an hour is not evaluated again
+    from nothing."""
 
 
 class Sweeper:
@@ -115,6 +119,9 @@ class Sweeper:
         self.refuted: dict[tuple[int, bytes], dict[int, int]] = {}
         """The same keys -> {guess: turn-independent lower bound of its cost} for the guesses a sweep proved no
         cheaper than its best one there (dropped once the set is exact)."""
+        self.partial: dict[tuple[int, bytes], dict[int, dict[int, tuple[int, bool]]]] = {}
+        """The watched set's key (the set :meth:`value` was asked) -> the parts' values of its guesses under way
+        (:attr:`SweepProgress.partial`)."""
         self._watch: tuple[tuple[int, bytes], int, Callable[[SweepProgress], None]] | None = None
         self.guesses = 0
         self._deadline = float("inf")
@@ -196,9 +203,13 @@ class Sweeper:
 
     def _progress(self, key: tuple[int, bytes], offset: int) -> SweepProgress:
         best = self.exact.get(key) or self.upper.get(key)
-        refuted = {} if key in self.exact else self.refuted.get(key, {})
+        done = key in self.exact
+        refuted = {} if done else self.refuted.get(key, {})
+        settled = {best[1]} if best is not None else set()
+        partial = {} if done else {g: dict(parts) for g, parts in self.partial.get(key, {}).items()
+                                   if parts and g not in refuted and g not in settled}
         return SweepProgress(None if best is None else best[0] + offset, None if best is None else best[1],
-                             {g: v + offset for g, v in refuted.items()})
+                             {g: v + offset for g, v in refuted.items()}, partial=partial)
 
     def _resume(self, key: tuple[int, bytes], offset: int, known: SweepProgress) -> None:
         if key in self.exact:
@@ -210,6 +221,15 @@ class Sweeper:
         refuted = self.refuted.setdefault(key, {})
         for g, v in known.refuted.items():
             refuted[int(g)] = max(refuted.get(int(g), 0), int(v) - offset)
+        partial = self.partial.setdefault(key, {})
+        for g, parts in known.partial.items():
+            mine = partial.setdefault(int(g), {})
+            for r, (v, exact) in parts.items():
+                old_v, old_exact = mine.get(int(r), (0, False))
+                if exact:
+                    mine[int(r)] = (int(v), True)
+                elif not old_exact:
+                    mine[int(r)] = (max(old_v, int(v)), False)
 
     def _key(self, turn: int, cands: CandidateSet) -> tuple[int, bytes]:
         """The memo's key of a set at guess number ``turn``: the turn only matters under a guess limit."""
@@ -271,7 +291,10 @@ class Sweeper:
             if refuted.get(g, -1) >= best:  # proven no cheaper by an earlier sweep of this set
                 fail = min(fail, refuted[g])
                 continue
-            v = self._try(turns, cands, g, best, part_lower, lb0)
+            with_parts = watched or key in self.partial  # kept for the watched set, or resumed from
+            v = self._try(turns, cands, g, best, part_lower, lb0, key if with_parts else None)
+            if with_parts:
+                self.partial.get(key, {}).pop(g, None)  # settled one way or the other below
             if v < best:
                 if best_g >= 0:  # the guess it replaces costs exactly its value, now above the best
                     refuted[best_g] = best
@@ -289,18 +312,21 @@ class Sweeper:
         return max(fail, beta) if fail < INF else INF, -1
 
     def _try(self, turns: list[Turn], cands: CandidateSet, guess: int, beta: int, part_lower: dict[int, int],
-             lb0: np.ndarray) -> int:
-        """Turn-independent value of ``guess`` at ``cands`` (below ``beta``), else a bound of at least ``beta``."""
+             lb0: np.ndarray, watched: tuple[int, bytes] | None = None) -> int:
+        """Turn-independent value of ``guess`` at ``cands`` (below ``beta``), else a bound of at least ``beta``.
+        ``watched``: the set's key when its parts' values are kept as they come (the watched set's, recorded each
+        time) or known from an earlier run (:attr:`partial`)."""
         game = self.game
         self.guesses += 1
         a = self.searcher.arrays
         order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
         win = game.all_bulls
+        known = {} if watched is None else self.partial.setdefault(watched, {}).setdefault(guess, {})
         parts = []
         for r in range(game.n_responses):
             size = int(starts[r + 1] - starts[r])
             if size and r != win:
-                parts.append((size, r, max(int(part_lower.get(r, 0)), int(lb0[size]))))
+                parts.append((size, r, max(int(part_lower.get(r, 0)), int(lb0[size]), known.get(r, (0, False))[0])))
         parts.sort(key=lambda p: (-p[0], p[1]))
         acc = int(cands.shape[0])  # this guess, counted for every candidate
         rest = sum(p[2] for p in parts)
@@ -308,8 +334,17 @@ class Sweeper:
             return acc + rest
         for _size, r, low in parts:
             rest -= low
-            sub = np.ascontiguousarray(order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
-            v, _ = self._value([*turns, Turn(guess, r)], sub, beta - acc - rest)
+            budget = beta - acc - rest
+            had = known.get(r)
+            if had is not None and (had[1] or had[0] >= budget):  # an earlier run's value of this part
+                v = had[0]
+            else:
+                sub = np.ascontiguousarray(order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
+                v, _ = self._value([*turns, Turn(guess, r)], sub, budget)
+                if watched is not None:
+                    known[r] = (v, v < budget)
+                    if self._watch is not None and self._watch[0] == watched:
+                        self._watch[2](self._progress(watched, self._watch[1]))
             acc = min(acc + v, INF)
             if acc + rest >= beta:
                 return min(acc + rest, INF)

@@ -140,7 +140,8 @@ def test_a_sweep_resumes_from_the_progress_it_recorded_without_evaluating_a_gues
     kept: list[SweepProgress] = []
 
     def record(progress: SweepProgress) -> None:
-        kept.append(progress)
+        if progress.left is not None:  # after a guess (a part's value is recorded too, without it)
+            kept.append(progress)
         if len(kept) == 2:
             raise OutOfTime
 
@@ -154,7 +155,47 @@ def test_a_sweep_resumes_from_the_progress_it_recorded_without_evaluating_a_gues
     told: list[SweepProgress] = []
     got = again.value(turns, resume=last, record=told.append)
     assert told and told[-1].left == 0  # a finished sweep has nothing left to evaluate
+    assert all(not p.partial for p in told if p.left is not None)  # a guess done leaves no part under way
     assert (got.value, got.exact) == (reference.value, True)
     assert again.at_root and not set(again.at_root) & set(first.at_root)
     done = again.progress(turns)
     assert (done.found, done.found_guess, done.refuted) == (got.value, got.guess, {})
+
+
+class _Parts(Sweeper):
+    """A sweeper that lists the parts it evaluates one level below the set after ``root`` turns."""
+
+    def __init__(self, *args: Any, root: int = 0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.root, self.below = root, list[tuple[int, int]]()
+
+    def _value(self, turns: list[Turn], *args: Any) -> tuple[int, int]:
+        if len(turns) == self.root + 1:
+            self.below.append((turns[-1].guess, turns[-1].response))
+        return super()._value(turns, *args)
+
+
+def test_a_sweep_stopped_inside_a_guess_resumes_from_its_parts_values() -> None:
+    """Stopped after the first part of a guess is valued, a sweep hands on that part's value; the next sweep
+    evaluates the guess's other parts only, and proves the same optimum."""
+    game = Game.from_spec("4,7,0")
+    turns = game.parse_history("0123 0.2")
+    reference = Searcher(game, SolveOptions("total")).solve(turns)
+    kept: list[SweepProgress] = []
+
+    def record(progress: SweepProgress) -> None:
+        kept.append(progress)
+        raise OutOfTime
+
+    first = _Parts(game, kernel_at_most=20, root=len(turns))
+    assert first.value(turns, record=record).cut
+    (guess, parts), = kept[-1].partial.items()
+    (response, (value, exact)), = parts.items()
+    assert first.below == [(guess, response)] and kept[-1].found is None and exact
+    below = [*turns, Turn(guess, response)]
+    own = Searcher(game, SolveOptions("total")).solve(below).value
+    assert own is not None and value == own - len(game.candidates(below)) * len(below)  # the part's own guesses
+    again = _Parts(game, kernel_at_most=20, root=len(turns))
+    got = again.value(turns, resume=kept[-1])
+    assert (got.value, got.exact) == (reference.value, True)
+    assert (guess, response) not in again.below and any(g == guess for g, _ in again.below)

@@ -602,9 +602,9 @@ def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_pa
 
 def test_a_settle_stopped_keeps_what_its_sweep_proved_and_continues_from_it(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Out of time, a settle changes no part's bound and says so; stopped after its first guess is evaluated in full,
-    the file keeps that guess under ``settle``, and the same call continues to the optimum; a broken ``settle``
-    entry is refused before any work."""
+    """Out of time, a settle changes no part's bound and says so; stopped inside its first guess, the file keeps the
+    value of the part it evaluated; stopped after that guess, the guess under ``settle``; the same call continues
+    to the optimum; a broken ``settle`` entry is refused before any work."""
     from solver import sweep
     from solver.game import Turn
     from solver.search import Searcher, SolveOptions
@@ -616,14 +616,25 @@ def test_a_settle_stopped_keeps_what_its_sweep_proved_and_continues_from_it(tmp_
 
     original = sweep.Sweeper.value
 
-    def stopped(self: sweep.Sweeper, *args: object, record: object = None, **kwargs: object) -> sweep.SweepResult:
-        def keep_then_stop(progress: sweep.SweepProgress) -> None:
-            record(progress)  # type: ignore[operator]
-            raise sweep.OutOfTime
+    def stopping(after_guess: bool) -> object:
+        """The sweep stopped right after its first part's value (or its first guess's) is recorded."""
 
-        return original(self, *args, record=keep_then_stop, **kwargs)  # type: ignore[arg-type]
+        def stopped(self: sweep.Sweeper, *args: object, record: object = None, **kwargs: object) -> sweep.SweepResult:
+            def keep_then_stop(progress: sweep.SweepProgress) -> None:
+                record(progress)  # type: ignore[operator]
+                if progress.left is not None or not after_guess:
+                    raise sweep.OutOfTime
 
-    monkeypatch.setattr(sweep.Sweeper, "value", stopped)
+            return original(self, *args, record=keep_then_stop, **kwargs)  # type: ignore[arg-type]
+
+        return stopped
+
+    monkeypatch.setattr(sweep.Sweeper, "value", stopping(after_guess=False))
+    inside = bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
+    kept = (bound_campaigns.read(path) or {})["settle"]
+    assert all(row["cut"] and row["found"] is None for row in inside if row["codes"] > 8)
+    assert all(len(entry["1.0"]["partial"]) == 1 and "found" not in entry["1.0"] for entry in kept.values())
+    monkeypatch.setattr(sweep.Sweeper, "value", stopping(after_guess=True))
     cut = bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
     swept = [row for row in cut if row["codes"] > 8]  # the others go to the exact search at once
     assert swept and all(row["cut"] and row["found"] is not None for row in swept)
