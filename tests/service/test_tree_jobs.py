@@ -227,12 +227,14 @@ def test_an_unsolved_game_serves_its_best_known_tree(db_url: str, spec: str) -> 
     assert stats.json["hybrid"] == best["hybrid"]
     root = client.get(f"/v1/strategies/{spec}/best-known/tree?depth=1").json["node"]
     assert root["guess"] == stats.json["first_guess"]
-    # its bracket: the lower bound proven by refined plies (atlas bounds), below the tree it ships
+    # its bracket: the lower bound proven by refined plies (atlas bounds) or by parts settled exactly (atlas
+    # settle, in the same campaign's file), below the tree it ships
     shown = client.get(f"/v1/games/{spec}").json["atlas"]
     proof = shown["lower_bound"]
     assert proof["value"] == shown["total"]["lower"] == shown["total_within_worst_case"]["lower"]
     assert proof["size_only"] < proof["value"] <= best["total"] == shown["total"]["upper"]
-    assert proof["command"].startswith(f"bullscows atlas bounds -g {spec} --depth ")
+    assert proof["command"].startswith((f"bullscows atlas bounds -g {spec} --depth ",
+                                        f"bullscows atlas settle -g {spec} "))
 
 
 @backend_agnostic
