@@ -877,7 +877,8 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
             if seconds_known:
                 resume = resume or SweepProgress()
                 resume = dataclasses.replace(resume, refuted={
-                    g2: max(v, resume.refuted.get(g2, 0)) for g2, v in {**seconds_known, **resume.refuted}.items()})
+                    g2: max(seconds_known.get(g2, 0), resume.refuted.get(g2, 0))
+                    for g2 in seconds_known.keys() | resume.refuted.keys()})
             spent_before = float(doc.get("settle", {}).get(guess, {}).get(response, {}).get("seconds", 0.0))
             clock = time.perf_counter()
 
@@ -896,7 +897,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                     return  # a part of the guess under way: kept, not told
                 log(f"{spec}: {guess} {response}: {len(progress.refuted)} guesses refuted"
                     + ("" if progress.found is None else f", {progress.found} the least found")
-                    + ("" if progress.left is None else f", {progress.left} left") + f" ({entry['seconds']:.0f} s)")
+                    + f", {progress.left} left ({entry['seconds']:.0f} s)")
 
             log(f"{spec}: settling {guess} {response} ({n} codes)"
                 + ("" if resume is None else f", from {len(resume.refuted)} guesses refuted"
