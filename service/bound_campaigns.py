@@ -368,9 +368,11 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             _compact_seconds(doc)
             relabelled = doc.get("leaves") != LEAVES
             if relabelled:
+                way = doc.get("leaves") or "by size"
                 _count_plies_anew(doc)
-                log(f"{game.spec}: the file's parts were proven with their leaves valued by size; they count one "
-                    "ply fewer now" + (", and its units are done again" if doc["units"] or "finished" in doc else ""))
+                log(f"{game.spec}: the file's parts were proven with their sets valued another way "
+                    f"({way}); their bounds are kept, at no known depth"
+                    + (", and its units are done again" if doc["units"] or "finished" in doc else ""))
             if doc.get("plan") != plan or relabelled:
                 if doc["units"] or "finished" in doc:
                     doc.setdefault("earlier", []).append(
@@ -618,19 +620,21 @@ def _same_game(game: Game, doc: dict[str, Any], path: str) -> None:
 
 
 def _count_plies_anew(doc: dict[str, Any]) -> None:
-    """A file written before the last ply valued its parts by their own codes (:data:`LEAVES`): each part's
-    bound stays (a proof is a proof), and the plies it is known to reach drop by one, which is what they
-    reach this way; exact parts stay exact."""
+    """A file whose sets were valued another way than :data:`LEAVES` (by size, or by their own codes before the
+    sets' branching counted): each part's bound stays (a proof is a proof), but it reaches no known depth this
+    way (the bound this way at k plies is at least the old one's, often far higher), so its plies become 0 and
+    the parts are refined again with the old bounds as estimates; exact parts stay exact."""
     for parts in doc["parts"].values():
         for key, (lower, plies) in parts.items():
             if plies != "exact":
-                parts[key] = [lower, max(int(plies) - 1, 0)]
+                parts[key] = [lower, 0]
+
     def drop(tree: dict[str, Any]) -> None:
         for key, value in tree.items():
             if isinstance(value, dict):
                 drop(value)
             else:
-                tree[key] = [value[0], max(int(value[1]) - 1, 0)]
+                tree[key] = [value[0], 0]
 
     for section in BELOW:
         drop(doc.get(section, {}))

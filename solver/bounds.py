@@ -78,6 +78,36 @@ def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
     return out
 
 
+def branching_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
+    """``lb[kind, b, s]``: the totals' size-only bound (no depth limit) of a set of ``s`` codes below which no
+    guess has more than ``b`` non-winning parts (kinds as in :func:`lower_bound_tables`; row ``b`` for the
+    game's own response count is its bound).
+
+    Why: a guess splits a subset of a set ``S`` into no more parts than it splits ``S`` itself, so the most
+    non-winning parts any code makes of ``S`` bounds the branching of every strategy below ``S``.  Deep in the
+    permutation games that is far below the response count (a set of 47 codes of 6×7 after three guesses: 6
+    instead of 26), and the counting bound with the set's own branching is far higher (137 guesses instead of
+    113 for those 47 codes; their optimum is 160).
+    """
+    b = max(valid_response_count(game) - 1, 1)
+    return _branching(b, size)
+
+
+@functools.lru_cache(maxsize=8)
+def _branching(b_max: int, size: int) -> npt.NDArray[np.int64]:
+    out = np.full((2, b_max + 1, size + 1), tk.INF, dtype=np.int64)
+    for b in range(1, b_max + 1):
+        out[:, b] = _tables.__wrapped__(b, size)[:, 0, MMAX]  # not through its cache: 26 tables it needs no more
+    # One part at a time is a chain, one secret found per guess, as long as it takes: the tables stop at MMAX
+    # levels (their "no limit"), which only this row reaches (two parts pass any size by then).
+    s = np.arange(size + 1, dtype=np.int64)
+    out[0, 1] = s * (s + 1) // 2
+    out[1, 1] = s * (s + 3) // 2
+    out[:, 0] = out[:, 1]  # no set of two or more codes has no branching; row 0 is never read
+    out.flags.writeable = False
+    return out
+
+
 def require_response_table(game: Game) -> GameArrays:
     """The game's arrays with their response table, which the search kernels read directly.
 

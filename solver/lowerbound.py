@@ -78,7 +78,7 @@ import numpy.typing as npt
 from numba import njit
 
 from solver import kernels
-from solver.bounds import kernel_responses, lower_bound_tables
+from solver.bounds import branching_tables, kernel_responses, lower_bound_tables
 from solver.game import Game, History
 from solver.question import INF, SolveOptions
 from solver.symmetry import equivalence_set
@@ -117,6 +117,47 @@ def _one_ply(table, S, guesses, lb0, n_resp, win, out):  # type: ignore[no-untyp
                 break
             s += lb0[c]
         out[i] = s if s < INF else INF
+
+
+@njit(cache=True)
+def _one_ply_branching(table, S, guesses, lbb, b_cap, n_resp, win, out):  # type: ignore[no-untyped-def]
+    """:func:`_one_ply` with the set's own branching: returns ``b``, the most non-winning parts any of
+    ``guesses`` makes of ``S`` (at most ``b_cap``, the branching proven above ``S``), and scores each guess's
+    parts by ``lbb[b]`` (:func:`solver.bounds.branching_tables`) instead of the game's size-only bound.
+
+    Admissible only when ``guesses`` stand for every code: each code splits ``S`` like one of them (the
+    classes of transformations that map ``S`` onto itself, as every caller's guesses are).  A part of ``S``,
+    and every set below it, is then split by no guess into more than ``b`` non-winning parts."""
+    n = S.shape[0]
+    m = guesses.shape[0]
+    cnt = np.zeros((m, n_resp), dtype=np.int32)
+    for k in range(n):
+        row = table[S[k]]
+        for i in range(m):
+            cnt[i, row[guesses[i]]] += 1
+    b = 1
+    for i in range(m):
+        p = 0
+        for r in range(n_resp):
+            if r != win and cnt[i, r] > 0:
+                p += 1
+        if p > b:
+            b = p
+    if b > b_cap:
+        b = b_cap
+    lb = lbb[b]
+    for i in range(m):
+        s = n
+        for r in range(n_resp):
+            if r == win:
+                continue
+            c = cnt[i, r]
+            if c == n:
+                s = INF
+                break
+            s += lb[c]
+        out[i] = s if s < INF else INF
+    return b
 
 
 @njit(cache=True)
@@ -229,10 +270,11 @@ def _leaf_ply(table, S, guesses, bound, lb0, lb1, n_resp, win, beta):  # type: i
     return best, best < INF
 
 
-LEAVES = "own-codes"
-"""How the last ply values its parts (:func:`_leaf_bound`), as a campaign's progress file records it.  A part
-proven at k plies with the size alone is proven at k − 1 plies this way (a part's own-codes bound is at most
-its one-ply bound, so each depth this way is at most one more ply the old way)."""
+LEAVES = "own-codes, branching"
+"""How the sets refined are valued, as a campaign's progress file records it: the last ply's parts by their own
+codes (:func:`_leaf_bound`), and every set's parts by the size-only bound of its own branching
+(:func:`_one_ply_branching`).  A bound proven another way (before: ``"own-codes"``, or no entry for the size
+alone) is still a proof, but not this way's LB_k for any k: each way's bound at k plies is at most this one's."""
 
 SECOND_UNITS_MIN = 256
 """Root parts of at least this many codes are refined one second guess at a time in the last pass, each kept
@@ -273,7 +315,7 @@ def _leaf_bound(table, P, lb0, lb1, n_resp, win, cnt):  # type: ignore[no-untype
 
 @njit(cache=True, nogil=True)
 def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
-               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember, lb1):
+               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember, lb1, lbb, lbb1, b_cap):
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
     over ``S``) of the ascending set ``S``, refined ``depth`` plies: LB_depth(S) when it is below
     ``beta``, else some bound of at least ``beta``.  ``guesses``: the guesses to try at this ply
@@ -291,6 +333,11 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     the last ply scores its best guesses' parts by :func:`_leaf_bound` instead of their size alone (best
     first: each guess's size-only score is a lower bound of its leaf-bound score, so the scan stops at the
     first guess whose size-only score passes the best leaf-bound score found).
+
+    ``lbb``, ``lbb1`` (empty: none): :func:`solver.bounds.branching_tables`' kinds 0 and 1, and ``b_cap`` the
+    branching proven above ``S`` (``lb0`` and ``lb1`` are then its rows): each set refined finds its own
+    branching among its guesses, the most non-winning parts any of them makes, and values its parts, and
+    the sets below them, by the size-only bound of that branching (``LEAVES``).
 
     It releases the GIL (``nogil``): one call can take the best part of an hour, and a Dask worker that
     holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost."""
@@ -312,7 +359,13 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
         guesses = _canonical_guesses(codes, masks, S, called, n_symbols)
     m = guesses.shape[0]
     bound = np.empty(m, dtype=np.int64)
-    _one_ply(table, S, guesses, lb0, n_resp, win, bound)
+    if lbb.shape[0] > 0:
+        b_cap = _one_ply_branching(table, S, guesses, lbb, b_cap, n_resp, win, bound)
+        lb0 = lbb[b_cap]
+        if lb1.shape[0] > 0:
+            lb1 = lbb1[b_cap]
+    else:
+        _one_ply(table, S, guesses, lb0, n_resp, win, bound)
     if depth == 1:
         # the last ply refined: LB_1 is the least one-ply bound itself (no order, no split needed)
         out = INF
@@ -389,7 +442,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
                 below = child_reps[child_starts[i]:child_starts[i + 1]]
             v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), below, depth - 1, lb0, n_resp,
                            win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval,
-                           empty, no_starts, classed, lb1)
+                           empty, no_starts, classed, lb1, lbb, lbb1, b_cap)
             if v < est[r]:
                 v = est[r]
             acc += v
@@ -527,6 +580,15 @@ class PartLedger:
         refine: its bound is then taken in, and the part refined here only if its holder gave up)."""
 
 
+def _readonly(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``a`` made read-only, as the bound tables are: the kernels see one array type, whichever they get."""
+    a = np.ascontiguousarray(a)
+    if a.flags.writeable:
+        a = a.copy()
+        a.flags.writeable = False
+    return a
+
+
 def root_classes(game: Game, history: History = (), *, searcher: Searcher | None = None) -> list[int]:
     """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
     candidates, in the order it refines them (best one-ply bound first).  ``searcher``: one of the game's to
@@ -549,7 +611,8 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      target: int | None = None, guesses: Sequence[int] | None = None,
                      ledger: PartLedger | None = None, third_ply_classes: bool = True,
                      leaf_scan: bool = True, second_units: int | None = SECOND_UNITS_MIN,
-                     only_parts: Collection[int] | None = None, searcher: Searcher | None = None) -> RootBound:
+                     only_parts: Collection[int] | None = None, searcher: Searcher | None = None,
+                     branching: bool = True) -> RootBound:
     """The lower bound of the optimal total (no depth limit) after ``history``, refined ``depth``
     plies: the root ply here, one class per guess, the second with the classes below each root
     guess, the rest in :func:`refine_set`.  ``known(codes)`` gives a table's (lower, upper) of a
@@ -576,8 +639,11 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     rather than by their size alone: a higher bound at the same depth.  ``second_units``: the last pass
     refines a root part of at least that many codes one second guess at a time (:meth:`PartLedger.put_second`),
     so that a part that takes hours keeps what each of its second guesses proved (same bound as one call).
-    False or None (any of the three) is for the tests and benchmarks that compare.  ``searcher``: one of the
-    game's to reuse (its arrays and pools; making one costs more than refining a small set)."""
+    ``branching``: every set refined is valued with its own branching (:func:`solver.bounds.branching_tables`,
+    the most non-winning parts any code makes of it), and so are the parts and sets below it; else by the
+    game's response count.  False or None (any of the four) is for the tests and benchmarks that compare.
+    ``searcher``: one of the game's to reuse (its arrays and pools; making one costs more than refining a small
+    set)."""
     from solver.search import Searcher
 
     if depth < 1:
@@ -587,8 +653,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     arrays = searcher.arrays
     ktable, n_resp, win = kernel_responses(game, arrays.table)
     tables = lower_bound_tables(game, game.size)
-    lb0 = np.ascontiguousarray(tables[0, 0, MMAX])
-    lb1 = np.ascontiguousarray(tables[1, 0, MMAX]) if leaf_scan else np.zeros(0, dtype=np.int64)
+    lb0 = _readonly(tables[0, 0, MMAX])
+    lb1 = _readonly(tables[1, 0, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
+    if branching:
+        by_b = branching_tables(game, game.size)
+        lbb, lbb1 = _readonly(by_b[0]), _readonly(by_b[1])
+    else:
+        lbb = lbb1 = _readonly(np.zeros((0, 1), dtype=np.int64))
+    b_game = max(lbb.shape[0] - 1, 1)
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
     n = int(cands.shape[0])
     turn = len(history) + 1
@@ -602,7 +674,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     pool0, pools1, lens, row_of = searcher.pools(history)
     pool0 = np.ascontiguousarray(pool0, dtype=np.int32)
     bound = np.empty(pool0.shape[0], dtype=np.int64)
-    _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
+    b_root = b_game
+    if branching:  # the root's pool stands for every code (classes of the transformations fixing the history)
+        b_root = int(_one_ply_branching(ktable, cands, pool0, lbb, b_game, n_resp, win, bound))
+        lb0 = lbb[b_root]
+        if leaf_scan:
+            lb1 = lbb1[b_root]
+    else:
+        _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
     order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
     if guesses is not None:
         wanted = {int(g) for g in guesses}
@@ -658,7 +737,11 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         (fail-soft like the kernel: the least bound when it is below ``beta``, else a bound of at least it)."""
         reps, starts = third_ply(g, child_pool)
         first = np.empty(child_pool.shape[0], dtype=np.int64)
-        _one_ply(ktable, sub, child_pool, lb0, n_resp, win, first)
+        b_sub = b_root
+        if branching:  # the child pool stands for every code at this part (classes fixing the history and g)
+            b_sub = int(_one_ply_branching(ktable, sub, child_pool, lbb, b_root, n_resp, win, first))
+        else:
+            _one_ply(ktable, sub, child_pool, lb0, n_resp, win, first)
         best, fail, found = beta, INF, False
         for i in np.argsort(first, kind="mergesort"):
             if first[i] >= best:
@@ -672,7 +755,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 below = no_reps
                 if starts.shape[0] > 0:
                     below = reps[int(starts[i]):int(starts[i + 1])]
-                got = by_third(g, r, sub, g2, below, k, best)
+                got = by_third(g, r, sub, g2, below, k, best, b_sub)
                 v = max(got, lower)
                 if got < best or v > shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
                     shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
@@ -685,12 +768,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         return INF if fail >= INF else max(fail, beta)
 
     def by_third(g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
-                 beta: int) -> int:
+                 beta: int, b_sub: int) -> int:
         """The root part ``(g, r)`` refined ``k`` plies opening with ``g2`` (``below``: the third ply's guesses),
         as :func:`refine_set` refines one guess: its parts one kernel call each, each part's bound put in the
         ledger (:meth:`PartLedger.put_third`) so that a second guess of an hour keeps what it proved.  Fail-soft:
-        the bound when below ``beta``, else a bound of at least it."""
+        the bound when below ``beta``, else a bound of at least it.  ``b_sub``: the root part's branching."""
         n = int(sub.shape[0])
+        lb_sub = lbb[b_sub] if branching else lb0
+        lb1_sub = lbb1[b_sub] if branching and leaf_scan else lb1
         part_order, starts = kernels.split(*arrays.kernel_args(), g2, sub, game.n_responses)
         called2 = called | int(arrays.masks[g]) | int(arrays.masks[g2])
         est: dict[int, int] = {}
@@ -699,7 +784,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             c = int(starts[r2 + 1] - starts[r2])
             if c == 0 or r2 == win:
                 continue
-            e = int(lb0[c])
+            e = int(lb_sub[c])
             if c > 2:
                 q1, q2 = set_keys(np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32),
                                   z1, z2, 0)
@@ -724,11 +809,11 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             else:
                 room = beta - acc - rest
                 part = np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32)
-                got = int(refine_set(ktable, arrays.codes, arrays.masks, part, below, k - 1, lb0, n_resp, win,
+                got = int(refine_set(ktable, arrays.codes, arrays.masks, part, below, k - 1, lb_sub, n_resp, win,
                                      game.symbols, called2, room, work, z1, z2, *memo, no_reps, no_starts, classed,
-                                     lb1))
+                                     lb1_sub, lbb, lbb1, b_sub))
                 v = max(got, est[r2])
-                if got < room or v > max(lower, int(lb0[sizes[r2]])):  # a cut bound at its size's says nothing
+                if got < room or v > max(lower, int(lb_sub[sizes[r2]])):  # a cut bound at its size's says nothing
                     shared.put_third(g, r, g2, r2, min(v, INF), k - 1 if got < room else 0)
             acc += v
             if acc + rest >= beta:
@@ -821,7 +906,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                                                  z1, z2, *memo,
                                                  # a part refined one ply never reaches the third
                                                  *(third_ply(g, child_pool) if d >= 3 else (no_reps, no_starts)),
-                                                 False, lb1))
+                                                 False, lb1, lbb, lbb1, b_root))
                     finally:
                         if last:
                             shared.release(g, r)

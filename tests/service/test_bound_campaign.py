@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from service import atlas, bound_campaigns
 from service.cli import main
 from solver.game import Game
-from solver.lowerbound import root_classes, root_lower_bound
+from solver.lowerbound import LEAVES, root_classes, root_lower_bound
 from solver.tree import Tree
 from tests.service.progress_wait import wait_for_progress
 
@@ -259,29 +259,33 @@ def test_claims_of_processes_gone_are_dropped(tmp_path: Path) -> None:
     assert (bound_campaigns.read(path) or {})["claims"] == {"0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
 
 
-def test_a_file_proven_with_leaves_valued_by_size_counts_one_ply_fewer(tmp_path: Path) -> None:
-    """A progress file from before the last ply valued its parts by their own codes: its parts' bounds are kept
-    (each is a proof), the plies they reach drop by one (exact parts stay exact), its units are done again, and
-    the campaign then reaches the bound refined at once; read again, nothing drops twice."""
+@pytest.mark.parametrize("before_way", [None, "own-codes"])
+def test_a_file_proven_another_way_keeps_its_bounds_at_no_known_depth(tmp_path: Path, before_way: str | None) -> None:
+    """A progress file whose sets were valued another way (by size alone, no entry; or by their own codes
+    before each set's branching counted): its parts' bounds are kept (each is a proof) but reach no known depth
+    now (plies 0; exact parts stay exact), its units are done again, and the campaign then reaches the bound
+    refined at once, no part's bound falling; read again, nothing changes."""
     path = str(tmp_path / "bounds.json")
     assert bound_campaigns.run("4,6,1", 3, None, path) is not None
     doc = bound_campaigns.read(path)
-    assert doc is not None and doc["leaves"] == "own-codes"
+    assert doc is not None and doc["leaves"] == LEAVES
     before = _parts(doc)
     assert any(isinstance(p, int) and p >= 2 for _, p in before.values())
-    del doc["leaves"]
+    if before_way is None:
+        del doc["leaves"]
+    else:
+        doc["leaves"] = before_way
     Path(path).write_text(json.dumps(doc))
     seen: list[str] = []
     bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path, log=seen.append)
-    assert any("one ply fewer" in line for line in seen)
+    assert any("valued another way" in line and (before_way or "by size") in line for line in seen)
     dropped = bound_campaigns.read(path)
     assert dropped is not None and dropped["units"] == {} and "finished" not in dropped
-    assert _parts(dropped) == {k: [lower, plies if plies == "exact" else max(int(plies) - 1, 0)]
-                               for k, (lower, plies) in before.items()}
+    assert _parts(dropped) == {k: [lower, plies if plies == "exact" else 0] for k, (lower, plies) in before.items()}
     got = bound_campaigns.run("4,6,1", 3, None, path)
     assert got is not None and got["value"] == _at_once("4,6,1", 3)
     after = bound_campaigns.read(path)
-    assert after is not None and after["leaves"] == "own-codes"
+    assert after is not None and after["leaves"] == LEAVES
     assert after["earlier"][-1]["finished"]["value"] == got["value"]
     for key, (lower, plies) in before.items():
         now_lower, now_plies = _parts(after)[key]
@@ -296,7 +300,7 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     """A part's second guesses are units of their own in the file (``seconds``): a campaign that lost its parts'
     bounds and units but kept those reaches the same bound refining fewer sets, cut bounds no higher than their
     part's are dropped, a bad second guess is refused before any work, and a file from before the own-codes
-    leaves counts their plies one fewer too."""
+    leaves keeps their bounds at no known depth."""
     path = tmp_path / "bounds.json"
     first = bound_campaigns.run("5,6,0", 3, None, str(path))
     assert first is not None and first["value"] == _at_once("5,6,0", 3)
@@ -348,10 +352,10 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))
     recounted = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), bound_campaigns.read(str(path)) or {})
     old_parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), old)
-    assert recounted == {k: (lower, max(plies - 1, 0)) for k, (lower, plies) in
+    assert recounted == {k: (lower, 0) for k, (lower, plies) in
                          bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), old).items()
                          if plies > 0 or lower > old_parts[k[:2]][0]}
-    assert any(plies == 1 for _, plies in recounted.values())
+    assert recounted
 
 
 def test_the_bound_a_file_proves_as_it_stands_only_rises_and_is_admissible(tmp_path: Path) -> None:
