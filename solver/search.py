@@ -36,6 +36,7 @@ import numpy.typing as npt
 from solver import kernels
 from solver import searchkernels as sk
 from solver.bounds import (
+    branching_tables,
     kernel_responses,
     lower_bound_tables,
     require_response_table,
@@ -78,6 +79,8 @@ class Searcher:
         self.n_valid = valid_response_count(game)
         self._ktable, self._kresponses, self._kwin = kernel_responses(game, self.arrays.table)
         self._lb = lower_bound_tables(game, game.size)
+        self._lbb = branching_tables(game, game.size)
+        """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own)."""
         self._tables: dict[TableKey, TranspositionTable] = {}
         self._capacity = table_capacity
         self._threshold = export_threshold
@@ -280,7 +283,7 @@ class Searcher:
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,
-            self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc,
+            self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc, self._lbb[0], self._lbb[1],
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0

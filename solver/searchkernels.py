@@ -308,8 +308,8 @@ def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, ca
 
 
 @njit(cache=True)
-def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lb_tab,
-             child_m, base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
+def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lbrow,
+             base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
              fail, stats):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
@@ -322,7 +322,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     kept (equivalent splits).  Returns the new ``nk``.
 
     The bound is kept up to date while the guess's responses are read: the parts seen so far cost
-    at least their ``lb_tab`` values, and every code not yet read adds at least ``step`` more (1 for
+    at least their ``lbrow`` values, and every code not yet read adds at least ``step`` more (1 for
     totals: one more guess for it, whatever part it joins; 0 for k-movers), so a guess is dropped as
     soon as what was read proves it, and reading all of S and hashing the parts (the split
     signature) is left to the guesses that survive.
@@ -332,7 +332,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     cache lines of those rows serve many consecutive codes, where each code's own row would be one
     more line fetched from a table far bigger than the caches for every candidate read.
     """
-    lbrow = lb_tab[child_m]
     scanned = np.int64(0)
     reads = np.int64(0)
     count = g_hi - g_lo if use_pool else n
@@ -446,6 +445,19 @@ def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type:
 
 
 @njit(cache=True)
+def _branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
+    """The most non-winning parts any code makes of the node's set (``pc``: :func:`part_counts`; a code of the
+    set has its winning part among them), at most ``b_max``: no guess splits any set below this one into more
+    (a subset's parts under a guess are among the set's), so its counting bound holds for every one of them."""
+    b = np.int64(1)
+    for g in range(n_codes):
+        p = np.int64(pc[g]) - np.int64(inset[g])
+        if p > b:
+            b = p
+    return b if b < b_max else np.int64(b_max)
+
+
+@njit(cache=True)
 def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
     """Value of a set of one or two codes with ``m`` guesses left (guess one of them, then the other)."""
     if m <= 0 or (n == 2 and m == 1):
@@ -459,7 +471,7 @@ def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           ws_hkey, ws_hstamp, called, ws_acc, ws_pc):  # type: ignore[no-untyped-def]
+           ws_hkey, ws_hstamp, called, ws_acc, ws_pc, lbb, lbb1):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -472,6 +484,11 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ws_pc[ply]`` receives
     S's :func:`part_counts` (``ws_acc`` is their scratch), computed at most once per node, when a
     perfect split or the other codes are looked for.
+
+    ``lbb[b, s]``, ``lbb1[b, s]`` (:func:`solver.bounds.branching_tables`; no rows: not used) are the totals'
+    bounds of a set below which no guess makes more than ``b`` non-winning parts: a total with no depth limit
+    values each node and its parts by the node's own branching (:func:`_branching`), far above the game's
+    response count deep in the permutation games.
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -564,6 +581,23 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             return lo
         if lo > lb_node:
             lb_node = lo
+    # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
+    lbc = lb_tab[child_m]
+    if crit == 0 and m >= mmax and lbb.shape[0] > 0:
+        if not have_masks:
+            part_counts(table, S, ws_acc, pcs)
+            have_masks = True
+            stats[S_MASK_ROWS] += n
+        b = _branching(pcs, inset, n_codes, lbb.shape[0] - 1)
+        lbc = lbb[b]
+        if lbb[b, n] > lb_node:
+            lb_node = lbb[b, n]
+        if lbb1[b, n] > nc_floor:
+            nc_floor = lbb1[b, n]
+        if lb_node >= beta:
+            for i in range(n):
+                inset[S[i]] = 0
+            return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
     cnt = np.zeros(n_resp, dtype=np.int64)
@@ -643,7 +677,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 hi = _prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
-                                     not pooled, lb_tab[child_m], base, cur_beta, ws_pool[ply], fail)
+                                     not pooled, lbc, base, cur_beta, ws_pool[ply], fail)
                 src = ws_pool[ply]
                 pooled = True
             if lazy:
@@ -653,12 +687,12 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     part_counts(table, S, ws_acc, pcs)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
-                nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lb_tab[child_m], base, cur_beta,
+                nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
                                 n_codes, keys, nk, fail)
                 stats[S_SCANNED_OTHERS] += nk
             else:
                 nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
-                              uncalled, z1, lb_tab, child_m, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
+                              uncalled, z1, lbc, base, 1 - crit, win, cur_beta, n_codes, keys, nk,
                               cnt, zs, touched, ws_hkey[ply], ws_hstamp[ply], stats[S_NODES] * 2 + phase, fail,
                               stats)
             keys[:nk].sort()
@@ -698,7 +732,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     psize[np_] = c
                     pres[np_] = r
                     np_ += 1
-                    rest += lb_tab[child_m, c]
+                    rest += lbc[c]
             for a in range(1, np_):
                 vs = psize[a]
                 vr = pres[a]
@@ -719,7 +753,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if not ok:
                     break
                 r = pres[j]
-                lbp = lb_tab[child_m, psize[j]]
+                lbp = lbc[psize[j]]
                 rest -= lbp
                 budget = cur_beta - acc - rest
                 if ply == 0 and pools1.shape[0] > 0:
@@ -733,7 +767,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                                table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                                ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                                pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc)
+                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1)
                 if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0
