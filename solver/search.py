@@ -65,6 +65,10 @@ DIRECT_SET_MAX = 256
 """In bigger games, sets up to this size are searched in one kernel call (measured not slower up to 150)."""
 
 
+_NO_BRANCHING = np.zeros((2, 0, 1), dtype=np.int64)
+_NO_BRANCHING.flags.writeable = False  # the kernel's one signature: every bound table it reads is read-only
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
@@ -72,7 +76,7 @@ class Searcher:
     """
 
     def __init__(self, game: Game, options: SolveOptions, *, table_capacity: int = 1 << 20,
-                 export_threshold: int = 64) -> None:
+                 export_threshold: int = 64, branching: bool = True) -> None:
         self.game = game
         self.options = options
         self.arrays: GameArrays = require_response_table(game)
@@ -80,7 +84,10 @@ class Searcher:
         self._ktable, self._kresponses, self._kwin = kernel_responses(game, self.arrays.table)
         self._lb = lower_bound_tables(game, game.size)
         self._lbb = branching_tables(game, game.size)
-        """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own)."""
+        """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own);
+        ``branching=False`` gives it none (the same values, for the tests and benchmarks that compare)."""
+        if not branching:
+            self._lbb = _NO_BRANCHING
         self._tables: dict[TableKey, TranspositionTable] = {}
         self._capacity = table_capacity
         self._threshold = export_threshold
