@@ -4,13 +4,14 @@
 For each game and each depth: the proven lower bound, the bracket it leaves with the game's best
 known upper bound (the shipped atlas's: its hybrid or one-step trees, each played through every
 secret), the bracket's width ((upper - lower) / lower), and the wall-clock and CPU seconds of the
-bound (median of ``--runs``; the first call of a process also compiles or loads the kernels, so one
-warm-up call of depth 1 comes first).  Depth 0 is the size-only bound the atlas had before.
+bound (median of ``--runs``; the first call of a process also compiles or loads the kernels, so warm-up
+calls on a small game come first).  Depth 0 is the size-only bound the atlas had before.
 
     python benchmarks/bench_atlas_bounds.py                          # the six games, depths 1 to 3
     python benchmarks/bench_atlas_bounds.py --games 6,7,0 --depths 4 --runs 1
     python benchmarks/bench_atlas_bounds.py --games 4,6,1 --depths 4 --target 5625   # only: is T >= 5625?
     python benchmarks/bench_atlas_bounds.py --games 7,7,0 --depths 4 --target 31900 --runs 1 --third-ply both
+    python benchmarks/bench_atlas_bounds.py --games 6,7,0 --history "012345 0.6" --depths 2 3 --branching both
     python benchmarks/bench_atlas_bounds.py --shipped    # the brackets as shipped, and what each side cost
     git show 6188f38:service/data/atlas.json > /tmp/before.json
     python benchmarks/bench_atlas_bounds.py --shipped --file /tmp/before.json     # as they were at a commit
@@ -21,6 +22,11 @@ gives the ratio of their CPU seconds: the bounds are the same.
 
 ``--leaves both`` refines each depth twice, the last ply's parts valued by their own codes' partitions
 (``own``, the default) and by their size alone (``size``), and gives both bounds and their CPU seconds.
+
+``--branching both`` refines each depth twice, each set's parts valued by the size-only bound of the set's own
+branching (``on``, the default: the most non-winning parts any code makes of it) and by the game's response
+count (``off``), and gives the ratio of their CPU seconds.  ``--history`` bounds a position instead of the
+game (a root part: ``--history "012345 0.6"``); its bound is then game-level, the history's guesses counted.
 
 ``--shipped`` computes nothing: it prints each game's bracket of T as ``service/data/atlas.json`` has it, its
 width, and the recorded time and command of each side (the lower bound's refinement, the upper bound's tree
@@ -55,6 +61,10 @@ def main() -> None:
                     help="the third ply's guesses: one per class (default), every code, or both side by side")
     ap.add_argument("--leaves", choices=["own", "size", "both"], default="own",
                     help="the last ply's parts valued by their own codes (default), by their size, or both")
+    ap.add_argument("--branching", choices=["on", "off", "both"], default="on",
+                    help="each set valued by its own branching (default), by the game's response count, or both")
+    ap.add_argument("--history", default=None,
+                    help="bound this position of each game instead ('012345 0.6'; guesses and responses)")
     ap.add_argument("--shipped", action="store_true", help="print the shipped brackets only (no computation)")
     ap.add_argument("--file", default=None, help="with --shipped: another atlas file (an older commit's, say)")
     args = ap.parse_args()
@@ -70,7 +80,8 @@ def main() -> None:
     from solver.table import MMAX
 
     shipped = atlas.load()
-    root_lower_bound(Game.from_spec("2,3,1"), (), 1)  # kernels compiled or loaded from numba's cache
+    for warm in (True, False):  # kernels compiled or loaded from numba's cache, either way
+        root_lower_bound(Game.from_spec("3,4,1"), (), 3, branching=warm)
     out: dict[str, Any] = {"machine": machine(), "runs": args.runs, "games": {}}
     for spec in args.games:
         game = Game.from_spec(spec)
@@ -78,30 +89,44 @@ def main() -> None:
         size_only = int(lower_bound_tables(game, game.size)[0, 0, MMAX, game.size])
         rows: list[dict[str, Any]] = [{"depth": 0, "lower": size_only, "wall_s": 0.0, "cpu_s": 0.0,
                                        "width": round((upper - size_only) / size_only, 5)}]
+        history = game.parse_history(args.history.split(",")) if args.history else []
+        if history:  # a position's bound: no bracket (the upper bound is the game's), its size-only bound as depth 0
+            n = len(game.candidates(history))
+            size_only = int(lower_bound_tables(game, game.size)[0, 0, MMAX, n]) + n * len(history)
+            rows = [{"depth": 0, "lower": size_only, "wall_s": 0.0, "cpu_s": 0.0}]
+        root_lower_bound(game, history, 1)  # the game's arrays and tables, made once per process, are not timed
         thirds = ["classes", "every"] if args.third_ply == "both" else [args.third_ply]
         leaves = ["own", "size"] if args.leaves == "both" else [args.leaves]
+        branchings = ["on", "off"] if args.branching == "both" else [args.branching]
         for depth in args.depths:
-            cpu_of: dict[tuple[str, str], float] = {}
+            cpu_of: dict[tuple[str, str, str], float] = {}
             for way in thirds:
                 for leaf in leaves:
-                    walls, cpus, value, work = [], [], 0, 0
-                    for _ in range(args.runs):
-                        w0, c0 = time.perf_counter(), time.process_time()
-                        got = root_lower_bound(game, (), depth, target=args.target,
-                                               third_ply_classes=way == "classes", leaf_scan=leaf == "own")
-                        walls.append(time.perf_counter() - w0)
-                        cpus.append(time.process_time() - c0)
-                        value, work = got.value, got.work
-                    cpu_of[(way, leaf)] = statistics.median(cpus)
-                    rows.append({"depth": depth, **({} if args.target is None else {"target": args.target}),
-                                 "third_ply": way, "leaves": leaf, "lower": value, "sets_refined": work,
-                                 "wall_s": round(statistics.median(walls), 3), "cpu_s": round(cpu_of[(way, leaf)], 3),
-                                 "width": round((upper - value) / value, 5)})
-                    if way == "every" and ("classes", leaf) in cpu_of:
-                        rows[-1]["cpu_ratio_every_to_classes"] = round(
-                            cpu_of[(way, leaf)] / max(cpu_of[("classes", leaf)], 1e-9), 2)
-                    print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
-        out["games"][spec] = {"codes": game.size, "upper": upper, "bounds": rows}
+                    for br in branchings:
+                        walls, cpus, value, work = [], [], 0, 0
+                        for _ in range(args.runs):
+                            w0, c0 = time.perf_counter(), time.process_time()
+                            got = root_lower_bound(game, history, depth, target=args.target,
+                                                   third_ply_classes=way == "classes", leaf_scan=leaf == "own",
+                                                   branching=br == "on")
+                            walls.append(time.perf_counter() - w0)
+                            cpus.append(time.process_time() - c0)
+                            value, work = got.value, got.work
+                        cpu_of[(way, leaf, br)] = statistics.median(cpus)
+                        rows.append({"depth": depth, **({} if args.target is None else {"target": args.target}),
+                                     "third_ply": way, "leaves": leaf, "branching": br, "lower": value,
+                                     "sets_refined": work, "wall_s": round(statistics.median(walls), 3),
+                                     "cpu_s": round(cpu_of[(way, leaf, br)], 3),
+                                     **({} if history else {"width": round((upper - value) / value, 5)})})
+                        if way == "every" and ("classes", leaf, br) in cpu_of:
+                            rows[-1]["cpu_ratio_every_to_classes"] = round(
+                                cpu_of[(way, leaf, br)] / max(cpu_of[("classes", leaf, br)], 1e-9), 2)
+                        if br == "off" and (way, leaf, "on") in cpu_of:
+                            rows[-1]["cpu_ratio_off_to_on"] = round(
+                                cpu_of[(way, leaf, br)] / max(cpu_of[(way, leaf, "on")], 1e-9), 2)
+                        print(json.dumps({"game": spec, **rows[-1]}), file=sys.stderr, flush=True)
+        out["games"][spec] = {"codes": game.size, "upper": upper, "bounds": rows,
+                              **({"history": args.history} if history else {})}
     print(json.dumps(out, indent=1))
 
 
