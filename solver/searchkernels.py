@@ -486,9 +486,9 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     perfect split or the other codes are looked for.
 
     ``lbb[b, s]``, ``lbb1[b, s]`` (:func:`solver.bounds.branching_tables`; no rows: not used) are the totals'
-    bounds of a set below which no guess makes more than ``b`` non-winning parts: a total with no depth limit
-    values each node and its parts by the node's own branching (:func:`_branching`), far above the game's
-    response count deep in the permutation games.
+    bounds of a set below which no guess makes more than ``b`` non-winning parts: a total values each node and
+    its parts by the node's own branching (:func:`_branching`), far above the game's response count deep in the
+    permutation games (within a depth limit, by the larger of that and the limit's bound).
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -582,14 +582,21 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         if lo > lb_node:
             lb_node = lo
     # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
-    lbc = lb_tab[child_m]
-    if crit == 0 and m >= mmax and lbb.shape[0] > 0:
+    # ``lbc``: the bound of each size a part of S can have (up to n), one row for every use below
+    width = n + 2 if n + 2 <= lb_tab.shape[1] else lb_tab.shape[1]
+    lbc = np.empty(width, dtype=np.int64)
+    for c in range(width):
+        lbc[c] = lb_tab[child_m, c]
+    if crit == 0 and lbb.shape[0] > 0:
         if not have_masks:
             part_counts(table, S, ws_acc, pcs)
             have_masks = True
             stats[S_MASK_ROWS] += n
         b = _branching(pcs, inset, n_codes, lbb.shape[0] - 1)
-        lbc = lbb[b]
+        # within a depth limit both bounds hold (a limit only adds guesses): the larger
+        for c in range(width):
+            if lbb[b, c] > lbc[c]:
+                lbc[c] = lbb[b, c]
         if lbb[b, n] > lb_node:
             lb_node = lbb[b, n]
         if lbb1[b, n] > nc_floor:
