@@ -458,6 +458,18 @@ def _branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _reach(b, m, first):  # type: ignore[no-untyped-def]
+    """The most secrets ``m`` guesses can find below a branching of ``b`` non-winning parts, the first guess
+    finding one (``first`` 1) or none (0, a code outside the set): a set of more needs more guesses."""
+    total = np.int64(first)
+    level = np.int64(1)
+    for _ in range(1, m):
+        level = level * b if level < (np.int64(1) << np.int64(40)) else level
+        total += level
+    return total
+
+
+@njit(cache=True)
 def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
     """Value of a set of one or two codes with ``m`` guesses left (guess one of them, then the other)."""
     if m <= 0 or (n == 2 and m == 1):
@@ -593,13 +605,23 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             have_masks = True
             stats[S_MASK_ROWS] += n
         b = _branching(pcs, inset, n_codes, lbb.shape[0] - 1)
-        # within a depth limit both bounds hold (a limit only adds guesses): the larger
+        # within a depth limit both bounds hold (a limit only adds guesses): the larger, and INF for the sizes
+        # that so few parts cannot separate in the guesses left (a value past the limit's range is no value)
+        limited = m < mmax
+        reach = _reach(b, child_m, 1) if limited else np.int64(1) << np.int64(62)
         for c in range(width):
-            if lbb[b, c] > lbc[c]:
-                lbc[c] = lbb[b, c]
+            e = lbb[b, c] if c <= reach else INF
+            if e > lbc[c]:
+                lbc[c] = e
+        if limited and n > _reach(b, mm, 1):
+            for i in range(n):
+                inset[S[i]] = 0
+            return INF
         if lbb[b, n] > lb_node:
             lb_node = lbb[b, n]
-        if lbb1[b, n] > nc_floor:
+        if limited and n > _reach(b, mm, 0):
+            nc_floor = INF
+        elif lbb1[b, n] > nc_floor:
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
             for i in range(n):
