@@ -33,11 +33,14 @@ import json
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.filelock import exclusive, write_json
 from solver.game import Game
 from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
+
+if TYPE_CHECKING:
+    from solver.sweep import SweepProgress
 
 FORMAT = "bullscows-bound-campaign"
 CAMPAIGN_DIR = "campaigns"
@@ -783,7 +786,7 @@ def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[s
 
 # -- settling root parts exactly -------------------------------------------------------------------------------------
 
-def _progress_of(game: Game, entry: dict[str, Any] | None) -> Any:
+def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | None:
     """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
 
     :raises CampaignError: a code or value that is not the game's."""

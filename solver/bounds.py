@@ -135,7 +135,7 @@ def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDAr
     return _dense_responses(game.positions, game.symbols, game.repetition)
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=4)
 def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[npt.NDArray[np.uint8], int, int]:
     game = Game(positions, symbols, repetition)
     table = game.search_arrays().table
@@ -145,6 +145,25 @@ def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[np
     out = dense[table]
     out.setflags(write=False)
     return out, len(valid), int(dense[game.all_bulls])
+
+
+DENSE_MAX_CODES = 8192
+"""Games of at most this many codes get a densely numbered copy of their table for the lower bounds' kernels
+(:func:`refine_responses`): at most 64 MB, where the records games' copy would be another gigabyte."""
+
+
+def refine_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """(table, size of the response encoding, winning response) as the lower bounds' kernels read them
+    (:mod:`solver.lowerbound`): renumbered densely for every game of at most :data:`DENSE_MAX_CODES` codes, as
+    :func:`kernel_responses` for the bigger ones.
+
+    Why: those kernels count every guess's parts in a guesses × responses matrix and score each row over every
+    response, and the encoding ``bulls * (positions + 1) + cows`` leaves most of it empty.  7×7 has 57 slots for
+    7 responses that occur, 6×7 49 for 12: densely numbered, the matrix fits the cache and each row is scored
+    over what can occur.  The renumbering keeps every partition, so every bound is the same."""
+    if game.size <= DENSE_MAX_CODES:
+        return _dense_responses(game.positions, game.symbols, game.repetition)
+    return kernel_responses(game, table)
 
 
 def require_searchable(game: Game) -> None:

@@ -463,3 +463,49 @@ def test_deep_in_six_by_seven_the_sets_branching_lifts_the_bound() -> None:
     by_size = root_lower_bound(game, history, 2, branching=False).value
     counted = root_lower_bound(game, history, 2).value
     assert counted >= by_size + 30, (by_size, counted)
+
+
+@given(st.lists(st.one_of(st.integers(0, 600), st.integers(0, 1 << 22), st.just(1 << 40)), max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_the_refinements_order_is_a_stable_sort(values: list[int]) -> None:
+    """The refinement walks its guesses best bound first, ties by index; the counting sort that gives that order
+    must be the merge sort's, INF last and bounds far apart (past the counted span) included."""
+    import numpy as np
+
+    from solver.lowerbound import _ascending
+
+    bound = np.asarray(values, dtype=np.int64)
+    assert np.asarray(_ascending(bound)).tolist() == np.argsort(bound, kind="mergesort").tolist()
+
+
+@pytest.mark.parametrize("spec", ["7,7,0", "6,7,0", "4,6,1", "3,5,0"])
+def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: str) -> None:
+    """The lower bounds read a table renumbered densely (7 responses instead of 57 slots for 7×7): every guess
+    must split every set into parts of the same sizes, so the one-ply scores and the branching that every
+    refinement is built from are those of the game's own numbering."""
+    import numpy as np
+
+    from solver.bounds import branching_tables, lower_bound_tables, refine_responses
+    from solver.lowerbound import _one_ply, _one_ply_branching
+    from solver.table import MMAX
+
+    game = Game.from_spec(spec)
+    raw = game.search_arrays().table
+    dense, n_resp, win = refine_responses(game, raw)
+    assert n_resp < game.n_responses and int(dense[0, 0]) == win
+    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
+    lbb = branching_tables(game, game.size)[0]
+    rng = np.random.default_rng(7)
+    guesses = np.arange(game.size, dtype=np.int32)
+    for _ in range(5):
+        secret, *moves = (int(c) for c in rng.integers(0, game.size, 3))
+        history = [Turn(g, int(game.response(g, secret))) for g in moves if g != secret]
+        cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
+        scores = []
+        for table, nr, w in ((raw, game.n_responses, game.all_bulls), (dense, n_resp, win)):
+            a = np.empty(game.size, dtype=np.int64)
+            b = np.empty(game.size, dtype=np.int64)
+            _one_ply(table, cands, guesses, lb0, nr, w, a)
+            branching = _one_ply_branching(table, cands, guesses, lbb, lbb.shape[0] - 1, nr, w, b)
+            scores.append((a.tolist(), b.tolist(), int(branching)))
+        assert scores[0] == scores[1]
