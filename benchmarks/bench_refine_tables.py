@@ -20,6 +20,7 @@ sizes, in microseconds per set, and the ratios.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -40,6 +41,11 @@ from benchmarks.common import machine
 def merge_order(bound):  # type: ignore[no-untyped-def]
     """The reference: the kernels' order as it was before."""
     return np.argsort(bound, kind="mergesort")
+
+
+def order_all(order: Callable[[np.ndarray], np.ndarray], bounds: list[np.ndarray]) -> None:
+    for b in bounds:
+        order(b)
 
 
 def median_us(fn: Callable[[], object], runs: int, count: int) -> float:
@@ -71,7 +77,7 @@ def main() -> None:
     dense = refine_responses(game, arrays.table)
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     rng = np.random.default_rng(args.seed)
-    sets = []
+    sets: list[tuple[np.ndarray, np.ndarray]] = []
     tries = 0
     while len(sets) < args.sets and tries < 100 * args.sets:
         tries += 1
@@ -113,11 +119,11 @@ def main() -> None:
         row: dict[str, Any] = {"sizes": [lo, hi if hi < 1 << 30 else None], "sets": len(chosen),
                                "mean_size": round(float(np.mean([s.shape[0] for s, _ in chosen])), 1),
                                "mean_guesses": round(float(np.mean([g.shape[0] for _, g in chosen])), 1)}
-        row["one_ply_raw_us"] = median_us(lambda c=chosen: one_ply(raw, c), args.runs, len(chosen))
-        row["one_ply_dense_us"] = median_us(lambda c=chosen: one_ply(dense, c), args.runs, len(chosen))
+        row["one_ply_raw_us"] = median_us(functools.partial(one_ply, raw, chosen), args.runs, len(chosen))
+        row["one_ply_dense_us"] = median_us(functools.partial(one_ply, dense, chosen), args.runs, len(chosen))
         row["numbering_speedup"] = round(row["one_ply_raw_us"] / row["one_ply_dense_us"], 2)
-        row["merge_sort_us"] = median_us(lambda b=their: [merge_order(x) for x in b], args.runs, len(chosen))
-        row["counting_sort_us"] = median_us(lambda b=their: [_ascending(x) for x in b], args.runs, len(chosen))
+        row["merge_sort_us"] = median_us(functools.partial(order_all, merge_order, their), args.runs, len(chosen))
+        row["counting_sort_us"] = median_us(functools.partial(order_all, _ascending, their), args.runs, len(chosen))
         row["order_speedup"] = round(row["merge_sort_us"] / row["counting_sort_us"], 2)
         bands.append(row)
     print(json.dumps({"game": game.spec, "responses": {"encoding": game.n_responses, "dense": dense[1]},
