@@ -2,7 +2,7 @@
 
 - **Numbering of the responses.**  ``solver.lowerbound`` counts every guess's parts of a set in a
   guesses × responses matrix and scores each row.  With the game's own encoding (``bulls * (positions + 1) +
-  cows``) 7×7 has 57 slots for the 7 responses that occur; ``solver.bounds.refine_responses`` numbers them
+  cows``) 7×7 has 57 slots for the 7 responses that occur; ``solver.bounds.compact_responses`` numbers them
   densely.  Timed: ``_one_ply`` (count and score every canonical guess) on each table.
 - **Ordering the guesses.**  Each refined set walks its guesses best one-ply bound first.  Timed: a merge
   sort (``np.argsort(kind="mergesort")``, what the kernels called before) against the counting sort
@@ -66,7 +66,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    from solver.bounds import lower_bound_tables, refine_responses
+    from solver.bounds import compact_responses, lower_bound_tables
     from solver.game import Game
     from solver.lowerbound import _ascending, _canonical_guesses, _one_ply
     from solver.table import MMAX
@@ -74,7 +74,7 @@ def main() -> None:
     game = Game.from_spec(args.game)
     arrays = game.search_arrays()
     raw = (arrays.table, game.n_responses, game.all_bulls)
-    dense = refine_responses(game, arrays.table)
+    dense = compact_responses(game, arrays.table)
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     rng = np.random.default_rng(args.seed)
     sets: list[tuple[np.ndarray, np.ndarray]] = []

@@ -122,7 +122,8 @@ MASK_BITS = 64
 
 
 def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
-    """(table, size of the response encoding, winning response) as the search kernel reads them.
+    """(table, size of the response encoding, winning response) with at most 64 responses, the least the search
+    kernel needs (it reads :func:`compact_responses`, dense for every game it searches).
 
     The kernel marks each response as a bit of a 64-bit word (``searchkernels.part_counts``), and
     the game's encoding, ``bulls * (positions + 1) + cows``, passes 63 from 8 positions on although
@@ -148,19 +149,20 @@ def _dense_responses(positions: int, symbols: int, repetition: bool) -> tuple[np
 
 
 DENSE_MAX_CODES = 8192
-"""Games of at most this many codes get a densely numbered copy of their table for the lower bounds' kernels
-(:func:`refine_responses`): at most 64 MB, where the records games' copy would be another gigabyte."""
+"""Games of at most this many codes get a densely numbered copy of their table (:func:`compact_responses`): at
+most 64 MB, where the records games' copy would be another gigabyte."""
 
 
-def refine_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
-    """(table, size of the response encoding, winning response) as the lower bounds' kernels read them
-    (:mod:`solver.lowerbound`): renumbered densely for every game of at most :data:`DENSE_MAX_CODES` codes, as
-    :func:`kernel_responses` for the bigger ones.
+def compact_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """(table, size of the response encoding, winning response) as the exact search and the lower bounds'
+    kernels read them: renumbered densely for every game of at most :data:`DENSE_MAX_CODES` codes, as
+    :func:`kernel_responses` for the bigger ones.  The renumbering keeps the responses' order, so every
+    partition, every score (floating-point sums included) and every tie is the same.
 
-    Why: those kernels count every guess's parts in a guesses × responses matrix and score each row over every
-    response, and the encoding ``bulls * (positions + 1) + cows`` leaves most of it empty.  7×7 has 57 slots for
-    7 responses that occur, 6×7 49 for 12: densely numbered, the matrix fits the cache and each row is scored
-    over what can occur.  The renumbering keeps every partition, so every bound is the same."""
+    Why: those kernels count every guess's parts in a guesses × responses matrix and go over every response of
+    a split, and the encoding ``bulls * (positions + 1) + cows`` leaves most of it empty: 7×7 has 64 slots for
+    the 7 responses that occur, 6×7 49 for 12.  Densely numbered, the matrix fits the cache and each row is
+    scored over what can occur (``benchmarks/bench_refine_tables.py``)."""
     if game.size <= DENSE_MAX_CODES:
         return _dense_responses(game.positions, game.symbols, game.repetition)
     return kernel_responses(game, table)

@@ -78,7 +78,7 @@ import numpy.typing as npt
 from numba import njit
 
 from solver import kernels
-from solver.bounds import branching_tables, lower_bound_tables, refine_responses
+from solver.bounds import branching_tables, compact_responses, lower_bound_tables
 from solver.game import Game, History
 from solver.question import INF, SolveOptions
 from solver.symmetry import equivalence_set
@@ -646,7 +646,7 @@ def root_classes(game: Game, history: History = (), *, searcher: Searcher | None
     from solver.search import Searcher
 
     searcher = searcher or Searcher(game, SolveOptions("total"))
-    ktable, n_resp, win = refine_responses(game, searcher.arrays.table)
+    ktable, n_resp, win = compact_responses(game, searcher.arrays.table)
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
     pool0 = np.ascontiguousarray(searcher.pools(history)[0], dtype=np.int32)
@@ -701,7 +701,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     t0 = time.perf_counter()
     searcher = searcher or Searcher(game, SolveOptions("total"))
     arrays = searcher.arrays
-    ktable, n_resp, win = refine_responses(game, arrays.table)
+    ktable, n_resp, win = compact_responses(game, arrays.table)
     tables = lower_bound_tables(game, game.size)
     lb0 = _readonly(tables[0, 0, MMAX])
     lb1 = _readonly(tables[1, 0, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))

@@ -37,7 +37,7 @@ from solver import kernels
 from solver import searchkernels as sk
 from solver.bounds import (
     branching_tables,
-    kernel_responses,
+    compact_responses,
     lower_bound_tables,
     require_response_table,
     require_searchable,
@@ -81,7 +81,7 @@ class Searcher:
         self.options = options
         self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
-        self._ktable, self._kresponses, self._kwin = kernel_responses(game, self.arrays.table)
+        self._ktable, self._kresponses, self._kwin = compact_responses(game, self.arrays.table)
         self._lb = lower_bound_tables(game, game.size)
         self._lbb = branching_tables(game, game.size)
         """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own);

@@ -141,7 +141,7 @@ def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
     on 5040 codes), and the last pass stores the popcounts.  One count answers both "does g split S
     into singletons" and "how low can g's partition bound be" for every code, where reading
     responses code by code, with a branch per read, cost most of the search's time.  Needs fewer
-    than 64 responses (:func:`solver.bounds.kernel_responses`).
+    than 64 responses (:func:`solver.bounds.compact_responses`).
     """
     one = np.uint64(1)
     n = S.shape[0]

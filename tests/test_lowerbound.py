@@ -485,13 +485,13 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
     refinement is built from are those of the game's own numbering."""
     import numpy as np
 
-    from solver.bounds import branching_tables, lower_bound_tables, refine_responses
+    from solver.bounds import branching_tables, compact_responses, lower_bound_tables
     from solver.lowerbound import _one_ply, _one_ply_branching
     from solver.table import MMAX
 
     game = Game.from_spec(spec)
     raw = game.search_arrays().table
-    dense, n_resp, win = refine_responses(game, raw)
+    dense, n_resp, win = compact_responses(game, raw)
     assert n_resp < game.n_responses and int(dense[0, 0]) == win
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     lbb = branching_tables(game, game.size)[0]
