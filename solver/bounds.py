@@ -155,15 +155,17 @@ most 64 MB, where the records games' copy would be another gigabyte."""
 
 def compact_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
     """(table, size of the response encoding, winning response) as the exact search and the lower bounds'
-    kernels read them: renumbered densely for every game of at most :data:`DENSE_MAX_CODES` codes, as
-    :func:`kernel_responses` for the bigger ones.  The renumbering keeps the responses' order, so every
+    kernels read them: renumbered densely for a game of at most :data:`DENSE_MAX_CODES` codes whose encoding is
+    at least twice as wide as the responses that occur (the games without repetition from 5 positions on, and
+    the small ones), as :func:`kernel_responses` for the others (Mastermind and Bulls-and-Cows: 14 of 25, which
+    gained nothing measurable and keep their one table).  The renumbering keeps the responses' order, so every
     partition, every score (floating-point sums included) and every tie is the same.
 
     Why: those kernels count every guess's parts in a guesses × responses matrix and go over every response of
     a split, and the encoding ``bulls * (positions + 1) + cows`` leaves most of it empty: 7×7 has 64 slots for
     the 7 responses that occur, 6×7 49 for 12.  Densely numbered, the matrix fits the cache and each row is
     scored over what can occur (``benchmarks/bench_refine_tables.py``)."""
-    if game.size <= DENSE_MAX_CODES:
+    if game.size <= DENSE_MAX_CODES and 2 * valid_response_count(game) <= game.n_responses:
         return _dense_responses(game.positions, game.symbols, game.repetition)
     return kernel_responses(game, table)
 

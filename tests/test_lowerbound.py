@@ -478,7 +478,7 @@ def test_the_refinements_order_is_a_stable_sort(values: list[int]) -> None:
     assert np.asarray(_ascending(bound)).tolist() == np.argsort(bound, kind="mergesort").tolist()
 
 
-@pytest.mark.parametrize("spec", ["7,7,0", "6,7,0", "4,6,1", "3,5,0"])
+@pytest.mark.parametrize("spec", ["7,7,0", "6,7,0", "5,8,0", "3,5,0"])
 def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: str) -> None:
     """The lower bounds read a table renumbered densely (7 responses instead of 57 slots for 7×7): every guess
     must split every set into parts of the same sizes, so the one-ply scores and the branching that every
@@ -492,7 +492,8 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
     game = Game.from_spec(spec)
     raw = game.search_arrays().table
     dense, n_resp, win = compact_responses(game, raw)
-    assert n_resp < game.n_responses and int(dense[0, 0]) == win
+    assert 2 * n_resp <= game.n_responses and int(dense[0, 0]) == win
+    assert compact_responses(Game.from_spec("mastermind"), Game.from_spec("mastermind").search_arrays().table)[1] == 25
     lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
     lbb = branching_tables(game, game.size)[0]
     rng = np.random.default_rng(7)
