@@ -122,8 +122,8 @@ MASK_BITS = 64
 
 
 def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
-    """(table, size of the response encoding, winning response) with at most 64 responses, the least the search
-    kernel needs (it reads :func:`compact_responses`, dense for every game it searches).
+    """(table, size of the response encoding, winning response) with at most 64 responses: the least the search
+    kernel needs, and what :func:`compact_responses` gives the games it does not renumber.
 
     The kernel marks each response as a bit of a 64-bit word (``searchkernels.part_counts``), and
     the game's encoding, ``bulls * (positions + 1) + cows``, passes 63 from 8 positions on although
