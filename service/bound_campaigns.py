@@ -249,16 +249,18 @@ class FileLedger(PartLedger):
             for (g, r, g2, r2), (lower, plies) in ledger_thirds(self.game, doc).items():
                 super().put_third(g, r, g2, r2, lower, plies)
 
-    def _key(self, guess: int, response: int) -> str:
-        """A part's name in the file's ``claims``."""
-        return f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+    def _key(self, guess: int, response: int, second: int | None = None) -> str:
+        """A part's name in the file's ``claims`` (``"0123456 0.7"``), with its second guess when one is claimed
+        alone (``"0123456 0.7 1204563"``)."""
+        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
+        return key if second is None else f"{key} {self.game.format_code(second)}"
 
-    def claim(self, guess: int, response: int) -> bool:
-        """Take the part in the file's ``claims`` unless a live process of this machine holds it (a claim of
-        a process gone is taken over; one of another machine is left alone)."""
+    def claim(self, guess: int, response: int, second: int | None = None) -> bool:
+        """Take the part (or its second guess) in the file's ``claims`` unless a live process of this machine
+        holds it (a claim of a process gone is taken over; one of another machine is left alone)."""
         import socket
 
-        key = self._key(guess, response)
+        key = self._key(guess, response, second)
         me = {"pid": os.getpid(), "host": socket.gethostname()}
         granted = True
 
@@ -274,14 +276,14 @@ class FileLedger(PartLedger):
         _amend(self.path, change)
         return granted
 
-    def wait(self, guess: int, response: int) -> None:
-        """Poll the file until the part's claim is gone or its holder (a process of this machine) is.  A claim
-        of another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
+    def wait(self, guess: int, response: int, second: int | None = None) -> None:
+        """Poll the file until the claim is gone or its holder (a process of this machine) is.  A claim of
+        another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
         import socket
 
         from service.jobs.runner import owner_alive
 
-        key = self._key(guess, response)
+        key = self._key(guess, response, second)
         while True:
             doc = read(self.path) or {}
             held = doc.get("claims", {}).get(key)
@@ -292,8 +294,8 @@ class FileLedger(PartLedger):
                 raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
             time.sleep(WAIT_SECONDS)
 
-    def release(self, guess: int, response: int) -> None:
-        key = self._key(guess, response)
+    def release(self, guess: int, response: int, second: int | None = None) -> None:
+        key = self._key(guess, response, second)
         mine = os.getpid()
 
         def change(doc: dict[str, Any]) -> None:

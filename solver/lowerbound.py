@@ -71,7 +71,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -363,9 +363,13 @@ def _leaf_bound(table, P, lb0, lb1, n_resp, win, cnt):  # type: ignore[no-untype
     return best
 
 
-@njit(cache=True, nogil=True)
-def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
-               z1, z2, mk1, mk2, mval, child_reps, child_starts, remember, lb1, lbb, lbb1, b_cap):
+def refine_set(table: npt.NDArray[Any], codes: npt.NDArray[Any], masks: npt.NDArray[Any], S: npt.NDArray[np.int32],
+               guesses: npt.NDArray[np.int32], depth: int, lb0: npt.NDArray[np.int64], n_resp: int, win: int,
+               n_symbols: int, called: int, beta: int, work: npt.NDArray[np.int64], z1: npt.NDArray[np.uint64],
+               z2: npt.NDArray[np.uint64], mk1: npt.NDArray[np.uint64], mk2: npt.NDArray[np.uint64],
+               mval: npt.NDArray[np.int64], child_reps: npt.NDArray[np.int32], child_starts: npt.NDArray[np.int64],
+               remember: bool, lb1: npt.NDArray[np.int64], lbb: npt.NDArray[np.int64], lbb1: npt.NDArray[np.int64],
+               b_cap: int) -> int:
     """An admissible lower bound of the optimal total (turn-independent: remaining guesses summed
     over ``S``) of the ascending set ``S``, refined ``depth`` plies: LB_depth(S) when it is below
     ``beta``, else some bound of at least ``beta``.  ``guesses``: the guesses to try at this ply
@@ -390,7 +394,28 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
     the sets below them, by the size-only bound of that branching (``LEAVES``).
 
     It releases the GIL (``nogil``): one call can take the best part of an hour, and a Dask worker that
-    holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost."""
+    holds the GIL that long cannot send its heartbeats, so its scheduler restarts it and the unit is lost.
+
+    The arrays go in as the kernel passes them to itself (the bound tables read-only, the sets and guess
+    lists writable and contiguous): the kernel is recursive, and numba's cache cannot load a recursive kernel
+    whose inner call was compiled for other argument types than its outer one (numba issue 6061): the next
+    process's first call crashes.  One signature for every caller keeps the cached kernel loadable."""
+    return int(_refine_set(table, codes, masks, _writable(S, np.int32), _writable(guesses, np.int32), int(depth),
+                           _readonly(lb0), int(n_resp), int(win), int(n_symbols), int(called), int(beta), work, z1, z2,
+                           mk1, mk2, mval, _writable(child_reps, np.int32), _writable(child_starts, np.int64),
+                           bool(remember), _readonly(lb1), _readonly(lbb), _readonly(lbb1), int(b_cap)))
+
+
+def _writable(a: npt.NDArray[Any], dtype: type) -> npt.NDArray[Any]:
+    """``a`` as a writable contiguous array of ``dtype`` (a copy only when it is not one already)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    return a if a.flags.writeable else a.copy()
+
+
+@njit(cache=True, nogil=True)
+def _refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbols, called, beta, work,  # type: ignore[no-untyped-def]
+                z1, z2, mk1, mk2, mval, child_reps, child_starts, remember, lb1, lbb, lbb1, b_cap):
+    """:func:`refine_set`'s kernel, called only through it (one signature: see there)."""
     n = S.shape[0]
     work[0] += 1
     if n <= 2 or depth <= 0:
@@ -490,7 +515,7 @@ def refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symbo
             below = empty
             if classed:
                 below = child_reps[child_starts[i]:child_starts[i + 1]]
-            v = refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), below, depth - 1, lb0, n_resp,
+            v = _refine_set(table, codes, masks, part[starts[r]:starts[r + 1]].copy(), below, depth - 1, lb0, n_resp,
                            win, n_symbols, called | masks[g], best - acc - rest, work, z1, z2, mk1, mk2, mval,
                            empty, no_starts, classed, lb1, lbb, lbb1, b_cap)
             if v < est[r]:
@@ -617,17 +642,19 @@ class PartLedger:
     def sync(self) -> None:
         """Take in what others proved meanwhile (nothing here: one process keeps its ledger to itself)."""
 
-    def claim(self, guess: int, response: int) -> bool:
-        """Take a part to refine it; False when another process refines it now (asked before each part of
-        the last pass: that part is then put off to the end, when it may be proven).  Always granted here."""
+    def claim(self, guess: int, response: int, second: int | None = None) -> bool:
+        """Take a part (or, with ``second``, the part under that second guess) to refine it; False when another
+        process refines it now (asked before each part of the last pass, and before each second guess of a part
+        refined one second guess at a time: it is then put off to the end, when it may be proven).  Always
+        granted here."""
         return True
 
-    def release(self, guess: int, response: int) -> None:
-        """Give back a part taken by :meth:`claim` (its refinement is over, or was cut short)."""
+    def release(self, guess: int, response: int, second: int | None = None) -> None:
+        """Give back what :meth:`claim` took (its refinement is over, or was cut short)."""
 
-    def wait(self, guess: int, response: int) -> None:
-        """Wait until no other process holds the part (asked of a part put off, when nothing else is left to
-        refine: its bound is then taken in, and the part refined here only if its holder gave up)."""
+    def wait(self, guess: int, response: int, second: int | None = None) -> None:
+        """Wait until no other process holds the part (or second guess) (asked of one put off, when nothing else
+        is left to refine: its bound is then taken in, and it is refined here only if its holder gave up)."""
 
 
 def _readonly(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -793,19 +820,36 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         else:
             _one_ply(ktable, sub, child_pool, lb0, n_resp, win, first)
         best, fail, found = beta, INF, False
-        for i in np.argsort(first, kind="mergesort"):
+        # Processes sharing the ledger split a part's second guesses as they split a root guess's parts: one
+        # another holds is put off to the end, then its bound taken in (and refined here only if still short).
+        ranked = [int(i) for i in np.argsort(first, kind="mergesort")]
+        put_off: list[int] = []
+        while ranked or put_off:
+            first_try = bool(ranked)
+            i = ranked.pop(0) if first_try else put_off.pop(0)
             if first[i] >= best:
                 fail = min(fail, int(first[i]))
-                break
+                if first_try:  # ascending: the rest cannot be the least either
+                    ranked.clear()
+                continue
             g2 = int(child_pool[i])
+            if not first_try:
+                shared.wait(g, r, g2)
+            shared.sync()
             lower, plies = shared.get_second(g, r, g2)
             if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
                 v = lower
+            elif not shared.claim(g, r, g2) and first_try:
+                put_off.append(i)
+                continue
             else:
                 below = no_reps
                 if starts.shape[0] > 0:
                     below = reps[int(starts[i]):int(starts[i + 1])]
-                got = by_third(g, r, sub, g2, below, k, best, b_sub)
+                try:
+                    got = by_third(g, r, sub, g2, below, k, best, b_sub)
+                finally:
+                    shared.release(g, r, g2)
                 v = max(got, lower)
                 if got < best or v > shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
                     shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
@@ -869,6 +913,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             if acc + rest >= beta:
                 return max(acc + rest, beta)
         return acc
+
+    def split(sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], d: int) -> bool:
+        """Whether pass ``d`` refines this root part one second guess at a time (:func:`by_second`): only the last
+        pass, whose parts are the long units, and only parts big enough to be worth the file's entries."""
+        return bool(d == depth and second_units and sub.shape[0] >= second_units and d >= 3
+                    and child_pool.shape[0] > 0)
 
     def one_pass(d: int) -> tuple[int, int | None]:
         """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the
@@ -940,15 +990,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     v, exact = est[r], False
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
-                elif last and first_try and not shared.claim(g, r):
+                elif last and first_try and not split(sub, child_pool, d) and not shared.claim(g, r):
                     rest += est[r]
                     later.append(r)
                     continue
                 else:
                     room = best - acc - rest
                     try:
-                        if (last and second_units and sub.shape[0] >= second_units and d >= 3
-                                and child_pool.shape[0] > 0):
+                        if split(sub, child_pool, d):  # claimed one second guess at a time instead
                             got = by_second(g, r, sub, child_pool, d - 1, room)
                         else:
                             got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,
@@ -958,7 +1007,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                                                  *(third_ply(g, child_pool) if d >= 3 else (no_reps, no_starts)),
                                                  False, lb1, lbb, lbb1, b_root))
                     finally:
-                        if last:
+                        if last and not split(sub, child_pool, d):
                             shared.release(g, r)
                     v, exact = max(got, est[r]), False
                     # below its room the refinement found the minimum: the bound is LB_{d-1} itself

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,8 @@ from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.lowerbound import EXACT_PLIES, PartLedger, root_classes, root_lower_bound
 from solver.search import Searcher, SolveOptions
 from tests import reference
+
+REPO = Path(__file__).resolve().parents[1]
 
 SHIPPED = atlas.load()
 EXACT = [g for g in atlas_games() if SHIPPED[g.spec]["values"]["total"]["exact"]]
@@ -250,7 +253,7 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
     bound is the same."""
     mm = Game.from_spec("mastermind")
     alone = PartLedger()
-    whole = root_lower_bound(mm, (), 3, ledger=alone)
+    whole = root_lower_bound(mm, (), 3, ledger=alone, second_units=None)  # parts are claimed whole
     g = whole.guess
     assert g is not None
     biggest = max((p for p in whole.parts if (g, p.response) in alone.bounds), key=lambda p: len(p.codes))
@@ -264,14 +267,15 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
             self.waited: list[int] = []
             self.waiting = False
 
-        def claim(self, guess: int, response: int) -> bool:
+        def claim(self, guess: int, response: int, second: int | None = None) -> bool:
+            assert second is None
             self.asked.append(response)
             if guess == g and response == biggest.response:
                 self.waiting = True
                 return False
             return True
 
-        def wait(self, guess: int, response: int) -> None:
+        def wait(self, guess: int, response: int, second: int | None = None) -> None:
             self.waited.append(response)
 
         def sync(self) -> None:
@@ -279,9 +283,67 @@ def test_a_part_claimed_elsewhere_is_put_off_and_taken_from_the_ledger() -> None
                 self.put(g, biggest.response, *alone.get(g, biggest.response))
 
     shared = Elsewhere()
-    got = root_lower_bound(mm, (), 3, ledger=shared)
+    got = root_lower_bound(mm, (), 3, ledger=shared, second_units=None)
     assert got.value == whole.value and got.work < whole.work
     assert biggest.response in shared.asked and shared.waited == [biggest.response]
+
+
+@pytest.mark.parametrize("proven_elsewhere", [True, False])
+def test_a_second_guess_claimed_elsewhere_is_put_off_and_taken_from_the_ledger(proven_elsewhere: bool) -> None:
+    """A part refined one second guess at a time is not claimed whole: each second guess is, so that processes
+    sharing a ledger split a big part.  One another process holds is refined last, after waiting for it and
+    taking in the ledger: proven there, it is not refined here at all; its holder gone with nothing proven, it
+    is refined here.  The bound is the same either way."""
+    mm = Game.from_spec("mastermind")
+    alone = PartLedger()
+    whole = root_lower_bound(mm, (), 3, ledger=alone, second_units=3)
+    g = whole.guess
+    assert g is not None
+    # the biggest part of the best first guess refined in full by several second guesses, and its best second
+    # guess (the one whose bound is the part's)
+    def seconds_of(r: int) -> dict[int, tuple[int, int]]:
+        return {g2: v for (g1, r1, g2), v in alone.seconds.items() if (g1, r1) == (g, r)}
+
+    r = max((p for p in whole.parts if alone.get(g, p.response)[1] == 2 and len(seconds_of(p.response)) > 1),
+            key=lambda p: len(p.codes)).response
+    seconds = seconds_of(r)
+    held = min(seconds, key=lambda g2: (seconds[g2][0], -seconds[g2][1]))
+    assert seconds[held] == (alone.get(g, r)[0], 2)
+
+    class Elsewhere(PartLedger):
+        """Holds back that second guess, proving it 'elsewhere' (or not) while this run waits."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked: list[tuple[int, int, int | None]] = []
+            self.waited: list[int | None] = []
+            self.refined_here: set[int] = set()
+
+        def claim(self, guess: int, response: int, second: int | None = None) -> bool:
+            self.asked.append((guess, response, second))
+            return (guess, response, second) != (g, r, held) or bool(self.waited)
+
+        def wait(self, guess: int, response: int, second: int | None = None) -> None:
+            self.waited.append(second)
+
+        def put_third(self, guess: int, response: int, second: int, response2: int, lower: int,
+                      plies: int) -> bool:
+            if (guess, response) == (g, r):
+                self.refined_here.add(second)
+            return super().put_third(guess, response, second, response2, lower, plies)
+
+        def sync(self) -> None:
+            if proven_elsewhere and self.waited:
+                self.put_second(g, r, held, *alone.get_second(g, r, held))
+
+    shared = Elsewhere()
+    got = root_lower_bound(mm, (), 3, ledger=shared, second_units=3)
+    assert got.value == whole.value
+    assert (g, r, None) not in shared.asked and (g, r, held) in shared.asked  # claimed by second guess only
+    assert shared.waited == [held]
+    assert shared.get(g, r)[0] == alone.get(g, r)[0]
+    assert (held in shared.refined_here) is not proven_elsewhere
+    assert len(shared.refined_here) > 1  # the other second guesses were refined here meanwhile
 
 
 @pytest.mark.parametrize(("spec", "depth"), [("mastermind", 3), ("4,5,1", 4), ("4,7,0", 3)])
@@ -386,6 +448,44 @@ def test_a_refinement_lets_other_threads_run() -> None:
     elapsed = time.perf_counter() - started
     assert elapsed > 0.5, "the refinement was too short to tell"
     assert longest < elapsed / 3
+
+
+_CACHED_REFINE = """
+import sys
+import numpy as np
+from solver.bounds import branching_tables, kernel_responses, lower_bound_tables
+from solver.game import Game
+from solver.lowerbound import new_memo, refine_set
+from solver.table import MMAX, zobrist
+
+game = Game.from_spec("3,5,0")
+arrays = game.search_arrays()
+table, n_resp, win = kernel_responses(game, arrays.table)
+lbb, lbb1 = branching_tables(game, game.size)[:2]  # read-only, as the recursion passes their rows
+b = lbb.shape[0] - 1
+z1, z2 = zobrist(game.size)
+codes = np.arange(game.size, dtype=np.int32)
+for lb1 in (np.zeros(0, dtype=np.int64), lbb1[b].copy()):  # writable leaf tables, as a caller may pass them
+    print(refine_set(table, arrays.codes, arrays.masks, codes, np.zeros(0, dtype=np.int32), 3, lbb[b], n_resp, win,
+                     game.symbols, 0, 10**9, np.zeros(2, dtype=np.int64), z1, z2, *new_memo(12),
+                     np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), False, lb1, lbb, lbb1, b))
+"""
+
+
+def test_the_cached_refinement_loads_in_the_next_process_whatever_arrays_it_was_given(tmp_path: Path) -> None:
+    """The refinement is a recursive kernel: numba's cache cannot load one compiled for two signatures (its
+    inner call then points at code the next process does not have: a segfault on the first call, numba issue
+    6061).  Called with writable tables where the recursion passes read-only ones, a first process compiles
+    and caches it, and a second one, loading it, gets the same bounds instead of crashing."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    runs = [subprocess.run([sys.executable, "-c", _CACHED_REFINE], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=600) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout.split()) == 2
 
 
 def test_branching_tables_count_what_each_branching_allows() -> None:

@@ -220,14 +220,18 @@ def test_a_unit_whose_campaign_is_gone_stops_and_keeps_what_it_proved(tmp_path: 
 
 def test_two_campaigns_on_one_file_split_a_first_guess_and_agree(tmp_path: Path) -> None:
     """4×8 has a single class of first guess: a second process on the same progress file works on the parts
-    the first has not claimed.  Both end with the bound refined at once, and the unit is recorded once."""
+    the first has not claimed, and on its big parts (504 and 288 codes, refined one second guess at a time) on
+    the second guesses the first has not claimed.  Both end with the bound refined at once, and the unit is
+    recorded once."""
     path = tmp_path / "bounds.json"
     code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
             "print(b.run('4,8,0', 4, None, sys.argv[1])['value'])")
     first = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     second = None
     try:
-        wait_for_progress(first, path, bound_campaigns.read, lambda doc: bool(doc.get("claims")), may_end=True)
+        # a second guess claimed alone: "0123 0.1 1045"
+        wait_for_progress(first, path, bound_campaigns.read,
+                          lambda doc: any(len(key.split()) == 3 for key in doc.get("claims", {})), may_end=True)
         second = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
         outs = [p.communicate(timeout=300)[0] for p in (first, second)]
     finally:
