@@ -9,8 +9,12 @@ each a ``python -c`` of its own, the second started ``--stagger`` seconds after 
 start to the last's end; the part's bound must come out the same.  The kernels are loaded from numba's cache
 by a warm-up run first.
 
-    python benchmarks/bench_campaign_split.py                                # 4x8, part 0.2 (504 codes), 4 plies
-    python benchmarks/bench_campaign_split.py --game 5,7,0 --parts 0.2 --depth 4 --runs 3
+    python benchmarks/bench_campaign_split.py               # 6x7, part 1.5 (264 codes, 29 second guesses), 4 plies
+    python benchmarks/bench_campaign_split.py --game 4,9,0 --parts 0.2 --depth 5 --runs 3
+
+The part must be one the last pass refines one second guess at a time (256 codes or more), and long enough that
+the last pass outweighs what each process does alone (start-up, the shallow passes): 4x8's and 4x9's big parts
+take a few seconds, 6x7's part 1.5 about fifty.
 """
 
 from __future__ import annotations
@@ -65,10 +69,10 @@ def one_run(spec: str, depth: int, parts: str, processes: int, stagger: float) -
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="4,8,0")
-    ap.add_argument("--parts", default="0.2", help="responses to the first guess, comma-separated")
+    ap.add_argument("--game", default="6,7,0")
+    ap.add_argument("--parts", default="1.5", help="responses to the first guess, comma-separated")
     ap.add_argument("--depth", type=int, default=4)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--stagger", type=float, default=0.5, help="seconds between the two processes' starts")
     args = ap.parse_args()
 

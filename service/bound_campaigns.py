@@ -23,7 +23,9 @@ target) keeps the parts and begins its units afresh.  Units run here one after a
 Dask ``LocalCluster`` of several processes sharing the file under its lock.  Several campaigns may run on
 one file (a first guess alone is a long unit: the no-repetition games have only one class of first guess):
 each part of a unit's last pass is claimed in the file while it is refined, so another process takes the
-next part instead, and takes in the first one's bound when it is written.
+next part instead, and takes in the first one's bound when it is written.  A part refined one second guess at
+a time is not claimed whole: each of its second guesses is (``"0123456 0.7 1204563"``), so that processes
+split even a single part, the one a campaign with ``--parts`` spends its hours on.
 """
 
 from __future__ import annotations
@@ -724,8 +726,8 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
     if max_units is not None:
         todo = todo[:max_units]
     if 0 < len(todo) < processes:
-        log(f"{spec}: {len(todo)} unit(s) for {processes} processes: the others stay idle; to split a unit's parts, "
-            "start this command again beside this one (one process each)")
+        log(f"{spec}: {len(todo)} unit(s) for {processes} processes: the others stay idle; to split a unit's parts "
+            "(and a big part's second guesses), start this command again beside this one (one process each)")
     started = time.perf_counter()
 
     def done(guess: str, value: int, work: int, seconds: float) -> None:
