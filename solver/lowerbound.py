@@ -968,6 +968,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 first_try = bool(queue)
                 r = queue.pop(0) if queue else later.pop(0)
                 sub, have = subs[r], table_bound(g, r, subs[r])
+                by_seconds = split(sub, child_pool, d)  # then claimed one second guess at a time, not whole
                 plies = 0
                 if last:
                     if not first_try:  # put off: let its holder finish it rather than refine it twice
@@ -990,14 +991,14 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     v, exact = est[r], False
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
-                elif last and first_try and not split(sub, child_pool, d) and not shared.claim(g, r):
+                elif last and first_try and not by_seconds and not shared.claim(g, r):
                     rest += est[r]
                     later.append(r)
                     continue
                 else:
                     room = best - acc - rest
                     try:
-                        if split(sub, child_pool, d):  # claimed one second guess at a time instead
+                        if by_seconds:
                             got = by_second(g, r, sub, child_pool, d - 1, room)
                         else:
                             got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,
@@ -1007,7 +1008,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                                                  *(third_ply(g, child_pool) if d >= 3 else (no_reps, no_starts)),
                                                  False, lb1, lbb, lbb1, b_root))
                     finally:
-                        if last and not split(sub, child_pool, d):
+                        if last and not by_seconds:
                             shared.release(g, r)
                     v, exact = max(got, est[r]), False
                     # below its room the refinement found the minimum: the bound is LB_{d-1} itself
