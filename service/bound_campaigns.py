@@ -311,20 +311,29 @@ class FileLedger(PartLedger):
 
     def flush(self) -> None:
         """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
-        run killed before its unit ends still counts what it cost)."""
+        run killed before its unit ends still counts what it cost).
+
+        The file keeps tenths of a second, so only the tenths written leave the clock: what the rounding left
+        out is counted at the next write.  Rounding each write's own time instead lost all of it when proofs
+        came faster than one every 0.05 s (a killed run's time was then not counted at all)."""
         now = time.monotonic()
         if self.pending or any(self.pending_below.values()) or self.unit is not None:
             pending, self.pending = self.pending, {}
             below, self.pending_below = self.pending_below, {s: {} for s in BELOW}
-            spent, self.counted = now - self.counted, now
+            spent = now - self.counted
+            recorded = 0.0
 
             def change(doc: dict[str, Any]) -> None:
+                nonlocal recorded
                 _merge(self.game, doc, pending, below)
                 if self.unit is not None:
                     times = doc.setdefault("spent", {})
-                    times[self.unit] = round(float(times.get(self.unit, 0.0)) + spent, 1)
+                    before = float(times.get(self.unit, 0.0))
+                    times[self.unit] = round(before + spent, 1)
+                    recorded = times[self.unit] - before
 
             _amend(self.path, change)
+            self.counted = self.counted + recorded if self.unit is not None else now
         self.written = now
 
 

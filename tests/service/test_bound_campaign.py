@@ -117,6 +117,24 @@ def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Pa
     assert doc["spent"]["0123"] > doc["units"]["0123"]["seconds"] and resumed["seconds"] == doc["spent"]["0123"]
 
 
+def test_a_units_time_is_counted_whole_when_its_proofs_come_faster_than_the_file_rounds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file keeps tenths of a second. Forty writes 30 ms apart count 1.2 s; rounding each write's own time,
+    as the ledger did, counted none of it (what made the SIGKILL test above flaky on a quiet machine)."""
+    game, path = Game.from_spec("4,6,1"), str(tmp_path / "bounds.json")
+    bound_campaigns.start(game, 2, None, path)
+    clock = [1000.0]
+    monkeypatch.setattr(bound_campaigns.time, "monotonic", lambda: clock[0])
+    ledger = bound_campaigns.FileLedger(path, game, every=0.0, unit="0011")
+    for _ in range(40):
+        clock[0] += 0.03
+        ledger.flush()
+    doc = bound_campaigns.read(path) or {}
+    assert abs(doc["spent"]["0011"] - 1.2) <= 0.05 + 1e-9
+    clock[0] += 0.04  # a last write: still within a rounding of the whole time
+    ledger.flush()
+    assert abs((bound_campaigns.read(path) or {})["spent"]["0011"] - 1.24) <= 0.05 + 1e-9
+
 def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
     got = bound_campaigns.run("4,6,1", 3, None, str(tmp_path / "bounds.json"), processes=2)
     assert got is not None and got["value"] == _at_once("4,6,1", 3)
