@@ -135,6 +135,7 @@ def test_a_units_time_is_counted_whole_when_its_proofs_come_faster_than_the_file
     ledger.flush()
     assert abs((bound_campaigns.read(path) or {})["spent"]["0011"] - 1.24) <= 0.05 + 1e-9
 
+
 def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
     got = bound_campaigns.run("4,6,1", 3, None, str(tmp_path / "bounds.json"), processes=2)
     assert got is not None and got["value"] == _at_once("4,6,1", 3)
