@@ -11,6 +11,7 @@ beyond it), so the polished tree is never worse; it is played through every secr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -106,6 +107,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             offset = len(path) * node.size
             bound = None if over else cost + offset
             report.tried += 1
+            started = time.perf_counter()
+            where = f"guess {turn}, {node.size} candidates" + (f" (after {', '.join(map(game.format_turn, path))})"
+                                                               if path else "")
             sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
             if sweep is not None:
                 sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
@@ -116,11 +120,18 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                                      options=SolveOptions("total", max_guesses, upper_bound=bound))
                 found = res.exact and res.possible and res.value is not None  # below the bound, if there is one
                 cut = res.cut
+            took = time.perf_counter() - started
             if cut:
                 report.cut += 1
+                log(f"{where}: out of time after {took:.1f} s, its parts are tried instead")
             elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
                 report.optimal += 1
+                log(f"{where}: its {cost} guesses proven optimal" + (f" within {max_guesses}" if max_guesses else "")
+                    + f" ({took:.1f} s)")
                 return node
+            elif not found:
+                log(f"{where}: no strategy keeps within {max_guesses} guesses ({took:.1f} s), its parts are tried "
+                    "instead")
             if found:
                 choose = sweep.chooser() if sweep is not None else s.chooser(options=limited)
                 better = build_tree(game, choose, path, arrays=a).root
@@ -128,13 +139,12 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                 movers_kept = (not keep_movers or max_guesses is None
                                or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))
                 if (new_over, new_cost) < (over, cost) and not movers_kept:
-                    log(f"guess {turn}, {node.size} candidates: {cost} -> {new_cost} guesses refused: it leaves more "
-                        f"secrets to guess {max_guesses}")
+                    log(f"{where}: {cost} -> {new_cost} guesses refused: it leaves more secrets to guess {max_guesses}")
                 if (new_over, new_cost) < (over, cost) and movers_kept:
                     report.improved += 1
                     report.gained += cost - new_cost
                     report.gains.append((turn, node.size, cost - new_cost))
-                    log(f"guess {turn}, {node.size} candidates: {cost} -> {new_cost} guesses"
+                    log(f"{where}: {cost} -> {new_cost} guesses"
                         + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
                     return better
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)

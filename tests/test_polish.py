@@ -46,6 +46,31 @@ def test_a_polish_out_of_time_changes_nothing() -> None:
     assert (report.tried, report.cut, report.improved) == (1, 1, 0) and tree.stats() == before
 
 
+def test_the_log_says_what_each_searched_position_came_to() -> None:
+    """A long polish is silent no more: every position searched is logged, proven optimal, out of time or
+    improved, with its history, so a run of hours shows where it is."""
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec("4,5,1")
+    searcher = Searcher(game, SolveOptions("total"))
+    lines: list[str] = []
+    polish(hybrid_tree(game, "entropy", game.size, searcher=searcher), searcher, above=0, at_most=game.size,
+           budget_s=600, log=lines.append)
+    assert len(lines) == 1 and lines[0].startswith(f"guess 1, {game.size} candidates: its ")
+    assert "proven optimal" in lines[0]
+    cut: list[str] = []
+    polish(_entropy_tree(game), Searcher(game, SolveOptions("total")), above=game.size - 1, at_most=game.size,
+           budget_s=0.0, log=cut.append)
+    assert cut == [cut[0]] and "out of time" in cut[0]
+    improved: list[str] = []
+    tree = _entropy_tree(Game.from_spec("mastermind"))
+    report = polish(tree, Searcher(tree.game, SolveOptions("total")), above=0, at_most=200, budget_s=30,
+                    log=improved.append)
+    assert len(improved) == report.tried and sum(" -> " in line for line in improved) == report.improved
+    assert sum("proven optimal" in line for line in improved) == report.optimal
+    assert all(line.startswith("guess 1,") or "(after " in line for line in improved)
+
+
 def test_a_subtree_proven_optimal_is_not_searched_below() -> None:
     """An optimal tree (the hybrid exact everywhere) is proven so at its root: one search, nothing changed."""
     from solver.atlas import hybrid_tree
