@@ -187,7 +187,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
     exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
     subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
-    record as JSON; each improvement is logged on stderr."""
+    record as JSON; each position searched is logged on stderr (proven optimal, out of time, or improved)."""
     from service import records
 
     spec = _spec(game)
