@@ -18,14 +18,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, with_better_branches
 from service.filelock import exclusive, write_json
-from solver.game import Game
+from solver.game import Code, Game, Turn
 from solver.tree import Tree
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
-PUBLISHED: dict[str, dict[str, Any]] = {
+PUBLISHED: dict[str, dict[str, Any]] = {  # "check": how `bullscows records check` recomputes a row (colours from 0)
     "5,8,1": {
         "name": "Super Mastermind (5 positions, 8 colours, repetition)",
         "published": [
@@ -34,7 +36,8 @@ PUBLISHED: dict[str, dict[str, Any]] = {
              "source": "supermastermind's optimal strategy page (github.com/supermastermind/playonline)"},
             {"total": 179929, "worst_case": 8, "first_guess": "12233",
              "how": "optimal among strategies that only play possible codes",
-             "source": "supermastermind's optimal strategy page (github.com/supermastermind/playonline)"},
+             "source": "supermastermind's optimal strategy page (github.com/supermastermind/playonline)",
+             "check": {"first_guess": "01122", "from_set_only": True}},
             {"total": None, "average": 5.4856, "worst_case": None, "first_guess": None,
              "how": "entropy, one step (best of the one-step heuristics there)",
              "source": "github.com/mikemag/Mastermind results"},
@@ -62,7 +65,7 @@ def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"{path} is not a records file ({exc})") from None
     return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
-                                                       if k in ("lower_bound", "best_known")}}
+                                                       if k in ("lower_bound", "best_known", "check")}}
             for spec in PUBLISHED}
 
 
@@ -233,6 +236,90 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
                     folder=folder, seconds=float(before["seconds"]) + spent, log=log)
 
 
+def candidates_only_parts(game: Game, first: Code, done: dict[str, dict[str, Any]], *,
+                          keep: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
+                          log: Callable[[str], None] = lambda _: None) -> int:
+    """The optimal total of ``game`` among the strategies that open with ``first`` and then play only codes that
+    are still possible (the from-set-only search, :class:`solver.search.Searcher`), one response to ``first``
+    at a time, smallest first.  ``done``: the parts already solved, by formatted response, as ``keep`` was told
+    each (``{"candidates", "value", "seconds"}``, the value counting every guess of the game, ``first``
+    included), so that a stopped run continues with the parts it had not solved.  Returns the total: the parts'
+    values, and 1 for the secret ``first`` itself.
+
+    Why part by part: the biggest parts of Super Mastermind take far longer than the others, and a run that
+    is stopped must keep what it proved."""
+    from solver import kernels
+    from solver.search import Searcher, SolveOptions
+
+    options = SolveOptions("total", from_set_only=True)
+    searcher = Searcher(game, options, table_capacity=1 << 22)
+    a = searcher.arrays
+    order, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
+    sizes = np.diff(starts)
+    total = 0
+    for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: (int(sizes[r]), r)):
+        if r == game.all_bulls:
+            total += 1
+            continue
+        name = game.format_response(r)
+        part = done.get(name)
+        if part is None or int(part["candidates"]) != int(sizes[r]):
+            started = time.perf_counter()
+            res = searcher.solve([Turn(first, r)], cands=order[starts[r]:starts[r + 1]])
+            if not res.exact or res.value is None:
+                raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
+            part = {"candidates": int(sizes[r]), "value": int(res.value),
+                    "seconds": round(time.perf_counter() - started, 1)}
+            keep(name, part)
+            log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
+                f"{part['value']} guesses ({part['seconds']} s)")
+        total += int(part["value"])
+    return total
+
+
+def add_check(spec: str, *, path: str = RECORDS_FILE,
+              log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
+    strategies that play only possible codes, after a given first guess) with this project's search, and record
+    the result as the game's ``check``: the value, the row's total, whether they agree, the time.  Each part
+    solved is written to the file at once, so the same command continues a stopped run.
+
+    :raises ValueError: no published row of the game says how to check it."""
+    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
+    if not rows:
+        raise ValueError(f"no published figure of {spec} says how this project can check it")
+    row = rows[0]
+    game = Game.from_spec(spec)
+    first = game.parse_code(row["check"]["first_guess"])
+    command = f"bullscows records check -g {spec}"
+    with exclusive(path):
+        before = load(path)[spec].get("check") or {}
+    done: dict[str, dict[str, Any]] = dict(before.get("parts", {})) if before.get("first_guess") == \
+        row["check"]["first_guess"] else {}
+
+    def base() -> dict[str, Any]:
+        return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
+                "published": row["total"], "command": command, "machine": machine(),
+                "date": datetime.date.today().isoformat()}
+
+    def keep(name: str, part: dict[str, Any]) -> None:
+        done[name] = part
+        with exclusive(path):  # the file as it is now: a bound or a tree may have been written meanwhile
+            entries = load(path)
+            entries[spec]["check"] = {**base(), "finished": False, "parts": dict(done),
+                                      "seconds": round(sum(float(p["seconds"]) for p in done.values()), 1)}
+            save(entries, path)
+
+    value = candidates_only_parts(game, first, done, keep=keep, log=log)
+    record = {**base(), "finished": True, "value": value, "agrees": value == row["total"],
+              "seconds": round(sum(float(p["seconds"]) for p in done.values()), 1), "parts": done}
+    with exclusive(path):
+        entries = load(path)
+        entries[spec]["check"] = record
+        save(entries, path)
+    return record
+
+
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,
              path: str = RECORDS_FILE, folder: str | None = None, seconds: float | None = None,
              campaign: dict[str, Any] | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
@@ -312,6 +399,12 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
             avg = p.get("average") or (round(p["total"] / n, 4) if p["total"] is not None else "")
             rows.append(f"| {spec} | {p['how']} | {total} | {avg} | {p['worst_case'] or ''} | "
                         f"{p['first_guess'] or ''} | | {p['source']} |")
+        check = entry.get("check")
+        if check is not None and check.get("finished"):
+            verdict = "reproduced" if check["agrees"] else f"searched again: not {check['published']}"
+            rows.append(f"| {spec} | **this project**: {check['how']}, colours from 0, {verdict} | "
+                        f"{check['value']} | {round(check['value'] / n, 4)} | | {check['first_guess']} | "
+                        f"{check['seconds']} s | `{check['command']}` |")
         best = entry.get("best_known")
         if best is not None:
             rows.append(f"| {spec} | **this project**: {best['strategy']} | **{best['total']}** | {best['average']} | "

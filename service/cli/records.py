@@ -203,6 +203,28 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     _emit_json({"game": spec, **record})
 
 
+@records_group.command("check")
+@click.option("-g", "--game", required=True, help="A records game with a published figure to check: 5,8,1.")
+@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+def records_check(game: str, path: str | None) -> None:
+    """Recompute a published figure of the game with this project's search, and record whether it agrees.
+    For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
+    play only possible codes, published as 179929.  The from-set-only search solves each response to the
+    first guess in turn, smallest first; each part is written to the records file as it is solved, so the same
+    command continues a stopped run.  Each part is logged on stderr; the record is printed as JSON."""
+    from service import records
+
+    spec = _spec(game)
+    file = path or records.RECORDS_FILE
+    _readable(file)
+    try:
+        record = records.add_check(spec, path=file, log=lambda line: click.echo(f"# {line}", err=True))
+    except ValueError as exc:
+        _fail(str(exc))
+    _emit_json({"game": spec, **record})
+
+
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

@@ -288,3 +288,75 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert got["strategy"].endswith("polished exact<=64")
     stored = TreeLibrary(str(folder)).get(Game.from_spec(SMALL), BEST_KNOWN, None)
     assert stored is not None and stored.tree.stats().total == optimum
+
+
+def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path: Path) -> None:
+    """``records check`` recomputes a row that says how (the optimum among strategies that open with a given
+    guess, then play only possible codes): its value is the plain exhaustive search's, part by part.  Stopped
+    after some parts, the file keeps them, marked unfinished, and the same command solves only the others.
+    A published figure it does not reproduce is recorded as such, not hidden."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+    from tests.reference import all_codes, bulls_cows, exhaustive
+
+    spec = "3,5,1"  # a game where playing impossible codes saves guesses after this first guess
+    game = Game.from_spec(spec)
+    codes = all_codes(game.positions, game.symbols, game.repetition, "0123456789")
+    first = "001"
+    groups: dict[tuple[int, int], list[str]] = {}
+    for c in codes:
+        groups.setdefault(bulls_cows(first, c), []).append(c)
+    memo: dict[tuple[object, ...], float] = {}
+    expected = 1 + sum(len(v) + int(exhaustive(codes, tuple(v), None, "total", True, memo))
+                       for k, v in groups.items() if k != (game.positions, 0))
+    free = Searcher(game, SolveOptions("total")).evaluate_guess((), game.parse_code(first)).value
+    assert free is not None and free < expected  # playing impossible codes helps here: the check is not the free value
+    stop_after = 2
+    original = records.candidates_only_parts
+
+    def interrupted(*args, keep, **kwargs):  # type: ignore[no-untyped-def]
+        told = []
+
+        def counting(name, part):  # type: ignore[no-untyped-def]
+            keep(name, part)
+            told.append(name)
+            if len(told) == stop_after:
+                raise KeyboardInterrupt
+
+        return original(*args, keep=counting, **kwargs)
+
+    for published in (expected, expected + 1):
+        monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+            {"total": published, "worst_case": None, "first_guess": "112", "how": "only possible codes",
+             "source": "this test", "check": {"first_guess": first, "from_set_only": True}}]})
+        path = str(tmp_path / f"records-{published}.json")
+        monkeypatch.setattr(records, "candidates_only_parts", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            records.add_check(spec, path=path)
+        partly = records.load(path)[spec]["check"]
+        assert partly["finished"] is False and len(partly["parts"]) == stop_after
+        monkeypatch.setattr(records, "candidates_only_parts", original)
+        done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path])
+        assert done.exit_code == 0, done.output
+        solved = [line for line in done.stderr.splitlines() if line.startswith("# ")]
+        record = json.loads(done.stdout)
+        assert record["finished"] and record["value"] == expected
+        assert record["agrees"] is (published == expected)
+        assert len(solved) == len(groups) - 1 - stop_after  # the parts kept were not solved again
+        assert sum(p["value"] for p in record["parts"].values()) + 1 == expected
+        assert records.load(path)[spec]["check"] == {k: v for k, v in record.items() if k != "game"}
+        row = [line for line in records.markdown(records.load(path)).splitlines() if "colours from 0" in line]
+        assert len(row) == 1 and f"| {expected} |" in row[0]
+        assert ("reproduced" in row[0]) is (published == expected)
+
+
+def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    result = CliRunner().invoke(main, ["records", "check", "-g", "5,10,0", "--file", str(tmp_path / "r.json")])
+    assert result.exit_code == 2 and "says how this project can check it" in result.output
+    assert not (tmp_path / "r.json").exists()
