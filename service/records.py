@@ -15,7 +15,7 @@ import datetime
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -236,15 +236,18 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
                     folder=folder, seconds=float(before["seconds"]) + spent, log=log)
 
 
-def candidates_only_parts(game: Game, first: Code, done: dict[str, dict[str, Any]], *,
+def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str, dict[str, Any]]], *,
                           keep: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
-                          log: Callable[[str], None] = lambda _: None) -> int:
+                          only: Collection[str] | None = None,
+                          log: Callable[[str], None] = lambda _: None) -> int | None:
     """The optimal total of ``game`` among the strategies that open with ``first`` and then play only codes that
     are still possible (the from-set-only search, :class:`solver.search.Searcher`), one response to ``first``
-    at a time, smallest first.  ``done``: the parts already solved, by formatted response, as ``keep`` was told
+    at a time, smallest first.  ``known()``: the parts solved so far, by formatted response, as ``keep`` was told
     each (``{"candidates", "value", "seconds"}``, the value counting every guess of the game, ``first``
-    included), so that a stopped run continues with the parts it had not solved.  Returns the total: the parts'
-    values, and 1 for the secret ``first`` itself.
+    included); it is asked again before each part, so that a stopped run continues with the parts it had not
+    solved, and several runs share the parts.  ``only``: the responses this run may solve (the others are taken
+    from ``known()`` if they are there).  Returns the total (the parts' values, and 1 for the secret ``first``
+    itself), or None while a part is missing.
 
     Why part by part: the biggest parts of Super Mastermind take far longer than the others, and a run that
     is stopped must keep what it proved."""
@@ -256,14 +259,16 @@ def candidates_only_parts(game: Game, first: Code, done: dict[str, dict[str, Any
     a = searcher.arrays
     order, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
     sizes = np.diff(starts)
-    total = 0
+    total: int | None = 0
     for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: (int(sizes[r]), r)):
         if r == game.all_bulls:
-            total += 1
+            total = None if total is None else total + 1
             continue
         name = game.format_response(r)
-        part = done.get(name)
-        if part is None or int(part["candidates"]) != int(sizes[r]):
+        part = known().get(name)
+        if part is not None and int(part["candidates"]) != int(sizes[r]):
+            part = None  # another game's or another guess's part: never counted
+        if part is None and (only is None or name in only):
             started = time.perf_counter()
             res = searcher.solve([Turn(first, r)], cands=order[starts[r]:starts[r + 1]])
             if not res.exact or res.value is None:
@@ -273,51 +278,68 @@ def candidates_only_parts(game: Game, first: Code, done: dict[str, dict[str, Any
             keep(name, part)
             log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
                 f"{part['value']} guesses ({part['seconds']} s)")
-        total += int(part["value"])
+        total = None if part is None or total is None else total + int(part["value"])
     return total
 
 
-def add_check(spec: str, *, path: str = RECORDS_FILE,
+def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | None = None,
               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
     strategies that play only possible codes, after a given first guess) with this project's search, and record
     the result as the game's ``check``: the value, the row's total, whether they agree, the time.  Each part
-    solved is written to the file at once, so the same command continues a stopped run.
+    solved is written to the file at once, so the same command continues a stopped run; ``only`` (responses to
+    the first guess) lets several commands on one file share the parts.  Returns the record, ``finished``
+    once every part is in the file.
 
-    :raises ValueError: no published row of the game says how to check it."""
+    :raises ValueError: no published row of the game says how to check it, or ``only`` names a response that
+        is not one of its parts."""
     rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
     if not rows:
         raise ValueError(f"no published figure of {spec} says how this project can check it")
     row = rows[0]
     game = Game.from_spec(spec)
     first = game.parse_code(row["check"]["first_guess"])
-    command = f"bullscows records check -g {spec}"
-    with exclusive(path):
-        before = load(path)[spec].get("check") or {}
-    done: dict[str, dict[str, Any]] = dict(before.get("parts", {})) if before.get("first_guess") == \
-        row["check"]["first_guess"] else {}
+    if only is not None:
+        from solver import kernels
 
-    def base() -> dict[str, Any]:
+        a = game.arrays(table=True)
+        _, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
+        names = {game.format_response(r) for r in np.flatnonzero(np.diff(starts)).tolist() if r != game.all_bulls}
+        unknown = sorted(set(only) - names)
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
+                             f"candidates (these do: {', '.join(sorted(names))})")
+    command = f"bullscows records check -g {spec}"
+
+    def parts_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The parts the file holds for this check (none if it checked another first guess)."""
+        check = entries[spec].get("check") or {}
+        return dict(check.get("parts", {})) if check.get("first_guess") == row["check"]["first_guess"] else {}
+
+    def known() -> dict[str, dict[str, Any]]:
+        with exclusive(path):
+            return parts_of(load(path))
+
+    def record(parts: dict[str, dict[str, Any]], value: int | None) -> dict[str, Any]:
+        outcome = {"finished": False} if value is None else {
+            "finished": True, "value": value, "agrees": value == row["total"]}
+        seconds = round(sum(float(p["seconds"]) for p in parts.values()), 1)
         return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
-                "published": row["total"], "command": command, "machine": machine(),
-                "date": datetime.date.today().isoformat()}
+                "published": row["total"], **outcome, "seconds": seconds, "parts": parts, "command": command,
+                "machine": machine(), "date": datetime.date.today().isoformat()}
 
     def keep(name: str, part: dict[str, Any]) -> None:
-        done[name] = part
-        with exclusive(path):  # the file as it is now: a bound or a tree may have been written meanwhile
+        with exclusive(path):  # the file as it is now: another run may have written parts, a bound or a tree
             entries = load(path)
-            entries[spec]["check"] = {**base(), "finished": False, "parts": dict(done),
-                                      "seconds": round(sum(float(p["seconds"]) for p in done.values()), 1)}
+            entries[spec]["check"] = record({**parts_of(entries), name: part}, None)
             save(entries, path)
 
-    value = candidates_only_parts(game, first, done, keep=keep, log=log)
-    record = {**base(), "finished": True, "value": value, "agrees": value == row["total"],
-              "seconds": round(sum(float(p["seconds"]) for p in done.values()), 1), "parts": done}
+    value = candidates_only_parts(game, first, known, keep=keep, only=only, log=log)
     with exclusive(path):
         entries = load(path)
-        entries[spec]["check"] = record
+        entries[spec]["check"] = result = record(parts_of(entries), value)
         save(entries, path)
-    return record
+    return result
 
 
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,

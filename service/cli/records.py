@@ -205,21 +205,26 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 
 @records_group.command("check")
 @click.option("-g", "--game", required=True, help="A records game with a published figure to check: 5,8,1.")
+@click.option("--parts", "only", default=None, metavar="RESPONSES",
+              help="Solve only these responses to the first guess ('0.1,1.1'); the others are taken from the file: "
+                   "commands on one file share the parts (on other cores or machines).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
-def records_check(game: str, path: str | None) -> None:
+def records_check(game: str, only: str | None, path: str | None) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
     play only possible codes, published as 179929.  The from-set-only search solves each response to the
     first guess in turn, smallest first; each part is written to the records file as it is solved, so the same
-    command continues a stopped run.  Each part is logged on stderr; the record is printed as JSON."""
+    command continues a stopped run, and commands with --parts share them.  Each part is logged on stderr;
+    the record is printed as JSON (``finished: false`` while parts are missing)."""
     from service import records
 
     spec = _spec(game)
     file = path or records.RECORDS_FILE
     _readable(file)
     try:
-        record = records.add_check(spec, path=file, log=lambda line: click.echo(f"# {line}", err=True))
+        record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
+                                   log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
     _emit_json({"game": spec, **record})

@@ -352,6 +352,36 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
         assert ("reproduced" in row[0]) is (published == expected)
 
 
+def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``records check --parts``: a command solves only the parts it names and leaves the check unfinished; a
+    second command with the other parts finds the first one's in the file, solves only its own, and finishes
+    it, at the value one command gives alone.  A response that is not a part is refused before any search."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    spec = "3,5,1"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+        {"total": 456, "worst_case": None, "first_guess": "112", "how": "only possible codes",
+         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
+    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    names = sorted(alone["parts"])
+    path = str(tmp_path / "shared.json")
+    args = ["records", "check", "-g", spec, "--file", path]
+    bad = CliRunner().invoke(main, [*args, "--parts", "9.9"])
+    assert bad.exit_code == 2 and "9.9" in bad.output and not Path(path).exists()
+    mine, theirs = names[::2], names[1::2]
+    first = CliRunner().invoke(main, [*args, "--parts", ",".join(mine)])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["finished"] is False and sorted(records.load(path)[spec]["check"]["parts"]) == mine
+    second = CliRunner().invoke(main, [*args, "--parts", ",".join(theirs)])
+    assert second.exit_code == 0, second.output
+    assert sum(line.startswith("# ") for line in second.stderr.splitlines()) == len(theirs)
+    shared = json.loads(second.stdout)
+    assert shared["finished"] and shared["value"] == alone["value"] and shared["agrees"] is (alone["value"] == 456)
+    assert {k: p["value"] for k, p in shared["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
+
+
 def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
