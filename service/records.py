@@ -300,11 +300,9 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
     game = Game.from_spec(spec)
     first = game.parse_code(row["check"]["first_guess"])
     if only is not None:
-        from solver import kernels
+        from solver.rollout import branch_responses
 
-        a = game.arrays(table=True)
-        _, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
-        names = {game.format_response(r) for r in np.flatnonzero(np.diff(starts)).tolist() if r != game.all_bulls}
+        names = {game.format_response(r) for r in branch_responses(game, first)}
         unknown = sorted(set(only) - names)
         if unknown:
             raise ValueError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
