@@ -236,9 +236,16 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
                     folder=folder, seconds=float(before["seconds"]) + spent, log=log)
 
 
+CHECK_PROGRESS_EVERY_S = 60.0
+"""How often a part being searched writes how far it has come (a stopped run loses at most this much)."""
+
+
 def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str, dict[str, Any]]], *,
                           keep: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
                           only: Collection[str] | None = None,
+                          progress: Callable[[str], dict[str, Any] | None] = lambda _r: None,
+                          keep_progress: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
+                          every: float | None = None,
                           log: Callable[[str], None] = lambda _: None) -> int | None:
     """The optimal total of ``game`` among the strategies that open with ``first`` and then play only codes that
     are still possible (the from-set-only search, :class:`solver.search.Searcher`), one response to ``first``
@@ -249,10 +256,18 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
     from ``known()`` if they are there).  Returns the total (the parts' values, and 1 for the secret ``first``
     itself), or None while a part is missing.
 
-    Why part by part: the biggest parts of Super Mastermind take far longer than the others, and a run that
-    is stopped must keep what it proved."""
+    Inside a part, ``keep_progress`` is told at most every ``every`` seconds (default
+    :data:`CHECK_PROGRESS_EVERY_S`) how far its search has come (``{"search": RootProgress as JSON,
+    "seconds"}``), and ``progress(name)`` gives it back to a later run, which continues the part from there
+    (the part's ``seconds`` then count every run's).
+
+    Why part by part, and progress inside a part: the biggest parts of Super Mastermind take hours, longer
+    than a run may last, and a run that is stopped must keep what it proved."""
     from solver import kernels
-    from solver.search import Searcher, SolveOptions
+    from solver.search import InvalidSearchError, RootProgress, Searcher, SolveOptions
+    from solver.vocabulary import game_value
+
+    period = CHECK_PROGRESS_EVERY_S if every is None else every
 
     options = SolveOptions("total", from_set_only=True)
     searcher = Searcher(game, options, table_capacity=1 << 22)
@@ -269,12 +284,43 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
         if part is not None and int(part["candidates"]) != int(sizes[r]):
             part = None  # another game's or another guess's part: never counted
         if part is None and (only is None or name in only):
+            size = int(sizes[r])
             started = time.perf_counter()
-            res = searcher.solve([Turn(first, r)], cands=order[starts[r]:starts[r + 1]])
+            before, resume = 0.0, None
+            saved = progress(name)
+            if saved is not None:
+                try:
+                    resume, before = RootProgress.from_json(saved["search"]), float(saved["seconds"])
+                    log(f"{game.spec}: after {game.format_code(first)} {name}, continuing from guess {resume.done} "
+                        f"of {resume.guesses} ({before:.0f} s searched before)")
+                except (ValueError, TypeError, KeyError) as exc:
+                    log(f"{game.spec}: the progress kept for part {name} is unreadable ({exc}); it starts over")
+            last = started
+
+            def checkpoint(state: RootProgress, name: str = name, size: int = size, before: float = before,
+                           started: float = started) -> None:
+                nonlocal last
+                now = time.perf_counter()
+                if now - last < period:
+                    return
+                last = now
+                keep_progress(name, {"search": state.to_json(), "seconds": round(before + now - started, 1)})
+                best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, "total"))
+                log(f"{game.spec}: after {game.format_code(first)} {name}, {size} candidates: guess {state.done} "
+                    f"of {state.guesses} ({state.parts} parts of it searched), best so far {best}, "
+                    f"{before + now - started:.0f} s")
+
+            history = [Turn(first, r)]
+            cands = order[starts[r]:starts[r + 1]]
+            try:
+                res = searcher.solve(history, cands=cands, resume=resume, checkpoint=checkpoint)
+            except InvalidSearchError:
+                log(f"{game.spec}: the progress kept for part {name} is of another search; it starts over")
+                res = searcher.solve(history, cands=cands, checkpoint=checkpoint)
             if not res.exact or res.value is None:
                 raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
-            part = {"candidates": int(sizes[r]), "value": int(res.value),
-                    "seconds": round(time.perf_counter() - started, 1)}
+            part = {"candidates": size, "value": int(res.value),
+                    "seconds": round(before + time.perf_counter() - started, 1)}
             keep(name, part)
             log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
                 f"{part['value']} guesses ({part['seconds']} s)")
@@ -287,9 +333,9 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
     """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
     strategies that play only possible codes, after a given first guess) with this project's search, and record
     the result as the game's ``check``: the value, the row's total, whether they agree, the time.  Each part
-    solved is written to the file at once, so the same command continues a stopped run; ``only`` (responses to
-    the first guess) lets several commands on one file share the parts.  Returns the record, ``finished``
-    once every part is in the file.
+    solved is written to the file at once, and how far the search of a part has come (its ``searching``) every
+    minute, so the same command continues a stopped run; ``only`` (responses to the first guess) lets several
+    commands on one file share the parts.  Returns the record, ``finished`` once every part is in the file.
 
     :raises ValueError: no published row of the game says how to check it, or ``only`` names a response that
         is not one of its parts."""
@@ -314,28 +360,47 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         check = entries[spec].get("check") or {}
         return dict(check.get("parts", {})) if check.get("first_guess") == row["check"]["first_guess"] else {}
 
+    def searching_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """How far the parts being searched have come (none if the file checked another first guess)."""
+        check = entries[spec].get("check") or {}
+        return dict(check.get("searching", {})) if check.get("first_guess") == row["check"]["first_guess"] else {}
+
     def known() -> dict[str, dict[str, Any]]:
         with exclusive(path):
             return parts_of(load(path))
 
-    def record(parts: dict[str, dict[str, Any]], value: int | None) -> dict[str, Any]:
+    def progress(name: str) -> dict[str, Any] | None:
+        with exclusive(path):
+            return searching_of(load(path)).get(name)
+
+    def record(parts: dict[str, dict[str, Any]], value: int | None,
+               searching: dict[str, dict[str, Any]]) -> dict[str, Any]:
         outcome = {"finished": False} if value is None else {
             "finished": True, "value": value, "agrees": value == row["total"]}
         seconds = round(sum(float(p["seconds"]) for p in parts.values()), 1)
+        under_way = {"searching": searching} if searching and value is None else {}
         return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
-                "published": row["total"], **outcome, "seconds": seconds, "parts": parts, "command": command,
-                "machine": machine(), "date": datetime.date.today().isoformat()}
+                "published": row["total"], **outcome, "seconds": seconds, "parts": parts, **under_way,
+                "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
 
     def keep(name: str, part: dict[str, Any]) -> None:
         with exclusive(path):  # the file as it is now: another run may have written parts, a bound or a tree
             entries = load(path)
-            entries[spec]["check"] = record({**parts_of(entries), name: part}, None)
+            searching = {k: v for k, v in searching_of(entries).items() if k != name}
+            entries[spec]["check"] = record({**parts_of(entries), name: part}, None, searching)
             save(entries, path)
 
-    value = candidates_only_parts(game, first, known, keep=keep, only=only, log=log)
+    def keep_progress(name: str, state: dict[str, Any]) -> None:
+        with exclusive(path):
+            entries = load(path)
+            entries[spec]["check"] = record(parts_of(entries), None, {**searching_of(entries), name: state})
+            save(entries, path)
+
+    value = candidates_only_parts(game, first, known, keep=keep, only=only, progress=progress,
+                                  keep_progress=keep_progress, log=log)
     with exclusive(path):
         entries = load(path)
-        entries[spec]["check"] = result = record(parts_of(entries), value)
+        entries[spec]["check"] = result = record(parts_of(entries), value, searching_of(entries))
         save(entries, path)
     return result
 

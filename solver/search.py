@@ -25,6 +25,9 @@ the lower bounds in :mod:`solver.bounds`, the heuristic stand-in and its notes i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,6 +72,73 @@ _NO_BRANCHING = np.zeros((2, 0, 1), dtype=np.int64)
 _NO_BRANCHING.flags.writeable = False  # the kernel's one signature: every bound table it reads is read-only
 
 
+@dataclasses.dataclass(frozen=True)
+class RootProgress:
+    """How far the search of one position's guesses, one at a time (:meth:`Searcher.solve` of a short history),
+    had come: enough to continue it after the process stopped, with the same value.
+
+    The root tries its guesses in a fixed order, each against the best value found so far (β); a guess
+    that reaches β is done with, whatever its exact value.  So the guesses finished (``done``), the best one
+    among them and the lowest bound of the others (``fail``) are all the later guesses need; inside the guess
+    being tried, its parts are searched largest first and the sum of the finished ones (``acc``) is all the
+    next part needs.  Values are the kernel's (turn-independent); ``order`` names the guess order (its
+    digest), so that progress of another position, depth limit or version of the search is refused.
+
+    Why: the biggest positions of Super Mastermind's checks take hours, longer than any run that may stop."""
+
+    order: str
+    guesses: int
+    """How many guesses the order holds (to tell how far ``done`` is)."""
+    done: int = 0
+    best_value: int | None = None
+    best_guess: int | None = None
+    best_per: dict[int, int | None] = dataclasses.field(default_factory=dict)
+    fail: int | None = None
+    parts: int = 0
+    acc: int = 0
+    per: dict[int, int | None] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """As a JSON object (responses as strings of their numbers)."""
+        out = dataclasses.asdict(self)
+        out["best_per"] = {str(r): v for r, v in self.best_per.items()}
+        out["per"] = {str(r): v for r, v in self.per.items()}
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> RootProgress:
+        """Back from :meth:`to_json`.
+
+        :raises ValueError: not such an object."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        if not isinstance(obj, dict) or set(obj) != fields:
+            raise ValueError(f"not the progress of a search: fields {sorted(obj) if isinstance(obj, dict) else obj!r}"
+                             f" instead of {sorted(fields)}")
+        try:
+            def opt(v: Any) -> int | None:
+                return None if v is None else int(v)
+
+            return cls(order=str(obj["order"]), guesses=int(obj["guesses"]), done=int(obj["done"]),
+                       best_value=opt(obj["best_value"]), best_guess=opt(obj["best_guess"]), fail=opt(obj["fail"]),
+                       parts=int(obj["parts"]), acc=int(obj["acc"]),
+                       best_per={int(r): None if v is None else int(v) for r, v in obj["best_per"].items()},
+                       per={int(r): None if v is None else int(v) for r, v in obj["per"].items()})
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not the progress of a search: {exc}") from None
+
+
+def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts: int, acc: int,
+            per: dict[int, int | None]) -> None:
+    """Tell ``checkpoint`` that the guess ``at`` was trying has ``parts`` parts searched, summing to ``acc``."""
+    checkpoint(dataclasses.replace(at, parts=parts, acc=acc, per=dict(per)))
+
+
+def order_digest(order: list[tuple[int, int, int]], n: int, k: int | None, beta: int) -> str:
+    """What a :class:`RootProgress` refers to: the root's guess order, its set's size, depth limit and bound."""
+    text = f"{n}:{k}:{beta}:" + ",".join(f"{lb}/{g}" for lb, _, g in order)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 class Searcher:
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
@@ -109,6 +179,8 @@ class Searcher:
         self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
         self.progress: Callable[[int, int], None] | None = None
         """Called with (guesses tried, guesses to try) while the root is searched."""
+        self._resume: RootProgress | None = None
+        self._checkpoint: Callable[[RootProgress], None] | None = None
         hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
@@ -321,12 +393,25 @@ class Searcher:
         return turn, cands, n, time.perf_counter(), nodes0, offset
 
     def solve(self, history: History = (), *, cands: CandidateSet | None = None,
-              options: SolveOptions | None = None) -> SolveResult:
+              options: SolveOptions | None = None, resume: RootProgress | None = None,
+              checkpoint: Callable[[RootProgress], None] | None = None) -> SolveResult:
         """Value, best guess and per-response values of the position after ``history`` (``cands`` its
         candidates, when the caller has them), under ``options`` for this call (default: the
-        searcher's own)."""
-        with self._asking(options):
-            return self._solve(history, cands)
+        searcher's own).
+
+        ``checkpoint`` is told how far the search has come (:class:`RootProgress`) after each part of each
+        guess at the root, when the root is searched guess by guess (short histories of big sets); the same
+        call with ``resume`` set to the last of them continues from there, in another process, with the same
+        answer (the per-response values then come from a search of the best guess's parts again).
+
+        :raises InvalidSearchError: ``resume`` is the progress of another question (position, depth limit,
+            bound or version of the search)."""
+        self._resume, self._checkpoint = resume, checkpoint
+        try:
+            with self._asking(options):
+                return self._solve(history, cands)
+        finally:
+            self._resume = self._checkpoint = None
 
     def _solve(self, history: History, cands: CandidateSet | None) -> SolveResult:
         o = self.options
@@ -403,19 +488,44 @@ class Searcher:
         best_per: dict[int, int | None] = {}
         fail = INF
         cur_beta = beta
-        for done, (lb, _, guess) in enumerate(order):
+        digest = order_digest(order, n, k, beta) if self._resume or self._checkpoint else ""
+        start, inside = 0, None
+        if self._resume is not None:
+            state, self._resume = self._resume, None  # the first depth limit of a chain only
+            if state.order != digest or state.guesses != len(order) or state.done > len(order):
+                raise InvalidSearchError("the progress given is of another search (position, depth limit, bound "
+                                         "or version of the solver); search it from the start")
+            start, fail = state.done, INF if state.fail is None else state.fail
+            if state.best_guess is not None and state.best_value is not None:
+                best_val, best_g, cur_beta, best_per = state.best_value, state.best_guess, state.best_value, \
+                    dict(state.best_per)
+            if state.parts:
+                inside = (state.parts, state.acc, dict(state.per))
+        checkpoint = self._checkpoint
+        for done in range(start, len(order)):
+            lb, _, guess = order[done]
             if self.progress is not None:
                 self.progress(done, len(order))
             if lb >= cur_beta:
                 fail = min(fail, lb)
                 break
-            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb)
+            on_part = None
+            if checkpoint is not None:
+                at = RootProgress(digest, len(order), done, None if best_g < 0 else best_val,
+                                  None if best_g < 0 else best_g, dict(best_per), None if fail >= INF else fail)
+                on_part = functools.partial(_inside, checkpoint, at)
+            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb,
+                                           inside=inside if done == start else None, on_part=on_part)
             if self.stats[sk.S_ABORTED]:
                 return INF, -1, {}
             if ok:
                 best_val, best_g, cur_beta, best_per = acc, guess, acc, per
             else:
                 fail = min(fail, acc)
+            if checkpoint is not None:
+                checkpoint(RootProgress(digest, len(order), done + 1, None if best_g < 0 else best_val,
+                                        None if best_g < 0 else best_g, dict(best_per),
+                                        None if fail >= INF else fail))
         if best_g >= 0:
             return best_val, best_g, best_per
         return max(fail, beta) if fail < INF else INF, -1, {}
@@ -449,13 +559,18 @@ class Searcher:
         )
 
     def _try_guess(self, history: History, cands: CandidateSet, turn: int, k: int | None, guess: Code,
-                   beta: int, lb: int | None = None) -> tuple[int, dict[int, int | None], bool]:
+                   beta: int, lb: int | None = None, *,
+                   inside: tuple[int, int, dict[int, int | None]] | None = None,
+                   on_part: Callable[[int, int, dict[int, int | None]], None] | None = None,
+                   ) -> tuple[int, dict[int, int | None], bool]:
         """Value of playing ``guess`` (turn-independent) with every part below it searched on its own,
         largest first, with the part's equivalence-set pools and a β shared out part by part.
 
         Returns (value, game-level value per response, True) when the value is below ``beta``, else
         (a lower bound >= ``beta``, the parts seen so far, False).  ``lb`` is the guess's own lower
-        bound (the level-fill bound of its parts) when the caller already has it.
+        bound (the level-fill bound of its parts) when the caller already has it.  ``inside``: (parts
+        already searched, the sum so far, their values) to continue an evaluation, as ``on_part`` was told
+        after each part.
         """
         g = self.game
         a = self.arrays
@@ -480,8 +595,13 @@ class Searcher:
         acc = base
         rest = lb - base
         per: dict[int, int | None] = {}
-        for size, r in parts:
+        skip = 0
+        if inside is not None:  # the sum so far includes ``base``
+            skip, acc, per = inside[0], inside[1], dict(inside[2])
+        for i, (size, r) in enumerate(parts):
             rest -= int(lb_part[size])
+            if i < skip:
+                continue
             budget = beta - acc - rest
             sub = order_parts[int(starts[r]):int(starts[r + 1])]
             sub_history = [*history, Turn(guess, r)]
@@ -492,6 +612,8 @@ class Searcher:
             per[r] = None if v >= INF else game_value(v, size, turn + 1, self.options.criterion)
             if acc + rest >= beta:
                 return min(acc + rest, INF), per, False
+            if on_part is not None:
+                on_part(i + 1, acc, per)
         if has_win:
             per[win] = win_value(turn, self.options.criterion, k)
         return acc, dict(sorted(per.items())), True
@@ -601,7 +723,7 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
 
 
 __all__ = [  # the searcher, and what every caller of a search needs along with it (re-exported)
-    "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "SearchTooDeepError", "Searcher", "SolveOptions",
-    "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree", "require_response_table",
-    "require_searchable", "searchable", "solve", "step_note", "valid_response_count",
+    "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "RootProgress", "SearchTooDeepError", "Searcher",
+    "SolveOptions", "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree",
+    "require_response_table", "require_searchable", "searchable", "solve", "step_note", "valid_response_count",
 ]

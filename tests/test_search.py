@@ -658,3 +658,39 @@ def test_the_search_runs_beyond_8192_codes() -> None:
     tree = optimal_tree(game, SolveOptions("total"), history)
     assert tree.stats().total == free.value
     assert all(tree.play(int(c))[-1] == int(c) for c in cands)
+
+
+@pytest.mark.parametrize(("spec", "criterion", "fso", "limit", "history"), [
+    ("3,5,1", "total", True, None, ()),
+    ("4,4,1", "total", False, None, ()),
+    ("4,4,1", "kmovers", False, 5, ()),
+    ("3,6,1", "total", True, None, (("001", "0.1"),)),
+])
+def test_a_search_continued_from_any_checkpoint_gives_the_same_answer(
+        spec: str, criterion: str, fso: bool, limit: int | None, history: tuple[tuple[str, str], ...]) -> None:
+    """``solve(checkpoint=)`` tells how far the root's guesses have come; a fresh searcher given any of those
+    states (through JSON, as a progress file keeps them) as ``resume`` ends at the same value, guess and values
+    per response as the search that was never stopped.  Progress of another question is refused."""
+    import json
+
+    from solver.search import RootProgress
+
+    game = Game.from_spec(spec)
+    turns = [Turn(game.parse_code(c), game.parse_response(r)) for c, r in history]
+    options = SolveOptions(criterion, max_guesses=limit, from_set_only=fso)
+    seen: list[RootProgress] = []
+    whole = Searcher(game, options).solve(turns, checkpoint=seen.append)
+    assert whole.exact and whole.value is not None
+    assert len(seen) > 3 and any(s.parts for s in seen) and any(s.best_guess is not None for s in seen)
+    assert [(s.done, s.parts) for s in seen] == sorted((s.done, s.parts) for s in seen)
+    for state in seen:
+        again = RootProgress.from_json(json.loads(json.dumps(state.to_json())))
+        assert again == state
+        resumed = Searcher(game, options).solve(turns, resume=again)
+        assert (resumed.value, resumed.best_guess, resumed.per_response) == \
+            (whole.value, whole.best_guess, whole.per_response)
+    other = SolveOptions(criterion, max_guesses=(limit or 9) - 1 if limit else 9, from_set_only=fso)
+    with pytest.raises(InvalidSearchError, match="another search"):
+        Searcher(game, other).solve(turns, resume=seen[-1])
+    with pytest.raises(ValueError, match="not the progress"):
+        RootProgress.from_json({"order": "x"})

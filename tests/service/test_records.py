@@ -382,6 +382,65 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     assert {k: p["value"] for k, p in shared["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
 
 
+def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """A part's search writes how far it has come (``searching`` in the check); a run stopped in the middle of
+    a part leaves it there, and the same command continues that part from it (it says so) and finishes with
+    the value of a run that was never stopped, the part's time counting both runs."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    spec = "3,6,1"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+        {"total": 1, "worst_case": None, "first_guess": "112", "how": "only possible codes",
+         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
+    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    biggest = max(alone["parts"], key=lambda k: alone["parts"][k]["candidates"])
+    monkeypatch.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
+    original = records.candidates_only_parts
+    writes = 4
+
+    def interrupted(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
+        told = []
+
+        def counting(name, state):  # type: ignore[no-untyped-def]
+            keep_progress(name, state)
+            told.append(name)
+            if name == biggest and told.count(name) == writes:
+                raise KeyboardInterrupt
+
+        return original(*args, keep_progress=counting, **kwargs)
+
+    path = str(tmp_path / "records.json")
+    monkeypatch.setattr(records, "candidates_only_parts", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        records.add_check(spec, path=path, only=[biggest])
+    partly = records.load(path)[spec]["check"]
+    assert partly["finished"] is False and biggest not in partly["parts"]
+    kept = partly["searching"][biggest]
+    assert kept["search"]["done"] + kept["search"]["parts"] > 0
+    later: list[tuple[int, int]] = []
+
+    def watched(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
+        def watching(name, state):  # type: ignore[no-untyped-def]
+            keep_progress(name, state)
+            if name == biggest:
+                later.append((state["search"]["done"], state["search"]["parts"]))
+
+        return original(*args, keep_progress=watching, **kwargs)
+
+    monkeypatch.setattr(records, "candidates_only_parts", watched)
+    done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path])
+    assert done.exit_code == 0, done.output
+    assert later and min(later) > (kept["search"]["done"], kept["search"]["parts"])  # nothing searched twice
+    assert f"{biggest}, continuing from guess {kept['search']['done']} of {kept['search']['guesses']}" in done.stderr
+    record = json.loads(done.stdout)
+    assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
+    assert {k: p["value"] for k, p in record["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
+    assert record["parts"][biggest]["seconds"] >= kept["seconds"]
+
+
 def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
