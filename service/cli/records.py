@@ -214,9 +214,10 @@ def records_check(game: str, only: str | None, path: str | None) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
     play only possible codes, published as 179929.  The from-set-only search solves each response to the
-    first guess in turn, smallest first; each part is written to the records file as it is solved, so the same
-    command continues a stopped run, and commands with --parts share them.  Each part is logged on stderr;
-    the record is printed as JSON (``finished: false`` while parts are missing)."""
+    first guess in turn, smallest first; each part is written to the records file as it is solved, and how far
+    the part being searched has come once a minute, so the same command continues a stopped run where it was,
+    and commands with --parts share the parts.  Each part and its progress are logged on stderr; the record is
+    printed as JSON (``finished: false`` while parts are missing)."""
     from service import records
 
     spec = _spec(game)
