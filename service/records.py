@@ -11,6 +11,7 @@ improves on the one recorded, so the file is the campaign's progress too.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -240,11 +241,18 @@ CHECK_PROGRESS_EVERY_S = 60.0
 """How often a part being searched writes how far it has come (a stopped run loses at most this much)."""
 
 
+def share_key(name: str, share: tuple[int, int]) -> str:
+    """Where a check keeps the progress of one share of a part (the part's own name for the whole search)."""
+    mine, shares = share
+    return name if shares == 1 else f"{name} share {mine + 1}/{shares}"
+
+
 def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str, dict[str, Any]]], *,
                           keep: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
                           only: Collection[str] | None = None,
-                          progress: Callable[[str], dict[str, Any] | None] = lambda _r: None,
+                          progress: Callable[[], dict[str, dict[str, Any]]] = dict,
                           keep_progress: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
+                          share: tuple[int, int] = (0, 1),
                           every: float | None = None,
                           log: Callable[[str], None] = lambda _: None) -> int | None:
     """The optimal total of ``game`` among the strategies that open with ``first`` and then play only codes that
@@ -258,16 +266,16 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
 
     Inside a part, ``keep_progress`` is told at most every ``every`` seconds (default
     :data:`CHECK_PROGRESS_EVERY_S`) how far its search has come (``{"search": RootProgress as JSON,
-    "seconds"}``), and ``progress(name)`` gives it back to a later run, which continues the part from there
-    (the part's ``seconds`` then count every run's).
+    "seconds"}``, under :func:`share_key`), and ``progress()`` gives all of it back to a later run, which
+    continues the part from there (the part's ``seconds`` then count every run's).  ``share`` (k, n): this run
+    searches only the second guesses k, k + n, ... of each part (:meth:`Searcher.search_root`), cut by the best
+    value the other shares have written; the share that finds all n done writes the part.
 
-    Why part by part, and progress inside a part: the biggest parts of Super Mastermind take hours, longer
-    than a run may last, and a run that is stopped must keep what it proved."""
+    Why part by part, progress inside a part and shares: the biggest parts of Super Mastermind take hours,
+    longer than a run may last, a run that is stopped must keep what it proved, and one part left should still
+    keep every core busy."""
     from solver import kernels
-    from solver.search import InvalidSearchError, RootProgress, Searcher, SolveOptions
-    from solver.vocabulary import game_value
-
-    period = CHECK_PROGRESS_EVERY_S if every is None else every
+    from solver.search import Searcher, SolveOptions
 
     options = SolveOptions("total", from_set_only=True)
     searcher = Searcher(game, options, table_capacity=1 << 22)
@@ -284,61 +292,116 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
         if part is not None and int(part["candidates"]) != int(sizes[r]):
             part = None  # another game's or another guess's part: never counted
         if part is None and (only is None or name in only):
-            size = int(sizes[r])
-            started = time.perf_counter()
-            before, resume = 0.0, None
-            saved = progress(name)
-            if saved is not None:
-                try:
-                    resume, before = RootProgress.from_json(saved["search"]), float(saved["seconds"])
-                    log(f"{game.spec}: after {game.format_code(first)} {name}, continuing from guess {resume.done} "
-                        f"of {resume.guesses} ({before:.0f} s searched before)")
-                except (ValueError, TypeError, KeyError) as exc:
-                    log(f"{game.spec}: the progress kept for part {name} is unreadable ({exc}); it starts over")
-            last = started
-
-            def checkpoint(state: RootProgress, name: str = name, size: int = size, before: float = before,
-                           started: float = started) -> None:
-                nonlocal last
-                now = time.perf_counter()
-                if now - last < period:
-                    return
-                last = now
-                keep_progress(name, {"search": state.to_json(), "seconds": round(before + now - started, 1)})
-                best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, "total"))
-                log(f"{game.spec}: after {game.format_code(first)} {name}, {size} candidates: guess {state.done} "
-                    f"of {state.guesses} ({state.parts} parts of it searched), best so far {best}, "
-                    f"{before + now - started:.0f} s")
-
-            history = [Turn(first, r)]
-            cands = order[starts[r]:starts[r + 1]]
-            try:
-                res = searcher.solve(history, cands=cands, resume=resume, checkpoint=checkpoint)
-            except InvalidSearchError:
-                log(f"{game.spec}: the progress kept for part {name} is of another search; it starts over")
-                res = searcher.solve(history, cands=cands, checkpoint=checkpoint)
-            if not res.exact or res.value is None:
-                raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
-            part = {"candidates": size, "value": int(res.value),
-                    "seconds": round(before + time.perf_counter() - started, 1)}
-            keep(name, part)
-            log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
-                f"{part['value']} guesses ({part['seconds']} s)")
+            part = _search_part(searcher, first, r, order[starts[r]:starts[r + 1]], share, progress, keep_progress,
+                                CHECK_PROGRESS_EVERY_S if every is None else every, log)
+            if part is not None:
+                keep(name, part)
+                log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
+                    f"{part['value']} guesses ({part['seconds']} s)")
         total = None if part is None or total is None else total + int(part["value"])
     return total
 
 
+def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[int, int],
+                 progress: Callable[[], dict[str, dict[str, Any]]],
+                 keep_progress: Callable[[str, dict[str, Any]], None], period: float,
+                 log: Callable[[str], None]) -> dict[str, Any] | None:
+    """One part of :func:`candidates_only_parts` (the response ``r`` to ``first``, its candidates ``cands``),
+    or this run's share of it: the part's record, or None while other shares have not finished."""
+    from solver.search import InvalidSearchError, RootProgress
+    from solver.vocabulary import game_value
+
+    game: Game = searcher.game
+    name = game.format_response(r)
+    key = share_key(name, share)
+    mine, shares = share
+    size = int(cands.shape[0])
+    history = [Turn(first, r)]
+    where = f"{game.spec}: after {game.format_code(first)} {key}"
+    digest = searcher.root_digest(history, cands=cands)
+
+    def state_of(saved: dict[str, Any] | None) -> RootProgress | None:
+        """A kept progress of this search (None if unreadable or of another search)."""
+        try:
+            state = RootProgress.from_json(saved["search"]) if saved is not None else None
+        except (ValueError, TypeError, KeyError):
+            return None
+        return state if state is not None and state.order == digest else None
+
+    def others() -> dict[str, dict[str, Any]]:
+        """The progress kept for this part: the whole search's and every share's."""
+        return {k: v for k, v in progress().items() if k == name or k.startswith(f"{name} share ")}
+
+    kept = others()
+    before, resume = 0.0, state_of(kept.get(key))
+    if kept.get(key) is not None and resume is None:
+        log(f"{where}: the progress kept is unreadable or of another search; it starts over")
+    if resume is not None:
+        before = float(kept[key].get("seconds", 0.0))
+    elif key != name and state_of(kept.get(name)) is not None:
+        resume = state_of(kept.get(name))  # every guess before the whole search's `done` is done: any share goes on
+        if resume is not None and resume.done % shares != mine:
+            resume = dataclasses.replace(resume, parts=0, acc=0, per={})  # that guess is another share's
+    if resume is not None:
+        log(f"{where}: continuing from guess {resume.done} of {resume.guesses} ({before:.0f} s searched before)")
+    started = last = time.perf_counter()
+
+    def checkpoint(state: RootProgress) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        final = shares > 1 and state.done >= state.guesses  # the other shares need it to finish the part
+        if now - last < period and not final:
+            return
+        last = now
+        keep_progress(key, {"search": state.to_json(), "seconds": round(before + now - started, 1)})
+        best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, "total"))
+        log(f"{where}, {size} candidates: guess {state.done} of {state.guesses} ({state.parts} parts of it "
+            f"searched), best so far {best}, {before + now - started:.0f} s")
+
+    if shares == 1:
+        res = searcher.solve(history, cands=cands, resume=resume, checkpoint=checkpoint)
+        if not res.exact or res.value is None:
+            raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
+        seconds = round(before + time.perf_counter() - started, 1)
+        return {"candidates": size, "value": int(res.value), "seconds": seconds}
+
+    def elsewhere() -> int | None:
+        values = [s.best_value for k, v in others().items() if k != key
+                  for s in [state_of(v)] if s is not None and s.best_value is not None]
+        return min(values, default=None)
+
+    try:
+        searcher.search_root(history, cands=cands, slot=share, elsewhere=elsewhere, resume=resume,
+                             checkpoint=checkpoint)
+    except InvalidSearchError:
+        raise RuntimeError(f"the progress kept for {key} does not fit its search") from None  # checked above
+    kept = others()
+    finals = [state_of(kept.get(share_key(name, (j, shares)))) for j in range(shares)]
+    if any(s is None or s.done < s.guesses for s in finals):
+        log(f"{where}: this share is done; the part waits for the others")
+        return None
+    value = min(s.best_value for s in finals if s is not None and s.best_value is not None)
+    seconds = sum(float(kept[share_key(name, (j, shares))]["seconds"]) for j in range(shares))
+    if state_of(kept.get(name)) is not None:
+        seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
+    return {"candidates": size, "value": game_value(value, size, 2, "total"), "seconds": round(seconds, 1),
+            "shares": shares}
+
+
 def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | None = None,
-              log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+              share: tuple[int, int] = (0, 1), log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
     strategies that play only possible codes, after a given first guess) with this project's search, and record
     the result as the game's ``check``: the value, the row's total, whether they agree, the time.  Each part
     solved is written to the file at once, and how far the search of a part has come (its ``searching``) every
     minute, so the same command continues a stopped run; ``only`` (responses to the first guess) lets several
-    commands on one file share the parts.  Returns the record, ``finished`` once every part is in the file.
+    commands on one file share the parts, and ``share`` (k, n) the second guesses of each part
+    (:func:`candidates_only_parts`).  Returns the record, ``finished`` once every part is in the file.
 
-    :raises ValueError: no published row of the game says how to check it, or ``only`` names a response that
-        is not one of its parts."""
+    :raises ValueError: no published row of the game says how to check it, ``only`` names a response that
+        is not one of its parts, or ``share`` is not a share."""
+    if not (share[1] >= 1 and 0 <= share[0] < share[1]):
+        raise ValueError(f"share {share[0] + 1}/{share[1]}: a share is K/N with 1 <= K <= N")
     rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
     if not rows:
         raise ValueError(f"no published figure of {spec} says how this project can check it")
@@ -369,9 +432,9 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         with exclusive(path):
             return parts_of(load(path))
 
-    def progress(name: str) -> dict[str, Any] | None:
+    def progress() -> dict[str, dict[str, Any]]:
         with exclusive(path):
-            return searching_of(load(path)).get(name)
+            return searching_of(load(path))
 
     def record(parts: dict[str, dict[str, Any]], value: int | None,
                searching: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -386,7 +449,8 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
     def keep(name: str, part: dict[str, Any]) -> None:
         with exclusive(path):  # the file as it is now: another run may have written parts, a bound or a tree
             entries = load(path)
-            searching = {k: v for k, v in searching_of(entries).items() if k != name}
+            searching = {k: v for k, v in searching_of(entries).items()
+                         if k != name and not k.startswith(f"{name} share ")}
             entries[spec]["check"] = record({**parts_of(entries), name: part}, None, searching)
             save(entries, path)
 
@@ -397,7 +461,7 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
             save(entries, path)
 
     value = candidates_only_parts(game, first, known, keep=keep, only=only, progress=progress,
-                                  keep_progress=keep_progress, log=log)
+                                  keep_progress=keep_progress, share=share, log=log)
     with exclusive(path):
         entries = load(path)
         entries[spec]["check"] = result = record(parts_of(entries), value, searching_of(entries))

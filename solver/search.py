@@ -484,51 +484,108 @@ class Searcher:
             value, best = self._run(cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}
         order = self.guess_order(history, cands, turn, k)
-        best_val, best_g = INF, -1
-        best_per: dict[int, int | None] = {}
-        fail = INF
-        cur_beta = beta
-        digest = order_digest(order, n, k, beta) if self._resume or self._checkpoint else ""
-        start, inside = 0, None
-        if self._resume is not None:
-            state, self._resume = self._resume, None  # the first depth limit of a chain only
-            if state.order != digest or state.guesses != len(order) or state.done > len(order):
-                raise InvalidSearchError("the progress given is of another search (position, depth limit, bound "
-                                         "or version of the solver); search it from the start")
-            start, fail = state.done, INF if state.fail is None else state.fail
-            if state.best_guess is not None and state.best_value is not None:
-                best_val, best_g, cur_beta, best_per = state.best_value, state.best_guess, state.best_value, \
-                    dict(state.best_per)
-            if state.parts:
-                inside = (state.parts, state.acc, dict(state.per))
-        checkpoint = self._checkpoint
-        for done in range(start, len(order)):
-            lb, _, guess = order[done]
-            if self.progress is not None:
-                self.progress(done, len(order))
-            if lb >= cur_beta:
-                fail = min(fail, lb)
-                break
-            on_part = None
-            if checkpoint is not None:
-                at = RootProgress(digest, len(order), done, None if best_g < 0 else best_val,
-                                  None if best_g < 0 else best_g, dict(best_per), None if fail >= INF else fail)
-                on_part = functools.partial(_inside, checkpoint, at)
-            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb,
-                                           inside=inside if done == start else None, on_part=on_part)
-            if self.stats[sk.S_ABORTED]:
-                return INF, -1, {}
-            if ok:
-                best_val, best_g, cur_beta, best_per = acc, guess, acc, per
-            else:
-                fail = min(fail, acc)
-            if checkpoint is not None:
-                checkpoint(RootProgress(digest, len(order), done + 1, None if best_g < 0 else best_val,
-                                        None if best_g < 0 else best_g, dict(best_per),
-                                        None if fail >= INF else fail))
-        if best_g >= 0:
-            return best_val, best_g, best_per
+        resume, self._resume = self._resume, None  # the first depth limit of a chain only
+        state = self._root_guesses(history, cands, turn, k, beta, order, resume, self._checkpoint)
+        if state is None:
+            return INF, -1, {}
+        if state.best_guess is not None and state.best_value is not None:
+            return state.best_value, state.best_guess, dict(state.best_per)
+        fail = INF if state.fail is None else state.fail
         return max(fail, beta) if fail < INF else INF, -1, {}
+
+    def _root_guesses(self, history: History, cands: CandidateSet, turn: int, k: int | None, beta: int,
+                      order: list[tuple[int, int, int]], resume: RootProgress | None,
+                      checkpoint: Callable[[RootProgress], None] | None, slot: tuple[int, int] = (0, 1),
+                      elsewhere: Callable[[], int | None] | None = None) -> RootProgress | None:
+        """Try the root's guesses in ``order`` (those of ``slot``: place ``slot[0]`` modulo ``slot[1]``), each
+        against the best value so far (its own, ``elsewhere()``'s — the other slots' — and ``beta``), from
+        ``resume`` on, telling ``checkpoint`` after each part and each guess.  Returns the last progress (every
+        guess done), or None when the search was stopped."""
+        n = int(cands.shape[0])
+        digest = order_digest(order, n, k, beta) if resume is not None or checkpoint is not None else ""
+        if resume is not None and (resume.order != digest or resume.guesses != len(order)
+                                   or not 0 <= resume.done <= len(order)):
+            raise InvalidSearchError("the progress given is of another search (position, depth limit, bound "
+                                     "or version of the solver); search it from the start")
+        state = resume if resume is not None else RootProgress(digest, len(order))
+        mine, slots = slot
+        while state.done < len(order):
+            i = state.done
+            if i % slots != mine:
+                state = dataclasses.replace(state, done=i + 1, parts=0, acc=0, per={})
+                continue
+            lb, _, guess = order[i]
+            if self.progress is not None:
+                self.progress(i, len(order))
+            cur_beta = beta if state.best_value is None else min(beta, state.best_value)
+            other = None if elsewhere is None else elsewhere()
+            if other is not None:
+                cur_beta = min(cur_beta, other)
+            fail = INF if state.fail is None else state.fail
+            if lb >= cur_beta:  # and so is every later guess's: the order is by bound
+                state = dataclasses.replace(state, done=len(order), fail=min(fail, lb), parts=0, acc=0, per={})
+                break
+            inside = (state.parts, state.acc, dict(state.per)) if state.parts else None
+            on_part = None if checkpoint is None else functools.partial(_inside, checkpoint, state)
+            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb, inside=inside,
+                                           on_part=on_part)
+            if self.stats[sk.S_ABORTED]:
+                return None
+            if ok:
+                state = dataclasses.replace(state, done=i + 1, best_value=acc, best_guess=guess, best_per=dict(per),
+                                            parts=0, acc=0, per={})
+            else:
+                state = dataclasses.replace(state, done=i + 1, fail=min(fail, acc), parts=0, acc=0, per={})
+            if checkpoint is not None:
+                checkpoint(state)
+        if checkpoint is not None:
+            checkpoint(state)
+        return state
+
+    def root_digest(self, history: History, *, cands: CandidateSet | None = None,
+                    options: SolveOptions | None = None) -> str:
+        """The ``order`` that :meth:`search_root` (or :meth:`solve`, splitting its root) gives its progress for
+        this position: what tells the progress of this search from any other."""
+        with self._asking(options):
+            o = self.options
+            turn, cands, n, _, _, offset = self._begin(history, cands)
+            beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
+            return order_digest(self.guess_order(history, cands, turn, o.max_guesses), n, o.max_guesses, beta)
+
+    def search_root(self, history: History, *, cands: CandidateSet | None = None, slot: tuple[int, int] = (0, 1),
+                    elsewhere: Callable[[], int | None] | None = None, resume: RootProgress | None = None,
+                    checkpoint: Callable[[RootProgress], None] | None = None,
+                    options: SolveOptions | None = None) -> RootProgress | None:
+        """One share of a position's search, guess by guess at the root: the guesses whose place in the root's
+        order is ``slot[0]`` modulo ``slot[1]``, each cut by the best value found so far here or, through
+        ``elsewhere()``, by the other shares (turn-independent values, None while they have none).  ``resume``
+        and ``checkpoint`` as for :meth:`solve`; a progress of the whole search (one share) continues as any
+        share, since every guess before its ``done`` is done.
+
+        Returns the last progress: its ``best_value`` (turn-independent; None when every guess here was cut)
+        and ``best_guess`` are the best of this share.  The position's value is the least ``best_value`` of all
+        the shares once each has returned (each guess is either searched exactly or shown no better than a
+        value some share has).  None when the search was stopped.
+
+        Why: the root's guesses of a big position are independent searches, so several processes or
+        machines can share them, each taking every ``slot[1]``-th guess.
+
+        :raises InvalidSearchError: a bad slot, a chain of depth limits, a heuristic turn, or ``resume`` of
+            another search."""
+        mine, slots = slot
+        if not 0 <= mine < slots:
+            raise InvalidSearchError(f"slot {mine} of {slots}: a share is a number from 0 to {slots - 1}")
+        with self._asking(options):
+            o = self.options
+            if o.depth_count is not None:
+                raise InvalidSearchError("a share of a search asks one depth limit, not a chain")
+            turn, cands, _, _, _, offset = self._begin(history, cands)
+            if o.mde is not None and turn > o.mde:
+                raise InvalidSearchError(f"guess {turn} is the heuristic's (mde {o.mde}): it has no search to share")
+            beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
+            order = self.guess_order(history, cands, turn, o.max_guesses)
+            return self._root_guesses(history, cands, turn, o.max_guesses, beta, order, resume, checkpoint, slot,
+                                      elsewhere)
 
     def guess_order(self, history: History, cands: CandidateSet, turn: int,
                     k: int | None) -> list[tuple[int, int, int]]:

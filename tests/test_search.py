@@ -694,3 +694,51 @@ def test_a_search_continued_from_any_checkpoint_gives_the_same_answer(
         Searcher(game, other).solve(turns, resume=seen[-1])
     with pytest.raises(ValueError, match="not the progress"):
         RootProgress.from_json({"order": "x"})
+
+
+@pytest.mark.parametrize(("spec", "criterion", "fso", "limit", "history"), [
+    ("3,5,1", "total", True, None, ()),
+    ("4,4,1", "kmovers", False, 5, ()),
+    ("3,6,1", "total", True, None, (("001", "0.1"),)),
+])
+@pytest.mark.parametrize("slots", [2, 3])
+def test_shares_of_a_search_give_its_value(spec: str, criterion: str, fso: bool, limit: int | None,
+                                           history: tuple[tuple[str, str], ...], slots: int) -> None:
+    """``search_root`` shares the root's guesses among ``slots`` searches: the least of their best values is the
+    position's value, whether the shares tell each other their best (``elsewhere``) or not, and whether they
+    start afresh or from a checkpoint of the whole search; the best guess of that share is an optimal guess."""
+    from solver.search import RootProgress
+    from solver.vocabulary import remaining_value
+
+    game = Game.from_spec(spec)
+    turns = [Turn(game.parse_code(c), game.parse_response(r)) for c, r in history]
+    options = SolveOptions(criterion, max_guesses=limit, from_set_only=fso)
+    seen: list[RootProgress] = []
+    whole = Searcher(game, options).solve(turns, checkpoint=seen.append)
+    assert whole.value is not None
+    n = len(game.candidates(turns))
+    value = remaining_value(whole.value, n, len(turns) + 1, criterion)
+    midway = seen[len(seen) // 2]
+    for start in (None, midway):
+        for told in (False, True):
+            best: dict[int, int] = {}
+
+            def elsewhere(mine: int) -> int | None:
+                others = [v for s, v in best.items() if s != mine]
+                return min(others) if told and others else None
+
+            finals = []
+            for mine in range(slots):
+                got = Searcher(game, options).search_root(turns, slot=(mine, slots), resume=start,
+                                                          elsewhere=lambda mine=mine: elsewhere(mine))
+                assert got is not None and got.done == got.guesses
+                if got.best_value is not None:
+                    best[mine] = got.best_value
+                finals.append(got)
+            assert min(best.values()) == value
+            winner = min((f for f in finals if f.best_value is not None), key=lambda f: f.best_value or 0)
+            assert winner.best_guess is not None
+            played = Searcher(game, options).evaluate_guess(turns, winner.best_guess)
+            assert played.value == whole.value
+    with pytest.raises(InvalidSearchError, match="slot 2 of 2"):
+        Searcher(game, options).search_root(turns, slot=(2, 2))

@@ -151,6 +151,18 @@ def _parts_list(only_parts: str | None) -> list[str] | None:
     return None if only_parts is None else [p.strip() for p in only_parts.split(",") if p.strip()]
 
 
+def _share(text: str) -> tuple[int, int]:
+    """``--share 2/3`` as (1, 3): the share's place from 0, and how many shares there are."""
+    k, sep, n = text.partition("/")
+    try:
+        share = (int(k) - 1, int(n))
+    except ValueError:
+        share = (-1, 0)
+    if not sep or not (share[1] >= 1 and 0 <= share[0] < share[1]):
+        _fail(f"--share {text}: give K/N, this command's share K of N shares, 1 <= K <= N (e.g. 1/2)")
+    return share
+
+
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
     """A bound campaign's outcome: its record once every first guess is done, else where it stands (the bound
     its unfinished record says its file proves)."""

@@ -13,6 +13,7 @@ from service.cli._common import (
     _fail,
     _parts_list,
     _refuse_campaign_options,
+    _share,
     main,
 )
 
@@ -208,16 +209,20 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 @click.option("--parts", "only", default=None, metavar="RESPONSES",
               help="Solve only these responses to the first guess ('0.1,1.1'); the others are taken from the file: "
                    "commands on one file share the parts (on other cores or machines).")
+@click.option("--share", "share", default=None, metavar="K/N",
+              help="Search only every N-th second guess of each part, from the K-th: N commands with shares 1/N to "
+                   "N/N (on other cores or machines) search the parts together, each cut by the others' best.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
-def records_check(game: str, only: str | None, path: str | None) -> None:
+def records_check(game: str, only: str | None, share: str | None, path: str | None) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
     play only possible codes, published as 179929.  The from-set-only search solves each response to the
     first guess in turn, smallest first; each part is written to the records file as it is solved, and how far
     the part being searched has come once a minute, so the same command continues a stopped run where it was,
-    and commands with --parts share the parts.  Each part and its progress are logged on stderr; the record is
-    printed as JSON (``finished: false`` while parts are missing)."""
+    and commands with --parts share the parts, commands with --share the second guesses of each part.  Each
+    part and its progress are logged on stderr; the record is printed as JSON (``finished: false`` while parts
+    are missing)."""
     from service import records
 
     spec = _spec(game)
@@ -225,6 +230,7 @@ def records_check(game: str, only: str | None, path: str | None) -> None:
     _readable(file)
     try:
         record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
+                                   share=(0, 1) if share is None else _share(share),
                                    log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))

@@ -434,11 +434,67 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path])
     assert done.exit_code == 0, done.output
     assert later and min(later) > (kept["search"]["done"], kept["search"]["parts"])  # nothing searched twice
-    assert f"{biggest}, continuing from guess {kept['search']['done']} of {kept['search']['guesses']}" in done.stderr
+    assert f"{biggest}: continuing from guess {kept['search']['done']} of {kept['search']['guesses']}" in done.stderr
     record = json.loads(done.stdout)
     assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
     assert {k: p["value"] for k, p in record["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
     assert record["parts"][biggest]["seconds"] >= kept["seconds"]
+
+
+def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``records check --share K/N``: each command searches every N-th second guess of each part; the first
+    leaves every part to the others, the last finishes them at the value of one command alone.  Shares also
+    go on from the progress of a whole search that was stopped.  A bad share is refused before any search."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    spec = "3,6,1"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+        {"total": 1, "worst_case": None, "first_guess": "112", "how": "only possible codes",
+         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
+    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    values = {k: p["value"] for k, p in alone["parts"].items()}
+    path = str(tmp_path / "shared.json")
+    args = ["records", "check", "-g", spec, "--file", path]
+    for bad in ("3/2", "0/2", "2", "a/b"):
+        refused = CliRunner().invoke(main, [*args, "--share", bad])
+        assert refused.exit_code == 2 and "--share" in refused.output and not Path(path).exists()
+    first = CliRunner().invoke(main, [*args, "--share", "1/2"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["finished"] is False and not records.load(path)[spec]["check"]["parts"]
+    assert "the part waits for the others" in first.stderr
+    second = CliRunner().invoke(main, [*args, "--share", "2/2"])
+    assert second.exit_code == 0, second.output
+    record = json.loads(second.stdout)
+    assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
+    assert {k: p["value"] for k, p in record["parts"].items()} == values
+    assert all(p["shares"] == 2 for p in record["parts"].values())
+
+    biggest = max(values, key=lambda k: alone["parts"][k]["candidates"])
+    monkeypatch.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
+    original = records.candidates_only_parts
+
+    def interrupted(*a, keep_progress, **kw):  # type: ignore[no-untyped-def]
+        def once(name, state):  # type: ignore[no-untyped-def]
+            keep_progress(name, state)
+            if name == biggest and state["search"]["done"] >= 2:
+                raise KeyboardInterrupt
+
+        return original(*a, keep_progress=once, **kw)
+
+    whole = str(tmp_path / "whole.json")
+    monkeypatch.setattr(records, "candidates_only_parts", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        records.add_check(spec, path=whole, only=[biggest])
+    monkeypatch.setattr(records, "candidates_only_parts", original)
+    assert records.load(whole)[spec]["check"]["searching"][biggest]["search"]["done"] == 2
+    for k in (1, 2, 3):
+        went_on = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", whole, "--share", f"{k}/3"])
+        assert went_on.exit_code == 0, went_on.output
+        assert f"{biggest} share {k}/3: continuing from guess 2 of" in went_on.stderr
+    record = records.load(whole)[spec]["check"]
+    assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
 
 
 def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> None:
