@@ -723,7 +723,7 @@ def test_shares_of_a_search_give_its_value(spec: str, criterion: str, fso: bool,
         for told in (False, True):
             best: dict[int, int] = {}
 
-            def elsewhere(mine: int) -> int | None:
+            def elsewhere(mine: int, best: dict[int, int] = best, told: bool = told) -> int | None:
                 others = [v for s, v in best.items() if s != mine]
                 return min(others) if told and others else None
 

@@ -4,7 +4,9 @@ best-known trees and how the service answers from them (``service.records``, ``b
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -382,6 +384,27 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     assert {k: p["value"] for k, p in shared["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
 
 
+def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, part: str,
+                    when: Callable[[dict[str, Any]], bool]) -> None:
+    """Run ``records check`` of ``part`` alone, its progress written at every checkpoint, and stop it (as ^C
+    would) once ``when`` holds for the progress just written."""
+    original = records.candidates_only_parts
+
+    def interrupted(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
+        def watching(name, state):  # type: ignore[no-untyped-def]
+            keep_progress(name, state)
+            if name == part and when(state):
+                raise KeyboardInterrupt
+
+        return original(*args, keep_progress=watching, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
+        m.setattr(records, "candidates_only_parts", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            records.add_check(spec, path=path, only=[part])
+
+
 def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: pytest.MonkeyPatch,
                                                                     tmp_path: Path) -> None:
     """A part's search writes how far it has come (``searching`` in the check); a run stopped in the middle of
@@ -397,25 +420,11 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
          "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
     alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
     biggest = max(alone["parts"], key=lambda k: alone["parts"][k]["candidates"])
+    path = str(tmp_path / "records.json")
+    writes = iter(range(1, 100))
+    _stopped_inside(monkeypatch, spec, path, biggest, lambda _state: next(writes) == 4)
     monkeypatch.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
     original = records.candidates_only_parts
-    writes = 4
-
-    def interrupted(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
-        told = []
-
-        def counting(name, state):  # type: ignore[no-untyped-def]
-            keep_progress(name, state)
-            told.append(name)
-            if name == biggest and told.count(name) == writes:
-                raise KeyboardInterrupt
-
-        return original(*args, keep_progress=counting, **kwargs)
-
-    path = str(tmp_path / "records.json")
-    monkeypatch.setattr(records, "candidates_only_parts", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        records.add_check(spec, path=path, only=[biggest])
     partly = records.load(path)[spec]["check"]
     assert partly["finished"] is False and biggest not in partly["parts"]
     kept = partly["searching"][biggest]
@@ -472,22 +481,8 @@ def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyP
     assert all(p["shares"] == 2 for p in record["parts"].values())
 
     biggest = max(values, key=lambda k: alone["parts"][k]["candidates"])
-    monkeypatch.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
-    original = records.candidates_only_parts
-
-    def interrupted(*a, keep_progress, **kw):  # type: ignore[no-untyped-def]
-        def once(name, state):  # type: ignore[no-untyped-def]
-            keep_progress(name, state)
-            if name == biggest and state["search"]["done"] >= 2:
-                raise KeyboardInterrupt
-
-        return original(*a, keep_progress=once, **kw)
-
     whole = str(tmp_path / "whole.json")
-    monkeypatch.setattr(records, "candidates_only_parts", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        records.add_check(spec, path=whole, only=[biggest])
-    monkeypatch.setattr(records, "candidates_only_parts", original)
+    _stopped_inside(monkeypatch, spec, whole, biggest, lambda state: state["search"]["done"] >= 2)
     assert records.load(whole)[spec]["check"]["searching"][biggest]["search"]["done"] == 2
     for k in (1, 2, 3):
         went_on = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", whole, "--share", f"{k}/3"])
