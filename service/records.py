@@ -380,7 +380,10 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
     if any(s is None or s.done < s.guesses for s in finals):
         log(f"{where}: this share is done; the part waits for the others")
         return None
-    value = min(s.best_value for s in finals if s is not None and s.best_value is not None)
+    bests = [s.best_value for s in finals if s is not None and s.best_value is not None]
+    if not bests:  # the first guess of the order is searched with no bound by whichever share has it
+        raise RuntimeError(f"no share of part {name} has a value: its progress is not of one search")
+    value = min(bests)
     seconds = sum(float(kept[share_key(name, (j, shares))]["seconds"]) for j in range(shares))
     if state_of(kept.get(name)) is not None:
         seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
