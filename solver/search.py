@@ -508,6 +508,7 @@ class Searcher:
             raise InvalidSearchError("the progress given is of another search (position, depth limit, bound "
                                      "or version of the solver); search it from the start")
         state = resume if resume is not None else RootProgress(digest, len(order))
+        reported: RootProgress | None = None  # the state ``checkpoint`` was last told, so as not to tell it twice
         mine, slots = slot
         while state.done < len(order):
             i = state.done
@@ -538,7 +539,8 @@ class Searcher:
                 state = dataclasses.replace(state, done=i + 1, fail=min(fail, acc), parts=0, acc=0, per={})
             if checkpoint is not None:
                 checkpoint(state)
-        if checkpoint is not None:
+                reported = state
+        if checkpoint is not None and state is not reported:
             checkpoint(state)
         return state
 

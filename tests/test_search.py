@@ -6,6 +6,7 @@ sections 5.1.2 and 5.2.2 (Mastermind tables), 6.2 (tree node counts); figures in
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -683,6 +684,7 @@ def test_a_search_continued_from_any_checkpoint_gives_the_same_answer(
     assert whole.exact and whole.value is not None
     assert len(seen) > 3 and any(s.parts for s in seen) and any(s.best_guess is not None for s in seen)
     assert [(s.done, s.parts) for s in seen] == sorted((s.done, s.parts) for s in seen)
+    assert all(a != b for a, b in itertools.pairwise(seen)), "a state told to the checkpoint twice in a row"
     for state in seen:
         again = RootProgress.from_json(json.loads(json.dumps(state.to_json())))
         assert again == state
@@ -729,9 +731,13 @@ def test_shares_of_a_search_give_its_value(spec: str, criterion: str, fso: bool,
 
             finals = []
             for mine in range(slots):
+                told_states: list[RootProgress] = []
                 got = Searcher(game, options).search_root(turns, slot=(mine, slots), resume=start,
-                                                          elsewhere=lambda mine=mine: elsewhere(mine))
+                                                          elsewhere=lambda mine=mine: elsewhere(mine),
+                                                          checkpoint=told_states.append)
                 assert got is not None and got.done == got.guesses
+                assert told_states[-1] == got
+                assert all(a != b for a, b in itertools.pairwise(told_states)), "a state told twice in a row"
                 if got.best_value is not None:
                     best[mine] = got.best_value
                 finals.append(got)
