@@ -11,6 +11,7 @@ improves on the one recorded, so the file is the campaign's progress too.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 import json
@@ -470,6 +471,61 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         entries[spec]["check"] = result = record(parts_of(entries), value, searching_of(entries))
         save(entries, path)
     return result
+
+
+def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
+    """Where the check of ``spec`` (:func:`add_check`) stands in the records file, in guesses of the whole game,
+    without searching: the parts solved and their sum (the secret of the first guess included), the parts still
+    to solve, how far each search under way has come (its second guess, of how many, and its best total so far,
+    which can only go down), and what the missing parts may still need for the published figure to hold.
+
+    Why: a check runs for hours, in several commands and sessions; its file holds every number, but in the
+    search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
+
+    :raises ValueError: no published row of the game says how to check it."""
+    from solver.search import RootProgress
+    from solver.vocabulary import game_value
+
+    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
+    if not rows:
+        raise ValueError(f"no published figure of {spec} says how this project can check it")
+    row = rows[0]
+    game = Game.from_spec(spec)
+    first = game.parse_code(row["check"]["first_guess"])
+    check = load(path)[spec].get("check") or {}
+    if check.get("first_guess") != row["check"]["first_guess"]:
+        check = {}
+    counts = collections.Counter(game.response(first, int(code)) for code in game.all_codes)
+    sizes = {game.format_response(r): size for r, size in counts.items() if r != game.all_bulls}
+    solved = {name: p for name, p in (check.get("parts") or {}).items() if int(p["candidates"]) == sizes.get(name)}
+    under_way: list[dict[str, Any]] = []
+    best: dict[str, int] = {}
+    for key, kept in (check.get("searching") or {}).items():
+        name, _, share = key.partition(" share ")
+        if name in solved or name not in sizes:
+            continue
+        try:
+            state = RootProgress.from_json(kept["search"])
+        except (ValueError, TypeError, KeyError):
+            continue  # unreadable: the check itself says so and starts that part over
+        value = None if state.best_value is None else game_value(state.best_value, sizes[name], 2, "total")
+        if value is not None:
+            best[name] = min(value, best.get(name, value))
+        under_way.append({"part": name, "share": share or None, "candidates": sizes[name], "done": state.done,
+                          "of": state.guesses, "parts_of_guess": state.parts, "best": value,
+                          "seconds": float(kept.get("seconds", 0.0))})
+    missing = sorted((name for name in sizes if name not in solved), key=lambda name: (sizes[name], name))
+    guesses = 1 + sum(int(p["value"]) for p in solved.values())
+    status: dict[str, Any] = {
+        "game": spec, "published": row["total"], "first_guess": row["check"]["first_guess"],
+        "parts": len(sizes), "solved": len(solved), "solved_guesses": guesses,
+        "seconds": round(sum(float(p["seconds"]) for p in solved.values()), 1),
+        "missing": missing, "searching": under_way,
+        "left_for_published": row["total"] - guesses,
+        "best_of_missing": sum(best[name] for name in missing) if all(name in best for name in missing) else None}
+    if not missing:
+        status.update(finished=True, value=guesses, agrees=guesses == row["total"])
+    return status
 
 
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,

@@ -212,9 +212,12 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 @click.option("--share", "share", default=None, metavar="K/N",
               help="Search only every N-th second guess of each part, from the K-th: N commands with shares 1/N to "
                    "N/N (on other cores or machines) search the parts together, each cut by the others' best.")
+@click.option("--status", is_flag=True,
+              help="Search nothing: say where the check stands in the file (parts solved, searches under way and "
+                   "their best totals so far, what the missing parts may still need), in guesses of the game.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
-def records_check(game: str, only: str | None, share: str | None, path: str | None) -> None:
+def records_check(game: str, only: str | None, share: str | None, status: bool, path: str | None) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
     play only possible codes, published as 179929.  The from-set-only search solves each response to the
@@ -228,6 +231,14 @@ def records_check(game: str, only: str | None, share: str | None, path: str | No
     spec = _spec(game)
     file = path or records.RECORDS_FILE
     _readable(file)
+    if status:
+        if only is not None or share is not None:
+            _fail("--status only reads the file: give it without --parts or --share")
+        try:
+            _emit_json(records.check_status(spec, path=file))
+        except ValueError as exc:
+            _fail(str(exc))
+        return
     try:
         record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
                                    share=(0, 1) if share is None else _share(share),

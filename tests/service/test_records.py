@@ -429,6 +429,19 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     assert partly["finished"] is False and biggest not in partly["parts"]
     kept = partly["searching"][biggest]
     assert kept["search"]["done"] + kept["search"]["parts"] > 0
+    status = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--status"])
+    assert status.exit_code == 0, status.output
+    standing = json.loads(status.stdout)
+    assert standing["parts"] == len(alone["parts"]) and standing["solved"] == len(partly["parts"])
+    assert biggest in standing["missing"] and "finished" not in standing
+    assert standing["solved_guesses"] == 1 + sum(p["value"] for p in partly["parts"].values())
+    assert standing["left_for_published"] == 1 - standing["solved_guesses"]
+    [under_way] = standing["searching"]
+    assert (under_way["part"], under_way["share"], under_way["done"], under_way["of"]) == \
+        (biggest, None, kept["search"]["done"], kept["search"]["guesses"])
+    if kept["search"]["best_value"] is not None:  # a total of the game: never below the part's optimum
+        assert under_way["best"] >= alone["parts"][biggest]["value"]
+    assert records.load(path)[spec]["check"] == partly  # it only reads
     later: list[tuple[int, int]] = []
 
     def watched(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
@@ -448,6 +461,9 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
     assert {k: p["value"] for k, p in record["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
     assert record["parts"][biggest]["seconds"] >= kept["seconds"]
+    finished = records.check_status(spec, path=path)
+    assert finished["finished"] and finished["value"] == alone["value"] and finished["agrees"] is False
+    assert not finished["missing"] and not finished["searching"] and finished["solved"] == finished["parts"]
 
 
 def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -473,6 +489,11 @@ def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyP
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["finished"] is False and not records.load(path)[spec]["check"]["parts"]
     assert "the part waits for the others" in first.stderr
+    standing = records.check_status(spec, path=path)
+    assert standing["solved"] == 0 and {w["share"] for w in standing["searching"]} == {"1/2"}
+    assert standing["best_of_missing"] is None or standing["best_of_missing"] >= alone["value"] - 1
+    refused = CliRunner().invoke(main, [*args, "--status", "--share", "1/2"])
+    assert refused.exit_code == 2 and "--status only reads the file" in refused.output
     second = CliRunner().invoke(main, [*args, "--share", "2/2"])
     assert second.exit_code == 0, second.output
     record = json.loads(second.stdout)
@@ -497,6 +518,8 @@ def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> N
 
     from service.cli import main
 
-    result = CliRunner().invoke(main, ["records", "check", "-g", "5,10,0", "--file", str(tmp_path / "r.json")])
-    assert result.exit_code == 2 and "says how this project can check it" in result.output
+    for extra in ([], ["--status"]):
+        result = CliRunner().invoke(main, ["records", "check", "-g", "5,10,0", "--file", str(tmp_path / "r.json"),
+                                           *extra])
+        assert result.exit_code == 2 and "says how this project can check it" in result.output
     assert not (tmp_path / "r.json").exists()
