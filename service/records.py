@@ -392,6 +392,17 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
             "shares": shares}
 
 
+def _checked(spec: str) -> tuple[dict[str, Any], Game, Code]:
+    """The published row of ``spec`` that says how to check it, the game, and the row's first guess.
+
+    :raises ValueError: no published row of the game says how to check it."""
+    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
+    if not rows:
+        raise ValueError(f"no published figure of {spec} says how this project can check it")
+    game = Game.from_spec(spec)
+    return rows[0], game, game.parse_code(rows[0]["check"]["first_guess"])
+
+
 def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | None = None,
               share: tuple[int, int] = (0, 1), log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
@@ -406,12 +417,7 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         is not one of its parts, or ``share`` is not a share."""
     if not (share[1] >= 1 and 0 <= share[0] < share[1]):
         raise ValueError(f"share {share[0] + 1}/{share[1]}: a share is K/N with 1 <= K <= N")
-    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
-    if not rows:
-        raise ValueError(f"no published figure of {spec} says how this project can check it")
-    row = rows[0]
-    game = Game.from_spec(spec)
-    first = game.parse_code(row["check"]["first_guess"])
+    row, game, first = _checked(spec)
     if only is not None:
         from solver.rollout import branch_responses
 
@@ -486,12 +492,7 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
     from solver.search import RootProgress
     from solver.vocabulary import game_value
 
-    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
-    if not rows:
-        raise ValueError(f"no published figure of {spec} says how this project can check it")
-    row = rows[0]
-    game = Game.from_spec(spec)
-    first = game.parse_code(row["check"]["first_guess"])
+    row, game, first = _checked(spec)
     check = load(path)[spec].get("check") or {}
     if check.get("first_guess") != row["check"]["first_guess"]:
         check = {}
