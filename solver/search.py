@@ -455,6 +455,24 @@ class Searcher:
             cut=aborted,
         )
 
+    def _split_root(self, moves: int, n: int, turn: int) -> bool:
+        """Whether a root of ``n`` candidates after ``moves`` guesses is searched guess by guess (and so can be
+        checkpointed and shared) rather than in one kernel call."""
+        hybrid_root = self.options.mde is not None and turn > self.options.mde
+        # Splitting the root costs one equivalence-set computation per (guess, part), linear in the game's
+        # codes; beyond the atlas's sizes that dwarfs the search of a small set (five-digit Bulls-and-Cows,
+        # sets of 21-30 after two guesses: 50 s split, 0.17 s in one kernel call, same values), so small sets
+        # of big games go to the kernel at once (benchmarks/bench_big_games.py measures the searches).
+        small_in_big = self.game.size > SPLIT_ROOT_MAX_CODES and n <= DIRECT_SET_MAX
+        return not (moves > 2 or n <= self.n_valid or hybrid_root or small_in_big)
+
+    def keeps_progress(self, history: History, *, cands: CandidateSet | None = None) -> bool:
+        """Whether :meth:`solve` of this position tells a ``checkpoint`` how far it has come: only a root searched
+        guess by guess does (the short histories of big sets); the others are one kernel call each."""
+        cands = self.game.candidates(history) if cands is None else cands
+        turn, k = len(history) + 1, self.options.max_guesses
+        return self._split_root(len(history), int(cands.shape[0]), turn) and (k is None or k - turn + 1 > 2)
+
     def _solve_root(self, history: History, cands: CandidateSet, turn: int, k: int | None,
                     beta: int) -> tuple[int, int, dict[int, int | None]]:
         """(value, best guess, per-response game values) of the root, turn-independent value.
@@ -464,15 +482,8 @@ class Searcher:
         best guess's parts come out exact, which gives the per-response values for free.  Longer
         histories, tiny sets and hybrid turns go to the kernel in one call.
         """
-        o = self.options
         n = int(cands.shape[0])
-        hybrid_root = o.mde is not None and turn > o.mde
-        # Splitting the root costs one equivalence-set computation per (guess, part), linear in the game's
-        # codes; beyond the atlas's sizes that dwarfs the search of a small set (five-digit Bulls-and-Cows,
-        # sets of 21-30 after two guesses: 50 s split, 0.17 s in one kernel call, same values), so small sets
-        # of big games go to the kernel at once (benchmarks/bench_big_games.py measures the searches).
-        small_in_big = self.game.size > SPLIT_ROOT_MAX_CODES and n <= DIRECT_SET_MAX
-        if len(history) > 2 or n <= self.n_valid or hybrid_root or small_in_big:
+        if not self._split_root(len(history), n, turn):
             pools = self.pools(history)
             value, best = self._run(cands, turn, k, beta, pools, self.called(history))
             return value, best, {}

@@ -207,3 +207,65 @@ def test_bulls_cows_seven_movers_are_answered_from_the_shipped_tree(published: d
     assert (out["value"], out["best_guess"], out["source"], out["chain"]) == (50, "0123", "tree", {"7": 50})
     assert {r: v for r, v in out["per_response"].items() if v} == {r: v for r, v in exact.items()
                                                                      if r != "total" and v}
+
+
+def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve --checkpoint FILE`` keeps how far the search has come; stopped (as by ^C) and run again with the
+    same file, it says where it continues and gives the answer of a search that never stopped, and once done it
+    answers from the file at once.  A file of another question, or not a progress at all, is refused and left
+    as it was."""
+    from service import filelock
+    from service.cli import solving
+
+    question = ["solve", "-g", "3,6,1", "--from-set-only"]
+    plain = run_json(*question, "--search")
+    path = tmp_path / "progress.json"
+    monkeypatch.setattr(solving, "CHECKPOINT_EVERY_S", 0.0)
+    original, writes = filelock.write_json, []
+
+    def stopping(where: str, doc: Any) -> None:
+        original(where, doc)
+        writes.append(doc)
+        if len(writes) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(filelock, "write_json", stopping)
+    stopped = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
+    assert stopped.exit_code == 1 and "Aborted" in stopped.output  # click's answer to ^C
+    monkeypatch.setattr(filelock, "write_json", original)
+    kept = json.loads(path.read_text())
+    assert kept["game"] == "3,6,1" and kept["options"]["from_set_only"] is True
+    done, guesses = kept["search"]["done"], kept["search"]["guesses"]
+    assert done + kept["search"]["parts"] > 0 and done < guesses
+    result = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"continuing from guess {done} of {guesses}" in result.stderr
+    went_on = json.loads(result.stdout)
+    assert (went_on["value"], went_on["best_guess"], went_on["per_response"]) == \
+        (plain["value"], plain["best_guess"], plain["per_response"])
+    assert json.loads(path.read_text())["search"]["done"] == guesses
+    again = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
+    assert again.exit_code == 0 and f"continuing from guess {guesses} of {guesses}" in again.stderr
+    assert json.loads(again.stdout)["value"] == plain["value"]
+
+    finished = path.read_bytes()
+    other = CliRunner().invoke(main, [*question, "--max-guesses", "5", "--checkpoint", str(path)])
+    assert other.exit_code == 2 and "progress of another search" in other.output and path.read_bytes() == finished
+    broken = tmp_path / "broken.json"
+    broken.write_text("[1, 2")
+    refused = CliRunner().invoke(main, [*question, "--checkpoint", str(broken)])
+    assert refused.exit_code == 2 and "is not a search's progress" in refused.output
+    assert broken.read_text() == "[1, 2"
+    with_guess = CliRunner().invoke(main, [*question, "--guess", "012", "--checkpoint", str(tmp_path / "g.json")])
+    assert with_guess.exit_code == 2 and "do not apply" in with_guess.output and not (tmp_path / "g.json").exists()
+
+
+def test_solve_with_a_checkpoint_says_when_a_position_keeps_no_progress(tmp_path: Any) -> None:
+    """A position searched in one kernel call (a long history, a small set) cannot be checkpointed: the command
+    says so, and still answers as the plain search does."""
+    question = ["solve", "-g", "mastermind", "0011 0.1", "0123 1.1", "2245 0.1", "--json"]
+    plain = run_json(*question[:-1], "--search")
+    result = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "p.json")])
+    assert result.exit_code == 0, result.output
+    assert "no progress can be kept" in result.stderr
+    assert json.loads(result.stdout)["value"] == plain["value"]

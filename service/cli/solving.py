@@ -142,12 +142,15 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--url", default=None,
               help="Database URL: the table to read and write (default: DATABASE_URL if set, else none); with "
                    "--job, the jobs' database (default: DATABASE_URL or the service's SQLite file).")
+@click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Search from nothing (as --search), keeping how far it has come in FILE once a minute: the "
+                   "same command with the same FILE continues a stopped search where it was.")
 @_solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
               search: bool, as_json: bool, progress: bool | None, as_job: bool, wait: bool,
-              url: str | None) -> None:
+              url: str | None, checkpoint: str | None) -> None:
     """Exact value of a position, its best guess and the value after each response.
 
     The same answer chain as POST /v1/solve: a shipped proven tree (under any relabelling of the
@@ -166,6 +169,16 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                            mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
                            node_limit=node_limit)
     options.validate(g, len(history) + 1)
+    if checkpoint is not None:
+        if as_job or guess is not None or node_limit or url is not None or depth_count is not None:
+            _fail("--checkpoint searches one position to the end in this process, at one depth limit: --job, "
+                  "--guess, --node-limit, --url and --depth-count do not apply")
+        out = _checkpointed_solve(g, history, options, checkpoint)
+        if as_json:
+            _emit_json(out)
+        else:
+            _print_result(out, criterion, max_guesses, "best guess")
+        return
     if as_job:
         if guess is not None or upper_bound is not None or node_limit:
             _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
@@ -191,6 +204,75 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     else:
         click.echo(f"# from the {'proven tree' if answer.source == 'tree' else 'table'} (no search; --search to "
                    "search anyway)", err=True)
+
+
+CHECKPOINT_EVERY_S = 60.0
+"""How often ``solve --checkpoint`` writes its progress: a stopped search loses at most this much."""
+
+
+def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -> dict[str, Any]:
+    """``solve --checkpoint``: search the position from nothing, its progress (which guesses of the position are
+    done, the best so far, which parts of the guess being tried are solved) written to ``path`` as JSON with
+    the question it answers; a file of the same question is continued, one of another is refused untouched.
+
+    Why: an exact search of a big position (a five-digit game's third guess, say) takes hours, longer than a
+    session or a machine may last; the shipped table keeps only what a search finishes."""
+    import os
+    import time
+
+    from service.answers import Answer
+    from service.filelock import write_json
+    from solver.search import InvalidSearchError, RootProgress, Searcher
+
+    question = {"game": g.spec, "history": [g.format_turn(t) for t in history],
+                "options": {k: getattr(options, k) for k in ("criterion", "max_guesses", "depth_count", "mde",
+                                                              "from_set_only", "upper_bound")}}
+    searcher = Searcher(g, options)
+    if not searcher.keeps_progress(history):
+        click.echo("# this position is searched in one call, not guess by guess: no progress can be kept "
+                   "(only the first two guesses of a big set are searched guess by guess)", err=True)
+    resume, before = None, 0.0
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                kept = json.load(fh)
+            if not isinstance(kept, dict):
+                raise ValueError("not a JSON object")
+            if {k: kept.get(k) for k in question} != question:
+                _fail(f"{path} keeps the progress of another search ({kept.get('game')}, "
+                      f"{', '.join(kept.get('history') or []) or 'no history'}, {kept.get('options')}): give "
+                      "another file, or remove it")
+            resume, before = RootProgress.from_json(kept["search"]), float(kept.get("seconds", 0.0))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            _fail(f"{path} is not a search's progress ({exc}): give another file, or remove it")
+        click.echo(f"# continuing from guess {resume.done} of {resume.guesses} ({before:.0f} s searched before)",
+                   err=True)
+    started = last = time.perf_counter()
+
+    def keep(state: RootProgress, *, now: bool = False) -> None:
+        nonlocal last
+        t = time.perf_counter()
+        if now or t - last >= CHECKPOINT_EVERY_S:
+            last = t
+            write_json(path, {**question, "search": state.to_json(), "seconds": round(before + t - started, 1)})
+
+    told: list[RootProgress] = []
+
+    def checkpoint(state: RootProgress) -> None:
+        told[:] = [state]
+        keep(state)
+
+    try:
+        result = searcher.solve(history, resume=resume, checkpoint=checkpoint)
+    except InvalidSearchError as exc:
+        _fail(f"{path}: {exc}")
+    except KeyboardInterrupt:
+        if told:
+            keep(told[0], now=True)  # ^C loses nothing that was told
+        raise
+    if told:
+        keep(told[0], now=True)  # the last state: a later run answers at once
+    return Answer(result, "search", True).as_dict(g)
 
 
 @main.command("tree")
