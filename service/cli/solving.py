@@ -178,6 +178,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
             _emit_json(out)
         else:
             _print_result(out, criterion, max_guesses, "best guess")
+            click.echo(f"# {out['nodes']} nodes, {out['seconds']:.2f} s in this run", err=True)
         return
     if as_job:
         if guess is not None or upper_bound is not None or node_limit:
@@ -229,8 +230,9 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
                                                               "from_set_only", "upper_bound")}}
     searcher = Searcher(g, options)
     if not searcher.keeps_progress(history):
-        click.echo("# this position is searched in one call, not guess by guess: no progress can be kept "
-                   "(only the first two guesses of a big set are searched guess by guess)", err=True)
+        click.echo("# this position is searched in one call, not guess by guess: no progress can be kept (only "
+                   "positions after at most two guesses, with many candidates, are searched guess by guess)",
+                   err=True)
     resume, before = None, 0.0
     if os.path.exists(path):
         try:
