@@ -471,7 +471,14 @@ class Searcher:
         guess by guess does (the short histories of big sets); the others are one kernel call each."""
         cands = self.game.candidates(history) if cands is None else cands
         turn, k = len(history) + 1, self.options.max_guesses
-        return self._split_root(len(history), int(cands.shape[0]), turn) and (k is None or k - turn + 1 > 2)
+        return self._split_root(len(history), int(cands.shape[0]), turn) and self._by_guess(turn, k)
+
+    @staticmethod
+    def _by_guess(turn: int, k: int | None) -> bool:
+        """Whether a split root (see :meth:`_split_root`) is searched guess by guess: with two guesses or fewer
+        left, a guess's parts are settled by their sizes alone (one guess each, or none fits), so per-part
+        calls would add nothing and the kernel settles the whole position in one call."""
+        return k is None or k - turn + 1 > 2
 
     def _solve_root(self, history: History, cands: CandidateSet, turn: int, k: int | None,
                     beta: int) -> tuple[int, int, dict[int, int | None]]:
@@ -491,7 +498,7 @@ class Searcher:
         known = self.table(k).probe(cands, m, turn)
         if known is not None and known[0] == known[1] < beta and known[2] >= 0:
             return known[0], known[2], {}  # proven before (a campaign's table): no search
-        if m <= 2:
+        if not self._by_guess(turn, k):
             value, best = self._run(cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}
         order = self.guess_order(history, cands, turn, k)

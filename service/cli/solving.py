@@ -268,12 +268,9 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
         result = searcher.solve(history, resume=resume, checkpoint=checkpoint)
     except InvalidSearchError as exc:
         _fail(f"{path}: {exc}")
-    except KeyboardInterrupt:
-        if told:
-            keep(told[0], now=True)  # ^C loses nothing that was told
-        raise
-    if told:
-        keep(told[0], now=True)  # the last state: a later run answers at once
+    finally:
+        if told:  # the last state told: after ^C nothing told is lost, after the end a later run answers at once
+            keep(told[0], now=True)
     return Answer(result, "search", True).as_dict(g)
 
 
