@@ -572,6 +572,7 @@ def served(game: Game) -> dict[str, Any] | None:
     entry = shipped()[game.spec]
     best = entry.get("best_known")
     bound = entry.get("lower_bound")
+    check = entry.get("check")
     return {
         "name": entry["name"],
         "published": entry["published"],
@@ -582,6 +583,10 @@ def served(game: Game) -> dict[str, Any] | None:
         "lower_bound": None if bound is None else {
             **{k: bound[k] for k in ("value", "criterion", "depth", "size_only", "seconds", "command", "machine")},
             "finished": bound.get("campaign", {}).get("finished", True)},
+        "check": None if check is None else {
+            **{k: check[k] for k in ("how", "first_guess", "from_set_only", "published", "finished", "seconds",
+                                     "command", "machine")},
+            "parts": len(check.get("parts") or {}), "value": check.get("value"), "agrees": check.get("agrees")},
     }
 
 
@@ -611,7 +616,7 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
         check = entry.get("check")
         if check is not None and check.get("finished"):
             verdict = "reproduced" if check["agrees"] else f"searched again: not {check['published']}"
-            rows.append(f"| {spec} | **this project**: {check['how']}, colours from 0, {verdict} | "
+            rows.append(f"| {spec} | **this project**: {check['how']}, {verdict} (colours counted from 0) | "
                         f"{check['value']} | {round(check['value'] / n, 4)} | | {check['first_guess']} | "
                         f"{check['seconds']} s | `{check['command']}` |")
         best = entry.get("best_known")

@@ -351,6 +351,24 @@ class RecordBound(BaseModel):
     machine: str
 
 
+class RecordCheck(BaseModel):
+    """This project's recomputation of a published figure of a records game (`bullscows records check`): the
+    same kind of strategy searched exactly, one part of the published first guess at a time."""
+
+    how: str = Field(description="The published strategy's kind, as its row says (`published[].how`).")
+    first_guess: str = Field(description="The published first guess, in this service's symbols.")
+    from_set_only: bool = Field(description="True: only codes still possible are played after the first guess.")
+    published: int = Field(description="The published total it recomputes.")
+    finished: bool = Field(description="Whether every part is solved; false while the check is under way.")
+    parts: int = Field(description="Parts (responses to the first guess) solved so far.")
+    value: int | None = Field(description="The optimal total, once finished; null before.")
+    agrees: bool | None = Field(description="Whether `value` equals `published`, once finished; null before.")
+    seconds: float = Field(description="Search time of the parts solved, summed over every command that worked "
+                                       "on them (not wall clock: shares of a part run side by side).")
+    command: str = Field(description="The command that recomputes it from nothing (and continues it).")
+    machine: str
+
+
 class RecordOut(BaseModel):
     """A game people play beyond four positions that nobody has solved: the best strategies published,
     this project's best tree and its proven lower bound (docs/records.md)."""
@@ -359,6 +377,9 @@ class RecordOut(BaseModel):
     published: list[PublishedStrategy]
     best_known: RecordTree | None
     lower_bound: RecordBound | None
+    check: RecordCheck | None = Field(default=None, description=(
+        "This project's recomputation of a published figure, when it has one (Super Mastermind's 179929); "
+        "null otherwise."))
 
 
 class GameOut(BaseModel):

@@ -182,6 +182,17 @@ def test_games_endpoint_reports_records(client: FlaskClient) -> None:
     if best is not None:
         assert record["best_known"]["total"] == best["total"] and record["best_known"]["proven_optimal"] is False
         assert record["best_known"]["tree"] == BEST_KNOWN
+    check = records.load()["5,8,1"].get("check")
+    if check is None:
+        assert record["check"] is None
+    else:  # the recomputed figure, as the records file holds it (a finished check agrees or says it does not)
+        served = record["check"]
+        assert served["published"] == 179929 and served["first_guess"] == "01122" and served["from_set_only"]
+        assert served["parts"] == len(check["parts"]) and served["finished"] is check["finished"]
+        assert served["value"] == check.get("value") and served["agrees"] == check.get("agrees")
+        if served["finished"]:
+            assert served["agrees"] is (served["value"] == 179929)
+    assert client.get("/v1/games/5,10,0").get_json()["record"]["check"] is None
     assert client.get("/v1/games/mastermind").get_json()["record"] is None
 
 
@@ -349,7 +360,7 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
         assert len(solved) == len(groups) - 1 - stop_after  # the parts kept were not solved again
         assert sum(p["value"] for p in record["parts"].values()) + 1 == expected
         assert records.load(path)[spec]["check"] == {k: v for k, v in record.items() if k != "game"}
-        row = [line for line in records.markdown(records.load(path)).splitlines() if "colours from 0" in line]
+        row = [line for line in records.markdown(records.load(path)).splitlines() if "colours counted from 0" in line]
         assert len(row) == 1 and f"| {expected} |" in row[0]
         assert ("reproduced" in row[0]) is (published == expected)
 
