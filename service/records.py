@@ -364,7 +364,8 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
         if not res.exact or res.value is None:
             raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
         seconds = round(before + time.perf_counter() - started, 1)
-        return {"candidates": size, "value": int(res.value), "seconds": seconds}
+        return {"candidates": size, "value": int(res.value), "seconds": seconds,
+                **({} if res.best_guess is None else {"guess": game.format_code(res.best_guess)})}
 
     def elsewhere() -> int | None:
         values = [s.best_value for k, v in others().items() if k != key
@@ -381,15 +382,15 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
     if any(s is None or s.done < s.guesses for s in finals):
         log(f"{where}: this share is done; the part waits for the others")
         return None
-    bests = [s.best_value for s in finals if s is not None and s.best_value is not None]
+    bests = [(s.best_value, s.best_guess) for s in finals if s is not None and s.best_value is not None]
     if not bests:  # the first guess of the order is searched with no bound by whichever share has it
         raise RuntimeError(f"no share of part {name} has a value: its progress is not of one search")
-    value = min(bests)
+    value, guess = min(bests, key=lambda b: b[0])
     seconds = sum(float(kept[share_key(name, (j, shares))]["seconds"]) for j in range(shares))
     if state_of(kept.get(name)) is not None:
         seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
     return {"candidates": size, "value": game_value(value, size, 2, "total"), "seconds": round(seconds, 1),
-            "shares": shares}
+            "shares": shares, **({} if guess is None else {"guess": game.format_code(guess)})}
 
 
 def _checked(spec: str) -> tuple[dict[str, Any], Game, Code]:

@@ -303,6 +303,18 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert stored is not None and stored.tree.stats().total == optimum
 
 
+def _assert_parts_guesses(spec: str, first: str, parts: dict[str, dict[str, Any]]) -> None:
+    """Each part of a check names a second guess that is still possible there and whose own exact evaluation,
+    from possible codes only, gives the part's value: the record says how its value is reached."""
+    game = Game.from_spec(spec)
+    searcher = Searcher(game, SolveOptions("total", from_set_only=True))
+    for name, part in parts.items():
+        history = [Turn(game.parse_code(first), game.parse_response(name))]
+        guess = game.parse_code(part["guess"])
+        assert guess in game.candidates(history), (name, part)
+        assert searcher.evaluate_guess(history, guess).value == part["value"], (name, part)
+
+
 def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(monkeypatch: pytest.MonkeyPatch,
                                                                                 tmp_path: Path) -> None:
     """``records check`` recomputes a row that says how (the optimum among strategies that open with a given
@@ -359,6 +371,7 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
         assert record["agrees"] is (published == expected)
         assert len(solved) == len(groups) - 1 - stop_after  # the parts kept were not solved again
         assert sum(p["value"] for p in record["parts"].values()) + 1 == expected
+        _assert_parts_guesses(spec, first, record["parts"])
         assert records.load(path)[spec]["check"] == {k: v for k, v in record.items() if k != "game"}
         row = [line for line in records.markdown(records.load(path)).splitlines() if "colours counted from 0" in line]
         assert len(row) == 1 and f"| {expected} |" in row[0]
@@ -511,6 +524,7 @@ def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyP
     assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
     assert {k: p["value"] for k, p in record["parts"].items()} == values
     assert all(p["shares"] == 2 for p in record["parts"].values())
+    _assert_parts_guesses(spec, "001", record["parts"])  # the best of the shares' guesses
 
     biggest = max(values, key=lambda k: alone["parts"][k]["candidates"])
     whole = str(tmp_path / "whole.json")
