@@ -347,6 +347,10 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
         log(f"{where}: continuing from guess {resume.done} of {resume.guesses} ({before:.0f} s searched before)")
     started = last = time.perf_counter()
 
+    def guessed(guess: Code | None) -> dict[str, str]:
+        """The part record's ``guess`` entry, left out when the search names no guess."""
+        return {} if guess is None else {"guess": game.format_code(guess)}
+
     def checkpoint(state: RootProgress) -> None:
         nonlocal last
         now = time.perf_counter()
@@ -364,8 +368,7 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
         if not res.exact or res.value is None:
             raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
         seconds = round(before + time.perf_counter() - started, 1)
-        return {"candidates": size, "value": int(res.value), "seconds": seconds,
-                **({} if res.best_guess is None else {"guess": game.format_code(res.best_guess)})}
+        return {"candidates": size, "value": int(res.value), "seconds": seconds, **guessed(res.best_guess)}
 
     def elsewhere() -> int | None:
         values = [s.best_value for k, v in others().items() if k != key
@@ -390,7 +393,7 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
     if state_of(kept.get(name)) is not None:
         seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
     return {"candidates": size, "value": game_value(value, size, 2, "total"), "seconds": round(seconds, 1),
-            "shares": shares, **({} if guess is None else {"guess": game.format_code(guess)})}
+            "shares": shares, **guessed(guess)}
 
 
 def _checked(spec: str) -> tuple[dict[str, Any], Game, Code]:
