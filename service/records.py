@@ -16,6 +16,7 @@ import dataclasses
 import datetime
 import json
 import os
+import shlex
 import time
 from collections.abc import Callable, Collection
 from typing import Any
@@ -169,24 +170,26 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
                 min_size: int, max_guesses: int | None = None, over_width: int | None = None,
-                path: str = RECORDS_FILE, folder: str | None = None,
+                play: tuple[str, ...] = (), path: str = RECORDS_FILE, folder: str | None = None,
                 progress: str | None = None, processes: int = 1, scheduler: str | None = None,
                 max_units: int | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
     response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
     ``scheduler`` where the units run, ``max_units`` to stop after that many), and, once every unit is done,
     keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
-    decision made in this process.  Returns the tree's record with ``kept``, or the campaign's progress
-    (``finished: false``) when units are left."""
+    decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`).
+    Returns the tree's record with ``kept``, or the campaign's progress (``finished: false``) when units are
+    left."""
     from service import rollouts
-    from solver.rollout import RolloutPlan
+    from solver.rollout import RolloutPlan, given_guesses
 
-    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width)
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play)
     progress = progress or rollouts.default_path(spec)
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
                + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
-               + ("" if over_width is None else f" --over-width {over_width}"))
+               + ("" if over_width is None else f" --over-width {over_width}")
+               + "".join(f" --play {shlex.quote(text)}" for text in plan.play))
     done = rollouts.finished(progress, spec, plan)
     if done is not None:
         log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
@@ -200,7 +203,14 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
                 "units_left": left, "seconds": round(rollouts.seconds(doc), 1)}
     fields: dict[str, Any] = {"above": strategy, "exact_at_most": exact_at_most, "rollout": {
         "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size, "max_guesses": max_guesses,
-        **({} if over_width is None else {"over_width": over_width})}}
+        **({} if over_width is None else {"over_width": over_width}),
+        **({} if not plan.play else {"play": list(plan.play)})}}
+    game = Game.from_spec(spec)
+    for turns, guess in given_guesses(game, plan.play).items():
+        node = tree.node_at(list(turns))
+        if node is None or node.guess != guess:
+            log(f"{spec}: the tree never reaches the position of --play "
+                f"{', '.join(game.format_turn(t) for t in turns) or '(the start)'}: {game.format_code(guess)}")
     seconds = rollouts.seconds(doc)
     tree, merged = with_better_branches(spec, tree, load(path)[spec].get("best_known"), max_guesses, folder, log)
     if merged is not None:  # some branches of the shipped tree were better: its command comes first

@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from solver import kernels
 from solver.codes import GameArrays
+from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
 from solver.tree import Chooser, Node, Tree, build_tree
 
@@ -137,20 +138,60 @@ class RolloutPlan:
     max_guesses: int | None = None
     over_width: int | None = None
     """With ``max_guesses``: how many guesses a position tries when ``width`` all break the limit."""
+    play: tuple[str, ...] = ()
+    """Guesses given at chosen positions, as ``"HISTORY: GUESS"`` texts (``"01234 0.2: 10567"``): the tree,
+    the rollout's completions and the hybrid play them there instead of choosing.  A researcher's line
+    through the top of the tree (a second guess to try, say), the rest still rolled out around it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "play", tuple(self.play))  # a progress file gives a list
 
     def name(self) -> str:
         """The tree's strategy name, as records and manifests show it."""
         limit = "" if self.max_guesses is None else f" within {self.max_guesses}"
         wider = "" if self.over_width is None else f", {self.over_width} where over"
-        return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}) "
-                f"over {self.strategy}+exact<={self.exact_at_most}{limit}")
+        given = "" if not self.play else f", {len(self.play)} given"
+        return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}"
+                f"{given}) over {self.strategy}+exact<={self.exact_at_most}{limit}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The plan as a progress file keeps it (``over_width`` only when set, so older files still match)."""
+        """The plan as a progress file keeps it (``over_width`` and ``play`` only when set, so older files
+        still match)."""
         d = asdict(self)
         if d["over_width"] is None:
             del d["over_width"]
+        if self.play:
+            d["play"] = list(self.play)
+        else:
+            del d["play"]
         return d
+
+
+def given_guesses(game: Game, play: tuple[str, ...] | list[str]) -> dict[tuple[Turn, ...], Code]:
+    """The positions of ``play`` (``"HISTORY: GUESS"`` texts, :attr:`RolloutPlan.play`) with their guesses.
+
+    :raises ValueError: a text is not of that form, names a history that leaves no candidate, gives a guess
+        that does not split its candidates, or gives a second guess at the same position.
+    """
+    given: dict[tuple[Turn, ...], Code] = {}
+    for text in play:
+        history, sep, guess_text = text.rpartition(":")
+        if not sep or not guess_text.strip():
+            raise ValueError(f"{text!r}: give a position and its guess as 'HISTORY: GUESS' (e.g. '01234 0.2: "
+                             "10567'; ': GUESS' for the first guess)")
+        try:
+            turns = tuple(game.parse_history(history)) if history.strip() else ()
+            guess = game.parse_code(guess_text.strip())
+            cands = game.candidates(list(turns))
+        except SolverError as exc:
+            raise ValueError(f"{text!r}: {exc}") from None
+        if cands.shape[0] > 1 and len({game.response(guess, int(c)) for c in cands}) == 1:
+            raise ValueError(f"{text!r}: {game.format_code(guess)} does not split the {cands.shape[0]} candidates "
+                             "left there")
+        if turns in given and given[turns] != guess:
+            raise ValueError(f"{text!r}: that position is given another guess already")
+        given[turns] = guess
+    return given
 
 
 def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
@@ -160,12 +201,25 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
     from solver.atlas import hybrid_chooser
     from solver.search import Searcher, SolveOptions
 
+    given = given_guesses(game, plan.play)
+
+    def playing(chooser: Chooser) -> Chooser:
+        """``chooser``, but the given guess at a given position."""
+        if not given:
+            return chooser
+
+        def choose(cands: CandidateSet, path: list[Turn]) -> Code:
+            guess = given.get(tuple(path))
+            return chooser(cands, path) if guess is None else guess
+
+        return choose
+
     s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    base = hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses)
+    base = playing(hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses))
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
                              max_guesses=plan.max_guesses, over_width=plan.over_width, log=log)
-    return choose, s.arrays
+    return playing(choose), s.arrays
 
 
 def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, levels: int, min_size: int,

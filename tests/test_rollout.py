@@ -15,6 +15,7 @@ from solver.rollout import (
     branch_responses,
     branch_tree,
     first_guess,
+    given_guesses,
     plan_chooser,
     rollout_tree,
 )
@@ -89,6 +90,38 @@ def test_positions_that_break_the_limit_get_a_wider_look() -> None:
     assert tree.stats().worst_case == 5 and tree.stats().total >= 5626  # the optimum within 5
     assert "12 where over" in plan.name() and plan.as_dict()["over_width"] == 12
     assert "over_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
+
+
+def test_given_guesses_are_played_where_given_and_the_rest_rolled_out() -> None:
+    """Mastermind with 0000 given first and 0111 after 0000 (1 bull): the tree plays them there, still solves
+    every secret, and costs more than the same plan left to choose (which opens otherwise); the plan keeps
+    the given guesses through its progress-file form."""
+    game = Game.from_spec("mastermind")
+    play = (": 0000", "0000 1.0: 0111")
+    plan = RolloutPlan("entropy", 5, 1, 2, 5, from_turn=1, play=play)
+    choose, arrays = plan_chooser(game, plan)
+    tree = build_tree(game, choose, arrays=arrays, strategy=plan.name())
+    assert game.format_code(tree.root.guess) == "0000"
+    after = tree.node_at(game.parse_history("0000 1.0"))
+    assert after is not None and game.format_code(after.guess) == "0111"
+    assert all(tree.play(secret)[-1] == secret for secret in game.all_codes.tolist())
+    free, arrays = plan_chooser(game, RolloutPlan("entropy", 5, 1, 2, 5, from_turn=1))
+    own = build_tree(game, free, arrays=arrays)
+    assert game.format_code(own.root.guess) != "0000" and own.stats().total < tree.stats().total
+    assert plan.as_dict()["play"] == list(play) and RolloutPlan(**plan.as_dict()) == plan
+    assert "2 given" in plan.name() and "play" not in RolloutPlan("entropy", 5, 1, 2, 5).as_dict()
+
+
+@pytest.mark.parametrize(("play", "message"), [
+    (["0000 1.0 0111"], "HISTORY: GUESS"),
+    (["0000 1.0: 0000"], "does not split the 500 candidates"),
+    (["0000 1.0: 0111", "0000 1.0: 0112"], "another guess already"),
+    (["0000 1.0, 0000 2.0: 0123"], "0000 2.0: 0123'. no code is consistent"),
+    (["0000 1.0: 01x3"], "'x' is not one of"),
+])
+def test_given_guesses_are_checked(play: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        given_guesses(Game.from_spec("mastermind"), play)
 
 
 def test_best_branches_takes_the_cheaper_subtree_under_each_response() -> None:

@@ -128,14 +128,17 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--over-width", type=click.IntRange(min=1), default=None,
               help="With --max-guesses: a position where the --width guesses all leave secrets beyond the limit "
                    "tries this many in all.")
+@click.option("--play", multiple=True, metavar="'HISTORY: GUESS'",
+              help="Play GUESS at the position after HISTORY instead of choosing there ('01234 0.2: 10567'); "
+                   "repeat for more positions.  Everything else is rolled out around them.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
 @_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
-                    min_size: int, max_guesses: int | None, over_width: int | None, path: str | None,
-                    folder: str | None,
+                    min_size: int, max_guesses: int | None, over_width: int | None, play: tuple[str, ...],
+                    path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
@@ -145,9 +148,14 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     cluster, each finished unit saved to --progress at once: stopped or killed, the same command continues
     where it was.  When every unit is done, the tree is played through every secret and shipped as the
     best-known tree when it beats the one recorded.  Prints its record (or the campaign's progress) as JSON;
-    units and decisions are logged on stderr."""
+    units and decisions are logged on stderr.
+
+    --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
+    rest rolled out around it; give the campaign a --progress file of its own."""
     from service import records, rollouts
+    from solver.game import Game
     from solver.heuristics import STRATEGIES
+    from solver.rollout import given_guesses
 
     spec = _spec(game)
     if strategy not in STRATEGIES:
@@ -157,10 +165,14 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     if over_width is not None and (max_guesses is None or over_width <= width):
         _fail("--over-width widens the positions that break --max-guesses: give both, with --over-width above "
               f"--width ({width})")
+    try:
+        given_guesses(Game.from_spec(spec), play)
+    except ValueError as exc:
+        _fail(f"--play {exc}")
     _readable(path or records.RECORDS_FILE)
     try:
         record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
-                                     min_size=min_size, max_guesses=max_guesses, over_width=over_width,
+                                     min_size=min_size, max_guesses=max_guesses, over_width=over_width, play=play,
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, log=lambda line: click.echo(f"# {line}", err=True))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -127,6 +128,35 @@ def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_pat
     assert third.exit_code == 0 and json.loads(third.stdout)["kept"] is False and "nothing to do" in third.output
     other = runner.invoke(main, [*args, "--width", "2"])
     assert other.exit_code == 2 and "continues another campaign" in other.output
+
+
+def test_the_rollout_command_plays_the_guesses_given(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --play`: the tree plays the given guesses where given, the record and its command keep
+    them (the command, pasted, rebuilds the same campaign), a given position the tree never reaches is
+    reported, and a bad one is refused before anything is written."""
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
+    folder.mkdir()
+    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
+            "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
+            "--progress", str(progress)]
+    play = ["--play", ": 0000", "--play", "0000 1.0: 0111", "--play", "1111 1.0: 0123"]
+    runner = CliRunner()
+    bad = runner.invoke(main, [*args, "--play", "0000 1.0: 0000"])
+    assert bad.exit_code == 2 and "--play '0000 1.0: 0000': 0000 does not split" in bad.output
+    assert not progress.exists() and not path.exists()
+    done = runner.invoke(main, [*args, *play])
+    assert done.exit_code == 0, done.output
+    assert "never reaches the position of --play 1111 1.0: 0123" in done.output
+    record = records.load(str(path))[SPEC]["best_known"]
+    assert record["rollout"]["play"] == [": 0000", "0000 1.0: 0111", "1111 1.0: 0123"]
+    assert "3 given" in record["strategy"] and record["first_guess"] == "0000"
+    tree = from_compact((folder / f"{SPEC.replace(',', '-')}-best-known.tree").read_text())
+    game = Game.from_spec(SPEC)
+    node = tree.node_at(game.parse_history("0000 1.0"))
+    assert node is not None and game.format_code(node.guess) == "0111"
+    pasted = shlex.split(record["command"].split(" && ")[-1])[1:]
+    again = runner.invoke(main, [*pasted, "--file", str(path), "--trees", str(folder), "--progress", str(progress)])
+    assert again.exit_code == 0 and "nothing to do" in again.output
 
 
 def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
