@@ -115,6 +115,16 @@ def record_unit(path: str, game: Game, response: int, text: str, seconds: float)
         {game.format_response(response): {"tree": text, "seconds": round(seconds, 1)}}))
 
 
+def unit_done(game: Game, plan: RolloutPlan, response: int, text: str, seconds: float) -> str:
+    """The log line of a finished unit, with what its subtree costs: a campaign stopped early (``--max-units``,
+    or a trial of ``--play``) is judged by its units before the whole tree exists."""
+    stats = from_compact(text).stats()
+    over = "" if plan.max_guesses is None else (
+        f", {sum(v for d, v in stats.histogram.items() if d > plan.max_guesses)} beyond {plan.max_guesses}")
+    return (f"{game.spec}: unit {game.format_response(response)} done in {seconds:.1f} s: {stats.secrets} secrets, "
+            f"{stats.total} guesses (the first included), worst case {stats.worst_case}{over}")
+
+
 def _record_run(path: str, run: dict[str, Any]) -> None:
     """Note a run that finished its units (how many, where, its wall-clock time) in the progress file: the
     units' own times say what the work cost, the runs how long it took to wait for it."""
@@ -150,7 +160,7 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
         for r in todo:
             response, text, seconds = _unit(spec, plan.as_dict(), first, r, log)
             record_unit(path, game, response, text, seconds)
-            log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
+            log(unit_done(game, plan, response, text, seconds))
     elif todo:
         _run_dask(spec, plan, first, todo, path, processes, scheduler, log)
     if todo:
@@ -184,7 +194,7 @@ def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: 
             for future in as_completed(futures):  # type: ignore[no-untyped-call]
                 response, text, seconds = future.result()
                 record_unit(path, game, response, text, seconds)
-                log(f"{spec}: unit {game.format_response(response)} done in {seconds:.1f} s")
+                log(unit_done(game, plan, response, text, seconds))
         finally:
             client.close()  # type: ignore[no-untyped-call]
             if cluster is not None:

@@ -39,6 +39,10 @@ def test_a_campaign_stopped_after_some_units_continues_to_the_same_tree(tmp_path
     assert rollouts.run(SPEC, PLAN, path, max_units=4, log=seen.append) is None
     doc = rollouts.read(path)
     assert doc is not None and len(doc["units"]) == 4 and doc["plan"] == PLAN.as_dict()
+    for name, unit in doc["units"].items():  # each unit's line says what its subtree costs
+        stats = from_compact(unit["tree"]).stats()
+        assert sum(f"unit {name} done in" in line and f": {stats.secrets} secrets, {stats.total} guesses (the first "
+                   f"included), worst case {stats.worst_case}" in line for line in seen) == 1
     left = len(rollouts.missing(Game.from_spec(SPEC), doc))
     seen.clear()
     tree = rollouts.run(SPEC, PLAN, path, log=seen.append)
@@ -130,6 +134,16 @@ def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_pat
     assert other.exit_code == 2 and "continues another campaign" in other.output
 
 
+def test_a_units_line_counts_the_secrets_beyond_the_plans_limit() -> None:
+    from solver.atlas import hybrid_tree
+
+    game = Game.from_spec("mastermind")
+    tree = hybrid_tree(game, "entropy", 5)
+    beyond = sum(v for d, v in tree.stats().histogram.items() if d > 4)
+    line = rollouts.unit_done(game, RolloutPlan("entropy", 5, 1, 3, 5, max_guesses=4), 3, to_compact(tree), 1.0)
+    assert beyond > 0 and line.endswith(f"worst case {tree.stats().worst_case}, {beyond} beyond 4")
+
+
 def test_the_rollout_command_plays_the_guesses_given(small_records: str, tmp_path: Path) -> None:
     """`records rollout --play`: the tree plays the given guesses where given, the record and its command keep
     them (the command, pasted, rebuilds the same campaign), a given position the tree never reaches is
@@ -147,6 +161,7 @@ def test_the_rollout_command_plays_the_guesses_given(small_records: str, tmp_pat
     done = runner.invoke(main, [*args, *play])
     assert done.exit_code == 0, done.output
     assert "never reaches the position of --play 1111 1.0: 0123" in done.output
+    assert "unit 1.0 done in" in done.output and " beyond " not in done.output  # no limit, none counted
     record = records.load(str(path))[SPEC]["best_known"]
     assert record["rollout"]["play"] == [": 0000", "0000 1.0: 0111", "1111 1.0: 0123"]
     assert "3 given" in record["strategy"] and record["first_guess"] == "0000"
