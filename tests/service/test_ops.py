@@ -70,7 +70,14 @@ def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
         assert m and float(m.group(1)) == 40, "every worker's requests are counted, whichever worker answers"
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
+        try:
+            # gunicorn gives its workers graceful_timeout (30 s by default) before it kills them: a loaded
+            # machine can use it all, so wait past it; a server still up after that is a hang, and fails
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # leave no server behind, whatever the outcome
+            proc.wait(10)
+            raise
 
 
 def test_warm_up_loads_every_kernel_python_calls() -> None:
