@@ -119,8 +119,7 @@ def unit_done(game: Game, plan: RolloutPlan, response: int, text: str, seconds: 
     """The log line of a finished unit, with what its subtree costs: a campaign stopped early (``--max-units``,
     or a trial of ``--play``) is judged by its units before the whole tree exists."""
     stats = from_compact(text).stats()
-    over = "" if plan.max_guesses is None else (
-        f", {sum(v for d, v in stats.histogram.items() if d > plan.max_guesses)} beyond {plan.max_guesses}")
+    over = "" if plan.max_guesses is None else f", {stats.beyond(plan.max_guesses)} beyond {plan.max_guesses}"
     return (f"{game.spec}: unit {game.format_response(response)} done in {seconds:.1f} s: {stats.secrets} secrets, "
             f"{stats.total} guesses (the first included), worst case {stats.worst_case}{over}")
 

@@ -73,8 +73,7 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
         hit = memo.get(key)
         if hit is None:
             stats = build_tree(game, base, path, arrays=a).stats()
-            over = 0 if max_guesses is None else sum(v for d, v in stats.histogram.items() if d > max_guesses)
-            hit = memo[key] = over * OVER + stats.total - len(path) * int(part.shape[0])
+            hit = memo[key] = stats.beyond(max_guesses) * OVER + stats.total - len(path) * int(part.shape[0])
         return hit
 
     def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int) -> int:

@@ -74,6 +74,10 @@ class TreeStats:
     first_guess: str
     """The guess at the root."""
 
+    def beyond(self, limit: int | None) -> int:
+        """Secrets that need more than ``limit`` guesses (none without a limit): what a depth limit puts first."""
+        return 0 if limit is None else sum(v for d, v in self.histogram.items() if d > limit)
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly form (histogram keys as strings)."""
         return {
