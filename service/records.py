@@ -170,25 +170,29 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
                 min_size: int, max_guesses: int | None = None, over_width: int | None = None,
-                play: tuple[str, ...] = (), path: str = RECORDS_FILE, folder: str | None = None,
-                progress: str | None = None, processes: int = 1, scheduler: str | None = None,
-                max_units: int | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+                play: tuple[str, ...] = (), keep_width: int | None = None, path: str = RECORDS_FILE,
+                folder: str | None = None, progress: str | None = None, processes: int = 1,
+                scheduler: str | None = None, max_units: int | None = None,
+                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
     response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
     ``scheduler`` where the units run, ``max_units`` to stop after that many), and, once every unit is done,
     keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
-    decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`).
-    Returns the tree's record with ``kept``, or the campaign's progress (``finished: false``) when units are
-    left."""
+    decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`);
+    ``keep_width``: how many guesses the hybrid's big positions near the limit try to keep it
+    (:attr:`RolloutPlan.keep_width`).  Returns the tree's record with ``kept``, or the campaign's progress
+    (``finished: false``) when units are left."""
     from service import rollouts
     from solver.rollout import RolloutPlan, given_guesses
 
-    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play)
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
+                       keep_width)
     progress = progress or rollouts.default_path(spec)
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
                + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
                + ("" if over_width is None else f" --over-width {over_width}")
+               + ("" if keep_width is None else f" --keep-width {keep_width}")
                + "".join(f" --play {shlex.quote(text)}" for text in plan.play))
     done = rollouts.finished(progress, spec, plan)
     if done is not None:
@@ -204,6 +208,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     fields: dict[str, Any] = {"above": strategy, "exact_at_most": exact_at_most, "rollout": {
         "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size, "max_guesses": max_guesses,
         **({} if over_width is None else {"over_width": over_width}),
+        **({} if keep_width is None else {"keep_width": keep_width}),
         **({} if not plan.play else {"play": list(plan.play)})}}
     game = Game.from_spec(spec)
     for turns, guess in given_guesses(game, plan.play).items():

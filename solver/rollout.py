@@ -142,6 +142,10 @@ class RolloutPlan:
     the rollout's completions and the hybrid play them there instead of choosing.  A researcher's line
     through the top of the tree (a second guess to try, say), the rest still rolled out around it."""
 
+    keep_width: int | None = None
+    """With ``max_guesses``: the hybrid's big positions near the limit try up to this many guesses to keep it
+    (:func:`solver.atlas.hybrid_chooser`)."""
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "play", tuple(self.play))  # a progress file gives a list
 
@@ -150,15 +154,17 @@ class RolloutPlan:
         limit = "" if self.max_guesses is None else f" within {self.max_guesses}"
         wider = "" if self.over_width is None else f", {self.over_width} where over"
         given = "" if not self.play else f", {len(self.play)} given"
+        keep = "" if self.keep_width is None else f" ({self.keep_width} tried to keep it)"
         return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}"
-                f"{given}) over {self.strategy}+exact<={self.exact_at_most}{limit}")
+                f"{given}) over {self.strategy}+exact<={self.exact_at_most}{limit}{keep}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The plan as a progress file keeps it (``over_width`` and ``play`` only when set, so older files
-        still match)."""
+        """The plan as a progress file keeps it (``over_width``, ``play`` and ``keep_width`` only when set, so
+        older files still match)."""
         d = asdict(self)
-        if d["over_width"] is None:
-            del d["over_width"]
+        for name in ("over_width", "keep_width"):
+            if d[name] is None:
+                del d[name]
         if self.play:
             d["play"] = list(self.play)
         else:
@@ -214,7 +220,7 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
         return choose
 
     s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    base = playing(hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses))
+    base = playing(hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses, plan.keep_width))
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
                              max_guesses=plan.max_guesses, over_width=plan.over_width, log=log)

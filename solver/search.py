@@ -371,6 +371,23 @@ class Searcher:
                 "the solver's workspace holds")
         return int(value), int(self._ws_best[0])
 
+    def fits(self, history: History, cands: CandidateSet, max_guesses: int) -> bool:
+        """Whether some strategy finds every one of ``cands`` (the candidates after ``history``) by guess
+        ``max_guesses``.
+
+        Asked as the optimal total within that limit (finite or not), the question whose table the hybrids'
+        small positions read when they keep to a limit: a hybrid that checks a part and then plays it pays
+        for one search, not two."""
+        turn = len(history) + 1
+        n = int(cands.shape[0])
+        if n <= 1 or turn > max_guesses:
+            return n == 0 or (n == 1 and turn <= max_guesses)
+        self.stats[sk.S_ABORTED] = 0  # a call of its own (see :meth:`chooser`)
+        self._node_cap = 0
+        with self._asking(SolveOptions("total", max_guesses)):
+            value, _, _ = self._solve_root(list(history), cands, turn, max_guesses, INF + 1)
+        return value < INF
+
     def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:
         """(turn-independent value, best guess) of a set at a turn, without symmetry pools."""
         kk = self.options.max_guesses if k is None else k

@@ -20,7 +20,7 @@ from solver.rollout import (
     rollout_tree,
 )
 from solver.search import Searcher, SolveOptions
-from solver.tree import build_tree, to_compact
+from solver.tree import Tree, build_tree, to_compact
 
 
 @pytest.mark.parametrize(("spec", "exact_at_most"), [("4,6,1", 5), ("3,5,0", 3), ("4,5,1", 4), ("3,6,1", 6)])
@@ -90,6 +90,31 @@ def test_positions_that_break_the_limit_get_a_wider_look() -> None:
     assert tree.stats().worst_case == 5 and tree.stats().total >= 5626  # the optimum within 5
     assert "12 where over" in plan.name() and plan.as_dict()["over_width"] == 12
     assert "over_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
+
+
+def test_a_hybrid_that_keeps_the_limit_mends_its_big_positions() -> None:
+    """Mastermind, entropy exact at 10 candidates, within 5: the hybrid leaves some secrets at 6 guesses, as its
+    entropy guesses at guess 2 leave parts too big for the three guesses left.  Trying up to every guess of best
+    entropy there (``keep_width``) keeps every secret within 5; trying the entropy guess alone changes nothing."""
+    from solver.atlas import hybrid_chooser
+
+    game = Game.from_spec("mastermind")
+
+    def built(keep_width: int | None) -> Tree:
+        s = Searcher(game, SolveOptions("total"))
+        return build_tree(game, hybrid_chooser(game, "entropy", 10, s, 5, keep_width), arrays=s.arrays)
+
+    plain, one, wide = built(None), built(1), built(1000)
+    assert plain.stats().beyond(5) > 0 and plain.stats().worst_case == 6
+    assert one.stats().total == plain.stats().total and one.stats().beyond(5) == plain.stats().beyond(5)
+    assert wide.stats().worst_case == 5 and wide.stats().total >= 5626  # the optimum within 5
+    plain_5 = hybrid_tree(game, "entropy", 10, max_guesses=5)
+    assert plain_5.stats().total == plain.stats().total  # the keeping hybrid without a width is the hybrid
+    plan = RolloutPlan("entropy", 10, 1, 3, 10, from_turn=1, max_guesses=5, keep_width=1000)
+    assert "(1000 tried to keep it)" in plan.name() and plan.as_dict()["keep_width"] == 1000
+    assert "keep_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
+    chooser, arrays = plan_chooser(game, plan)
+    assert build_tree(game, chooser, arrays=arrays).stats().worst_case == 5
 
 
 def test_given_guesses_are_played_where_given_and_the_rest_rolled_out() -> None:

@@ -131,6 +131,19 @@ def test_impossible_is_reported(mastermind: Game) -> None:
     assert r.possible is False and r.value is None and r.exact
 
 
+def test_fits_says_whether_a_set_keeps_a_limit(mastermind: Game) -> None:
+    """Mastermind's optimal worst case is 5 (Knuth): every secret fits within 5 guesses, not within 4.  After
+    0011 (0 bulls, 0 cows) the 256 codes of the other four colours fit within 5 but not within 3, and a single
+    candidate fits only while a guess is left."""
+    s = Searcher(mastermind, SolveOptions("total"))
+    assert s.fits([], mastermind.all_codes, 5) and not s.fits([], mastermind.all_codes, 4)
+    after = mastermind.parse_history("0011 0.0")
+    rest = mastermind.candidates(after)
+    assert rest.shape[0] == 256 and s.fits(after, rest, 5) and not s.fits(after, rest, 3)
+    one = rest[:1]
+    assert s.fits(after, one, 2) and not s.fits(after, one, 1)
+
+
 def test_depth_count_chain(bulls_cows: Game, published: dict[str, Any]) -> None:
     """After 0123 2.2 and 0123 1.3 the article's chain of minimal movers (7, 6, 5, 4)."""
     table = published["min_kmovers"]["bulls-cows"]["next_level_movers_after_0123"]

@@ -128,6 +128,10 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--over-width", type=click.IntRange(min=1), default=None,
               help="With --max-guesses: a position where the --width guesses all leave secrets beyond the limit "
                    "tries this many in all.")
+@click.option("--keep-width", type=click.IntRange(min=1), default=None,
+              help="With --max-guesses: the hybrid's positions of more than --exact-at-most candidates, whose parts "
+                   "have 3 guesses left or fewer, play the first of this many guesses (by entropy) that leaves "
+                   "every part solvable within the limit.")
 @click.option("--play", multiple=True, metavar="'HISTORY: GUESS'",
               help="Play GUESS at the position after HISTORY instead of choosing there ('01234 0.2: 10567'); "
                    "repeat for more positions.  Everything else is rolled out around them.")
@@ -137,8 +141,8 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
               help="Where to ship the tree (default: the package's service/data/trees).")
 @_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
-                    min_size: int, max_guesses: int | None, over_width: int | None, play: tuple[str, ...],
-                    path: str | None, folder: str | None,
+                    min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
+                    play: tuple[str, ...], path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
@@ -165,6 +169,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     if over_width is not None and (max_guesses is None or over_width <= width):
         _fail("--over-width widens the positions that break --max-guesses: give both, with --over-width above "
               f"--width ({width})")
+    if keep_width is not None and max_guesses is None:
+        _fail("--keep-width keeps the hybrid to --max-guesses: give both")
     try:
         given_guesses(Game.from_spec(spec), play)
     except ValueError as exc:
@@ -173,6 +179,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     try:
         record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
                                      min_size=min_size, max_guesses=max_guesses, over_width=over_width, play=play,
+                                     keep_width=keep_width,
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, log=lambda line: click.echo(f"# {line}", err=True))

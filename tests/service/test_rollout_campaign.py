@@ -157,6 +157,8 @@ def test_the_rollout_command_plays_the_guesses_given(small_records: str, tmp_pat
     runner = CliRunner()
     bad = runner.invoke(main, [*args, "--play", "0000 1.0: 0000"])
     assert bad.exit_code == 2 and "--play '0000 1.0: 0000': 0000 does not split" in bad.output
+    unkept = runner.invoke(main, [*args, "--keep-width", "8"])
+    assert unkept.exit_code == 2 and "--keep-width keeps the hybrid to --max-guesses: give both" in unkept.output
     assert not progress.exists() and not path.exists()
     done = runner.invoke(main, [*args, *play])
     assert done.exit_code == 0, done.output
