@@ -161,11 +161,11 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
     most :data:`KEEP_LEFT` guesses left.  There the one-step guess is played only if every part it leaves can
     still be solved within the limit (the exact search says so).  Otherwise the first of the ``keep_width``
     guesses of best entropy that keeps every part solvable is played, and the one-step guess when none does.
-    Why: a one-step score cannot see that a part of 50 candidates is too many for the three guesses left,
-    and sets of five-digit Bulls-and-Cows break the limit that way where another guess of nearly the same
-    score keeps it (after 01234 0.2, 10567 0.2, 08149 0.2, the entropy guess leaves 340 candidates whose
-    first guess by entropy keeps every part within 7, found in a second; the optimal total within 7 takes
-    20 minutes)."""
+    Why: a one-step score cannot see that a part of 50 candidates is too many for the three guesses left.
+    Mastermind's hybrid within 5 breaks its limit that way where other guesses keep it (the tests show it),
+    and a set that can keep a limit may do so with one of its first guesses by entropy: the 340 candidates
+    left after 01234 0.2, 10567 0.2, 08149 0.2 keep 7 with the very first, found in a second, where the
+    optimal total within 7 takes 20 minutes."""
     from solver.errors import SolverError
     from solver.game import Turn
 
