@@ -165,10 +165,14 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
     Mastermind's hybrid within 5 breaks its limit that way where other guesses keep it (the tests show it),
     and a set that can keep a limit may do so with one of its first guesses by entropy: the 340 candidates
     left after 01234 0.2, 10567 0.2, 08149 0.2 keep 7 with the very first, found in a second, where the
-    optimal total within 7 takes 20 minutes."""
+    optimal total within 7 takes 20 minutes.
+
+    :raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep)."""
     from solver.errors import SolverError
     from solver.game import Turn
 
+    if keep_width is not None and max_guesses is None:
+        raise ValueError("keep_width keeps the hybrid to max_guesses: give both")
     heuristic = strategy_chooser(game, get_strategy(strategy), searcher.arrays)
     exact = searcher.chooser()
     within = None if max_guesses is None else searcher.chooser(options=SolveOptions("total", max_guesses))

@@ -147,7 +147,10 @@ class RolloutPlan:
     (:func:`solver.atlas.hybrid_chooser`)."""
 
     def __post_init__(self) -> None:
+        """:raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep)."""
         object.__setattr__(self, "play", tuple(self.play))  # a progress file gives a list
+        if self.keep_width is not None and self.max_guesses is None:
+            raise ValueError("keep_width keeps the hybrid to max_guesses: give both")
 
     def name(self) -> str:
         """The tree's strategy name, as records and manifests show it."""

@@ -113,6 +113,10 @@ def test_a_hybrid_that_keeps_the_limit_mends_its_big_positions() -> None:
     plan = RolloutPlan("entropy", 10, 1, 3, 10, from_turn=1, max_guesses=5, keep_width=1000)
     assert "(1000 tried to keep it)" in plan.name() and plan.as_dict()["keep_width"] == 1000
     assert "keep_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
+    with pytest.raises(ValueError, match="give both"):
+        RolloutPlan("entropy", 10, 1, 3, 10, keep_width=8)
+    with pytest.raises(ValueError, match="give both"):
+        hybrid_chooser(game, "entropy", 10, Searcher(game, SolveOptions("total")), None, 8)
     chooser, arrays = plan_chooser(game, plan)
     assert build_tree(game, chooser, arrays=arrays).stats().worst_case == 5
 
