@@ -27,9 +27,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
-
-from solver import kernels
 from solver.codes import GameArrays
 from solver.game import Game
 from solver.heuristics import get_strategy
@@ -182,14 +179,9 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
         """Whether every part ``guess`` leaves can be solved within the limit (the biggest, likeliest to
         fail, first)."""
         assert max_guesses is not None
-        order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
-        sizes = np.diff(starts)
-        for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: -int(sizes[r])):
-            if r == game.all_bulls or sizes[r] == 1:
-                continue
-            if not searcher.fits([*turns, Turn(guess, r)], order[starts[r]:starts[r + 1]], max_guesses):
-                return False
-        return True
+        return all(searcher.fits([*turns, Turn(guess, r)], part, max_guesses)
+                   for r, part in a.parts(guess, cands, game.n_responses)
+                   if r != game.all_bulls and part.shape[0] > 1)
 
     def keeping(cands: Any, turns: list[Any], own: int) -> int:
         from solver.rollout import ranked_guesses

@@ -39,6 +39,16 @@ class GameArrays:
         """The leading ``(table, codes, masks, counts)`` arguments every kernel takes."""
         return self.table, self.codes, self.masks, self.counts
 
+    def parts(self, guess: int, cands: npt.NDArray[np.int32], n_responses: int
+              ) -> list[tuple[int, npt.NDArray[np.int32]]]:
+        """(response, its candidates) for every response of ``guess`` that some candidate gives, the biggest
+        part first (ties: the lower response), the winning one included.  The order searches want: the
+        biggest part is the likeliest to break a bound or a limit, and stops the others being looked at."""
+        order, starts = kernels.split(*self.kernel_args(), guess, cands, n_responses)
+        sizes = np.diff(starts)
+        return [(r, order[starts[r]:starts[r + 1]]) for r in sorted(np.flatnonzero(sizes).tolist(),
+                                                                     key=lambda r: (-int(sizes[r]), r))]
+
     def called(self, history: Sequence[Turn]) -> int:
         """Mask of the symbols guessed in ``history``.
 

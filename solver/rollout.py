@@ -77,17 +77,15 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
         return hit
 
     def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int) -> int:
-        order, starts = kernels.split(*a.kernel_args(), guess, cands, n_resp)
         total = int(cands.shape[0])
-        sizes = np.diff(starts)
-        for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: -int(sizes[r])):
+        for r, part in a.parts(guess, cands, n_resp):
             if r == win:
                 continue
-            if sizes[r] == cands.shape[0]:
+            if part.shape[0] == cands.shape[0]:
                 return 1 << 62
             path.append(Turn(guess, r))
             try:
-                total += rest_cost(order[starts[r]:starts[r + 1]], path)
+                total += rest_cost(part, path)
             finally:
                 path.pop()
             if total >= bound:

@@ -371,6 +371,13 @@ class Searcher:
                 "the solver's workspace holds")
         return int(value), int(self._ws_best[0])
 
+    def _own_call(self) -> None:
+        """Start a call without a node limit of its own.  A search stopped before (a deadline's cut) leaves its
+        abort flag and node cap set, and the next call would read them as its own and answer that no strategy
+        fits."""
+        self.stats[sk.S_ABORTED] = 0
+        self._node_cap = 0
+
     def fits(self, history: History, cands: CandidateSet, max_guesses: int) -> bool:
         """Whether some strategy finds every one of ``cands`` (the candidates after ``history``) by guess
         ``max_guesses``.
@@ -382,8 +389,7 @@ class Searcher:
         n = int(cands.shape[0])
         if n <= 1 or turn > max_guesses:
             return n == 0 or (n == 1 and turn <= max_guesses)
-        self.stats[sk.S_ABORTED] = 0  # a call of its own (see :meth:`chooser`)
-        self._node_cap = 0
+        self._own_call()
         with self._asking(SolveOptions("total", max_guesses)):
             value, _, _ = self._solve_root(list(history), cands, turn, max_guesses, INF + 1)
         return value < INF
@@ -746,18 +752,14 @@ class Searcher:
         guessed before ``guess``."""
         g = self.game
         a = self.arrays
-        order, starts = kernels.split(*a.kernel_args(), guess, cands, g.n_responses)
         out: dict[int, int | None] = {}
         crit = self.options.criterion
-        sizes = [(int(starts[r + 1] - starts[r]), r) for r in range(g.n_responses)]
-        for size, r in sorted(sizes, key=lambda t: (-t[0], t[1])):
-            if size == 0:
-                continue
-            lo, hi = int(starts[r]), int(starts[r + 1])
+        for r, part in a.parts(guess, cands, g.n_responses):
+            size = int(part.shape[0])
             if r == g.all_bulls:
                 out[r] = win_value(turn, crit, k)
                 continue
-            v, _ = self._run(order[lo:hi], turn + 1, k, INF + 1, None,
+            v, _ = self._run(part, turn + 1, k, INF + 1, None,
                              called | int(a.masks[guess]) if called >= 0 else -1)
             if self.stats[sk.S_ABORTED]:
                 break
@@ -778,10 +780,7 @@ class Searcher:
                 return int(cands[0])
             turn = len(turns) + 1
             k = o.max_guesses
-            # a call of its own: a search stopped before (a deadline's cut) leaves its abort flag and node cap
-            # set, and this one would read them as its own and answer that no strategy fits
-            self.stats[sk.S_ABORTED] = 0
-            self._node_cap = 0
+            self._own_call()
             while True:
                 with self._asking(o):
                     value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)
