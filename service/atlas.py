@@ -343,17 +343,20 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
 def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
                       budget_s: float, max_guesses: int | None, folder: str | None,
                       log: Callable[[str], None], keep_movers: bool = False,
-                      sweep: int | None = None) -> tuple[Any, dict[str, Any], float, str]:
+                      sweep: int | None = None, progress: str | None = None) -> tuple[Any, dict[str, Any], float, str]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
     records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
     ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
     ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
     replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``:
     positions of more candidates than that are searched by a sweep of their guesses by refined bounds
-    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.
+    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.  ``progress``: the file where each position
+    is kept as soon as it is settled (:mod:`service.polishes`), and from which a run stopped before continues; the
+    caller closes it (:func:`service.polishes.finish`) once the tree is judged.
 
-    :raises ValueError: there is no best-known tree to polish.
+    :raises ValueError: there is no best-known tree to polish, or ``progress`` belongs to another polish.
     """
+    from service import polishes
     from service.trees import TREE_DIR, TreeLibrary
     from solver.polish import polish
     from solver.search import Searcher, SolveOptions
@@ -369,9 +372,15 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
     sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
                                                  searcher=searcher, log=log)
+    params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+              "keep_movers": keep_movers, "sweep": sweep}
+    known = {} if progress is None else polishes.start(progress, game, tree, params)
+    if known:
+        log(f"{spec}: {len(known)} positions settled before are taken from {progress}")
+    settle = None if progress is None else (lambda key, done: polishes.settle(progress, game, key, done))
     report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
-                    keep_movers=keep_movers, sweeper=sweeper, log=log)
-    spent = time.perf_counter() - started
+                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, log=log)
+    spent = time.perf_counter() - started + report.resumed_s
     log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
         f"{report.gained} guesses saved, {spent:.1f} s")
     field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
@@ -385,7 +394,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
                path: str = ATLAS_FILE, folder: str | None = None, sweep: int | None = None,
-               log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+               progress: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Polish an unsolved entry's best-known tree (:func:`polish_best_known`: positions of ``above`` to
     ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
     the game's W when it is exact and the tree keeps to it) and keep it when it needs fewer guesses
@@ -394,8 +403,11 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that
     adds movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.
 
-    :raises ValueError: the entry has no best-known tree to polish.
+    ``progress``: the polish's progress file (:mod:`service.polishes`), continued when a run stopped before.
+
+    :raises ValueError: the entry has no best-known tree to polish, or ``progress`` is another polish's.
     """
+    from service import polishes
     from service.trees import TREE_DIR
 
     entry = load(path)[spec]
@@ -407,7 +419,7 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
     tree, field, spent, command = polish_best_known(game, "atlas", before, above=above, at_most=at_most,
                                                     budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log, keep_movers=within_w, sweep=sweep)
+                                                    log=log, keep_movers=within_w, sweep=sweep, progress=progress)
     assert before is not None  # polish_best_known refuses an entry without one
     stats = tree.stats()
     log(f"{spec}: total {before['total']} -> {stats.total}")
@@ -419,6 +431,8 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
               "machine": machine(), "date": datetime.date.today().isoformat()}
     tree.strategy = f"{tree.strategy}, polished exact<={at_most}"
     kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)
+    if progress is not None:
+        polishes.finish(progress, {"total": stats.total, "kept": kept})
     return record if kept else None
 
 

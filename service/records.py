@@ -229,28 +229,35 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-               path: str = RECORDS_FILE, folder: str | None = None,
-               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+               path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
+               progress: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
     ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
     the limit the tree was built within) and keep it when it is better (:func:`add_tree`).  The record keeps
-    how the tree was built before (its command chain, time and fields) and what the polish did.
+    how the tree was built before (its command chain, time and fields) and what the polish did.  ``sweep``:
+    positions of more candidates than that are searched by a sweep of their guesses (:class:`solver.sweep.Sweeper`).
+    ``progress``: the polish's progress file (:mod:`service.polishes`), continued when a run stopped before.
 
-    :raises ValueError: the game has no best-known tree yet.
+    :raises ValueError: the game has no best-known tree yet, or ``progress`` is another polish's.
     """
+    from service import polishes
+
     game = Game.from_spec(spec)
     before = load(path)[spec].get("best_known")
     if max_guesses is None and before is not None:
         max_guesses = (before.get("rollout") or {}).get("max_guesses")
     tree, field, spent, command = polish_best_known(game, "records", before, above=above, at_most=at_most,
                                                     budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log)
+                                                    log=log, sweep=sweep, progress=progress)
     assert before is not None  # polish_best_known refuses a game without one
     tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
     fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
     fields["polish"] = field
-    return add_tree(spec, lambda _game: tree, fields, f"{before['command']} && {command}", path=path,
-                    folder=folder, seconds=float(before["seconds"]) + spent, log=log)
+    record = add_tree(spec, lambda _game: tree, fields, f"{before['command']} && {command}", path=path,
+                      folder=folder, seconds=float(before["seconds"]) + spent, log=log)
+    if progress is not None:
+        polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
+    return record
 
 
 CHECK_PROGRESS_EVERY_S = 60.0

@@ -12,7 +12,7 @@ beyond it), so the polished tree is never worse; it is played through every secr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from solver import kernels
@@ -25,12 +25,38 @@ from solver.tree import Node, Tree, build_tree
 Log = Callable[[str], None]
 
 
+OPTIMAL, IMPROVED, CUT, OPEN = "optimal", "improved", "cut", "open"
+"""How a position was settled: nothing cheaper exists below its subtree's cost; a cheaper subtree replaced it; the
+search ran out of time; or it found nothing it could keep (no strategy within the limit, or a replacement refused
+for its movers).  The last two have their children tried instead."""
+OUTCOMES = (OPTIMAL, IMPROVED, CUT, OPEN)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What a polish settled at one position, as its progress keeps it: a polish of hours outlives a session only
+    if a second run can take each position settled before as it was, instead of searching it again."""
+
+    outcome: str
+    """:data:`OPTIMAL`, :data:`IMPROVED`, :data:`CUT` or :data:`OPEN`."""
+    seconds: float
+    """The search's time there."""
+    subtree: Node | None = None
+    """The replacement, when :data:`IMPROVED`."""
+
+
+def position_key(game: Game, path: list[Turn]) -> str:
+    """A position's name in a polish's progress: its turns as the CLI writes them (``"01234 0.2, 12567 0.2"``;
+    the root is ``""``)."""
+    return ", ".join(game.format_turn(t) for t in path)
+
+
 @dataclass
 class PolishReport:
     """What a polish did."""
 
     tried: int = 0
-    """Positions searched."""
+    """Positions searched (those taken from an earlier run's progress included)."""
     improved: int = 0
     """Subtrees replaced."""
     cut: int = 0
@@ -41,11 +67,17 @@ class PolishReport:
     """Guesses saved over every secret."""
     gains: list[tuple[int, int, int]] = field(default_factory=list)
     """(guess number, candidates, guesses saved) of each replaced subtree."""
+    resumed: int = 0
+    """Positions taken as an earlier run settled them (``known``), not searched again."""
+    resumed_s: float = 0.0
+    """What the earlier runs' searches of the positions taken from them cost (seconds): a polish that took several
+    runs cost this plus the last run's time."""
 
     def counts(self) -> dict[str, int]:
         """The counts, as a record keeps them."""
-        return {"tried": self.tried, "improved": self.improved, "optimal": self.optimal, "cut": self.cut,
-                "gained": self.gained}
+        counts = {"tried": self.tried, "improved": self.improved, "optimal": self.optimal, "cut": self.cut,
+                  "gained": self.gained}
+        return counts if not self.resumed else {**counts, "resumed": self.resumed}
 
 
 def subtree_cost(node: Node, turn: int, max_guesses: int | None) -> tuple[int, int]:
@@ -71,6 +103,7 @@ def movers_at(node: Node, turn: int, k: int) -> int:
 
 def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: float,
            max_guesses: int | None = None, keep_movers: bool = False, sweeper: Sweeper | None = None,
+           known: Mapping[str, Settled] | None = None, settle: Callable[[str, Settled], None] | None = None,
            log: Log = lambda _: None) -> PolishReport:
     """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
     candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
@@ -87,7 +120,12 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     ``sweeper`` (a :class:`solver.sweep.Sweeper` of the game, with the same ``max_guesses``): positions of more
     candidates than its ``kernel_at_most`` are searched by its sweep (guesses by refined bounds, best first)
     instead of the exact search alone, and their subtrees built from its choices: the sweep settles sets of a
-    few hundred candidates in the deep games where the search alone runs out of time."""
+    few hundred candidates in the deep games where the search alone runs out of time.
+
+    ``settle`` is called with each position's key (:func:`position_key`) and what was settled there, as soon as it
+    is; ``known`` gives what an earlier polish of the same tree with the same parameters settled, taken as it
+    stands (an improvement only while it still needs fewer guesses than the subtree it replaces): together they
+    let a polish stopped at any moment continue where it was."""
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
     if sweeper is not None and sweeper.max_guesses != max_guesses:
@@ -98,6 +136,25 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     limited = SolveOptions("total", max_guesses)
     a = s.arrays
 
+    def taken(node: Node, turn: int, where: str, done: Settled, over: int, cost: int) -> Node | None:
+        """Replay what an earlier run settled here: the node to keep, or None to go on to its children."""
+        report.resumed += 1
+        report.resumed_s += done.seconds
+        if done.outcome == OPTIMAL:
+            report.optimal += 1
+            log(f"{where}: its {cost} guesses proven optimal before")
+            return node
+        if done.outcome == IMPROVED and done.subtree is not None:
+            new_over, new_cost = subtree_cost(done.subtree, turn, max_guesses)
+            if (new_over, new_cost) < (over, cost):
+                report.improved += 1
+                report.gained += cost - new_cost
+                report.gains.append((turn, node.size, cost - new_cost))
+                log(f"{where}: {cost} -> {new_cost} guesses, found before")
+                return done.subtree
+        report.cut += done.outcome == CUT
+        return None
+
     def visit(node: Node, cands: CandidateSet, path: list[Turn]) -> Node:
         turn = len(path) + 1
         if node.size <= max(above, 2):
@@ -107,46 +164,17 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             offset = len(path) * node.size
             bound = None if over else cost + offset
             report.tried += 1
-            started = time.perf_counter()
             where = f"guess {turn}, {node.size} candidates" + (f" (after {', '.join(map(game.format_turn, path))})"
                                                                if path else "")
-            sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
-            if sweep is not None:
-                sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
-                # cut, a sweep still keeps the cheapest guess it evaluated in full (below the bound)
-                found, cut = (sw.exact and sw.value is not None) or sw.found is not None, sw.cut
-            else:
-                res = s.solve_within(path, budget_s, cands=cands,
-                                     options=SolveOptions("total", max_guesses, upper_bound=bound))
-                found = res.exact and res.possible and res.value is not None  # below the bound, if there is one
-                cut = res.cut
-            took = time.perf_counter() - started
-            if cut:
-                report.cut += 1
-                log(f"{where}: out of time after {took:.1f} s, its parts are tried instead")
-            elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
-                report.optimal += 1
-                log(f"{where}: its {cost} guesses proven optimal" + (f" within {max_guesses}" if max_guesses else "")
-                    + f" ({took:.1f} s)")
-                return node
-            elif not found:
-                log(f"{where}: no strategy keeps within {max_guesses} guesses ({took:.1f} s), its parts are tried "
-                    "instead")
-            if found:
-                choose = sweep.chooser() if sweep is not None else s.chooser(options=limited)
-                better = build_tree(game, choose, path, arrays=a).root
-                new_over, new_cost = subtree_cost(better, turn, max_guesses)
-                movers_kept = (not keep_movers or max_guesses is None
-                               or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))
-                if (new_over, new_cost) < (over, cost) and not movers_kept:
-                    log(f"{where}: {cost} -> {new_cost} guesses refused: it leaves more secrets to guess {max_guesses}")
-                if (new_over, new_cost) < (over, cost) and movers_kept:
-                    report.improved += 1
-                    report.gained += cost - new_cost
-                    report.gains.append((turn, node.size, cost - new_cost))
-                    log(f"{where}: {cost} -> {new_cost} guesses"
-                        + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
-                    return better
+            key = position_key(game, path)
+            done = (known or {}).get(key)
+            kept = None if done is None else taken(node, turn, where, done, over, cost)
+            if kept is not None:
+                return kept
+            if done is None:
+                kept = search(node, cands, path, turn, where, over, cost, bound, key)
+                if kept is not None:
+                    return kept
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
         for r in list(node.children):
             path.append(Turn(node.guess, r))
@@ -155,6 +183,53 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             finally:
                 path.pop()
         return node
+
+    def search(node: Node, cands: CandidateSet, path: list[Turn], turn: int, where: str, over: int, cost: int,
+               bound: int | None, key: str) -> Node | None:
+        """Search one position (``settle`` told how): the node to keep, or None to go on to its children."""
+        started = time.perf_counter()
+        sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
+        if sweep is not None:
+            sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
+            # cut, a sweep still keeps the cheapest guess it evaluated in full (below the bound)
+            found, cut = (sw.exact and sw.value is not None) or sw.found is not None, sw.cut
+        else:
+            res = s.solve_within(path, budget_s, cands=cands,
+                                 options=SolveOptions("total", max_guesses, upper_bound=bound))
+            found = res.exact and res.possible and res.value is not None  # below the bound, if there is one
+            cut = res.cut
+        took = time.perf_counter() - started
+        kept: Node | None = None
+        outcome = CUT if cut else OPEN
+        if cut:
+            report.cut += 1
+            log(f"{where}: out of time after {took:.1f} s, its parts are tried instead")
+        elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
+            report.optimal += 1
+            log(f"{where}: its {cost} guesses proven optimal" + (f" within {max_guesses}" if max_guesses else "")
+                + f" ({took:.1f} s)")
+            kept, outcome = node, OPTIMAL
+        elif not found:
+            log(f"{where}: no strategy keeps within {max_guesses} guesses ({took:.1f} s), its parts are tried "
+                "instead")
+        if found:
+            choose = sweep.chooser() if sweep is not None else s.chooser(options=limited)
+            better = build_tree(game, choose, path, arrays=a).root
+            new_over, new_cost = subtree_cost(better, turn, max_guesses)
+            movers_kept = (not keep_movers or max_guesses is None
+                           or movers_at(better, turn, max_guesses) <= movers_at(node, turn, max_guesses))
+            if (new_over, new_cost) < (over, cost) and not movers_kept:
+                log(f"{where}: {cost} -> {new_cost} guesses refused: it leaves more secrets to guess {max_guesses}")
+            if (new_over, new_cost) < (over, cost) and movers_kept:
+                report.improved += 1
+                report.gained += cost - new_cost
+                report.gains.append((turn, node.size, cost - new_cost))
+                log(f"{where}: {cost} -> {new_cost} guesses"
+                    + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
+                kept, outcome = better, IMPROVED
+        if settle is not None:
+            settle(key, Settled(outcome, round(took, 1), kept if outcome == IMPROVED else None))
+        return kept
 
     tree.root = visit(tree.root, game.candidates(tree.history), list(tree.history))
     return report

@@ -644,12 +644,14 @@ def test_the_polish_command_lowers_a_best_known_tree(tmp_path: Path) -> None:
     entry["values"]["total"].update(exact=False, value=None, upper=999)
     atlas.save({"4,3,1": entry}, str(path))
     runner = CliRunner()
-    refused = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--file", str(path), "--trees", str(folder)])
+    progress = str(tmp_path / "polish.json")
+    refused = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--file", str(path), "--trees", str(folder),
+                                  "--progress", progress])
     assert refused.exit_code == 2 and "best-known tree" in refused.output
     weak = atlas.add_hybrid("4,3,1", 2, "minimax", path=str(path), folder=str(folder))
     assert weak is not None and weak["total"] > optimum
     ran = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--at-most", "81", "--budget", "60",
-                              "--file", str(path), "--trees", str(folder)])
+                              "--file", str(path), "--trees", str(folder), "--progress", progress])
     assert ran.exit_code == 0, ran.output
     got = atlas.load(str(path))["4,3,1"]
     assert got["hybrid"]["total"] == optimum and got["values"]["total"]["exact"]

@@ -106,3 +106,44 @@ def test_within_the_worst_case_a_polish_may_keep_the_movers() -> None:
     assert loose.total == 5626 and loose.histogram[5] > 539  # what the plain polish trades
     assert strict.worst_case == 5 and strict.histogram[5] <= 539 and strict.total <= before.total
     assert all(kept.play(secret)[-1] == secret for secret in range(game.size))
+
+
+def test_a_polish_stopped_midway_continues_from_what_it_settled() -> None:
+    """Every position searched is handed to ``settle`` as soon as it is settled.  A polish stopped after a few of
+    them (here by an exception from ``settle``, as a kill would) and run again on the same tree with those
+    positions ``known`` searches only the others, and ends with the tree and counts of a polish never stopped;
+    a third run with everything known searches nothing at all (a budget of 0 would cut any search)."""
+    from solver.polish import IMPROVED, Settled
+
+    game = Game.from_spec("mastermind")
+
+    def run(known: dict[str, Settled], stop_after: int | None = None, budget: float = 30.0):  # type: ignore[no-untyped-def]
+        tree = _entropy_tree(game)
+        settled: dict[str, Settled] = {}
+
+        def settle(key: str, done: Settled) -> None:
+            settled[key] = done
+            if stop_after is not None and len(settled) >= stop_after:
+                raise KeyboardInterrupt
+
+        try:
+            report = polish(tree, Searcher(game, SolveOptions("total")), above=0, at_most=200, budget_s=budget,
+                            known=known, settle=settle)
+        except KeyboardInterrupt:
+            return None, None, settled
+        return tree, report, settled
+
+    whole, whole_report, everything = run({})
+    assert whole is not None and whole_report is not None and whole_report.resumed == 0
+    assert len(everything) == whole_report.tried and any(s.outcome == IMPROVED for s in everything.values())
+    assert all((s.subtree is not None) == (s.outcome == IMPROVED) for s in everything.values())
+    _, _, first = run({}, stop_after=3)
+    assert len(first) == 3
+    resumed, report, rest = run(first)
+    assert resumed is not None and report is not None
+    assert report.resumed == 3 and not set(rest) & set(first) and len(rest) == report.tried - 3
+    assert resumed.stats() == whole.stats() and report.counts() == {**whole_report.counts(), "resumed": 3}
+    assert report.resumed_s == sum(s.seconds for s in first.values())
+    replayed, replay_report, searched = run({**first, **rest}, budget=0.0)
+    assert replayed is not None and replay_report is not None and searched == {}
+    assert replayed.stats() == whole.stats() and replay_report.resumed == replay_report.tried

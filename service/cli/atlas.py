@@ -173,13 +173,17 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
               help="Search positions of more than N candidates by a sweep of their guesses, best refined bound "
                    "first (solver.sweep), the exact search settling each set of N or fewer: for the deep games, "
                    "where the search alone runs out of time on a hundred candidates.")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="Where each position is kept once settled, and from which a stopped polish continues (default: "
+                   "campaigns/polish-<game>.json).")
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
-                 path: str | None, folder: str | None, sweep: int | None) -> None:
+                 path: str | None, folder: str | None, sweep: int | None, progress: str | None) -> None:
     """Polish an unsolved game's best-known tree: search each of its positions of --above to --at-most
     candidates exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every
     cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
-    needs fewer guesses."""
-    from service import atlas
+    needs fewer guesses.  Each settled position is kept in --progress at once: stopped or killed, the same
+    command continues where it was."""
+    from service import atlas, polishes
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
@@ -189,7 +193,8 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
         _fail(f"--at-most ({at_most}) must be above --above ({low})")
     try:
         atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses, path=file,
-                         folder=folder, sweep=sweep, log=lambda line: click.echo(f"# {line}", err=True))
+                         folder=folder, sweep=sweep, progress=progress or polishes.default_path(spec),
+                         log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
 

@@ -202,13 +202,21 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
+@click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
+              help="Search positions of more than N candidates by a sweep of their guesses, best refined bound "
+                   "first (solver.sweep), the exact search settling each set of N or fewer.")
+@click.option("--progress", type=click.Path(dir_okay=False), default=None,
+              help="Where each position is kept once settled, and from which a stopped polish continues (default: "
+                   "campaigns/polish-<game>.json).")
 def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
-                   folder: str | None) -> None:
+                   folder: str | None, sweep: int | None, progress: str | None) -> None:
     """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
     exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
     subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
-    record as JSON; each position searched is logged on stderr (proven optimal, out of time, or improved)."""
-    from service import records
+    record as JSON; each position searched is logged on stderr (proven optimal, out of time, or improved).
+    Each settled position is kept in --progress at once: stopped or killed, the same command continues where it
+    was."""
+    from service import polishes, records
 
     spec = _spec(game)
     if at_most <= above:
@@ -216,7 +224,8 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     _readable(path or records.RECORDS_FILE)
     try:
         record = records.add_polish(spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
-                                    path=path or records.RECORDS_FILE, folder=folder,
+                                    path=path or records.RECORDS_FILE, folder=folder, sweep=sweep,
+                                    progress=progress or polishes.default_path(spec),
                                     log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))

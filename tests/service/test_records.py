@@ -286,7 +286,7 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     path, folder = tmp_path / "records.json", tmp_path / "trees"
     folder.mkdir()
     args = ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "64", "--budget", "60",
-            "--file", str(path), "--trees", str(folder)]
+            "--file", str(path), "--trees", str(folder), "--progress", str(tmp_path / "polish.json")]
     missing = CliRunner().invoke(main, args)
     assert missing.exit_code == 2 and "no best-known tree to polish" in missing.output and not path.exists()
     first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
@@ -301,6 +301,70 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert got["strategy"].endswith("polished exact<=64")
     stored = TreeLibrary(str(folder)).get(Game.from_spec(SMALL), BEST_KNOWN, None)
     assert stored is not None and stored.tree.stats().total == optimum
+
+
+def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`records polish` keeps each settled position in its --progress file at once.  Stopped after two positions,
+    it has shipped nothing and kept those two; the same command then searches only the rest and ships the tree
+    of a polish never stopped, its record counting the positions it took over.  While the file is unfinished, a
+    polish with other parameters is refused and changes nothing."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from service import polishes
+    from service.cli import main
+
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "polish.json"
+    folder.mkdir()
+    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    shutil.copytree(folder, tmp_path / "whole")
+    shutil.copy(path, tmp_path / "whole.json")
+
+    def polish_args(file: Path, trees: Path, to: Path) -> list[str]:
+        return ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "20", "--budget", "60",
+                "--file", str(file), "--trees", str(trees), "--progress", str(to)]
+
+    never_stopped = CliRunner().invoke(main, polish_args(tmp_path / "whole.json", tmp_path / "whole",
+                                                         tmp_path / "whole-polish.json"))
+    assert never_stopped.exit_code == 0, never_stopped.output
+    whole = records.load(str(tmp_path / "whole.json"))[SMALL]["best_known"]
+    assert whole["total"] < first["total"] and whole["polish"]["tried"] > 2
+    args = polish_args(path, folder, progress)
+    real = polishes.settle
+    calls: list[str] = []
+
+    def killed_after_two(where: str, game: Game, key: str, done: Any) -> None:
+        real(where, game, key, done)
+        calls.append(key)
+        if len(calls) == 2:
+            raise RuntimeError("killed")
+
+    monkeypatch.setattr(polishes, "settle", killed_after_two)
+    stopped = CliRunner().invoke(main, args)
+    assert stopped.exit_code != 0 and isinstance(stopped.exception, RuntimeError)
+    doc = json.loads(progress.read_text())
+    assert set(doc["positions"]) == set(calls) and "finished" not in doc
+    assert records.load(str(path))[SMALL]["best_known"]["total"] == first["total"]
+    monkeypatch.setattr(polishes, "settle", real)
+
+    before = path.read_bytes()
+    other = CliRunner().invoke(main, [*args[:-2], "--budget", "30", "--progress", str(progress)])
+    assert other.exit_code == 2 and "unfinished polish" in other.output
+    assert path.read_bytes() == before and json.loads(progress.read_text()) == doc
+
+    ran = CliRunner().invoke(main, args)
+    assert ran.exit_code == 0, ran.output
+    assert "2 positions settled before are taken from" in ran.output
+    got = records.load(str(path))[SMALL]["best_known"]
+    assert got["total"] == whole["total"] and got["polish"] == {**whole["polish"], "resumed": 2,
+                                                                "seconds": got["polish"]["seconds"]}
+    assert (folder / got["tree"]).read_bytes() == (tmp_path / "whole" / whole["tree"]).read_bytes()
+    done = json.loads(progress.read_text())
+    assert done["finished"] == {"total": whole["total"], "kept": True, "date": done["finished"]["date"]}
+    assert set(calls) < set(done["positions"]) and all("tree" not in p for p in done["positions"].values())
+    assert len(done["positions"]) == got["polish"]["tried"]
 
 
 def _assert_parts_guesses(spec: str, first: str, parts: dict[str, dict[str, Any]]) -> None:
