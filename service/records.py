@@ -172,11 +172,12 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
                 min_size: int, max_guesses: int | None = None, over_width: int | None = None,
                 play: tuple[str, ...] = (), keep_width: int | None = None, path: str = RECORDS_FILE,
                 folder: str | None = None, progress: str | None = None, processes: int = 1,
-                scheduler: str | None = None, max_units: int | None = None,
+                scheduler: str | None = None, max_units: int | None = None, units: list[str] | None = None,
                 log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
     response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
-    ``scheduler`` where the units run, ``max_units`` to stop after that many), and, once every unit is done,
+    ``scheduler`` where the units run, ``max_units`` to stop after that many, ``units`` to build only those
+    responses' units), and, once every unit is done,
     keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
     decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`);
     ``keep_width``: how many guesses the hybrid's big positions near the limit try to keep it
@@ -199,7 +200,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
         log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
         return {**done, "finished": True, "kept": False, "progress": progress}
     tree = rollouts.run(spec, plan, progress, processes=processes, scheduler=scheduler, max_units=max_units,
-                        log=log)
+                        units=units, log=log)
     doc = rollouts.read(progress) or {}
     if tree is None:
         left = len(rollouts.missing(Game.from_spec(spec), doc))

@@ -137,13 +137,13 @@ def missing(game: Game, doc: dict[str, Any]) -> list[int]:
 
 
 def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, scheduler: str | None = None,
-        max_units: int | None = None, log: Log = lambda _: None) -> Tree | None:
-    """Run the campaign of ``plan`` on ``spec`` until every unit is finished (or ``max_units`` more are), the
-    progress in ``path``.  ``processes``: 1 runs the units here, one after another; more start a Dask
-    ``LocalCluster`` of that many processes; ``scheduler`` joins a Dask cluster instead (many machines;
-    only this process reads and writes ``path``).  Returns the assembled tree once every unit is finished,
-    else None.  One command per progress file: two would build the same units twice (nothing is lost, each
-    keeps what the other saved, but the work is done twice)."""
+        max_units: int | None = None, units: list[str] | None = None, log: Log = lambda _: None) -> Tree | None:
+    """Run the campaign of ``plan`` on ``spec`` until every unit is finished (or ``max_units`` more are, or those
+    of ``units``, responses to the first guess as texts), the progress in ``path``.  ``processes``: 1 runs the
+    units here, one after another; more start a Dask ``LocalCluster`` of that many processes; ``scheduler`` joins
+    a Dask cluster instead (many machines; only this process reads and writes ``path``).  Returns the assembled
+    tree once every unit is finished, else None.  One command per progress file: two would build the same units
+    twice (nothing is lost, each keeps what the other saved, but the work is done twice)."""
     game = Game.from_spec(spec)
     doc = start(game, plan, path, log)
     if "finished" in doc:
@@ -152,6 +152,9 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
     first = game.parse_code(doc["first_guess"])
     todo = missing(game, doc)
     log(f"{spec}: first guess {doc['first_guess']}, {len(doc['units'])} units done, {len(todo)} to do")
+    if units is not None:
+        chosen = chosen_units(game, first, units)
+        todo = [r for r in todo if game.format_response(r) in chosen]
     if max_units is not None:
         todo = todo[:max_units]
     started = time.perf_counter()
@@ -171,6 +174,25 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
         return None
     branches = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()}
     return assemble(game, plan, first, branches)
+
+
+def chosen_units(game: Game, first: Code, units: list[str]) -> set[str]:
+    """The units named by ``units`` (responses to ``first``, as ``--units`` gives them), in the game's own spelling.
+
+    :raises CampaignError: a text is no response, or one that leaves no candidate to find after ``first``.
+    """
+    known = {game.format_response(r): r for r in branch_responses(game, first)}
+    chosen = set()
+    for text in units:
+        try:
+            name = game.format_response(game.parse_response(text.strip()))
+        except ValueError as exc:
+            raise CampaignError(f"--units: {exc}") from None
+        if name not in known:
+            raise CampaignError(f"--units: {text.strip()} is not a unit: the responses to {game.format_code(first)} "
+                                f"that leave candidates are {', '.join(known)}")
+        chosen.add(name)
+    return chosen
 
 
 def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: str, processes: int,

@@ -135,6 +135,9 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--play", multiple=True, metavar="'HISTORY: GUESS'",
               help="Play GUESS at the position after HISTORY instead of choosing there ('01234 0.2: 10567'); "
                    "repeat for more positions.  Everything else is rolled out around them.")
+@click.option("--units", "units", default=None, metavar="RESPONSES",
+              help="Build only the units of these responses to the first guess ('0.3,1.2'): a trial of --play on "
+                   "one part, judged by its unit's line on stderr.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
@@ -142,7 +145,7 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
-                    play: tuple[str, ...], path: str | None, folder: str | None,
+                    play: tuple[str, ...], units: str | None, path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
@@ -182,7 +185,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
                                      keep_width=keep_width,
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
-                                     max_units=max_units, log=lambda line: click.echo(f"# {line}", err=True))
+                                     max_units=max_units, units=None if units is None else units.split(","),
+                                     log=lambda line: click.echo(f"# {line}", err=True))
     except rollouts.CampaignError as exc:
         _fail(str(exc))
     _emit_json({"game": spec, **record})

@@ -134,6 +134,29 @@ def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_pat
     assert other.exit_code == 2 and "continues another campaign" in other.output
 
 
+def test_the_rollout_command_builds_only_the_units_asked(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --units` builds the units of the responses named (a trial of one part), logs each, and
+    leaves the campaign open; a response that is not a unit is refused with the units there are, before any unit
+    is built."""
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
+    folder.mkdir()
+    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
+            "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
+            "--progress", str(progress)]
+    runner = CliRunner()
+    wrong = runner.invoke(main, [*args, "--units", "1.0,4.0"])
+    assert wrong.exit_code == 2 and "--units: 4.0 is not a unit" in wrong.output
+    assert json.loads(progress.read_text())["units"] == {}
+    bad = runner.invoke(main, [*args, "--units", "1.x"])
+    assert bad.exit_code == 2 and "--units:" in bad.output
+    some = runner.invoke(main, [*args, "--units", "1.0, 0.2"])
+    assert some.exit_code == 0, some.output
+    part = json.loads(some.stdout)
+    assert part["finished"] is False and part["units_done"] == 2 and not path.exists()
+    assert set(json.loads(progress.read_text())["units"]) == {"1.0", "0.2"}
+    assert "unit 1.0 done in" in some.output and "unit 0.2 done in" in some.output
+
+
 def test_a_units_line_counts_the_secrets_beyond_the_plans_limit() -> None:
     from solver.atlas import hybrid_tree
 
