@@ -343,7 +343,8 @@ def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, pat
 def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
                       budget_s: float, max_guesses: int | None, folder: str | None,
                       log: Callable[[str], None], keep_movers: bool = False,
-                      sweep: int | None = None, progress: str | None = None) -> tuple[Any, dict[str, Any], float, str]:
+                      sweep: int | None = None, progress: str | None = None,
+                      parts: list[str] | None = None) -> tuple[Any, dict[str, Any], float, str]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
     records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
     ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
@@ -352,9 +353,11 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     positions of more candidates than that are searched by a sweep of their guesses by refined bounds
     (:class:`solver.sweep.Sweeper`) instead of the exact search alone.  ``progress``: the file where each position
     is kept as soon as it is settled (:mod:`service.polishes`), and from which a run stopped before continues; the
-    caller closes it (:func:`service.polishes.finish`) once the tree is judged.
+    caller closes it (:func:`service.polishes.finish`) once the tree is judged.  ``parts``: responses to the
+    tree's first guess (texts); only their subtrees are polished.
 
-    :raises ValueError: there is no best-known tree to polish, or ``progress`` belongs to another polish.
+    :raises ValueError: there is no best-known tree to polish, ``progress`` belongs to another polish, or a part
+        is no response to the first guess with candidates left.
     """
     from service import polishes
     from service.trees import TREE_DIR, TreeLibrary
@@ -372,24 +375,45 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
     sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
                                                  searcher=searcher, log=log)
+    chosen = None if parts is None else polish_parts(game, tree, parts)
+    named = [] if chosen is None else sorted(game.format_response(r) for r in chosen)
     params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-              "keep_movers": keep_movers, "sweep": sweep}
+              "keep_movers": keep_movers, "sweep": sweep, **({} if chosen is None else {"parts": named})}
     known = {} if progress is None else polishes.start(progress, game, tree, params)
     if known:
         log(f"{spec}: {len(known)} positions settled before are taken from {progress}")
     settle = None if progress is None else (lambda key, done: polishes.settle(progress, game, key, done))
     report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
-                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, log=log)
+                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, parts=chosen, log=log)
     spent = time.perf_counter() - started + report.resumed_s
     log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
         f"{report.gained} guesses saved, {spent:.1f} s")
     field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
              **({} if sweep is None else {"sweep": sweep}),
+             **({} if chosen is None else {"parts": named}),
              **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
     limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
     limit += "" if sweep is None else f" --sweep {sweep}"
+    limit += "" if chosen is None else f" --parts {','.join(named)}"
     command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
     return tree, field, spent, command
+
+
+def polish_parts(game: Game, tree: Any, parts: list[str]) -> set[int]:
+    """The responses named by ``parts`` (texts), each checked to be a response to the tree's first guess that
+    leaves candidates there.
+
+    :raises ValueError: one is not.
+    """
+    chosen = set()
+    for text in parts:
+        r = game.parse_response(text.strip())
+        if r not in tree.root.children:
+            known = ", ".join(game.format_response(k) for k in sorted(tree.root.children))
+            raise ValueError(f"--parts: {text.strip()} is not a part of the tree: the responses to its first guess "
+                             f"{game.format_code(tree.root.guess)} that leave candidates are {known}")
+        chosen.add(r)
+    return chosen
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,

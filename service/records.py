@@ -231,15 +231,17 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
                path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
-               progress: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+               progress: str | None = None, parts: list[str] | None = None,
+               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
     ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
     the limit the tree was built within) and keep it when it is better (:func:`add_tree`).  The record keeps
     how the tree was built before (its command chain, time and fields) and what the polish did.  ``sweep``:
     positions of more candidates than that are searched by a sweep of their guesses (:class:`solver.sweep.Sweeper`).
     ``progress``: the polish's progress file (:mod:`service.polishes`), continued when a run stopped before.
+    ``parts``: only the subtrees below these responses to the first guess are polished.
 
-    :raises ValueError: the game has no best-known tree yet, or ``progress`` is another polish's.
+    :raises ValueError: the game has no best-known tree yet, ``progress`` is another polish's, or a part is none.
     """
     from service import polishes
 
@@ -249,7 +251,7 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
         max_guesses = (before.get("rollout") or {}).get("max_guesses")
     tree, field, spent, command = polish_best_known(game, "records", before, above=above, at_most=at_most,
                                                     budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log, sweep=sweep, progress=progress)
+                                                    log=log, sweep=sweep, progress=progress, parts=parts)
     assert before is not None  # polish_best_known refuses a game without one
     tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
     fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}

@@ -12,7 +12,7 @@ beyond it), so the polished tree is never worse; it is played through every secr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from solver import kernels
@@ -104,7 +104,7 @@ def movers_at(node: Node, turn: int, k: int) -> int:
 def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: float,
            max_guesses: int | None = None, keep_movers: bool = False, sweeper: Sweeper | None = None,
            known: Mapping[str, Settled] | None = None, settle: Callable[[str, Settled], None] | None = None,
-           log: Log = lambda _: None) -> PolishReport:
+           parts: Collection[int] | None = None, log: Log = lambda _: None) -> PolishReport:
     """Polish ``tree`` in place: top down, each position of more than ``above`` and at most ``at_most``
     candidates is searched exactly (``searcher``, a :class:`solver.search.Searcher` of the tree's game, for
     at most ``budget_s`` seconds, within ``max_guesses`` when given) with its subtree's cost as the bound; a
@@ -125,7 +125,10 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     ``settle`` is called with each position's key (:func:`position_key`) and what was settled there, as soon as it
     is; ``known`` gives what an earlier polish of the same tree with the same parameters settled, taken as it
     stands (an improvement only while it still needs fewer guesses than the subtree it replaces): together they
-    let a polish stopped at any moment continue where it was."""
+    let a polish stopped at any moment continue where it was.
+
+    ``parts``: only the subtrees below these responses to the root's guess are polished (those a change of the
+    tree touched; the others were polished before)."""
     if not isinstance(searcher, Searcher):
         raise TypeError("polish needs a solver.search.Searcher of the tree's game")
     if sweeper is not None and sweeper.max_guesses != max_guesses:
@@ -159,7 +162,8 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
         turn = len(path) + 1
         if node.size <= max(above, 2):
             return node
-        if node.size <= at_most:
+        at_root = len(path) == len(tree.history)
+        if node.size <= at_most and not (parts is not None and at_root):
             over, cost = subtree_cost(node, turn, max_guesses)
             offset = len(path) * node.size
             bound = None if over else cost + offset
@@ -177,6 +181,8 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                     return kept
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
         for r in list(node.children):
+            if parts is not None and at_root and r not in parts:
+                continue
             path.append(Turn(node.guess, r))
             try:
                 node.children[r] = visit(node.children[r], order[starts[r]:starts[r + 1]], path)

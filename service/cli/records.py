@@ -212,8 +212,11 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
               help="Where each position is kept once settled, and from which a stopped polish continues (default: "
                    "campaigns/polish-<game>.json).")
+@click.option("--parts", "parts", default=None, metavar="RESPONSES",
+              help="Polish only below these responses to the first guess ('0.3,1.2'): the parts a rollout with "
+                   "--play changed, the others being polished already.")
 def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
-                   folder: str | None, sweep: int | None, progress: str | None) -> None:
+                   folder: str | None, sweep: int | None, progress: str | None, parts: str | None) -> None:
     """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
     exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
     subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
@@ -230,6 +233,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         record = records.add_polish(spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
                                     path=path or records.RECORDS_FILE, folder=folder, sweep=sweep,
                                     progress=progress or polishes.default_path(spec),
+                                    parts=None if parts is None else parts.split(","),
                                     log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))

@@ -367,6 +367,41 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
     assert len(done["positions"]) == got["polish"]["tried"]
 
 
+def test_a_polish_of_some_parts_leaves_the_others_as_they_were(small_records: str, tmp_path: Path) -> None:
+    """`records polish --parts` searches only below the responses to the first guess it names: every position it
+    settles is in them, the subtrees of the other responses are the tree's own, and the record's command keeps
+    the parts.  A response that leaves no candidate is refused before anything is written."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "polish.json"
+    folder.mkdir()
+    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    game = Game.from_spec(SMALL)
+    library = TreeLibrary(str(folder))
+    before = library.get(game, BEST_KNOWN, None)
+    assert before is not None
+    sizes = {game.format_response(r): c.size for r, c in before.tree.root.children.items()}
+    part = max(sizes, key=lambda k: sizes[k])
+    args = ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "20", "--budget", "60",
+            "--file", str(path), "--trees", str(folder), "--progress", str(progress)]
+    bad = CliRunner().invoke(main, [*args, "--parts", f"{part},3.0"])
+    assert bad.exit_code == 2 and "--parts: 3.0 is not a part of the tree" in bad.output and not progress.exists()
+    ran = CliRunner().invoke(main, [*args, "--parts", part])
+    assert ran.exit_code == 0, ran.output
+    settled = json.loads(progress.read_text())["positions"]
+    turn = f"{first['first_guess']} {part}"
+    assert settled and all(key.startswith(turn) for key in settled)
+    got = records.load(str(path))[SMALL]["best_known"]
+    assert got["total"] < first["total"] and got["command"].endswith(f" --parts {part}")
+    after = TreeLibrary(str(folder)).get(game, BEST_KNOWN, None)
+    assert after is not None
+    for r, child in before.tree.root.children.items():
+        if game.format_response(r) != part:
+            assert after.tree.root.children[r] == child
+
+
 def _assert_parts_guesses(spec: str, first: str, parts: dict[str, dict[str, Any]]) -> None:
     """Each part of a check names a second guess that is still possible there and whose own exact evaluation,
     from possible codes only, gives the part's value: the record says how its value is reached."""
