@@ -353,6 +353,12 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
     other = CliRunner().invoke(main, [*args[:-2], "--budget", "30", "--progress", str(progress)])
     assert other.exit_code == 2 and "unfinished polish" in other.output
     assert path.read_bytes() == before and json.loads(progress.read_text()) == doc
+    corrupt = tmp_path / "corrupt.json"
+    for text in ("{not json", json.dumps({**doc, "positions": {"x": {"outcome": "maybe", "seconds": 1}}})):
+        corrupt.write_text(text)
+        refused = CliRunner().invoke(main, [*args[:-2], "--progress", str(corrupt)])
+        assert refused.exit_code == 2 and (str(corrupt) in refused.output or "not one it writes" in refused.output)
+        assert path.read_bytes() == before and corrupt.read_text() == text
 
     ran = CliRunner().invoke(main, args)
     assert ran.exit_code == 0, ran.output
