@@ -103,15 +103,21 @@ def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
     return SPEC
 
 
-def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_path: Path) -> None:
-    """`records rollout --max-units` stops with the campaign's progress; the same command finishes it, ships the
-    tree with the units' summed time and how it was split, and closes the progress file (its subtrees dropped:
-    the shipped tree is what is kept); a third run has nothing to do."""
+def _small_rollout(tmp_path: Path) -> tuple[Path, Path, Path, list[str]]:
+    """(records file, trees folder, progress file, the rollout command's arguments on them) of a small campaign."""
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
     folder.mkdir()
     args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
             "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
             "--progress", str(progress)]
+    return path, folder, progress, args
+
+
+def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --max-units` stops with the campaign's progress; the same command finishes it, ships the
+    tree with the units' summed time and how it was split, and closes the progress file (its subtrees dropped:
+    the shipped tree is what is kept); a third run has nothing to do."""
+    path, _, progress, args = _small_rollout(tmp_path)
     runner = CliRunner()
     first = runner.invoke(main, [*args, "--max-units", "3"])
     assert first.exit_code == 0, first.output
@@ -138,11 +144,7 @@ def test_the_rollout_command_builds_only_the_units_asked(small_records: str, tmp
     """`records rollout --units` builds the units of the responses named (a trial of one part), logs each, and
     leaves the campaign open; a response that is not a unit is refused with the units there are, before any unit
     is built."""
-    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
-    folder.mkdir()
-    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
-            "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
-            "--progress", str(progress)]
+    path, _, progress, args = _small_rollout(tmp_path)
     runner = CliRunner()
     wrong = runner.invoke(main, [*args, "--units", "1.0,4.0"])
     assert wrong.exit_code == 2 and "--units: 4.0 is not a unit" in wrong.output
@@ -171,11 +173,7 @@ def test_the_rollout_command_plays_the_guesses_given(small_records: str, tmp_pat
     """`records rollout --play`: the tree plays the given guesses where given, the record and its command keep
     them (the command, pasted, rebuilds the same campaign), a given position the tree never reaches is
     reported, and a bad one is refused before anything is written."""
-    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
-    folder.mkdir()
-    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
-            "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
-            "--progress", str(progress)]
+    path, folder, progress, args = _small_rollout(tmp_path)
     play = ["--play", ": 0000", "--play", "0000 1.0: 0111", "--play", "1111 1.0: 0123"]
     runner = CliRunner()
     bad = runner.invoke(main, [*args, "--play", "0000 1.0: 0000"])
