@@ -407,7 +407,10 @@ def polish_parts(game: Game, tree: Any, parts: list[str]) -> set[int]:
     """
     chosen = set()
     for text in parts:
-        r = game.parse_response(text.strip())
+        try:
+            r = game.parse_response(text.strip())
+        except ValueError as exc:
+            raise ValueError(f"--parts: {exc}") from None
         if r not in tree.root.children:
             known = ", ".join(game.format_response(k) for k in sorted(tree.root.children))
             raise ValueError(f"--parts: {text.strip()} is not a part of the tree: the responses to its first guess "

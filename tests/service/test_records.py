@@ -394,6 +394,8 @@ def test_a_polish_of_some_parts_leaves_the_others_as_they_were(small_records: st
             "--file", str(path), "--trees", str(folder), "--progress", str(progress)]
     bad = CliRunner().invoke(main, [*args, "--parts", f"{part},3.0"])
     assert bad.exit_code == 2 and "--parts: 3.0 is not a part of the tree" in bad.output and not progress.exists()
+    malformed = CliRunner().invoke(main, [*args, "--parts", "1.x"])
+    assert malformed.exit_code == 2 and "--parts: " in malformed.output and not progress.exists()
     ran = CliRunner().invoke(main, [*args, "--parts", part])
     assert ran.exit_code == 0, ran.output
     settled = json.loads(progress.read_text())["positions"]
