@@ -360,6 +360,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
         is no response to the first guess with candidates left.
     """
     from service import polishes
+    from service.rollouts import named_responses
     from service.trees import TREE_DIR, TreeLibrary
     from solver.polish import polish
     from solver.search import Searcher, SolveOptions
@@ -375,7 +376,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
     sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
                                                  searcher=searcher, log=log)
-    chosen = None if parts is None else polish_parts(game, tree, parts)
+    chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
     named = [] if chosen is None else sorted(game.format_response(r) for r in chosen)
     params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
               "keep_movers": keep_movers, "sweep": sweep, **({} if chosen is None else {"parts": named})}
@@ -397,26 +398,6 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     limit += "" if chosen is None else f" --parts {','.join(named)}"
     command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
     return tree, field, spent, command
-
-
-def polish_parts(game: Game, tree: Any, parts: list[str]) -> set[int]:
-    """The responses named by ``parts`` (texts), each checked to be a response to the tree's first guess that
-    leaves candidates there.
-
-    :raises ValueError: one is not.
-    """
-    chosen = set()
-    for text in parts:
-        try:
-            r = game.parse_response(text.strip())
-        except ValueError as exc:
-            raise ValueError(f"--parts: {exc}") from None
-        if r not in tree.root.children:
-            known = ", ".join(game.format_response(k) for k in sorted(tree.root.children))
-            raise ValueError(f"--parts: {text.strip()} is not a part of the tree: the responses to its first guess "
-                             f"{game.format_code(tree.root.guess)} that leave candidates are {known}")
-        chosen.add(r)
-    return chosen
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,

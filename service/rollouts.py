@@ -153,8 +153,8 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
     todo = missing(game, doc)
     log(f"{spec}: first guess {doc['first_guess']}, {len(doc['units'])} units done, {len(todo)} to do")
     if units is not None:
-        chosen = chosen_units(game, first, units)
-        todo = [r for r in todo if game.format_response(r) in chosen]
+        chosen = named_responses(game, first, units, "--units", "unit")
+        todo = [r for r in todo if r in chosen]
     if max_units is not None:
         todo = todo[:max_units]
     started = time.perf_counter()
@@ -176,22 +176,24 @@ def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, schedule
     return assemble(game, plan, first, branches)
 
 
-def chosen_units(game: Game, first: Code, units: list[str]) -> set[str]:
-    """The units named by ``units`` (responses to ``first``, as ``--units`` gives them), in the game's own spelling.
+def named_responses(game: Game, first: Code, texts: list[str], option: str, noun: str) -> set[int]:
+    """The responses to ``first`` named by ``texts`` (what ``option``, ``--units`` or ``--parts``, gives), each one
+    that leaves candidates to find (a ``noun``: a unit of a campaign, a part of a tree).
 
-    :raises CampaignError: a text is no response, or one that leaves no candidate to find after ``first``.
+    :raises CampaignError: a text is no response, or one that leaves no candidate after ``first``; the message
+        names the option and lists the responses there are.
     """
-    known = {game.format_response(r): r for r in branch_responses(game, first)}
+    known = branch_responses(game, first)
     chosen = set()
-    for text in units:
+    for text in texts:
         try:
-            name = game.format_response(game.parse_response(text.strip()))
+            r = game.parse_response(text.strip())
         except ValueError as exc:
-            raise CampaignError(f"--units: {exc}") from None
-        if name not in known:
-            raise CampaignError(f"--units: {text.strip()} is not a unit: the responses to {game.format_code(first)} "
-                                f"that leave candidates are {', '.join(known)}")
-        chosen.add(name)
+            raise CampaignError(f"{option}: {exc}") from None
+        if r not in known:
+            raise CampaignError(f"{option}: {text.strip()} is not a {noun}: the responses to {game.format_code(first)} "
+                                f"that leave candidates are {', '.join(map(game.format_response, known))}")
+        chosen.add(r)
     return chosen
 
 

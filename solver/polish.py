@@ -139,6 +139,12 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     limited = SolveOptions("total", max_guesses)
     a = s.arrays
 
+    def gain(turn: int, size: int, cost: int, new_cost: int) -> None:
+        """Count a subtree replaced by a cheaper one (found now or by an earlier run)."""
+        report.improved += 1
+        report.gained += cost - new_cost
+        report.gains.append((turn, size, cost - new_cost))
+
     def taken(node: Node, turn: int, where: str, done: Settled, over: int, cost: int) -> Node | None:
         """Replay what an earlier run settled here: the node to keep, or None to go on to its children."""
         report.resumed += 1
@@ -150,9 +156,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
         if done.outcome == IMPROVED and done.subtree is not None:
             new_over, new_cost = subtree_cost(done.subtree, turn, max_guesses)
             if (new_over, new_cost) < (over, cost):
-                report.improved += 1
-                report.gained += cost - new_cost
-                report.gains.append((turn, node.size, cost - new_cost))
+                gain(turn, node.size, cost, new_cost)
                 log(f"{where}: {cost} -> {new_cost} guesses, found before")
                 return done.subtree
         report.cut += done.outcome == CUT
@@ -168,17 +172,13 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             offset = len(path) * node.size
             bound = None if over else cost + offset
             report.tried += 1
-            where = f"guess {turn}, {node.size} candidates" + (f" (after {', '.join(map(game.format_turn, path))})"
-                                                               if path else "")
             key = position_key(game, path)
+            where = f"guess {turn}, {node.size} candidates" + (f" (after {key})" if path else "")
             done = (known or {}).get(key)
-            kept = None if done is None else taken(node, turn, where, done, over, cost)
+            kept = (search(node, cands, path, turn, where, over, cost, bound, key) if done is None
+                    else taken(node, turn, where, done, over, cost))
             if kept is not None:
                 return kept
-            if done is None:
-                kept = search(node, cands, path, turn, where, over, cost, bound, key)
-                if kept is not None:
-                    return kept
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
         for r in list(node.children):
             if parts is not None and at_root and r not in parts:
@@ -227,9 +227,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             if (new_over, new_cost) < (over, cost) and not movers_kept:
                 log(f"{where}: {cost} -> {new_cost} guesses refused: it leaves more secrets to guess {max_guesses}")
             if (new_over, new_cost) < (over, cost) and movers_kept:
-                report.improved += 1
-                report.gained += cost - new_cost
-                report.gains.append((turn, node.size, cost - new_cost))
+                gain(turn, node.size, cost, new_cost)
                 log(f"{where}: {cost} -> {new_cost} guesses"
                     + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
                 kept, outcome = better, IMPROVED
