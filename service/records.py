@@ -19,7 +19,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_know
 from service.filelock import exclusive, write_json
 from solver.game import Code, Game, Turn
 from solver.tree import Tree
+
+if TYPE_CHECKING:
+    from solver.rollout import RolloutPlan
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -170,10 +173,12 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
 
 def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
                 min_size: int, max_guesses: int | None = None, over_width: int | None = None,
-                play: tuple[str, ...] = (), keep_width: int | None = None, path: str = RECORDS_FILE,
+                play: tuple[str, ...] = (), keep_width: int | None = None, judge_width: int | None = None,
+                judge_turns: tuple[int, int] | None = None, polish: tuple[int, int, float] | None = None,
+                path: str = RECORDS_FILE,
                 folder: str | None = None, progress: str | None = None, processes: int = 1,
                 scheduler: str | None = None, max_units: int | None = None, units: list[str] | None = None,
-                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+                graft: bool = False, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
     response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
     ``scheduler`` where the units run, ``max_units`` to stop after that many, ``units`` to build only those
@@ -181,20 +186,39 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
     decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`);
     ``keep_width``: how many guesses the hybrid's big positions near the limit try to keep it
-    (:attr:`RolloutPlan.keep_width`).  Returns the tree's record with ``kept``, or the campaign's progress
-    (``finished: false``) when units are left."""
+    (:attr:`RolloutPlan.keep_width`); ``judge_width`` and ``judge_turns``: the nested rollout's judge
+    (:attr:`RolloutPlan.judge_width`); ``polish``: (above, at most, seconds) of the polish of each unit
+    (:attr:`RolloutPlan.polish`).  ``graft``: once the ``units`` asked for are done, the other responses
+    take the shipped best-known tree's subtrees (same first guess), and that tree is judged like a whole
+    campaign's: a change to a few parts costs only their units.  Returns the tree's record with ``kept``, or
+    the campaign's progress (``finished: false``) when units are left.
+
+    :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
+    """
     from service import rollouts
     from solver.rollout import RolloutPlan, given_guesses
 
     plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
-                       keep_width)
+                       keep_width, judge_width, judge_turns, polish)
     progress = progress or rollouts.default_path(spec)
+    judged = "" if judge_turns is None else (
+        f" --judge-width {judge_width} --judge-turns "
+        + (f"{judge_turns[0]}" if judge_turns[0] == judge_turns[1] else f"{judge_turns[0]}-{judge_turns[1]}"))
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
                + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
                + ("" if over_width is None else f" --over-width {over_width}")
                + ("" if keep_width is None else f" --keep-width {keep_width}")
-               + "".join(f" --play {shlex.quote(text)}" for text in plan.play))
+               + judged
+               + ("" if plan.polish is None else
+                  f" --polish-units {plan.polish[0]},{plan.polish[1]},{plan.polish[2]:g}")
+               + "".join(f" --play {shlex.quote(text)}" for text in plan.play)
+               + ("" if not graft or units is None else f" --units {','.join(u.strip() for u in units)} --graft"))
+    before = load(path)[spec].get("best_known")
+    if graft and units is None:
+        raise rollouts.CampaignError("--graft puts the units of --units into the shipped tree: give --units")
+    if graft and before is None:
+        raise rollouts.CampaignError(f"--graft puts units into the shipped best-known tree, and {spec} has none yet")
     done = rollouts.finished(progress, spec, plan)
     if done is not None:
         log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
@@ -202,6 +226,9 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     tree = rollouts.run(spec, plan, progress, processes=processes, scheduler=scheduler, max_units=max_units,
                         units=units, log=log)
     doc = rollouts.read(progress) or {}
+    grafted: list[str] = []
+    if tree is None and graft and before is not None and units is not None:
+        tree, grafted = graft_units(spec, plan, doc, units, folder, log)
     if tree is None:
         left = len(rollouts.missing(Game.from_spec(spec), doc))
         return {"finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
@@ -210,6 +237,8 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
         "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size, "max_guesses": max_guesses,
         **({} if over_width is None else {"over_width": over_width}),
         **({} if keep_width is None else {"keep_width": keep_width}),
+        **({} if judge_turns is None else {"judge_width": judge_width, "judge_turns": list(judge_turns)}),
+        **({} if plan.polish is None else {"polish_units": list(plan.polish)}),
         **({} if not plan.play else {"play": list(plan.play)})}}
     game = Game.from_spec(spec)
     for turns, guess in given_guesses(game, plan.play).items():
@@ -218,7 +247,11 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
             log(f"{spec}: the tree never reaches the position of --play "
                 f"{', '.join(game.format_turn(t) for t in turns) or '(the start)'}: {game.format_code(guess)}")
     seconds = rollouts.seconds(doc)
-    tree, merged = with_better_branches(spec, tree, load(path)[spec].get("best_known"), max_guesses, folder, log)
+    tree, merged = with_better_branches(spec, tree, before, max_guesses, folder, log)
+    if grafted and before is not None:  # the shipped tree's subtrees were taken as they were
+        merged = {"responses": sorted({*grafted, *(merged or {}).get("responses", [])},
+                                      key=lambda r: game.parse_response(r)),
+                  "command": before["command"], "seconds": float(before["seconds"])}
     if merged is not None:  # some branches of the shipped tree were better: its command comes first
         fields["branches_kept"] = merged["responses"]
         command = f"{merged['command']} && {command}"
@@ -227,6 +260,40 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
                       campaign={"units": len(doc["units"]), "progress": progress}, log=log)
     rollouts.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})
     return {**record, "finished": True, "progress": progress}
+
+
+def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[str], folder: str | None,
+                log: Callable[[str], None]) -> tuple[Tree | None, list[str]]:
+    """The tree of the campaign ``doc`` once its ``units`` are done, the shipped best-known tree's subtrees
+    under every other response (:func:`solver.rollout.assemble`, so each is checked move by move), with
+    those responses; (None, []) while a unit asked for is missing.
+
+    :raises CampaignError: the shipped tree opens with another guess than the campaign.
+    """
+    from service import rollouts
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.rollout import assemble, branch_responses
+    from solver.tree import from_compact
+
+    game = Game.from_spec(spec)
+    first = game.parse_code(doc["first_guess"])
+    asked = rollouts.named_responses(game, first, units, "--units", "unit")
+    built = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()
+             if "tree" in u and game.parse_response(k) in asked}
+    if set(built) != asked:
+        return None, []
+    stored = TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if stored is None or stored.tree.root.guess != first:
+        raise rollouts.CampaignError(f"--graft: the shipped tree of {spec} does not open with the campaign's first "
+                                     f"guess {doc['first_guess']}")
+    branches = dict(built)
+    for r in branch_responses(game, first):
+        if r not in branches:
+            branches[r] = Tree(game=game, root=stored.tree.root.children[r], history=[Turn(first, r)])
+    taken = [game.format_response(r) for r in sorted(set(branches) - set(built))]
+    log(f"{spec}: units {', '.join(game.format_response(r) for r in sorted(built))} built, grafted into the shipped "
+        f"tree (its subtrees after {', '.join(taken)})")
+    return assemble(game, plan, first, branches), taken
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,

@@ -52,16 +52,31 @@ def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.
 def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_size: int, from_turn: int = 1,
                     pool_of: Callable[[list[Turn]], npt.NDArray[np.int32]], arrays: GameArrays,
                     max_guesses: int | None = None, over_width: int | None = None,
+                    judge_width: int | None = None, judge_turns: tuple[int, int] | None = None,
+                    wrap: Callable[[Chooser], Chooser] = lambda chooser: chooser,
                     log: Log = lambda _: None) -> Chooser:
     """A chooser that, at positions of more than ``min_size`` candidates at guesses ``from_turn`` to ``levels``,
     tries the base's own guess and the ``width`` best by entropy (from ``pool_of(path)``), each completed
     by ``base``, and plays the cheapest; elsewhere it plays ``base``.  With ``max_guesses``, cheapest means
     fewest secrets beyond that many guesses first, then fewest guesses; and with ``over_width``, a position
     where every guess tried leaves secrets beyond the limit tries the next best by entropy too, up to
-    ``over_width`` in all (the few positions that break a limit get a wider look than the many that keep it)."""
+    ``over_width`` in all (the few positions that break a limit get a wider look than the many that keep it).
+
+    ``judge_width``: at the rolled-out positions of guesses ``judge_turns`` (first, last), the ``judge_width``
+    cheapest guesses by the base's completion are judged again by the subtree that this very chooser builds
+    below them (a nested rollout), and the cheapest of those is played.  Why: the base's completion is a noisy
+    judge of the guesses near the top, whose subtrees the rollout itself improves a great deal below them (the
+    second guess of best completion is not the second guess of best rollout).  The guess the plain rollout
+    would play is among those judged, and its subtree is the same chooser's, so the judged tree never needs
+    more guesses than the plain rollout's.  It costs about ``judge_width`` times as much at each judged level.
+    ``wrap``: what the chooser returned is made of this one (given guesses, say), so that the subtrees judged
+    are those of the chooser that is finally played."""
     memo: dict[tuple[Turn, ...], int] = {}
     """The base's cost below each position tried, by its whole path: the base may break ties by the history's
     symmetry, so only the path (which determines the candidates) pins down the subtree it plays."""
+    decided: dict[tuple[Turn, ...], Code] = {}
+    """The guess chosen at each rolled-out position, by its path: a judged subtree is built once to judge it
+    and again when the tree is built, and the second time its decisions are known."""
     a = arrays
     n_resp, win = game.n_responses, game.all_bulls
 
@@ -92,31 +107,72 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
                 return total
         return total
 
+    def judged_cost(path: list[Turn], guess: Code, parts: list[tuple[int, CandidateSet]], bound: int) -> int:
+        """What ``guess`` costs with the subtrees this chooser builds below it (stopping once over ``bound``)."""
+        total = sum(int(part.shape[0]) for _, part in parts)
+        for r, part in parts:
+            if r == win:
+                continue
+            below = [*path, Turn(guess, r)]
+            if part.shape[0] == 1:
+                total += 1
+            else:
+                stats = build_tree(game, full, below, arrays=a).stats()
+                total += stats.beyond(max_guesses) * OVER + stats.total - len(below) * int(part.shape[0])
+            if total >= bound:
+                return total
+        return total
+
+    def shown(cost: int) -> str:
+        return f"{cost % OVER}" + (f" ({cost // OVER} over)" if cost >= OVER else "")
+
     def choose(cands: CandidateSet, path: list[Turn]) -> Code:
+        known = decided.get(tuple(path))
+        if known is not None:
+            return known
         own = int(base(cands, path))
-        if not from_turn <= len(path) + 1 <= levels or cands.shape[0] <= min_size:
+        turn = len(path) + 1
+        if not from_turn <= turn <= levels or cands.shape[0] <= min_size:
             return own
+        judging = judge_width is not None and judge_turns is not None and judge_turns[0] <= turn <= judge_turns[1]
+        keep = judge_width if judging and judge_width is not None else 1
         ranked = ranked_guesses(game, cands, path, pool_of(path), max(width, over_width or 0), a)
         tried = [own] + [g for g in ranked[:width] if g != own]
-        best, best_cost = own, 1 << 62
-        for g in tried:
-            c = guess_cost(cands, list(path), g, best_cost)
-            if c < best_cost:
-                best, best_cost = g, c
-        if best_cost >= OVER and over_width is not None:
-            more = [g for g in ranked[width:over_width] if g not in tried]
-            for g in more:
-                c = guess_cost(cands, list(path), g, best_cost)
-                if c < best_cost:
-                    best, best_cost = g, c
-            tried += more
-        costs = f"{game.format_code(best)} {best_cost % OVER}" + (f" ({best_cost // OVER} over)" if best_cost >= OVER
-                                                                   else "")
-        log(f"turn {len(path) + 1}, {cands.shape[0]} candidates: {len(tried)} guesses tried, "
-            f"base {game.format_code(own)}, chosen {costs}")
-        return best
+        best: list[tuple[int, int, Code]] = []
+        """The ``keep`` cheapest so far: (cost, order tried, guess); a guess is cut once over the last of them."""
 
-    return choose
+        def consider(guesses: list[Code], first: int) -> None:
+            for i, g in enumerate(guesses, first):
+                bound = best[-1][0] if len(best) >= keep else 1 << 62
+                c = guess_cost(cands, list(path), g, bound)
+                if c < bound:
+                    best.append((c, i, g))
+                    best.sort()
+                    del best[keep:]
+
+        consider(tried, 0)
+        if best[0][0] >= OVER and over_width is not None:
+            more = [g for g in ranked[width:over_width] if g not in tried]
+            consider(more, len(tried))
+            tried += more
+        chosen, chosen_cost = best[0][2], best[0][0]
+        line = (f"turn {turn}, {cands.shape[0]} candidates: {len(tried)} guesses tried, base {game.format_code(own)}, "
+                f"chosen {game.format_code(chosen)} {shown(chosen_cost)}")
+        if judging and len(best) > 1:
+            verdicts = []
+            judged_best = 1 << 62
+            for c, _, g in best:
+                d = judged_cost(list(path), g, list(a.parts(g, cands, n_resp)), judged_best)
+                verdicts.append(f"{game.format_code(g)} {shown(c)} -> {shown(d) if d < judged_best else 'more'}")
+                if d < judged_best:
+                    chosen, judged_best = g, d
+            line += f"; judged by the rollout below: {', '.join(verdicts)}; playing {game.format_code(chosen)}"
+        log(line)
+        decided[tuple(path)] = chosen
+        return chosen
+
+    full = wrap(choose)
+    return full
 
 
 @dataclass(frozen=True)
@@ -144,11 +200,40 @@ class RolloutPlan:
     """With ``max_guesses``: the hybrid's big positions near the limit try up to this many guesses to keep it
     (:func:`solver.atlas.hybrid_chooser`)."""
 
+    judge_width: int | None = None
+    """At the rolled-out positions of guesses ``judge_turns``, the rollout plays the cheapest of its this many
+    best guesses judged by the rollout's own subtree below them, not by the hybrid's (:func:`rollout_chooser`)."""
+    judge_turns: tuple[int, int] | None = None
+    """The first and last guess judged that way (within ``from_turn`` to ``levels``)."""
+
+    polish: tuple[int, int, float] | None = None
+    """(above, at most, seconds): each unit of a campaign (:func:`branch_tree`) is polished once built
+    (:func:`solver.polish.polish`, within ``max_guesses``), so that it is judged against a polished tree's
+    subtree as an equal, and the polish runs on as many processes as the units."""
+
     def __post_init__(self) -> None:
-        """:raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep)."""
+        """:raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep), or a judge
+        without its turns (or the other way round), at turns that are not rolled out, or of fewer than two."""
         object.__setattr__(self, "play", tuple(self.play))  # a progress file gives a list
+        if self.judge_turns is not None:
+            object.__setattr__(self, "judge_turns", tuple(self.judge_turns))
+        if self.polish is not None:
+            above, at_most, budget = self.polish
+            object.__setattr__(self, "polish", (int(above), int(at_most), float(budget)))
+            if not 0 <= above < at_most or budget < 0:
+                raise ValueError(f"polish {above},{at_most},{budget}: positions of more than ABOVE and at most "
+                                 "AT_MOST candidates (ABOVE below AT_MOST), for a budget of 0 seconds or more")
         if self.keep_width is not None and self.max_guesses is None:
             raise ValueError("keep_width keeps the hybrid to max_guesses: give both")
+        if (self.judge_width is None) != (self.judge_turns is None):
+            raise ValueError("judge_width and judge_turns go together: the guesses judged, and at which turns")
+        if self.judge_turns is not None and self.judge_width is not None:
+            first, last = self.judge_turns
+            if not self.from_turn <= first <= last <= self.levels:
+                raise ValueError(f"judge_turns {first}-{last}: the turns judged must be rolled out, within "
+                                 f"{self.from_turn}-{self.levels}, the first not after the last")
+            if self.judge_width < 2:
+                raise ValueError("judge_width: judging fewer than 2 guesses plays what the rollout plays anyway")
 
     def name(self) -> str:
         """The tree's strategy name, as records and manifests show it."""
@@ -156,16 +241,25 @@ class RolloutPlan:
         wider = "" if self.over_width is None else f", {self.over_width} where over"
         given = "" if not self.play else f", {len(self.play)} given"
         keep = "" if self.keep_width is None else f" ({self.keep_width} tried to keep it)"
+        judged = ""
+        if self.judge_turns is not None:
+            first, last = self.judge_turns
+            turns = f"{first}" if first == last else f"{first}-{last}"
+            judged = f", best {self.judge_width} judged by the rollout at guess{'' if first == last else 'es'} {turns}"
+        polished = "" if self.polish is None else f", units polished exact<={self.polish[1]}"
         return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}"
-                f"{given}) over {self.strategy}+exact<={self.exact_at_most}{limit}{keep}")
+                f"{given}{judged}) over {self.strategy}+exact<={self.exact_at_most}{limit}{keep}{polished}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The plan as a progress file keeps it (``over_width``, ``play`` and ``keep_width`` only when set, so
-        older files still match)."""
+        """The plan as a progress file keeps it (``over_width``, ``play``, ``keep_width`` and the judge only
+        when set, so older files still match)."""
         d = asdict(self)
-        for name in ("over_width", "keep_width"):
+        for name in ("over_width", "keep_width", "judge_width", "judge_turns", "polish"):
             if d[name] is None:
                 del d[name]
+        for name in ("judge_turns", "polish"):
+            if d.get(name) is not None:
+                d[name] = list(d[name])
         if self.play:
             d["play"] = list(self.play)
         else:
@@ -224,8 +318,9 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
     base = playing(hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses, plan.keep_width))
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
-                             max_guesses=plan.max_guesses, over_width=plan.over_width, log=log)
-    return playing(choose), s.arrays
+                             max_guesses=plan.max_guesses, over_width=plan.over_width, judge_width=plan.judge_width,
+                             judge_turns=plan.judge_turns, wrap=playing, log=log)
+    return choose, s.arrays
 
 
 def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, levels: int, min_size: int,
@@ -254,8 +349,20 @@ def branch_tree(game: Game, plan: RolloutPlan, first: Code, response: int, log: 
     """The rollout's subtree after ``first`` answered by ``response``: the same choices as the whole
     :func:`rollout_tree` makes there, each decision depending only on the path to it.  Built with a searcher
     of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before."""
-    choose, arrays = plan_chooser(game, plan, log=log)
-    return build_tree(game, choose, [Turn(first, response)], arrays=arrays, strategy=plan.name())
+    from solver.search import Searcher, SolveOptions
+
+    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    choose, arrays = plan_chooser(game, plan, searcher, log=log)
+    tree = build_tree(game, choose, [Turn(first, response)], arrays=arrays, strategy=plan.name())
+    if plan.polish is not None:
+        from solver.polish import polish
+
+        above, at_most, budget_s = plan.polish
+        report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s,
+                        max_guesses=plan.max_guesses, log=log)
+        log(f"unit {game.format_response(response)} polished: {report.tried} positions searched, {report.improved} "
+            f"improved, {report.cut} out of time, {report.gained} guesses saved")
+    return tree
 
 
 def branch_responses(game: Game, first: Code) -> list[int]:

@@ -167,3 +167,57 @@ def test_best_branches_takes_the_cheaper_subtree_under_each_response() -> None:
     other = hybrid_tree(Game.from_spec("3,6,1"), "entropy", 3)
     with pytest.raises(ValueError, match="same first guess"):
         best_branches(a, other)
+
+
+def test_a_rollout_judged_by_the_rollout_below_is_never_worse() -> None:
+    """Mastermind, width 3, guesses 1-3, entropy exact at 5: the plain rollout needs 5643 guesses.  Judging its 3
+    best second guesses (by the hybrid's completion) by the rollout's own subtrees below them plays another
+    somewhere and needs fewer, still no fewer than the optimum (5625); built in units, it is the same tree.  The
+    plan keeps the judge through its progress-file form, and refuses a judge it cannot run."""
+    game = Game.from_spec("mastermind")
+
+    def built(plan: RolloutPlan) -> Tree:
+        choose, arrays = plan_chooser(game, plan)
+        return build_tree(game, choose, arrays=arrays, strategy=plan.name())
+
+    plain = built(RolloutPlan("entropy", 5, 3, 3, 5, from_turn=1))
+    plan = RolloutPlan("entropy", 5, 3, 3, 5, from_turn=1, judge_width=3, judge_turns=(2, 2))
+    seen: list[str] = []
+    choose, arrays = plan_chooser(game, plan, log=seen.append)
+    judged = build_tree(game, choose, arrays=arrays, strategy=plan.name())
+    assert 5625 <= judged.stats().total < plain.stats().total
+    assert all(judged.play(secret)[-1] == secret for secret in range(game.size))
+    changed = [line for line in seen if "judged by the rollout below" in line
+               and line.split("chosen ")[1].split()[0] != line.rsplit("playing ", 1)[1]]
+    assert changed and all(line.startswith("turn 2,") for line in changed)
+    first = first_guess(game, plan)
+    branches = {r: branch_tree(game, plan, first, r) for r in branch_responses(game, first)}
+    assert to_compact(assemble(game, plan, first, branches)) == to_compact(judged)
+    assert "best 3 judged by the rollout at guess 2)" in plan.name()
+    assert plan.as_dict()["judge_turns"] == [2, 2] and RolloutPlan(**plan.as_dict()) == plan
+    assert "judge_width" not in RolloutPlan("entropy", 5, 3, 3, 5).as_dict()
+    for wrong, message in [({"judge_width": 3}, "go together"), ({"judge_turns": (2, 2)}, "go together"),
+                           ({"judge_width": 3, "judge_turns": (1, 2)}, "must be rolled out"),
+                           ({"judge_width": 3, "judge_turns": (3, 2)}, "must be rolled out"),
+                           ({"judge_width": 1, "judge_turns": (2, 2)}, "fewer than 2")]:
+        with pytest.raises(ValueError, match=message):
+            RolloutPlan("entropy", 5, 3, 3, 5, from_turn=2, **wrong)  # type: ignore[arg-type]
+
+
+def test_a_campaigns_units_can_be_polished_as_they_are_built() -> None:
+    """4 positions of 6 colours: each unit polished once built (positions of 7 to 300 candidates searched exactly,
+    5 s each) needs no more guesses than the same unit unpolished, fewer for the biggest ones, and still finds
+    every secret of its part; the plan keeps the polish through its progress-file form and refuses a wrong one."""
+    game = Game.from_spec("4,6,1")
+    plain = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1)
+    polished = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1, polish=(6, 300, 5.0))
+    first = first_guess(game, plain)
+    for r in branch_responses(game, first)[:2]:
+        before, after = branch_tree(game, plain, first, r), branch_tree(game, polished, first, r)
+        assert after.stats().total < before.stats().total
+        part = game.candidates(after.history).tolist()
+        assert after.stats().secrets == len(part) and all(after.play(s)[-1] == s for s in part)
+    assert polished.as_dict()["polish"] == [6, 300, 5.0] and RolloutPlan(**polished.as_dict()) == polished
+    assert "units polished exact<=300" in polished.name() and "polish" not in plain.as_dict()
+    with pytest.raises(ValueError, match="ABOVE below AT_MOST"):
+        RolloutPlan("entropy", 6, 3, 3, 6, polish=(300, 6, 5.0))

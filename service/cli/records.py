@@ -135,9 +135,22 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--play", multiple=True, metavar="'HISTORY: GUESS'",
               help="Play GUESS at the position after HISTORY instead of choosing there ('01234 0.2: 10567'); "
                    "repeat for more positions.  Everything else is rolled out around them.")
+@click.option("--judge-width", type=click.IntRange(min=2), default=None,
+              help="With --judge-turns: at those guesses, judge this many of the best guesses (by the hybrid's "
+                   "completion) again by the rollout's own subtree below them, and play the cheapest (a nested "
+                   "rollout: about this many times the work at each level judged).")
+@click.option("--judge-turns", default=None, metavar="A[-B]",
+              help="With --judge-width: the guesses judged by the rollout below them ('3', or '2-3').")
+@click.option("--polish-units", "polish_units", default=None, metavar="ABOVE,AT_MOST,SECONDS",
+              help="Polish each unit once built, as `records polish` would ('60,300,60'): its positions of more than "
+                   "ABOVE and at most AT_MOST candidates searched exactly for SECONDS each, so that the unit is "
+                   "judged against a polished tree's subtree as an equal.")
 @click.option("--units", "units", default=None, metavar="RESPONSES",
               help="Build only the units of these responses to the first guess ('0.3,1.2'): a trial of --play on "
                    "one part, judged by its unit's line on stderr.")
+@click.option("--graft", is_flag=True,
+              help="With --units: once those units are built, take the shipped tree's subtrees for every other "
+                   "response, and judge and ship the whole tree like a finished campaign's.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
@@ -145,7 +158,9 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
-                    play: tuple[str, ...], units: str | None, path: str | None, folder: str | None,
+                    judge_width: int | None, judge_turns: str | None, polish_units: str | None,
+                    play: tuple[str, ...], units: str | None,
+                    graft: bool, path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
@@ -158,7 +173,9 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     units and decisions are logged on stderr.
 
     --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
-    rest rolled out around it; give the campaign a --progress file of its own."""
+    rest rolled out around it; give the campaign a --progress file of its own.  --units with --graft builds only
+    those parts and puts them into the shipped tree.  --judge-width with --judge-turns judges the best guesses
+    at those turns by the rollout below them instead of the hybrid.  --polish-units polishes each unit built."""
     from service import records, rollouts
     from solver.game import Game
     from solver.heuristics import STRATEGIES
@@ -174,6 +191,29 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
               f"--width ({width})")
     if keep_width is not None and max_guesses is None:
         _fail("--keep-width keeps the hybrid to --max-guesses: give both")
+    if (judge_width is None) != (judge_turns is None):
+        _fail("--judge-width and --judge-turns go together: how many guesses are judged, and at which guesses")
+    turns = None
+    if judge_turns is not None:
+        first_text, _, last_text = judge_turns.partition("-")
+        try:
+            turns = (int(first_text), int(last_text or first_text))
+        except ValueError:
+            _fail(f"--judge-turns {judge_turns!r}: give a guess number or a range of them ('3', '2-3')")
+        if not from_turn <= turns[0] <= turns[1] <= levels:
+            _fail(f"--judge-turns {judge_turns}: only the rolled-out guesses can be judged, {from_turn} to {levels} "
+                  "(--from-turn to --levels), the first not after the last")
+    if graft and units is None:
+        _fail("--graft puts the units of --units into the shipped tree: give --units")
+    polish = None
+    if polish_units is not None:
+        try:
+            above_text, at_most_text, budget_text = polish_units.split(",")
+            polish = (int(above_text), int(at_most_text), float(budget_text))
+        except ValueError:
+            _fail(f"--polish-units {polish_units!r}: give ABOVE,AT_MOST,SECONDS ('60,300,60')")
+        if not 0 <= polish[0] < polish[1] or polish[2] < 0:
+            _fail(f"--polish-units {polish_units}: ABOVE below AT_MOST, and seconds 0 or more")
     try:
         given_guesses(Game.from_spec(spec), play)
     except ValueError as exc:
@@ -182,11 +222,12 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     try:
         record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
                                      min_size=min_size, max_guesses=max_guesses, over_width=over_width, play=play,
-                                     keep_width=keep_width,
+                                     keep_width=keep_width, judge_width=judge_width, judge_turns=turns,
+                                     polish=polish,
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, units=None if units is None else units.split(","),
-                                     log=lambda line: click.echo(f"# {line}", err=True))
+                                     graft=graft, log=lambda line: click.echo(f"# {line}", err=True))
     except rollouts.CampaignError as exc:
         _fail(str(exc))
     _emit_json({"game": spec, **record})

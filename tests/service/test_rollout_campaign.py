@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from service import records, rollouts
 from service.cli import main
 from solver.game import Game
-from solver.rollout import RolloutPlan, rollout_tree
-from solver.tree import from_compact, to_compact
+from solver.rollout import RolloutPlan, plan_chooser, rollout_tree
+from solver.tree import Tree, build_tree, from_compact, to_compact
 from tests.service.progress_wait import wait_for_progress
 
 SPEC = "4,6,1"
@@ -221,3 +221,93 @@ def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monke
     assert got["branches_kept"] == [game.format_response(r) for r in sorted(taken)]
     assert got["command"].startswith(first["command"] + " && bullscows records rollout -g 3,6,1")
     assert all(combined.play(secret)[-1] == secret for secret in range(game.size))
+
+
+def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`records rollout --units R --graft`: only R's unit is built, every other response keeps the shipped tree's
+    subtree as it was, and the tree (cheaper by what R's unit saves) is played, shipped, and recorded with both
+    commands chained.  --graft without --units, or with no shipped tree, is refused before anything is built."""
+    from solver.atlas import hybrid_tree
+    from solver.polish import subtree_cost
+    from solver.rollout import branch_tree
+
+    spec = "3,6,1"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": []})
+    path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
+    folder.mkdir()
+    args = ["records", "rollout", "-g", spec, "--strategy", "entropy", "--exact-at-most", "3", "--width", "2",
+            "--from-turn", "2", "--levels", "3", "--min-size", "3", "--file", str(path), "--trees", str(folder),
+            "--progress", str(progress)]
+    runner = CliRunner()
+    alone = runner.invoke(main, [*args, "--graft"])
+    assert alone.exit_code == 2 and "--graft puts the units of --units into the shipped tree" in alone.output
+    nothing = runner.invoke(main, [*args, "--units", "1.0", "--graft"])
+    assert nothing.exit_code == 2 and "has none yet" in nothing.output and not progress.exists()
+    first = records.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
+    game = Game.from_spec(spec)
+    old = hybrid_tree(game, "most-parts", 6)
+    plan = RolloutPlan("entropy", 3, 2, 3, 3, from_turn=2)
+    gains = {r: subtree_cost(old.root.children[r], 2, None)[1]
+             - subtree_cost(branch_tree(game, plan, old.root.guess, r).root, 2, None)[1] for r in old.root.children}
+    r = max(gains, key=lambda k: gains[k])
+    assert gains[r] > 0
+    name = game.format_response(r)
+    done = runner.invoke(main, [*args, "--units", name, "--graft"])
+    assert done.exit_code == 0, done.output
+    got = json.loads(done.stdout)
+    assert got["kept"] and got["total"] == first["total"] - gains[r]
+    assert f"unit {name} done in" in done.output and done.output.count("done in") == 1
+    others = sorted(set(old.root.children) - {r})
+    assert got["branches_kept"] == [game.format_response(k) for k in others]
+    assert got["command"] == f"{first['command']} && bullscows {' '.join(args[:16])} --units {name} --graft"
+    shipped = from_compact((folder / f"{spec.replace(',', '-')}-best-known.tree").read_text())
+    assert all(to_compact(Tree(game, shipped.root.children[k])) == to_compact(Tree(game, old.root.children[k]))
+               for k in others)
+    assert all(shipped.play(secret)[-1] == secret for secret in range(game.size))
+    assert set(json.loads(progress.read_text())["units"]) == {name}
+
+
+def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --judge-width K --judge-turns A-B`: a judge without its turns, at turns not rolled out or
+    malformed is refused before anything is written; the campaign's tree is the judged plan's, and its record and
+    command keep the judge (the command, pasted, is the same campaign)."""
+    path, folder, progress, args = _small_rollout(tmp_path)
+    runner = CliRunner()
+    for wrong, message in [(["--judge-width", "3"], "--judge-width and --judge-turns go together"),
+                           (["--judge-width", "3", "--judge-turns", "2-4"], "only the rolled-out guesses"),
+                           (["--judge-width", "3", "--judge-turns", "two"], "give a guess number or a range"),
+                           (["--judge-width", "1", "--judge-turns", "2"], "--judge-width")]:
+        refused = runner.invoke(main, [*args, *wrong])
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+    assert not progress.exists() and not path.exists()
+    done = runner.invoke(main, [*args, "--judge-width", "3", "--judge-turns", "2"])
+    assert done.exit_code == 0, done.output
+    plan = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1, judge_width=3, judge_turns=(2, 2))
+    game = Game.from_spec(SPEC)
+    choose, arrays = plan_chooser(game, plan)
+    record = records.load(str(path))[SPEC]["best_known"]
+    assert record["total"] == build_tree(game, choose, arrays=arrays).stats().total
+    assert record["rollout"]["judge_width"] == 3 and record["rollout"]["judge_turns"] == [2, 2]
+    assert "--judge-width 3 --judge-turns 2" in record["command"] and "judged by the rollout" in record["strategy"]
+    pasted = shlex.split(record["command"].split(" && ")[-1])[1:]
+    again = runner.invoke(main, [*pasted, "--file", str(path), "--trees", str(folder), "--progress", str(progress)])
+    assert again.exit_code == 0 and "nothing to do" in again.output
+
+
+def test_the_rollout_command_polishes_its_units(small_records: str, tmp_path: Path) -> None:
+    """`records rollout --polish-units ABOVE,AT_MOST,SECONDS`: each unit is polished once built, so the tree needs
+    fewer guesses than the same campaign unpolished; the record and command keep the polish; malformed values are
+    refused before anything is written."""
+    path, _, progress, args = _small_rollout(tmp_path)
+    runner = CliRunner()
+    for wrong, message in [("60,300", "give ABOVE,AT_MOST,SECONDS"), ("300,60,5", "ABOVE below AT_MOST"),
+                           ("6,300,x", "give ABOVE,AT_MOST,SECONDS")]:
+        refused = runner.invoke(main, [*args, "--polish-units", wrong])
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+    assert not progress.exists() and not path.exists()
+    done = runner.invoke(main, [*args, "--polish-units", "6,300,5"])
+    assert done.exit_code == 0, done.output
+    record = records.load(str(path))[SPEC]["best_known"]
+    assert record["total"] < from_compact(_whole()).stats().total
+    assert record["rollout"]["polish_units"] == [6, 300, 5.0] and "--polish-units 6,300,5" in record["command"]
+    assert "units polished exact<=300" in record["strategy"] and "unit 0.1 polished:" in done.output
