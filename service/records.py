@@ -226,6 +226,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     tree = rollouts.run(spec, plan, progress, processes=processes, scheduler=scheduler, max_units=max_units,
                         units=units, log=log)
     doc = rollouts.read(progress) or {}
+    before = load(path)[spec].get("best_known")  # as it is now: another command may have shipped a tree meanwhile
     grafted: list[str] = []
     if tree is None and graft and before is not None and units is not None:
         tree, grafted = graft_units(spec, plan, doc, units, folder, log)

@@ -251,8 +251,8 @@ class RolloutPlan:
                 f"{given}{judged}) over {self.strategy}+exact<={self.exact_at_most}{limit}{keep}{polished}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The plan as a progress file keeps it (``over_width``, ``play``, ``keep_width`` and the judge only
-        when set, so older files still match)."""
+        """The plan as a progress file keeps it (``over_width``, ``play``, ``keep_width``, the judge and the
+        polish only when set, so older files still match)."""
         d = asdict(self)
         for name in ("over_width", "keep_width", "judge_width", "judge_turns", "polish"):
             if d[name] is None:
@@ -348,7 +348,9 @@ def first_guess(game: Game, plan: RolloutPlan, log: Log = lambda _: None) -> Cod
 def branch_tree(game: Game, plan: RolloutPlan, first: Code, response: int, log: Log = lambda _: None) -> Tree:
     """The rollout's subtree after ``first`` answered by ``response``: the same choices as the whole
     :func:`rollout_tree` makes there, each decision depending only on the path to it.  Built with a searcher
-    of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before."""
+    of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before.  With
+    the plan's ``polish``, the subtree is then polished with that searcher (its tables warm from the rollout);
+    the polish's searches are cut by time, so only the rollout's part of a polished unit is repeatable."""
     from solver.search import Searcher, SolveOptions
 
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
