@@ -294,7 +294,9 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
     taken = [game.format_response(r) for r in sorted(set(branches) - set(built))]
     log(f"{spec}: units {', '.join(game.format_response(r) for r in sorted(built))} built, grafted into the shipped "
         f"tree (its subtrees after {', '.join(taken)})")
-    return assemble(game, plan, first, branches), taken
+    tree = assemble(game, plan, first, branches)
+    tree.strategy = f"{plan.name()} (units {', '.join(game.format_response(r) for r in sorted(built))} grafted)"
+    return tree, taken
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,

@@ -256,6 +256,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     assert done.exit_code == 0, done.output
     got = json.loads(done.stdout)
     assert got["kept"] and got["total"] == first["total"] - gains[r]
+    assert got["strategy"].endswith(f"(units {name} grafted)")
     assert f"unit {name} done in" in done.output and done.output.count("done in") == 1
     others = sorted(set(old.root.children) - {r})
     assert got["branches_kept"] == [game.format_response(k) for k in others]
