@@ -80,18 +80,27 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
     a = arrays
     n_resp, win = game.n_responses, game.all_bulls
 
+    def cost_below(chooser: Chooser, part: CandidateSet, path: list[Turn]) -> int:
+        """Guesses ``chooser`` needs from this position on, summed over its candidates (secrets beyond the limit
+        first)."""
+        stats = build_tree(game, chooser, path, arrays=a).stats()
+        return stats.beyond(max_guesses) * OVER + stats.total - len(path) * int(part.shape[0])
+
     def rest_cost(part: CandidateSet, path: list[Turn]) -> int:
-        """Guesses the base needs from this position on, summed over its candidates."""
-        if part.shape[0] == 1:
-            return 1
+        """What the base needs from this position on (:func:`cost_below`), once per path."""
         key = tuple(path)
         hit = memo.get(key)
         if hit is None:
-            stats = build_tree(game, base, path, arrays=a).stats()
-            hit = memo[key] = stats.beyond(max_guesses) * OVER + stats.total - len(path) * int(part.shape[0])
+            hit = memo[key] = cost_below(base, part, path)
         return hit
 
-    def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int) -> int:
+    def judged_rest(part: CandidateSet, path: list[Turn]) -> int:
+        """What this very chooser needs from this position on: the judge's completion."""
+        return cost_below(full, part, path)
+
+    def guess_cost(cands: CandidateSet, path: list[Turn], guess: Code, bound: int,
+                   rest: Callable[[CandidateSet, list[Turn]], int] = rest_cost) -> int:
+        """What ``guess`` costs, each part completed by ``rest`` (stopping once over ``bound``)."""
         total = int(cands.shape[0])
         for r, part in a.parts(guess, cands, n_resp):
             if r == win:
@@ -100,25 +109,9 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
                 return 1 << 62
             path.append(Turn(guess, r))
             try:
-                total += rest_cost(part, path)
+                total += 1 if part.shape[0] == 1 else rest(part, path)
             finally:
                 path.pop()
-            if total >= bound:
-                return total
-        return total
-
-    def judged_cost(path: list[Turn], guess: Code, parts: list[tuple[int, CandidateSet]], bound: int) -> int:
-        """What ``guess`` costs with the subtrees this chooser builds below it (stopping once over ``bound``)."""
-        total = sum(int(part.shape[0]) for _, part in parts)
-        for r, part in parts:
-            if r == win:
-                continue
-            below = [*path, Turn(guess, r)]
-            if part.shape[0] == 1:
-                total += 1
-            else:
-                stats = build_tree(game, full, below, arrays=a).stats()
-                total += stats.beyond(max_guesses) * OVER + stats.total - len(below) * int(part.shape[0])
             if total >= bound:
                 return total
         return total
@@ -162,7 +155,7 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
             verdicts = []
             judged_best = 1 << 62
             for c, _, g in best:
-                d = judged_cost(list(path), g, list(a.parts(g, cands, n_resp)), judged_best)
+                d = guess_cost(cands, list(path), g, judged_best, judged_rest)
                 verdicts.append(f"{game.format_code(g)} {shown(c)} -> {shown(d) if d < judged_best else 'more'}")
                 if d < judged_best:
                     chosen, judged_best = g, d

@@ -203,8 +203,6 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         if not from_turn <= turns[0] <= turns[1] <= levels:
             _fail(f"--judge-turns {judge_turns}: only the rolled-out guesses can be judged, {from_turn} to {levels} "
                   "(--from-turn to --levels), the first not after the last")
-    if graft and units is None:
-        _fail("--graft puts the units of --units into the shipped tree: give --units")
     polish = None
     if polish_units is not None:
         try:
