@@ -269,3 +269,25 @@ def test_solve_with_a_checkpoint_says_when_a_position_keeps_no_progress(tmp_path
     assert result.exit_code == 0, result.output
     assert "no progress can be kept" in result.stderr
     assert json.loads(result.stdout)["value"] == plain["value"]
+
+
+def test_feasible_answers_the_worst_case_alone() -> None:
+    """Mastermind keeps 5 guesses and not 4; the strategy found is played through every candidate; after a
+    turn the limit counts the history's guess; a limit with no guess left is refused."""
+    yes = run_json("feasible", "-g", "mastermind", "--max-guesses", "5", "--strategy")
+    assert yes["possible"] is True and yes["answer"] == "yes" and yes["left"] == 5 and yes["candidates"] == 1296
+    assert yes["strategy"]["worst_case"] <= 5 and sum(yes["strategy"]["histogram"].values()) == 1296
+    no = run_json("feasible", "-g", "mastermind", "-k", "4")
+    assert no["possible"] is False and no["guess"] is None
+    after = run_json("feasible", "-g", "mastermind", "-k", "5", "0011 0.0")
+    assert after["left"] == 4 and after["candidates"] == 256 and after["possible"] is True
+    code, out, _ = run("feasible", "-g", "mastermind", "-k", "4")
+    assert code == 0 and out.startswith("no: no strategy finds all 1296 candidates within 4 guesses")
+    code, out, _ = run("feasible", "-g", "mastermind", "-k", "5", "--strategy")
+    assert code == 0 and out.startswith("yes: ") and "worst case 5 (every candidate played)" in out
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "1", "0011 0.0")
+    assert code == 2 and "--max-guesses 1 leaves no guess" in err
+    code, _, err = run("feasible", "-g", "5,10,0", "-k", "7")
+    assert code == 2 and "more than the 8192 the worst-case search takes" in err
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "0011 3.1")
+    assert code == 2 and err.startswith("error: ")

@@ -418,3 +418,76 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
         return
     _print_result(out, options.criterion, options.max_guesses)
     click.echo(f"# job {job.id}: {out['nodes']} nodes, {out['seconds']:.2f} s", err=True)
+
+
+@main.command("feasible")
+@_game_options
+@_history_options
+@click.option("--max-guesses", "-k", type=click.IntRange(1, 63), required=True,
+              help="Guesses allowed in the whole game, the history's included.")
+@click.option("--tries", type=click.IntRange(min=1), default=None,
+              help="At positions with four guesses or more left, give up after this many guesses (default: try "
+                   "every code, so that a 'no' is a proof).")
+@click.option("--strategy", "show_strategy", is_flag=True,
+              help="With a 'yes': build the whole strategy found and play every candidate through it.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_solver_errors
+def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool, max_guesses: int,
+                 tries: int | None, show_strategy: bool, as_json: bool) -> None:
+    """Whether every candidate after the history can be found within --max-guesses guesses.
+
+    The worst case alone, without the price of each strategy: 'yes' with a guess that starts a strategy
+    keeping the limit, 'no' when no strategy does (every guess tried at every position), or 'unknown' when
+    --tries cut the search first.  Much faster than `solve --max-guesses` where the answer is yes; a 'no'
+    with four guesses left or more can take as long.
+    """
+    from solver.feasible import Feasibility, LimitNotKept, feasible_chooser
+    from solver.tree import build_tree
+
+    g, history = _load(game, alphabet, turns)
+    if max_guesses <= len(history):
+        _fail(f"--max-guesses {max_guesses} leaves no guess after the {len(history)} of the history")
+    f = Feasibility(g)
+    cands = g.candidates(history)
+    v = f.witness(cands, max_guesses - len(history), tries, history)
+    verdict = {True: "yes", False: "no", None: "unknown"}[v.possible]
+    out: dict[str, Any] = {
+        "game": g.spec,
+        "history": [g.format_turn(t) for t in history],
+        "candidates": v.candidates,
+        "max_guesses": max_guesses,
+        "left": v.left,
+        "possible": v.possible,
+        "answer": verdict,
+        "guess": None if v.guess is None else g.format_code(v.guess),
+        "tries": tries,
+        "seconds": round(v.seconds, 3),
+    }
+    if show_strategy and v.possible:
+        try:
+            tree = build_tree(g, feasible_chooser(g, max_guesses, tries, f), history, arrays=g.search_arrays())
+        except LimitNotKept as exc:  # a sub-position the budget did not settle
+            out["strategy"] = {"error": str(exc)}
+        else:
+            stats = tree.stats()
+            out["strategy"] = {"total": stats.total, "worst_case": stats.worst_case,
+                               "histogram": {str(d): n for d, n in sorted(stats.histogram.items())}}
+    if as_json:
+        _emit_json(out)
+        return
+    limit = f"within {max_guesses} guesses ({v.left} left)"
+    if v.possible:
+        click.echo(f"yes: {out['guess']} starts a strategy that finds all {v.candidates} candidates {limit}")
+    elif v.possible is False:
+        click.echo(f"no: no strategy finds all {v.candidates} candidates {limit} (every guess tried)")
+    else:
+        click.echo(f"unknown: {tries} guesses tried at each position of four guesses or more left settled nothing "
+                   f"for the {v.candidates} candidates {limit}")
+    strategy = out.get("strategy")
+    if strategy is not None:
+        if "error" in strategy:
+            click.echo(f"strategy: not built: {strategy['error']}")
+        else:
+            click.echo(f"strategy: {strategy['total']} guesses in all, worst case {strategy['worst_case']} "
+                       "(every candidate played)")
+    click.echo(f"# {v.seconds:.2f} s", err=True)
