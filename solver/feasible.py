@@ -24,6 +24,7 @@ gives the tree whose worst case can be checked by playing every candidate.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,7 +120,25 @@ class Feasibility:
         g = int(fk.separator(masks, cands, part, self.n_resp, words))
         return (g, True) if g >= 0 else (None, True)
 
-    def _deeper(self, cands: CandidateSet, left: int, tries: int, history: list[Turn]
+    def scan(self, cands: CandidateSet, left: int, tries: int | None = None, history: History = (), *,
+             start: int = 0, report: Callable[[ScanStep], None] | None = None) -> Verdict:
+        """:meth:`witness` that tries *every* guess here (one per class), ``tries`` limiting only the positions
+        below, from the ``start``-th guess in order on, reporting each guess as it is settled: a long search
+        that can be followed and resumed (``bullscows feasible --scan --progress``).  The verdict's False
+        speaks for the guesses from ``start`` on only.
+
+        :raises ValueError: fewer than five guesses left (below, :meth:`witness` is exhaustive and quick)."""
+        if left < 5:
+            raise ValueError(f"a scan is for five guesses left or more, not {left}: ask witness()")
+        begin = time.perf_counter()
+        cands = np.ascontiguousarray(cands, dtype=np.int32)
+        guess, proven = self._deeper(cands, left, -1 if tries is None else tries, list(history), own_tries=-1,
+                                     start=start, report=report)
+        possible = True if guess is not None else (False if proven else None)
+        return Verdict(possible, guess, int(cands.shape[0]), left, time.perf_counter() - begin)
+
+    def _deeper(self, cands: CandidateSet, left: int, tries: int, history: list[Turn], *,
+                own_tries: int | None = None, start: int = 0, report: Callable[[ScanStep], None] | None = None
                 ) -> tuple[Code | None, bool]:
         """Five guesses or more left: each guess in order (one per class of the history's symmetries), its
         parts the biggest first, each by this same search with one guess fewer."""
@@ -130,25 +149,45 @@ class Feasibility:
         order = fk.guess_order(largest, parts, k)
         rep = classes(self.game, [t.guess for t in history], [t.response for t in history])
         order = order[rep[order] == order]
+        own = tries if own_tries is None else own_tries
         proven = True
         arrays = self.game.search_arrays()
         for i, c in enumerate(order.tolist()):
-            if tries >= 0 and i >= tries:
+            if i < start:
+                continue
+            if own >= 0 and i >= own:
                 return None, False
             if largest[c] > self._most_within(left - 1):
                 break
-            ok = True
+            failed: tuple[int, int, bool] | None = None
             for r, part in arrays.parts(c, cands, self.n_resp):
                 if r == self.win or part.shape[0] <= 1:
                     continue
                 g, sure = self._witness(part, left - 1, tries, [*history, Turn(c, r)])
                 if g is None:
-                    ok = False
+                    failed = (r, int(part.shape[0]), sure)
                     proven = proven and sure
                     break
-            if ok:
+            if report is not None:
+                report(ScanStep(i, int(order.shape[0]), int(c), int(largest[c]), failed))
+            if failed is None:
                 return int(c), True
         return None, proven
+
+
+@dataclass(frozen=True)
+class ScanStep:
+    """One guess of a scan, settled."""
+
+    index: int
+    """Its place in the order tried (0: first)."""
+    of: int
+    """How many guesses the order has (one per class)."""
+    guess: Code
+    largest: int
+    """Its largest part."""
+    failed: tuple[int, int, bool] | None
+    """None when it keeps the limit, else the first part that does not: (response, candidates, proven)."""
 
 
 def feasible_chooser(game: Game, max_guesses: int, tries: int | None = None,

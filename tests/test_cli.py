@@ -291,3 +291,32 @@ def test_feasible_answers_the_worst_case_alone() -> None:
     assert code == 2 and "more than the 8192 the worst-case search takes" in err
     code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "0011 3.1")
     assert code == 2 and err.startswith("error: ")
+
+
+def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_path: Any) -> None:
+    """A scan settles the position's guesses one by one; its progress file lets the same command continue: a
+    scan stopped after Mastermind's first guess in order (0011) goes on with the second and answers with
+    it.  Another question, a corrupt file, --progress without --scan and --scan with fewer than five guesses
+    left are refused, and the file is left as it was."""
+    path = tmp_path / "scan.json"
+    code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))
+    assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err
+    state = json.loads(path.read_text())
+    assert state["found"] == "0011" and state["next"] == 1 and state["guesses"] == 5
+    assert run_json("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))["guess"] == "0011"
+    state.update(found=None)  # as if stopped once the first guess was settled
+    path.write_text(json.dumps(state))
+    code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))
+    assert code == 0 and "# continuing from guess 1 of 5" in err and "# guess 2/5 " in err
+    assert out.startswith("yes: ") and not out.startswith("yes: 0011 ")
+    before = path.read_text()
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "6", "--scan", "--progress", str(path))
+    assert code == 2 and "holds another question" in err and path.read_text() == before
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(bad))
+    assert code == 2 and "not a scan's progress file" in err and bad.read_text() == "{not json"
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "--progress", str(bad))
+    assert code == 2 and "give --scan too" in err
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "4", "--scan")
+    assert code == 2 and "five guesses left or more" in err

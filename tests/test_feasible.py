@@ -127,3 +127,22 @@ def test_games_over_the_search_limit_are_refused() -> None:
     big = Game.from_spec("5,10,0", search_max_codes=8192)  # the service's default limit
     with pytest.raises(GameTooLargeError, match="30240 codes"):
         Feasibility(big)
+
+
+def test_a_scan_reports_every_guess_it_settles(mastermind: Game) -> None:
+    """From the second guess in order on, a scan of Mastermind within 5 still finds a guess that keeps it,
+    reports each guess settled (failures with the part that breaks the limit, proven), and a scan within 6
+    after one turn agrees with witness()."""
+    f = Feasibility(mastermind)
+    steps: list = []
+    v = f.scan(mastermind.all_codes, 5, start=1, report=steps.append)
+    assert v.possible is True and steps[-1].failed is None and steps[-1].guess == v.guess
+    assert [s.index for s in steps] == list(range(1, 1 + len(steps))) and all(s.of == steps[0].of for s in steps)
+    for s in steps[:-1]:
+        _, size, proven = s.failed
+        assert proven and size > 1
+    history = mastermind.parse_history("0123 0.2")
+    cands = mastermind.candidates(history)
+    assert f.scan(cands, 5, history=history).possible is f.witness(cands, 5, history=history).possible
+    with pytest.raises(ValueError, match="five guesses left"):
+        f.scan(cands, 4, history=history)

@@ -430,16 +430,23 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
                    "every code, so that a 'no' is a proof).")
 @click.option("--strategy", "show_strategy", is_flag=True,
               help="With a 'yes': build the whole strategy found and play every candidate through it.")
+@click.option("--scan", is_flag=True,
+              help="Try every guess of this position (one per class; --tries limits only the positions below), "
+                   "logging each on stderr.  Five guesses left or more.")
+@click.option("--progress", "progress_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="With --scan: keep how far the scan has come in FILE after each guess; the same command with "
+                   "the same FILE continues there.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_solver_errors
 def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool, max_guesses: int,
-                 tries: int | None, show_strategy: bool, as_json: bool) -> None:
+                 tries: int | None, show_strategy: bool, scan: bool, progress_file: str | None,
+                 as_json: bool) -> None:
     """Whether every candidate after the history can be found within --max-guesses guesses.
 
     The worst case alone, without the price of each strategy: 'yes' with a guess that starts a strategy
     keeping the limit, 'no' when no strategy does (every guess tried at every position), or 'unknown' when
     --tries cut the search first.  Much faster than `solve --max-guesses` where the answer is yes; a 'no'
-    with four guesses left or more can take as long.
+    with four guesses left or more is slower (every guess is refuted, without the exact search's bounds).
     """
     from solver.feasible import Feasibility, LimitNotKept, feasible_chooser
     from solver.tree import build_tree
@@ -447,9 +454,19 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
     g, history = _load(game, alphabet, turns)
     if max_guesses <= len(history):
         _fail(f"--max-guesses {max_guesses} leaves no guess after the {len(history)} of the history")
-    f = Feasibility(g)
+    if progress_file is not None and not scan:
+        _fail("--progress keeps a scan's progress: give --scan too")
+    left = max_guesses - len(history)
+    if scan and left < 5:
+        _fail(f"--scan is for five guesses left or more ({left} left here): without it the answer is exhaustive")
     cands = g.candidates(history)
-    v = f.witness(cands, max_guesses - len(history), tries, history)
+    question = {"game": g.spec, "history": [g.format_turn(t) for t in history], "max_guesses": max_guesses,
+                "tries": tries}
+    f = Feasibility(g)
+    if scan:
+        v = _feasibility_scan(f, g, history, cands, left, tries, question, progress_file)
+    else:
+        v = f.witness(cands, left, tries, history)
     verdict = {True: "yes", False: "no", None: "unknown"}[v.possible]
     out: dict[str, Any] = {
         "game": g.spec,
@@ -480,6 +497,9 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
         click.echo(f"yes: {out['guess']} starts a strategy that finds all {v.candidates} candidates {limit}")
     elif v.possible is False:
         click.echo(f"no: no strategy finds all {v.candidates} candidates {limit} (every guess tried)")
+    elif scan:
+        click.echo(f"unknown: no guess was shown to keep all {v.candidates} candidates {limit}, and some were "
+                   f"refuted only within --tries {tries}")
     else:
         click.echo(f"unknown: {tries} guesses tried at each position of four guesses or more left settled nothing "
                    f"for the {v.candidates} candidates {limit}")
@@ -491,3 +511,50 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
             click.echo(f"strategy: {strategy['total']} guesses in all, worst case {strategy['worst_case']} "
                        "(every candidate played)")
     click.echo(f"# {v.seconds:.2f} s", err=True)
+
+
+def _feasibility_scan(f: Any, g: Game, history: list[Turn], cands: Any, left: int, tries: int | None,
+                      question: dict[str, Any], path: str | None) -> Any:
+    """``feasible --scan``: every guess of the position in order, each logged on stderr, the progress kept in
+    ``path`` (continued when it holds the same question, refused when it holds another)."""
+    import os
+
+    from service.filelock import write_json
+    from solver.feasible import ScanStep, Verdict
+
+    state: dict[str, Any] = {"question": question, "next": 0, "guesses": None, "proven": True, "found": None,
+                             "failed_on": {}}
+    if path is not None and os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                known = json.load(fh)
+        except (OSError, ValueError) as exc:
+            _fail(f"{path}: not a scan's progress file ({exc})")
+        if not isinstance(known, dict) or known.get("question") != question:
+            _fail(f"{path} holds another question ({known.get('question') if isinstance(known, dict) else known}); "
+                  "give another --progress file")
+        state = known
+        if state.get("found") is not None:
+            return Verdict(True, g.parse_code(state["found"]), int(cands.shape[0]), left, 0.0)
+        click.echo(f"# continuing from guess {state['next']} of {state['guesses']}", err=True)
+
+    def report(step: ScanStep) -> None:
+        if step.failed is None:
+            state["found"] = g.format_code(step.guess)
+            line = "keeps the limit"
+        else:
+            r, size, sure = step.failed
+            state["proven"] = bool(state["proven"] and sure)
+            key = g.format_response(r)
+            state["failed_on"][key] = state["failed_on"].get(key, 0) + 1
+            line = f"fails on {key} ({size} candidates, {'proven' if sure else 'within --tries'})"
+        state["next"], state["guesses"] = step.index + 1, step.of
+        click.echo(f"# guess {step.index + 1}/{step.of} {g.format_code(step.guess)} (largest part {step.largest}): "
+                   f"{line}", err=True)
+        if path is not None:
+            write_json(path, state)
+
+    v = f.scan(cands, left, tries, history, start=int(state["next"]), report=report)
+    if v.possible is False and not state["proven"]:
+        v = Verdict(None, None, v.candidates, v.left, v.seconds)
+    return v
