@@ -53,7 +53,7 @@ def run_case(spec: str, text: str, limit: int, runs: int) -> dict[str, Any]:
         "game": spec, "history": text, "max_guesses": limit, "candidates": int(cands.shape[0]),
         "possible": ours["result"],
         "feasible_s": ours["median_s"], "exact_search_s": exact["median_s"],
-        "ratio": round(exact["median_s"] / max(ours["median_s"], 1e-9), 1),
+        "ratio": round(exact["median_s"] / max(ours["median_s"], 1e-9), 3),
     }
 
 

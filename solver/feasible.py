@@ -15,7 +15,9 @@ stronger cuts:
 The two- and three-guess levels are exhaustive kernels (:mod:`solver.feasiblekernels`); deeper levels try
 the guesses of the smallest largest part first, and may be given a budget (``tries`` guesses per position)
 when a witness is wanted more than a proof.  A proof of impossibility is claimed only when no budget cut the
-search anywhere below (:attr:`Verdict.possible` is ``None`` otherwise).
+search anywhere below (:attr:`Verdict.possible` is ``None`` otherwise).  Without a budget, a position whose
+first guesses all fail is handed to the exact search for the proof (:meth:`Feasibility.witness`): the two
+searches are fast on opposite answers.
 
 A witness is a strategy: :func:`feasible_chooser` plays it, and :func:`solver.tree.build_tree` with it
 gives the tree whose worst case can be checked by playing every candidate.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +52,10 @@ class Verdict:
     seconds: float
 
 
+PROBE_TRIES = 8
+"""Guesses tried at each position of four guesses or more left before a proof is asked of the exact search."""
+
+
 class LimitNotKept(Exception):
     """A chooser that keeps a limit was asked to play a position that cannot keep it (or was not settled)."""
 
@@ -69,18 +76,42 @@ class Feasibility:
         self.win = game.all_bulls
         self.most = len(game.possible_responses())
         """How many responses the game has: the most candidates one guess can tell apart."""
+        self._exact: Any = None
 
     def witness(self, cands: CandidateSet, left: int, tries: int | None = None, history: History = ()) -> Verdict:
         """Whether every one of ``cands`` can be found within ``left`` more guesses, and a first guess that
         does it.  ``tries``: at positions of four guesses or more left, give up (``possible`` None) after
-        that many guesses have failed (None: try every code, so that a False is a proof).  ``history``, the
-        turns that left ``cands`` (optional), lets the positions of five guesses or more left try one guess
-        per class of guesses that the history's symmetries exchange."""
+        that many guesses have failed (None: settle it, so that a False is a proof).  ``history``, the turns
+        that left ``cands`` (optional), lets the positions of five guesses or more left try one guess per
+        class of guesses that the history's symmetries exchange.
+
+        Without ``tries``, with four guesses left or more and the position known (a history, or the whole
+        game), the first :data:`PROBE_TRIES` guesses are tried first, and when none keeps the limit the exact
+        search decides (``Searcher.fits``): its bounds refute a set many times faster than trying every
+        guess (``benchmarks/bench_feasible.py``), while a set that keeps the limit nearly always does so with
+        one of the first guesses tried, where this search is the faster."""
         start = time.perf_counter()
         cands = np.ascontiguousarray(cands, dtype=np.int32)
-        guess, proven = self._witness(cands, left, -1 if tries is None else tries, list(history))
+        turns = list(history)
+        known = bool(turns) or int(cands.shape[0]) == self.game.size
+        if tries is None and left >= 4 and known and int(cands.shape[0]) <= self._most_within(left):
+            guess, proven = self._witness(cands, left, PROBE_TRIES, turns)
+            if guess is None and not proven:
+                if not self._searcher().fits(turns, cands, len(turns) + left):
+                    return Verdict(False, None, int(cands.shape[0]), left, time.perf_counter() - start)
+                guess, proven = self._witness(cands, left, -1, turns)
+        else:
+            guess, proven = self._witness(cands, left, -1 if tries is None else tries, turns)
         possible = True if guess is not None else (False if proven else None)
         return Verdict(possible, guess, int(cands.shape[0]), left, time.perf_counter() - start)
+
+    def _searcher(self) -> Any:
+        """The exact search of the game (its optimal total within a limit), made once, when first needed."""
+        if self._exact is None:
+            from solver.search import Searcher, SolveOptions
+
+            self._exact = Searcher(self.game, SolveOptions("total"))
+        return self._exact
 
     def _witness(self, cands: CandidateSet, left: int, tries: int, history: list[Turn]
                  ) -> tuple[Code | None, bool]:

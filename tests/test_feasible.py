@@ -72,6 +72,8 @@ def test_agrees_with_the_exact_search_after_any_history(spec: str, data: st.Data
     for left in range(1, 5):
         v = f.witness(cands, left, history=history)
         assert v.possible is s.fits(history, cands, len(history) + left), (history, left)
+        alone = f.witness(cands, left, tries=10**9, history=history)  # a budget never reached: no exact search
+        assert alone.possible is v.possible, (history, left)
         if v.possible:
             assert v.guess is not None
             for r, part in arrays.parts(v.guess, cands, game.n_responses):
