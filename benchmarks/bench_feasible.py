@@ -1,11 +1,11 @@
 """The worst-case search (`bullscows feasible`, :mod:`solver.feasible`) against the exact search's answer to
 the same question (``Searcher.fits``: the optimal total within the limit, finite or not).  Prints JSON.
 
-Each case is a position and a limit; both answers are timed (median of ``--runs`` after one warm-up run;
-the exact search gets a fresh searcher each run, so that its table does not answer from the previous run)
-and must agree.  ``--big`` adds five-digit Bulls-and-Cows sets with four guesses left (yes: the 340
-candidates after 01234 0.2, 10567 0.2, 08149 0.2; the exact search took 1217 s there, once, in an earlier
-session: one run each, and that case can take half an hour).
+Each case is a position and a limit; both answers are timed (median of ``--runs`` after one warm-up run)
+and must agree.  Each run makes its searches anew (the worst-case search's proofs come from an exact search
+it keeps, and that keeps a table): a run never answers from the one before.  ``--big`` adds the 340
+five-digit Bulls-and-Cows candidates after 01234 0.2, 10567 0.2, 08149 0.2, with four guesses left (a yes;
+the exact search took 1217 s there in an earlier session: use ``--runs 1``, it can take half an hour).
 
     python benchmarks/bench_feasible.py
     python benchmarks/bench_feasible.py --big --runs 1
@@ -43,9 +43,9 @@ def run_case(spec: str, text: str, limit: int, runs: int) -> dict[str, Any]:
     game = Game.from_spec(spec, search_max_codes=65536)
     history = game.parse_history(text)
     cands = game.candidates(history)
-    f = Feasibility(game)
     left = limit - len(history)
-    ours = timed(lambda: f.witness(cands, left, history=history).possible, runs=runs)
+    # a fresh Feasibility each run too: the exact search it asks for proofs keeps a table
+    ours = timed(lambda: Feasibility(game).witness(cands, left, history=history).possible, runs=runs)
     exact = timed(lambda: Searcher(game, SolveOptions("total")).fits(history, cands, limit), runs=runs,
                   warmup=1 if runs > 1 else 0)
     assert ours["result"] is exact["result"], (spec, text, limit)
