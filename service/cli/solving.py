@@ -426,8 +426,8 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
 @click.option("--max-guesses", "-k", type=click.IntRange(1, 63), required=True,
               help="Guesses allowed in the whole game, the history's included.")
 @click.option("--tries", type=click.IntRange(min=1), default=None,
-              help="At positions with four guesses or more left, give up after this many guesses (default: try "
-                   "every code, so that a 'no' is a proof).")
+              help="At positions with four guesses or more left, give up after this many guesses (default: settle "
+                   "the question, so that a 'no' is a proof).")
 @click.option("--strategy", "show_strategy", is_flag=True,
               help="With a 'yes': build the whole strategy found and play every candidate through it.")
 @click.option("--scan", is_flag=True,
