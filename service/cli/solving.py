@@ -444,7 +444,7 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
     """Whether every candidate after the history can be found within --max-guesses guesses.
 
     The worst case alone, without the price of each strategy: 'yes' with a guess that starts a strategy
-    keeping the limit, 'no' when no strategy does (every guess tried at every position), or 'unknown' when
+    keeping the limit, 'no' when no strategy does (proven, by this search or the exact one), or 'unknown' when
     --tries cut the search first.  Much faster than `solve --max-guesses` where the answer is yes; a 'no'
     with four guesses left or more is slower (every guess is refuted, without the exact search's bounds).
     """
@@ -496,7 +496,7 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
     if v.possible:
         click.echo(f"yes: {out['guess']} starts a strategy that finds all {v.candidates} candidates {limit}")
     elif v.possible is False:
-        click.echo(f"no: no strategy finds all {v.candidates} candidates {limit} (every guess tried)")
+        click.echo(f"no: no strategy finds all {v.candidates} candidates {limit} (proven)")
     elif scan:
         click.echo(f"unknown: no guess was shown to keep all {v.candidates} candidates {limit}, and some were "
                    f"refuted only within --tries {tries}")
