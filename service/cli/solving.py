@@ -445,8 +445,8 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
 
     The worst case alone, without the price of each strategy: 'yes' with a guess that starts a strategy
     keeping the limit, 'no' when no strategy does (proven, by this search or the exact one), or 'unknown' when
-    --tries cut the search first.  Much faster than `solve --max-guesses` where the answer is yes; a 'no'
-    with four guesses left or more is slower (every guess is refuted, without the exact search's bounds).
+    --tries cut the search first.  Much faster than `solve --max-guesses` where the answer is yes; with four
+    guesses left or more, a position whose first 8 guesses fail is proven by that exact search, as fast.
     """
     from solver.feasible import Feasibility, LimitNotKept, feasible_chooser
     from solver.tree import build_tree
