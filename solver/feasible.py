@@ -71,6 +71,7 @@ class Feasibility:
             raise GameTooLargeError(f"game {game.spec} has {game.size} codes, more than the {game.search_max_codes} "
                                     f"the worst-case search takes (it reads the exact search's response table, "
                                     f"{game.size ** 2} bytes)")
+        self.arrays = arrays
         self.table = arrays.table
         self.n_resp = game.n_responses
         self.win = game.all_bulls
@@ -182,7 +183,6 @@ class Feasibility:
         order = order[rep[order] == order]
         own = tries if own_tries is None else own_tries
         proven = True
-        arrays = self.game.search_arrays()
         for i, c in enumerate(order.tolist()):
             if i < start:
                 continue
@@ -191,7 +191,7 @@ class Feasibility:
             if largest[c] > self._most_within(left - 1):
                 break
             failed: tuple[int, int, bool] | None = None
-            for r, part in arrays.parts(c, cands, self.n_resp):
+            for r, part in self.arrays.parts(c, cands, self.n_resp):
                 if r == self.win or part.shape[0] <= 1:
                     continue
                 g, sure = self._witness(part, left - 1, tries, [*history, Turn(c, r)])
