@@ -628,13 +628,35 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
     return status
 
 
+def worst_case_target(spec: str) -> int | None:
+    """The worst case a tree of ``spec`` is held to: the one stated by the published strategy of fewest
+    guesses (None when it states none).
+
+    Why: a record is two numbers when its holder states both (five-digit Bulls-and-Cows: 171689 guesses *and*
+    never more than 7), and a cheaper tree that breaks the worst case beats neither; so a tree is ranked by
+    its secrets beyond this target first and its total second (:func:`tree_rank`)."""
+    rows = [p for p in PUBLISHED[spec]["published"] if p["total"] is not None]
+    if not rows:
+        return None
+    worst = min(rows, key=lambda p: int(p["total"]))["worst_case"]
+    return None if worst is None else int(worst)
+
+
+def tree_rank(spec: str, total: int, histogram: dict[Any, int]) -> tuple[int, int]:
+    """(secrets beyond :func:`worst_case_target`, total): the lower, the better a tree of ``spec``."""
+    limit = worst_case_target(spec)
+    beyond = 0 if limit is None else sum(int(v) for d, v in histogram.items() if int(d) > limit)
+    return beyond, int(total)
+
+
 def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], command: str, *,
              path: str = RECORDS_FILE, folder: str | None = None, seconds: float | None = None,
              campaign: dict[str, Any] | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build a strategy tree of a records game, play it through every secret (its statistics), and ship it as
-    the game's ``best-known`` tree when it needs fewer guesses than the one recorded.  Returns its record, with
-    ``kept``.  ``seconds``: the time to record when the tree was built elsewhere (a campaign's units, summed);
-    ``campaign``: how it was split, recorded as it is."""
+    the game's ``best-known`` tree when it is better than the one recorded (:func:`tree_rank`: fewer secrets
+    beyond the published worst case, then fewer guesses).  Returns its record, with ``kept``.  ``seconds``: the
+    time to record when the tree was built elsewhere (a campaign's units, summed); ``campaign``: how it was
+    split, recorded as it is."""
     from service.trees import TREE_DIR
 
     game = Game.from_spec(spec)
@@ -652,9 +674,12 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
         old = entries[spec].get("best_known")
+        limit = worst_case_target(spec)
+        rank = tree_rank(spec, stats.total, stats.histogram)
         log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
-            f"{stats.worst_case}, {seconds:.1f} s" + (f"; recorded {old['total']}" if old else ""))
-        if old is not None and stats.total >= int(old["total"]):
+            f"{stats.worst_case}" + ("" if limit is None else f" ({rank[0]} secrets beyond {limit})")
+            + f", {seconds:.1f} s" + (f"; recorded {old['total']}, worst case {old['worst_case']}" if old else ""))
+        if old is not None and rank >= tree_rank(spec, int(old["total"]), old["histogram"]):
             return {**record, "kept": False}
         folder = folder or TREE_DIR
         name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)

@@ -55,6 +55,37 @@ def test_a_records_tree_is_kept_only_when_it_improves(small_records: str, tmp_pa
         assert read_manifest(str(folder))[(SMALL, BEST_KNOWN)]["total"] == optimum
 
 
+@pytest.mark.parametrize("stated", [5, None])
+def test_a_records_tree_within_the_published_worst_case_beats_a_cheaper_one_beyond_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stated: int | None) -> None:
+    """Where the best published strategy states a worst case, a tree is ranked by its secrets beyond it first:
+    a dearer tree within it replaces a cheaper one beyond it, and not the other way round.  Where none is
+    stated, the total alone decides.  (3 of 6 digits: first-consistent with the exact search at one candidate
+    needs fewer guesses than the worst-case search's tree of 5, but 6 for some secrets.)"""
+    from solver.feasible import feasible_chooser
+    from solver.tree import build_tree
+
+    spec = "3,6,0"
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+        {"total": 999, "worst_case": stated, "first_guess": None, "how": "made up", "source": "this test"},
+        {"total": 9999, "worst_case": 4, "first_guess": None, "how": "dearer", "source": "this test"}]})
+    assert records.worst_case_target(spec) == stated
+    path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
+    folder.mkdir()
+    cheap = records.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
+    assert cheap["kept"] and cheap["worst_case"] > 5
+    within = records.add_tree(spec, lambda game: build_tree(game, feasible_chooser(game, 5), strategy="within 5"),
+                              {}, "a test's", path=path, folder=str(folder))
+    assert within["worst_case"] == 5 and within["total"] > cheap["total"]
+    assert within["kept"] is (stated is not None)
+    again = records.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
+    assert not again["kept"]
+    shipped = records.load(path)[spec]["best_known"]
+    assert shipped["total"] == (within if stated is not None else cheap)["total"]
+    stored = TreeLibrary(str(folder)).get(Game.from_spec(spec), BEST_KNOWN, None)
+    assert stored is not None and stored.tree.stats().total == shipped["total"]
+
+
 def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str, tmp_path: Path) -> None:
     path = str(tmp_path / "records.json")
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
