@@ -157,7 +157,12 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
     ``keep_width`` (with ``max_guesses``) mends the big positions near the limit, those whose parts have at
     most :data:`KEEP_LEFT` guesses left.  There the one-step guess is played only if every part it leaves can
     still be solved within the limit (the exact search says so).  Otherwise the first of the ``keep_width``
-    guesses of best entropy that keeps every part solvable is played, and the one-step guess when none does.
+    guesses of best entropy that keeps every part solvable is played; when none does, the worst-case search
+    (:class:`solver.feasible.Feasibility`, exhaustive with three guesses left or fewer, ``keep_width`` tries with
+    four) gives a guess that keeps the limit, whatever its entropy; and the one-step guess is played when it
+    finds none.  Why the last step: the guesses that keep a limit need not be among those of best entropy
+    (five-digit Bulls-and-Cows: a set of 62 at guess 5 of 7 whose 32 best guesses by entropy each leave one
+    secret at 8, kept by a guess the worst-case search finds at once).
     Why: a one-step score cannot see that a part of 50 candidates is too many for the three guesses left.
     Mastermind's hybrid within 5 breaks its limit that way where other guesses keep it (the tests show it),
     and a set that can keep a limit may do so with one of its first guesses by entropy: the 340 candidates
@@ -183,16 +188,23 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
                    for r, part in a.parts(guess, cands, game.n_responses)
                    if r != game.all_bulls and part.shape[0] > 1)
 
+    feasibility: list[Any] = []
+    """The worst-case search (:class:`solver.feasible.Feasibility`), made once, when first needed."""
+
     def keeping(cands: Any, turns: list[Any], own: int) -> int:
+        from solver.feasible import Feasibility
         from solver.rollout import ranked_guesses
 
         if keeps(cands, turns, own):
             return own
-        assert keep_width is not None
+        assert keep_width is not None and max_guesses is not None
         for guess in ranked_guesses(game, cands, turns, searcher.pools(turns)[0], keep_width, a):
             if guess != own and keeps(cands, turns, guess):
                 return guess
-        return own
+        if not feasibility:
+            feasibility.append(Feasibility(game))
+        found = feasibility[0].witness(cands, max_guesses - len(turns), keep_width, turns).guess
+        return own if found is None else int(found)
 
     def choose(cands: Any, turns: list[Any]) -> int:
         if cands.shape[0] > exact_at_most:

@@ -233,7 +233,7 @@ class RolloutPlan:
         limit = "" if self.max_guesses is None else f" within {self.max_guesses}"
         wider = "" if self.over_width is None else f", {self.over_width} where over"
         given = "" if not self.play else f", {len(self.play)} given"
-        keep = "" if self.keep_width is None else f" ({self.keep_width} tried to keep it)"
+        keep = "" if self.keep_width is None else f" ({self.keep_width} tried to keep it, then searched)"
         judged = ""
         if self.judge_turns is not None:
             first, last = self.judge_turns

@@ -95,7 +95,8 @@ def test_positions_that_break_the_limit_get_a_wider_look() -> None:
 def test_a_hybrid_that_keeps_the_limit_mends_its_big_positions() -> None:
     """Mastermind, entropy exact at 10 candidates, within 5: the hybrid leaves some secrets at 6 guesses, as its
     entropy guesses at guess 2 leave parts too big for the three guesses left.  Trying up to every guess of best
-    entropy there (``keep_width``) keeps every secret within 5; trying the entropy guess alone changes nothing."""
+    entropy there (``keep_width``) keeps every secret within 5; so does trying the entropy guess alone, where the
+    worst-case search then finds the guesses that keep the limit, whatever their entropy."""
     from solver.atlas import hybrid_chooser
 
     game = Game.from_spec("mastermind")
@@ -106,12 +107,12 @@ def test_a_hybrid_that_keeps_the_limit_mends_its_big_positions() -> None:
 
     plain, one, wide = built(None), built(1), built(1000)
     assert plain.stats().beyond(5) > 0 and plain.stats().worst_case == 6
-    assert one.stats().total == plain.stats().total and one.stats().beyond(5) == plain.stats().beyond(5)
-    assert wide.stats().worst_case == 5 and wide.stats().total >= 5626  # the optimum within 5
+    assert one.stats().worst_case == 5 and one.stats().total >= 5626  # the optimum within 5
+    assert wide.stats().worst_case == 5 and wide.stats().total >= 5626
     plain_5 = hybrid_tree(game, "entropy", 10, max_guesses=5)
     assert plain_5.stats().total == plain.stats().total  # the keeping hybrid without a width is the hybrid
     plan = RolloutPlan("entropy", 10, 1, 3, 10, from_turn=1, max_guesses=5, keep_width=1000)
-    assert "(1000 tried to keep it)" in plan.name() and plan.as_dict()["keep_width"] == 1000
+    assert "(1000 tried to keep it, then searched)" in plan.name() and plan.as_dict()["keep_width"] == 1000
     assert "keep_width" not in RolloutPlan("entropy", 5, 1, 3, 5).as_dict()
     with pytest.raises(ValueError, match="give both"):
         RolloutPlan("entropy", 10, 1, 3, 10, keep_width=8)

@@ -131,7 +131,8 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--keep-width", type=click.IntRange(min=1), default=None,
               help="With --max-guesses: the hybrid's positions of more than --exact-at-most candidates, whose parts "
                    "have 3 guesses left or fewer, play the first of this many guesses (by entropy) that leaves "
-                   "every part solvable within the limit.")
+                   "every part solvable within the limit, or else a guess the worst-case search (feasible) "
+                   "finds that does.")
 @click.option("--play", multiple=True, metavar="'HISTORY: GUESS'",
               help="Play GUESS at the position after HISTORY instead of choosing there ('01234 0.2: 10567'); "
                    "repeat for more positions.  Everything else is rolled out around them.")
