@@ -160,14 +160,15 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
     guesses of best entropy that keeps every part solvable is played; when none does, the worst-case search
     (:class:`solver.feasible.Feasibility`, exhaustive with three guesses left or fewer, ``keep_width`` tries with
     four) gives a guess that keeps the limit, whatever its entropy; and the one-step guess is played when it
-    finds none.  Why the last step: the guesses that keep a limit need not be among those of best entropy
-    (five-digit Bulls-and-Cows: a set of 62 at guess 5 of 7 whose 32 best guesses by entropy each leave one
-    secret at 8, kept by a guess the worst-case search finds at once).
+    finds none (or the game is too big for it).
+
     Why: a one-step score cannot see that a part of 50 candidates is too many for the three guesses left.
     Mastermind's hybrid within 5 breaks its limit that way where other guesses keep it (the tests show it),
     and a set that can keep a limit may do so with one of its first guesses by entropy: the 340 candidates
     left after 01234 0.2, 10567 0.2, 08149 0.2 keep 7 with the very first, found in a second, where the
-    optimal total within 7 takes 20 minutes.
+    optimal total within 7 takes 20 minutes.  But not always: the guesses that keep a limit need not be among
+    those of best entropy (five-digit Bulls-and-Cows: a set of 62 at guess 5 of 7 whose 32 best guesses by
+    entropy each leave one secret at 8, kept by a guess the worst-case search finds at once).
 
     :raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep)."""
     from solver.errors import SolverError
@@ -192,6 +193,7 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
     """The worst-case search (:class:`solver.feasible.Feasibility`), made once, when first needed."""
 
     def keeping(cands: Any, turns: list[Any], own: int) -> int:
+        from solver.errors import GameTooLargeError
         from solver.feasible import Feasibility
         from solver.rollout import ranked_guesses
 
@@ -202,7 +204,12 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
             if guess != own and keeps(cands, turns, guess):
                 return guess
         if not feasibility:
-            feasibility.append(Feasibility(game))
+            try:
+                feasibility.append(Feasibility(game))
+            except GameTooLargeError:
+                feasibility.append(None)
+        if feasibility[0] is None:
+            return own
         found = feasibility[0].witness(cands, max_guesses - len(turns), keep_width, turns).guess
         return own if found is None else int(found)
 
