@@ -803,22 +803,14 @@ def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | No
     """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
 
     :raises CampaignError: a code or value that is not the game's."""
-    from solver.errors import SolverError
-    from solver.sweep import SweepProgress
+    from solver.sweep import progress_from_json
 
     if entry is None:
         return None
     try:
-        found = entry.get("found")
-        refuted = {game.parse_code(code): int(v) for code, v in entry.get("refuted", {}).items()}
-        partial = {game.parse_code(code): {game.parse_response(r): (int(v), bool(exact)) for r, (v, exact)
-                                           in parts.items()} for code, parts in entry.get("partial", {}).items()}
-        if found is None:
-            return SweepProgress(refuted=refuted, partial=partial)
-        value, code = found
-        return SweepProgress(int(value), game.parse_code(code), refuted, partial=partial)
-    except (SolverError, ValueError, TypeError, AttributeError) as exc:
-        raise CampaignError(f"a part's sweep progress in the progress file is not {game.spec}'s: {exc!r}") from None
+        return progress_from_json(game, entry)
+    except ValueError as exc:
+        raise CampaignError(f"a part's sweep progress in the progress file is not {game.spec}'s: {exc}") from None
 
 
 def settle(spec: str, path: str, responses: list[str], *, seconds: float | None = None,
@@ -847,7 +839,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
     from solver import kernels
     from solver.game import Turn
     from solver.lowerbound import root_classes
-    from solver.sweep import Sweeper, SweepProgress
+    from solver.sweep import Sweeper, SweepProgress, progress_to_json
 
     game = Game.from_spec(spec)
     wanted = parse_parts(game, responses) or []
@@ -904,13 +896,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
             def keep(progress: SweepProgress, guess: str = guess, response: str = response,
                      spent_before: float = spent_before, clock: float = clock) -> None:
-                entry = {**({} if progress.found is None or progress.found_guess is None else
-                            {"found": [progress.found, game.format_code(progress.found_guess)]}),
-                         "refuted": {game.format_code(c): v for c, v in sorted(progress.refuted.items())},
-                         **({} if not progress.partial else {"partial": {
-                             game.format_code(c): {game.format_response(r): [v, exact] for r, (v, exact)
-                                                   in sorted(parts.items())}
-                             for c, parts in sorted(progress.partial.items())}}),
+                entry = {**progress_to_json(game, progress),
                          "seconds": round(spent_before + time.perf_counter() - clock, 1)}
                 _amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
                 if progress.left is None:

@@ -11,6 +11,8 @@ The file belongs to one tree and one set of parameters: it keeps the digest of t
 shipped tree's compact text) and the polish's parameters.  A run with another tree or other parameters is refused
 while the file is unfinished (its work would not apply), and begins a new file once it is finished.  Finished, the
 file keeps how each position was settled and how long it took, without the subtrees: the shipped tree holds them.
+A position a sweep left out of time keeps what the sweep proved there (``sweep``), finished or not: the same
+command run again on the same tree sweeps on from it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 from service.filelock import exclusive, write_json
 from service.rollouts import CAMPAIGN_DIR, CampaignError
 from solver.game import Game
-from solver.polish import IMPROVED, OUTCOMES, Settled
+from solver.polish import CUT, IMPROVED, OUTCOMES, Settled
+from solver.sweep import progress_from_json, progress_to_json
 from solver.tree import Tree, from_compact, to_compact
 
 FORMAT = "bullscows-polish-campaign"
@@ -93,7 +96,13 @@ def _settled(game: Game, key: str, entry: dict[str, Any]) -> Settled:
         if tree.game.spec != game.spec or [game.format_turn(t) for t in tree.history] != _turns(key):
             raise CampaignError(f"position {key!r} of the polish's progress holds the subtree of another position")
         subtree = tree.root
-    return Settled(str(outcome), float(entry["seconds"]), subtree)
+    sweep = None
+    if outcome == CUT and entry.get("sweep") is not None:
+        try:
+            sweep = progress_from_json(game, entry["sweep"])
+        except ValueError as exc:
+            raise CampaignError(f"position {key!r} of the polish's progress: {exc}") from None
+    return Settled(str(outcome), float(entry["seconds"]), subtree, sweep)
 
 
 def _turns(key: str) -> list[str]:
@@ -106,6 +115,8 @@ def settle(path: str, game: Game, key: str, done: Settled) -> None:
     if done.subtree is not None:
         history = game.parse_history(_turns(key))
         entry["tree"] = to_compact(Tree(game, done.subtree, history))
+    if done.sweep is not None:
+        entry["sweep"] = progress_to_json(game, done.sweep)
     with exclusive(path):
         doc = read(path)
         if doc is None:
@@ -116,7 +127,8 @@ def settle(path: str, game: Game, key: str, done: Settled) -> None:
 
 def finish(path: str, summary: dict[str, Any]) -> None:
     """Close the polish once its tree was judged (shipped or not): the subtrees are dropped, the shipped tree holding
-    them, and ``summary`` is kept; the same command run again on the same tree replays it without searching."""
+    them, and ``summary`` is kept; the same command run again on the same tree replays it without searching, but
+    for the positions a sweep left cut, which it sweeps on from their progress."""
     with exclusive(path):
         doc = read(path)
         if doc is None:

@@ -19,7 +19,7 @@ from solver import kernels
 from solver.game import CandidateSet, Game, Turn
 from solver.question import SolveOptions
 from solver.search import Searcher
-from solver.sweep import Sweeper
+from solver.sweep import Sweeper, SweepProgress
 from solver.tree import Node, Tree, build_tree
 
 Log = Callable[[str], None]
@@ -43,6 +43,15 @@ class Settled:
     """The search's time there."""
     subtree: Node | None = None
     """The replacement, when :data:`IMPROVED`."""
+    sweep: SweepProgress | None = None
+    """When :data:`CUT` by a sweep: what it had proven (its cheapest guess, the guesses refuted, the parts of the one
+    under way).  A later run with a sweeper sweeps on from there with another budget instead of giving up on the
+    position: a set of a few hundred candidates needs more time than one run gives it."""
+
+
+SAVE_EVERY_S = 30.0
+"""A sweep under way is written to the progress at most this often: what a kill loses, against a file rewritten
+after every guess refuted (several a second)."""
 
 
 def position_key(game: Game, path: list[Turn]) -> str:
@@ -70,8 +79,8 @@ class PolishReport:
     resumed: int = 0
     """Positions taken as an earlier run settled them (``known``), not searched again."""
     resumed_s: float = 0.0
-    """What the earlier runs' searches of the positions taken from them cost (seconds): a polish that took several
-    runs cost this plus the last run's time."""
+    """What the earlier runs' searches of the positions taken from them (and of the cut sweeps swept on) cost
+    (seconds): a polish that took several runs cost this plus the last run's time."""
 
     def counts(self) -> dict[str, int]:
         """The counts, as a record keeps them."""
@@ -125,7 +134,9 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     ``settle`` is called with each position's key (:func:`position_key`) and what was settled there, as soon as it
     is; ``known`` gives what an earlier polish of the same tree with the same parameters settled, taken as it
     stands (an improvement only while it still needs fewer guesses than the subtree it replaces): together they
-    let a polish stopped at any moment continue where it was.
+    let a polish stopped at any moment continue where it was.  A sweep under way is settled as cut, with its
+    progress, every :data:`SAVE_EVERY_S` seconds; a position a sweep left cut is swept on from its progress, with
+    another ``budget_s``, by every later run that has a sweeper, until it is proven or improved.
 
     ``parts``: only the subtrees below these responses to the root's guess are polished (those a change of the
     tree touched; the others were polished before)."""
@@ -175,8 +186,13 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
             key = position_key(game, path)
             where = f"guess {turn}, {node.size} candidates" + (f" (after {key})" if path else "")
             done = (known or {}).get(key)
-            kept = (search(node, cands, path, turn, where, over, cost, bound, key) if done is None
-                    else taken(node, turn, where, done, over, cost))
+            if done is not None and done.sweep is not None and done.outcome == CUT and sweeper is not None:
+                report.resumed_s += done.seconds
+                kept = search(node, cands, path, turn, where, over, cost, bound, key, done)
+            elif done is None:
+                kept = search(node, cands, path, turn, where, over, cost, bound, key)
+            else:
+                kept = taken(node, turn, where, done, over, cost)
             if kept is not None:
                 return kept
         order, starts = kernels.split(*a.kernel_args(), node.guess, cands, game.n_responses)
@@ -191,14 +207,32 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
         return node
 
     def search(node: Node, cands: CandidateSet, path: list[Turn], turn: int, where: str, over: int, cost: int,
-               bound: int | None, key: str) -> Node | None:
-        """Search one position (``settle`` told how): the node to keep, or None to go on to its children."""
+               bound: int | None, key: str, resume: Settled | None = None) -> Node | None:
+        """Search one position (``settle`` told how): the node to keep, or None to go on to its children.
+        ``resume``: the position as an earlier run's sweep left it, cut, to sweep on from."""
         started = time.perf_counter()
+        before = 0.0 if resume is None else resume.seconds
         sweep = sweeper if sweeper is not None and node.size > sweeper.kernel_at_most else None
+        progress: SweepProgress | None = None
         if sweep is not None:
-            sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s)
+            saved = [started]
+
+            def record(p: SweepProgress) -> None:
+                now = time.perf_counter()
+                if settle is not None and now - saved[0] >= SAVE_EVERY_S:
+                    saved[0] = now
+                    settle(key, Settled(CUT, round(before + now - started, 1), None, p))
+
+            if resume is not None and resume.sweep is not None:
+                log(f"{where}: swept on from {len(resume.sweep.refuted)} guesses refuted"
+                    + ("" if resume.sweep.found is None else f" and {resume.sweep.found} found")
+                    + f" ({resume.seconds:.0f} s before)")
+            sw = sweep.value(path, cands=cands, beta=bound, seconds=budget_s,
+                             resume=None if resume is None else resume.sweep, record=record)
             # cut, a sweep still keeps the cheapest guess it evaluated in full (below the bound)
             found, cut = (sw.exact and sw.value is not None) or sw.found is not None, sw.cut
+            if cut:
+                progress = sweep.progress(path, cands=cands)
         else:
             res = s.solve_within(path, budget_s, cands=cands,
                                  options=SolveOptions("total", max_guesses, upper_bound=bound))
@@ -209,7 +243,10 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
         outcome = CUT if cut else OPEN
         if cut:
             report.cut += 1
-            log(f"{where}: out of time after {took:.1f} s, its parts are tried instead")
+            log(f"{where}: out of time after {took:.1f} s"
+                + ("" if progress is None else f" ({before + took:.0f} s in all, {len(progress.refuted)} guesses "
+                   "refuted; a later run sweeps on from there)")
+                + ", its parts are tried instead")
         elif not found and bound is not None:  # nothing cheaper exists: every subtree below is optimal too
             report.optimal += 1
             log(f"{where}: its {cost} guesses proven optimal" + (f" within {max_guesses}" if max_guesses else "")
@@ -232,7 +269,8 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                     + (f", {over} -> {new_over} beyond {max_guesses}" if over else ""))
                 kept, outcome = better, IMPROVED
         if settle is not None:
-            settle(key, Settled(outcome, round(took, 1), kept if outcome == IMPROVED else None))
+            settle(key, Settled(outcome, round(before + took, 1), kept if outcome == IMPROVED else None,
+                                progress if outcome == CUT else None))
         return kept
 
     tree.root = visit(tree.root, game.candidates(tree.history), list(tree.history))

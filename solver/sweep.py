@@ -90,6 +90,42 @@ class SweepProgress:
     from nothing."""
 
 
+def progress_to_json(game: Game, progress: SweepProgress) -> dict[str, object]:
+    """A sweep's progress as the campaigns' files keep it: codes and responses as text, values game-level (the
+    cheapest guess as ``found: [value, code]``, the refuted guesses, and the parts of the guess under way)."""
+    return {
+        **({} if progress.found is None or progress.found_guess is None else
+           {"found": [progress.found, game.format_code(progress.found_guess)]}),
+        "refuted": {game.format_code(c): v for c, v in sorted(progress.refuted.items())},
+        **({} if not progress.partial else {"partial": {
+            game.format_code(c): {game.format_response(r): [v, exact] for r, (v, exact) in sorted(parts.items())}
+            for c, parts in sorted(progress.partial.items())}}),
+    }
+
+
+def progress_from_json(game: Game, doc: object) -> SweepProgress:
+    """The :func:`progress_to_json` form read back.
+
+    :raises ValueError: a document, code, response or value that is not one of ``game``'s sweep progress.
+    """
+    from solver.errors import SolverError
+
+    try:
+        if not isinstance(doc, dict):
+            raise TypeError(f"not an object: {doc!r}")
+        refuted = {game.parse_code(code): int(v) for code, v in doc.get("refuted", {}).items()}
+        partial = {game.parse_code(code): {game.parse_response(r): (int(v), bool(exact))
+                                           for r, (v, exact) in parts.items()}
+                   for code, parts in doc.get("partial", {}).items()}
+        found = doc.get("found")
+        if found is None:
+            return SweepProgress(refuted=refuted, partial=partial)
+        value, code = found
+        return SweepProgress(int(value), game.parse_code(code), refuted, partial=partial)
+    except (SolverError, ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a sweep's progress of {game.spec}: {exc!r}") from None
+
+
 class Sweeper:
     """Sweeps of one game's positions, sharing one exact searcher (and its transposition table) and what every
     sweep proved (exact values and lower bounds of candidate sets, turn-independent).
@@ -265,9 +301,17 @@ class Sweeper:
         lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
         ranked: list[tuple[int, int, dict[int, int]]] = []
         fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)
+        known = self.upper.get(key)  # a guess an earlier, cut sweep evaluated in full: the bar to beat
+        bar = known[0] if known is not None and known[0] < beta else beta
+        refuted = self.refuted.setdefault(key, {})
         for g in root_classes(game, turns, searcher=self.searcher):
             if time.perf_counter() > self._deadline:
                 raise OutOfTime
+            if refuted.get(g, -1) >= bar:
+                # an earlier sweep of this set proved it no cheaper than the bar: its refined bound (two plies of
+                # partitions, most of a resumed sweep's start-up on a set of hundreds) is not needed
+                fail = min(fail, refuted[g])
+                continue
             target = None if beta > INF else beta + offset
             rb = root_lower_bound(game, turns, self.depth, guesses=[g], target=target, searcher=self.searcher)
             lower = rb.value - offset
@@ -277,10 +321,8 @@ class Sweeper:
                 fail = min(fail, lower)
         ranked.sort(key=lambda item: item[0])
         best, best_g = beta, -1
-        known = self.upper.get(key)  # a guess an earlier, cut sweep evaluated in full: the bar to beat
         if known is not None and known[0] < beta:
             best, best_g = known
-        refuted = self.refuted.setdefault(key, {})
         watched = self._watch is not None and self._watch[0] == key
         for lower, g, part_lower in ranked:
             if lower >= best:

@@ -199,3 +199,63 @@ def test_a_sweep_stopped_inside_a_guess_resumes_from_its_parts_values() -> None:
     got = again.value(turns, resume=kept[-1])
     assert (got.value, got.exact) == (reference.value, True)
     assert (guess, response) not in again.below and any(g == guess for g, _ in again.below)
+
+
+def test_a_polish_sweeps_on_from_where_a_cut_sweep_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep under way at a polished position is handed to ``settle`` as cut, with its progress; killed there, the
+    next polish with that progress ``known`` sweeps on from it: it gives no refined bound to a guess refuted before
+    and evaluates none again, proves the subtree optimal, and counts the seconds of both runs.  (4×7 after 0.2:
+    the optimal tree's subtree, the sweep's bound, is refuted guess by guess.)"""
+    import solver.lowerbound
+    import solver.polish
+    from solver.polish import CUT, OPTIMAL, Settled
+    from solver.tree import Tree
+
+    game = Game.from_spec("4,7,0")
+    turns = game.parse_history("0123 0.2")
+    searcher = Searcher(game, SolveOptions("total"))
+    optimal = build_tree(game, searcher.chooser(), turns)
+    key = "0123 0.2"
+    monkeypatch.setattr(solver.polish, "SAVE_EVERY_S", 0.0)
+
+    def run(known: dict[str, Settled], stop: bool) -> tuple[dict[str, Settled], _Counting, list[str]]:
+        tree = Tree(game, build_tree(game, searcher.chooser(), turns).root, list(turns))
+        sweeper = _Counting(game, kernel_at_most=20, root=len(turns))
+        settled: dict[str, Settled] = {}
+        lines: list[str] = []
+
+        def settle(where: str, done: Settled) -> None:
+            settled[where] = done
+            if stop and done.sweep is not None and len(done.sweep.refuted) >= 2:
+                raise KeyboardInterrupt
+
+        try:
+            polish(tree, sweeper.searcher, above=20, at_most=game.size, budget_s=600, sweeper=sweeper, known=known,
+                   settle=settle, log=lines.append)
+        except KeyboardInterrupt:
+            return settled, sweeper, lines
+        assert tree.stats() == optimal.stats()
+        return settled, sweeper, lines
+
+    first, first_sweeper, _ = run({}, stop=True)
+    cut = first[key]
+    assert cut.outcome == CUT and cut.sweep is not None and cut.subtree is None
+    refuted = set(cut.sweep.refuted)
+    assert len(refuted) >= 2 and refuted <= set(first_sweeper.at_root) and cut.sweep.found is None
+
+    bounded: list[int] = []
+    real = solver.lowerbound.root_lower_bound
+
+    def counting(game_: Game, history: Any, *args: Any, guesses: Any = None, **kwargs: Any) -> Any:
+        if len(history) == len(turns):
+            bounded.extend(guesses or [])
+        return real(game_, history, *args, guesses=guesses, **kwargs)
+
+    monkeypatch.setattr(solver.lowerbound, "root_lower_bound", counting)
+    second, again, lines = run({key: cut}, stop=False)
+    assert second[key].outcome == OPTIMAL and second[key].sweep is None
+    assert second[key].seconds >= cut.seconds
+    assert any(line.startswith(f"guess {len(turns) + 1}, {optimal.root.size} candidates (after {key}): swept on from "
+                                f"{len(refuted)} guesses refuted") for line in lines)
+    assert bounded and not set(bounded) & refuted  # no refined bound for a guess refuted before
+    assert again.at_root and not set(again.at_root) & refuted
