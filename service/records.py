@@ -175,7 +175,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
                 min_size: int, max_guesses: int | None = None, over_width: int | None = None,
                 play: tuple[str, ...] = (), keep_width: int | None = None, judge_width: int | None = None,
                 judge_turns: tuple[int, int] | None = None, polish: tuple[int, int, float] | None = None,
-                path: str = RECORDS_FILE,
+                judge_pool: int | None = None, path: str = RECORDS_FILE,
                 folder: str | None = None, progress: str | None = None, processes: int = 1,
                 scheduler: str | None = None, max_units: int | None = None, units: list[str] | None = None,
                 graft: bool = False, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
@@ -186,12 +186,12 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
     decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`);
     ``keep_width``: how many guesses the hybrid's big positions near the limit try to keep it
-    (:attr:`RolloutPlan.keep_width`); ``judge_width`` and ``judge_turns``: the nested rollout's judge
-    (:attr:`RolloutPlan.judge_width`); ``polish``: (above, at most, seconds) of the polish of each unit
-    (:attr:`RolloutPlan.polish`).  ``graft``: once the ``units`` asked for are done, the other responses
-    take the shipped best-known tree's subtrees (same first guess), and that tree is judged like a whole
-    campaign's: a change to a few parts costs only their units.  Returns the tree's record with ``kept``, or
-    the campaign's progress (``finished: false``) when units are left.
+    (:attr:`RolloutPlan.keep_width`); ``judge_width``, ``judge_turns`` and ``judge_pool``: the nested rollout's
+    judge (:attr:`RolloutPlan.judge_width`, :attr:`RolloutPlan.judge_pool`); ``polish``: (above, at most,
+    seconds) of the polish of each unit (:attr:`RolloutPlan.polish`).  ``graft``: once the ``units`` asked for
+    are done, the other responses take the shipped best-known tree's subtrees (same first guess), and that tree
+    is judged like a whole campaign's: a change to a few parts costs only their units.  Returns the tree's
+    record with ``kept``, or the campaign's progress (``finished: false``) when units are left.
 
     :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
     """
@@ -199,11 +199,12 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
     from solver.rollout import RolloutPlan, given_guesses
 
     plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
-                       keep_width, judge_width, judge_turns, polish)
+                       keep_width, judge_width, judge_turns, polish, judge_pool)
     progress = progress or rollouts.default_path(spec)
     judged = "" if judge_turns is None else (
         f" --judge-width {judge_width} --judge-turns "
-        + (f"{judge_turns[0]}" if judge_turns[0] == judge_turns[1] else f"{judge_turns[0]}-{judge_turns[1]}"))
+        + (f"{judge_turns[0]}" if judge_turns[0] == judge_turns[1] else f"{judge_turns[0]}-{judge_turns[1]}")
+        + ("" if judge_pool is None else f" --judge-pool {judge_pool}"))
     command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
                f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
                + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
@@ -239,6 +240,7 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
         **({} if over_width is None else {"over_width": over_width}),
         **({} if keep_width is None else {"keep_width": keep_width}),
         **({} if judge_turns is None else {"judge_width": judge_width, "judge_turns": list(judge_turns)}),
+        **({} if judge_pool is None else {"judge_pool": judge_pool}),
         **({} if plan.polish is None else {"polish_units": list(plan.polish)}),
         **({} if not plan.play else {"play": list(plan.play)})}}
     game = Game.from_spec(spec)

@@ -53,6 +53,7 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
                     pool_of: Callable[[list[Turn]], npt.NDArray[np.int32]], arrays: GameArrays,
                     max_guesses: int | None = None, over_width: int | None = None,
                     judge_width: int | None = None, judge_turns: tuple[int, int] | None = None,
+                    judge_pool: int | None = None,
                     wrap: Callable[[Chooser], Chooser] = lambda chooser: chooser,
                     log: Log = lambda _: None) -> Chooser:
     """A chooser that, at positions of more than ``min_size`` candidates at guesses ``from_turn`` to ``levels``,
@@ -69,6 +70,12 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
     second guess of best completion is not the second guess of best rollout).  The guess the plain rollout
     would play is among those judged, and its subtree is the same chooser's, so the judged tree never needs
     more guesses than the plain rollout's.  It costs about ``judge_width`` times as much at each judged level.
+    ``judge_pool``: at the judged positions, the guesses the base completes (those the judge picks from) are the
+    ``judge_pool`` best by entropy instead of ``width`` (the plain rollout compared with is then as wide there).
+    Why: the base's cheapest guesses at a five-digit third guess lie all over the first few dozen by entropy
+    (after 01234 0.2, 53467 0.3, five of the eight cheapest of the best 64 rank below 24), and the judge can only
+    pick among those it is shown; the judged levels are few, so a wider look there costs little beside the
+    nested rollouts.
     ``wrap``: what the chooser returned is made of this one (given guesses, say), so that the subtrees judged
     are those of the chooser that is finally played."""
     memo: dict[tuple[Turn, ...], int] = {}
@@ -129,8 +136,9 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
             return own
         judging = judge_width is not None and judge_turns is not None and judge_turns[0] <= turn <= judge_turns[1]
         keep = judge_width if judging and judge_width is not None else 1
-        ranked = ranked_guesses(game, cands, path, pool_of(path), max(width, over_width or 0), a)
-        tried = [own] + [g for g in ranked[:width] if g != own]
+        looked = judge_pool if judging and judge_pool is not None else width
+        ranked = ranked_guesses(game, cands, path, pool_of(path), max(looked, over_width or 0), a)
+        tried = [own] + [g for g in ranked[:looked] if g != own]
         best: list[tuple[int, int, Code]] = []
         """The ``keep`` cheapest so far: (cost, order tried, guess); a guess is cut once over the last of them."""
 
@@ -145,7 +153,7 @@ def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_s
 
         consider(tried, 0)
         if best[0][0] >= OVER and over_width is not None:
-            more = [g for g in ranked[width:over_width] if g not in tried]
+            more = [g for g in ranked[:over_width] if g not in tried]
             consider(more, len(tried))
             tried += more
         chosen, chosen_cost = best[0][2], best[0][0]
@@ -204,6 +212,10 @@ class RolloutPlan:
     (:func:`solver.polish.polish`, within ``max_guesses``), so that it is judged against a polished tree's
     subtree as an equal, and the polish runs on as many processes as the units."""
 
+    judge_pool: int | None = None
+    """With the judge: at its positions, the hybrid completes this many guesses of best entropy instead of
+    ``width``, and the judge picks among their cheapest (:func:`rollout_chooser`)."""
+
     def __post_init__(self) -> None:
         """:raises ValueError: ``keep_width`` without ``max_guesses`` (there is no limit to keep), or a judge
         without its turns (or the other way round), at turns that are not rolled out, or of fewer than two."""
@@ -227,6 +239,8 @@ class RolloutPlan:
                                  f"{self.from_turn}-{self.levels}, the first not after the last")
             if self.judge_width < 2:
                 raise ValueError("judge_width: judging fewer than 2 guesses plays what the rollout plays anyway")
+        if self.judge_pool is not None and (self.judge_width is None or self.judge_pool <= self.width):
+            raise ValueError("judge_pool widens the judged positions: give it with judge_width, above width")
 
     def name(self) -> str:
         """The tree's strategy name, as records and manifests show it."""
@@ -238,16 +252,18 @@ class RolloutPlan:
         if self.judge_turns is not None:
             first, last = self.judge_turns
             turns = f"{first}" if first == last else f"{first}-{last}"
-            judged = f", best {self.judge_width} judged by the rollout at guess{'' if first == last else 'es'} {turns}"
+            pool = "" if self.judge_pool is None else f" of {self.judge_pool}"
+            judged = (f", best {self.judge_width}{pool} judged by the rollout at guess{'' if first == last else 'es'}"
+                      f" {turns}")
         polished = "" if self.polish is None else f", units polished exact<={self.polish[1]}"
         return (f"rollout(width {self.width}{wider}, guesses {self.from_turn}-{self.levels}, >{self.min_size}{limit}"
                 f"{given}{judged}) over {self.strategy}+exact<={self.exact_at_most}{limit}{keep}{polished}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The plan as a progress file keeps it (``over_width``, ``play``, ``keep_width``, the judge and the
-        polish only when set, so older files still match)."""
+        """The plan as a progress file keeps it (``over_width``, ``play``, ``keep_width``, the judge, its pool and
+        the polish only when set, so older files still match)."""
         d = asdict(self)
-        for name in ("over_width", "keep_width", "judge_width", "judge_turns", "polish"):
+        for name in ("over_width", "keep_width", "judge_width", "judge_turns", "polish", "judge_pool"):
             if d[name] is None:
                 del d[name]
         for name in ("judge_turns", "polish"):
@@ -312,7 +328,7 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
                              max_guesses=plan.max_guesses, over_width=plan.over_width, judge_width=plan.judge_width,
-                             judge_turns=plan.judge_turns, wrap=playing, log=log)
+                             judge_turns=plan.judge_turns, judge_pool=plan.judge_pool, wrap=playing, log=log)
     return choose, s.arrays
 
 

@@ -205,6 +205,33 @@ def test_a_rollout_judged_by_the_rollout_below_is_never_worse() -> None:
             RolloutPlan("entropy", 5, 3, 3, 5, from_turn=2, **wrong)  # type: ignore[arg-type]
 
 
+def test_a_judge_with_a_pool_picks_among_more_guesses_at_its_turns_only() -> None:
+    """Mastermind, width 3, the 3 best judged at guess 2 from a pool of 8: at guess 2 the hybrid completes the 8
+    best by entropy (and its own), elsewhere 3 (and its own); the tree still finds every secret, in no fewer
+    guesses than the optimum and fewer than the plain rollout of width 3.  The plan names the pool, keeps it
+    through its progress-file form, and refuses a pool that is no wider than the width or has no judge."""
+    game = Game.from_spec("mastermind")
+    plain_plan = RolloutPlan("entropy", 5, 3, 3, 5, from_turn=1)
+    choose, arrays = plan_chooser(game, plain_plan)
+    plain = build_tree(game, choose, arrays=arrays)
+    plan = RolloutPlan("entropy", 5, 3, 3, 5, from_turn=1, judge_width=3, judge_turns=(2, 2), judge_pool=8)
+    seen: list[str] = []
+    choose, arrays = plan_chooser(game, plan, log=seen.append)
+    pooled = build_tree(game, choose, arrays=arrays, strategy=plan.name())
+    assert 5625 <= pooled.stats().total < plain.stats().total
+    assert all(pooled.play(secret)[-1] == secret for secret in range(game.size))
+    at_two = [int(line.split(" guesses tried")[0].rsplit(" ", 1)[1]) for line in seen if line.startswith("turn 2,")]
+    elsewhere = [int(line.split(" guesses tried")[0].rsplit(" ", 1)[1]) for line in seen
+                 if not line.startswith("turn 2,")]
+    assert at_two and elsewhere and min(at_two) >= 8 and max(elsewhere) <= 4
+    assert "best 3 of 8 judged by the rollout at guess 2)" in plan.name()
+    assert plan.as_dict()["judge_pool"] == 8 and RolloutPlan(**plan.as_dict()) == plan
+    assert "judge_pool" not in RolloutPlan("entropy", 5, 3, 3, 5).as_dict()
+    for wrong in ({"judge_pool": 8}, {"judge_width": 3, "judge_turns": (2, 2), "judge_pool": 3}):
+        with pytest.raises(ValueError, match="judge_pool widens"):
+            RolloutPlan("entropy", 5, 3, 3, 5, from_turn=1, **wrong)  # type: ignore[arg-type]
+
+
 def test_a_campaigns_units_can_be_polished_as_they_are_built() -> None:
     """4 positions of 6 colours: each unit polished once built (positions of 7 to 300 candidates searched exactly,
     5 s each) needs no more guesses than the same unit unpolished, fewer for the biggest ones, and still finds

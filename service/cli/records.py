@@ -142,6 +142,9 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
                    "rollout: about this many times the work at each level judged).")
 @click.option("--judge-turns", default=None, metavar="A[-B]",
               help="With --judge-width: the guesses judged by the rollout below them ('3', or '2-3').")
+@click.option("--judge-pool", type=click.IntRange(min=2), default=None,
+              help="With --judge-width: at the judged guesses, complete this many guesses of best entropy with the "
+                   "hybrid (instead of --width), and judge the cheapest of them.")
 @click.option("--polish-units", "polish_units", default=None, metavar="ABOVE,AT_MOST,SECONDS",
               help="Polish each unit once built, as `records polish` would ('60,300,60'): its positions of more than "
                    "ABOVE and at most AT_MOST candidates searched exactly for SECONDS each, so that the unit is "
@@ -159,7 +162,8 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @_campaign_options()
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
-                    judge_width: int | None, judge_turns: str | None, polish_units: str | None,
+                    judge_width: int | None, judge_turns: str | None, judge_pool: int | None,
+                    polish_units: str | None,
                     play: tuple[str, ...], units: str | None,
                     graft: bool, path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
@@ -176,7 +180,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
     rest rolled out around it; give the campaign a --progress file of its own.  --units with --graft builds only
     those parts and puts them into the shipped tree.  --judge-width with --judge-turns judges the best guesses
-    at those turns by the rollout below them instead of the hybrid.  --polish-units polishes each unit built."""
+    at those turns by the rollout below them instead of the hybrid (the best of --judge-pool guesses there).
+    --polish-units polishes each unit built."""
     from service import records, rollouts
     from solver.game import Game
     from solver.heuristics import STRATEGIES
@@ -194,6 +199,9 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         _fail("--keep-width keeps the hybrid to --max-guesses: give both")
     if (judge_width is None) != (judge_turns is None):
         _fail("--judge-width and --judge-turns go together: how many guesses are judged, and at which guesses")
+    if judge_pool is not None and (judge_width is None or judge_pool <= width):
+        _fail(f"--judge-pool widens the guesses the judge picks from: give it with --judge-width, above --width "
+              f"({width})")
     turns = None
     if judge_turns is not None:
         first_text, _, last_text = judge_turns.partition("-")
@@ -222,7 +230,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
                                      min_size=min_size, max_guesses=max_guesses, over_width=over_width, play=play,
                                      keep_width=keep_width, judge_width=judge_width, judge_turns=turns,
-                                     polish=polish,
+                                     judge_pool=judge_pool, polish=polish,
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, units=None if units is None else units.split(","),

@@ -277,7 +277,9 @@ def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp
     for wrong, message in [(["--judge-width", "3"], "--judge-width and --judge-turns go together"),
                            (["--judge-width", "3", "--judge-turns", "2-4"], "only the rolled-out guesses"),
                            (["--judge-width", "3", "--judge-turns", "two"], "give a guess number or a range"),
-                           (["--judge-width", "1", "--judge-turns", "2"], "--judge-width")]:
+                           (["--judge-width", "1", "--judge-turns", "2"], "--judge-width"),
+                           (["--judge-pool", "5"], "--judge-pool widens"),
+                           (["--judge-width", "3", "--judge-turns", "2", "--judge-pool", "3"], "--judge-pool widens")]:
         refused = runner.invoke(main, [*args, *wrong])
         assert refused.exit_code == 2 and message in refused.output, refused.output
     assert not progress.exists() and not path.exists()
@@ -293,6 +295,17 @@ def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp
     pasted = shlex.split(record["command"].split(" && ")[-1])[1:]
     again = runner.invoke(main, [*pasted, "--file", str(path), "--trees", str(folder), "--progress", str(progress)])
     assert again.exit_code == 0 and "nothing to do" in again.output
+    # a pool: the judge picks among the 5 best there, and the record and command say so
+    pooled_progress = tmp_path / "pooled.json"
+    pooled = runner.invoke(main, [*args[:-2], "--progress", str(pooled_progress), "--judge-width", "3",
+                                  "--judge-turns", "2", "--judge-pool", "5"])
+    assert pooled.exit_code == 0, pooled.output
+    plan = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1, judge_width=3, judge_turns=(2, 2), judge_pool=5)
+    choose, arrays = plan_chooser(game, plan)
+    got = json.loads(pooled.stdout)
+    assert got["total"] == build_tree(game, choose, arrays=arrays).stats().total
+    assert got["rollout"]["judge_pool"] == 5 and "--judge-turns 2 --judge-pool 5" in got["command"]
+    assert "best 3 of 5 judged" in got["strategy"]
 
 
 def test_the_rollout_command_polishes_its_units(small_records: str, tmp_path: Path) -> None:
