@@ -209,7 +209,6 @@ def test_a_polish_sweeps_on_from_where_a_cut_sweep_stopped(monkeypatch: pytest.M
     import solver.lowerbound
     import solver.polish
     from solver.polish import CUT, OPTIMAL, Settled
-    from solver.tree import Tree
 
     game = Game.from_spec("4,7,0")
     turns = game.parse_history("0123 0.2")
@@ -219,7 +218,7 @@ def test_a_polish_sweeps_on_from_where_a_cut_sweep_stopped(monkeypatch: pytest.M
     monkeypatch.setattr(solver.polish, "SAVE_EVERY_S", 0.0)
 
     def run(known: dict[str, Settled], stop: bool) -> tuple[dict[str, Settled], _Counting, list[str]]:
-        tree = Tree(game, build_tree(game, searcher.chooser(), turns).root, list(turns))
+        tree = build_tree(game, searcher.chooser(), turns)
         sweeper = _Counting(game, kernel_at_most=20, root=len(turns))
         settled: dict[str, Settled] = {}
         lines: list[str] = []
