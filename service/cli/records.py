@@ -332,6 +332,60 @@ def records_check(game: str, only: str | None, share: str | None, status: bool, 
     _emit_json({"game": spec, **record})
 
 
+@records_group.command("compare")
+@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@click.option("--steps", "steps_path", required=True, type=click.Path(dir_okay=False),
+              help="The other strategy's game lengths: one 'CODE LENGTH' line per secret.")
+@click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
+              help="How many guesses deep the walk goes while both strategies play the same guesses.")
+@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+              help="Where the best-known tree is (default: the package's service/data/trees).")
+def records_compare(game: str, steps_path: str, depth: int, folder: str | None) -> None:
+    """Set another strategy's game lengths beside the shipped best-known tree, position by position.
+
+    Walks down the tree while the other plays the same guesses (as far as its lengths tell) and spends a
+    different number of guesses, and prints, biggest differences first, every position where the two part:
+    the secrets there, the guesses each spends on them, our guess and the guesses the other's lengths allow
+    (with the --play text that tries the other's where it is settled).  Prints JSON."""
+    import numpy as np
+
+    from service.atlas import BEST_KNOWN
+    from service.trees import TREE_DIR, TreeLibrary
+    from solver.compare import compare, history_text, read_steps
+    from solver.game import Game
+
+    spec = _spec(game)
+    g = Game.from_spec(spec)
+    try:
+        with open(steps_path, encoding="utf-8") as handle:
+            steps = read_steps(g, handle)
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {steps_path}: {exc}")
+    except ValueError as exc:
+        _fail(f"{steps_path}: {exc}")
+    stored = TreeLibrary(folder or TREE_DIR).get(g, BEST_KNOWN, None)
+    if stored is None:
+        _fail(f"{spec} has no best-known tree to compare with: build one first (bullscows records rollout)")
+    tree = stored.tree
+    stats = tree.stats()
+    theirs = {int(k): int(v) for k, v in zip(*np.unique(steps, return_counts=True), strict=True)}
+    rows = []
+    for d in compare(tree, steps, depth=depth):
+        position = history_text(g, d.turns)
+        row = {"position": position, "secrets": d.secrets, "ours": d.ours, "theirs": d.theirs,
+               "difference": d.ours - d.theirs, "our_guess": g.format_code(d.our_guess),
+               "their_guesses": g.format_codes(d.their_guesses), "same_guess": d.same_guess}
+        if len(d.their_guesses) == 1 and not d.same_guess:
+            row["play"] = f"{position}: {g.format_code(d.their_guesses[0])}"
+        rows.append(row)
+    _emit_json({"game": spec, "depth": depth,
+                "ours": {"total": stats.total, "worst_case": stats.worst_case,
+                         "histogram": {str(k): v for k, v in stats.histogram.items()}},
+                "theirs": {"total": int(steps.sum()), "worst_case": int(steps.max()),
+                           "histogram": {str(k): v for k, v in theirs.items()}},
+                "positions": rows})
+
+
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,

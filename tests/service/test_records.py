@@ -686,3 +686,45 @@ def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> N
                                            *extra])
         assert result.exit_code == 2 and "says how this project can check it" in result.output
     assert not (tmp_path / "r.json").exists()
+
+
+def test_records_compare_names_where_another_strategy_parts_from_the_shipped_tree(small_records: str,
+                                                                                tmp_path: Path) -> None:
+    """``records compare`` reads another strategy's game lengths and reports the positions where it parts from
+    the shipped tree, with the guesses the other really plays there and a ``--play`` text to try it; a
+    malformed lengths file is refused with its line, and nothing is written."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+    from solver.heuristics import STRATEGIES
+    from solver.tree import build_tree, solved_depths, strategy_chooser
+
+    path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
+    folder.mkdir()
+    records.add_hybrid(SMALL, "entropy", 1, path=path, folder=str(folder))
+    game = Game.from_spec(SMALL)
+    stored = TreeLibrary(str(folder)).get(game, BEST_KNOWN, None)
+    assert stored is not None
+    tree = stored.tree
+    other = build_tree(game, strategy_chooser(game, STRATEGIES["first-consistent"]()), first=tree.root.guess)
+    steps = solved_depths(other)
+    assert int(steps.sum()) != tree.stats().total
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_text("".join(f"{game.format_code(c)} {steps[c]}\n" for c in range(game.size)))
+    args = ["records", "compare", "-g", SMALL, "--steps", str(lengths), "--trees", str(folder), "--depth", "4"]
+    ran = CliRunner().invoke(main, args)
+    assert ran.exit_code == 0, ran.output
+    doc = json.loads(ran.output)
+    assert doc["theirs"]["total"] == int(steps.sum()) and doc["ours"]["total"] == tree.stats().total
+    assert doc["positions"]
+    for row in doc["positions"]:
+        node = other.node_at(game.parse_history(row["position"]))
+        assert node is not None and game.format_code(node.guess) in row["their_guesses"]
+        if "play" in row:
+            assert row["play"] == f"{row['position']}: {row['their_guesses'][0]}" and not row["same_guess"]
+    before = sorted(p.name for p in folder.iterdir()), Path(path).read_text()
+    text = lengths.read_text().splitlines()
+    lengths.write_text("\n".join([*text, text[3]]) + "\n")
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2 and f"line {len(text) + 1}: {text[3].split()[0]} is given twice" in refused.output
+    assert (sorted(p.name for p in folder.iterdir()), Path(path).read_text()) == before
