@@ -100,7 +100,8 @@ def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str,
 
 def test_the_shipped_records_file_matches_its_trees() -> None:
     """Every records game ships its published rows; each best-known tree is loaded (played through every
-    secret by the loader) and its numbers are the file's; each bound is below the tree it bounds."""
+    secret by the loader), its numbers are the file's, and it needs fewer guesses than the best published
+    strategy within the worst case that one states; each bound is below the tree it bounds."""
     entries = records.load()
     assert set(entries) == {"5,8,1", "5,10,0"}
     assert entries["5,8,1"]["published"][0]["total"] == 179274
@@ -116,6 +117,10 @@ def test_the_shipped_records_file_matches_its_trees() -> None:
         stats = stored.tree.stats()
         assert (stats.total, stats.worst_case) == (best["total"], best["worst_case"])
         assert sum(stats.histogram.values()) == game.size
+        published = entry["published"][0]  # the best strategy published, and the worst case it states
+        assert stats.total < published["total"], spec
+        if published["worst_case"] is not None:
+            assert stats.worst_case <= published["worst_case"], spec
         bound = entry.get("lower_bound")
         if bound is not None:
             assert bound["value"] <= best["total"]
