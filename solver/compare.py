@@ -151,9 +151,7 @@ def _deeper_ok(game: Game, guess: int, secrets: npt.NDArray[np.int32], steps: np
                number: int) -> bool:
     """One guess deeper: in each part of ``guess`` whose next guess is known (the part's one secret solved
     at ``number + 1``), that guess must split the part as the lengths require."""
-    resp = _responses(game, np.array([guess], dtype=np.int32), secrets)[0]
-    for r in np.unique(resp).tolist():
-        part = secrets[resp == r]
+    for _, part in game.arrays().parts(guess, secrets, game.n_responses):
         if part.size < 2:
             continue
         known = part[steps[part] == number + 1]
@@ -182,9 +180,9 @@ def compare(tree: Tree, steps: npt.NDArray[np.int32], *, depth: int, limit: int 
         if not same or len(turns) - len(tree.history) >= depth - 1 or not node.children:
             found.append(Divergence(turns, int(secrets.size), mine, other, node.guess, theirs, same))
             return
-        resp = _responses(game, np.array([node.guess], dtype=np.int32), secrets)[0]
-        for r, child in node.children.items():
-            walk(child, (*turns, Turn(node.guess, r)), secrets[resp == r])
+        for r, part in game.arrays().parts(node.guess, secrets, game.n_responses):
+            if r in node.children:  # the winning response has no subtree
+                walk(node.children[r], (*turns, Turn(node.guess, r)), part)
 
     walk(tree.root, tuple(tree.history), start)
     return sorted(found, key=lambda d: (d.theirs - d.ours, [(t.guess, t.response) for t in d.turns]))

@@ -367,7 +367,6 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None) 
     if stored is None:
         _fail(f"{spec} has no best-known tree to compare with: build one first (bullscows records rollout)")
     tree = stored.tree
-    stats = tree.stats()
     theirs = {int(k): int(v) for k, v in zip(*np.unique(steps, return_counts=True), strict=True)}
     rows = []
     for d in compare(tree, steps, depth=depth):
@@ -378,9 +377,9 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None) 
         if len(d.their_guesses) == 1 and not d.same_guess:
             row["play"] = f"{position}: {g.format_code(d.their_guesses[0])}"
         rows.append(row)
+    ours = tree.stats().as_dict()
     _emit_json({"game": spec, "depth": depth,
-                "ours": {"total": stats.total, "worst_case": stats.worst_case,
-                         "histogram": {str(k): v for k, v in stats.histogram.items()}},
+                "ours": {k: ours[k] for k in ("total", "worst_case", "histogram")},
                 "theirs": {"total": int(steps.sum()), "worst_case": int(steps.max()),
                            "histogram": {str(k): v for k, v in theirs.items()}},
                 "positions": rows})
