@@ -45,6 +45,7 @@ from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
+from solver.question import InvalidSearchError, finished_result
 from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history, relabelling_onto
 from solver.table import position_entries, split_parts
@@ -87,8 +88,8 @@ class Answer:
 class Move:
     """A strategy's next guess, and how it was found."""
 
-    guess: Code
-    """The guess, in the caller's labelling."""
+    guess: Code | None
+    """The guess, in the caller's labelling; None when the history has already won (a finished game)."""
     exact: bool
     """Whether the guess is proven optimal for the strategy's criterion (always for one candidate)."""
     source: Source
@@ -108,13 +109,17 @@ class Move:
                 elapsed_ms: float) -> dict[str, Any]:
         """The keys of ``POST /v1/next-move`` and ``bullscows next --json`` (the service adds the job's)."""
         n = int(cands.shape[0])
+        finished = self.guess is None
         return {
-            "guess": game.format_code(self.guess),
-            "guess_number": len(history) + 1,
+            "guess": None if self.guess is None else game.format_code(self.guess),
+            "guess_number": None if finished else len(history) + 1,
             "candidates": n,
             "candidate_list": game.format_codes(cands) if n <= 20 else None,
             "solved": n == 1,
-            "consistent": bool(np.any(cands == self.guess)),
+            "finished": finished,
+            "secret": game.format_code(int(cands[0])) if n == 1 else None,
+            "guesses": len(history) if finished else None,
+            "consistent": None if self.guess is None else bool(np.any(cands == self.guess)),
             "exact": self.exact,
             "value": {"expected": self.expected, "worst_case": self.worst_case},
             "source": self.source,
@@ -136,8 +141,8 @@ class _Labelling:
 
 def _canonical(game: Game, history: Sequence[Turn], cands: CandidateSet) -> _Labelling:
     canon, relabel = canonical_history(game, history)
-    # reordered turns leave the same set; only a relabelling moves it
-    return _Labelling(canon, cands if relabel.is_identity else game.candidates(canon), relabel)
+    # the caller's candidates mapped, never the image filtered again (Relabelling.apply_set says why)
+    return _Labelling(canon, relabel.apply_set(game, cands), relabel)
 
 
 def _labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon: _Labelling, *,
@@ -158,7 +163,7 @@ def _labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon:
             image, relabel = canonical_history(game, order, keep_order=True)
             if tuple(image) not in seen:
                 seen.add(tuple(image))
-                yield _Labelling(image, cands if relabel.is_identity else game.candidates(image), relabel)
+                yield _Labelling(image, relabel.apply_set(game, cands), relabel)
 
 
 def _mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
@@ -317,7 +322,7 @@ class AnswerChain:
     def best_known_move(self, game: Game, history: Sequence[Turn], criterion: str, max_guesses: int | None,
                         n: int) -> Move | None:
         """The guess of the game's shipped best-known tree (a hybrid or its rollout: :mod:`service.records`), for
-        a game too large to search, while the history follows the tree under some relabelling; None otherwise.  Only
+        a game no proven tree answers, while the history follows the tree under some relabelling; None otherwise.  Only
         for totals, and only when the tree keeps within ``max_guesses``: it is the best strategy known for
         them, not a proven optimum, so ``exact`` stays false until one candidate is left."""
         if criterion != "total":
@@ -418,6 +423,12 @@ class AnswerChain:
         transposition table (a new searcher), which is what measuring a search, or proving a position
         again, needs.  ``canon`` and ``shipped`` are :meth:`next_move`'s: the canonical form it has
         computed, and False when it has asked the trees and the knowledge already."""
+        if game.won(history):
+            if guess is not None:
+                raise InvalidSearchError(f"the game was won at guess {len(history)}: there is no next guess to "
+                                         "evaluate")
+            self._told("history")
+            return Answer(finished_result(game, history, options), "history", True)
         options.validate(game, len(history) + 1)
         canon = canon or _canonical(game, history, cands)
         if guess is None and lookup and not fresh:
@@ -500,9 +511,15 @@ class AnswerChain:
         script asking the CLI for a strategy's own move wants), answering with the best guess scored so
         far when it runs out.
 
+        A history that ends in the winning response is a finished game, whatever the strategy: the move has no
+        guess (``guess`` None), and nothing is searched.
+
         :raises SolverError: an optimal question no strategy can meet (k-movers within too few guesses).
         """
         n = int(cands.shape[0])
+        if game.won(history):
+            self._told("history")
+            return Move(None, True, "history", 0.0, 0)
         criterion = criterion_of(strategy)
         if criterion is None:
             from solver.heuristics import get_strategy
@@ -524,10 +541,12 @@ class AnswerChain:
             self._told("tree")
             return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
                         remaining / secrets, worst, tree_note(stored, max_guesses))
+        # a game's best-known tree answers at once while the history follows it: the strategy is played through
+        # every secret, where a search within a budget would often end in the heuristic (and a different game)
+        from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
+        if from_tree is not None:
+            return from_tree
         if not searchable(game):
-            from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
-            if from_tree is not None:
-                return from_tree
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
         canon = _canonical(game, history, cands)

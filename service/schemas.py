@@ -51,6 +51,10 @@ class NextMoveIn(BaseModel):
         "answer with the best guess scored so far (with a `note`)."))
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Seed of random-consistent.")
     from_set_only: bool = Field(default=False, description="One-step strategies: only guess codes still possible.")
+    job: bool = Field(default=False, description=(
+        "Optimal strategies: when the budget cuts the search short, hand the question to a job that finishes it "
+        "(or join the job already on it): its id in `job`, its address in `job_url` and the `Location` header. "
+        "Never done unless asked."))
 
 
 class MoveValue(BaseModel):
@@ -63,12 +67,18 @@ class MoveValue(BaseModel):
 class NextMoveOut(BaseModel):
     """The next guess."""
 
-    guess: str
-    guess_number: int = Field(description="Which guess of the game this is (the history's length + 1).")
+    guess: str | None = Field(description="The next guess; null when the history already ends in a win.")
+    guess_number: int | None = Field(description=(
+        "Which guess of the game this is (the history's length + 1); null when the game is finished."))
     candidates: int
     candidate_list: list[str] | None
-    solved: bool
-    consistent: bool = Field(description="Whether the guess is still a possible secret.")
+    solved: bool = Field(description="Whether the secret is known: one candidate is left.")
+    finished: bool = Field(description=(
+        "Whether the history already ends in the winning response: the game is over, there is no next guess."))
+    secret: str | None = Field(description="The secret, when it is known (one candidate left).")
+    guesses: int | None = Field(description="How many guesses the finished game took; null while it goes on.")
+    consistent: bool | None = Field(description=(
+        "Whether the guess is still a possible secret; null when there is no guess."))
     exact: bool
     value: MoveValue
     source: Source = Field(description=SOURCE_DOC)
@@ -79,8 +89,8 @@ class NextMoveOut(BaseModel):
         "Why the answer is not the strategy's own: an optimal strategy answered by its heuristic, or a "
         "scan stopped by the budget."))
     job: str | None = Field(default=None, description=(
-        "The job finishing an optimal question the budget cut short (the same question is answered "
-        "exactly from the cache once it is done); the same position is never queued twice."))
+        "The job finishing an optimal question the budget cut short, when the request asked for one (`job: true`); "
+        "the same question is answered exactly from the cache once it is done, and is never queued twice."))
     job_url: str | None = Field(default=None, description="Where to follow that job.")
 
 

@@ -199,6 +199,11 @@ class Game:
         """The winning response."""
         return self.positions * (self.positions + 1)
 
+    def won(self, history: History) -> bool:
+        """Whether ``history`` ends in the winning response: a finished game, which has a secret but no next
+        guess.  (A win anywhere but at the end is an inconsistent history: :meth:`candidates` says so.)"""
+        return bool(history) and history[-1].response == self.all_bulls
+
     @property
     def name(self) -> str:
         """Preset name where there is one, else ``"p,s,r"``."""
@@ -473,7 +478,8 @@ class Game:
                     f"no code is consistent with the history: turn {k + 1} "
                     f"({self.format_turn(turn)!r}) contradicts the turns before it ({shown})"
                     if k
-                    else f"no code can answer {self.format_turn(turn)!r} in this game"
+                    else f"turn 1 ({self.format_turn(turn)!r}): no code can answer {self.format_code(turn.guess)!r} "
+                         f"with {self.format_response(turn.response)} in this game"
                 )
         return cands
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from solver import ttkernels as tk
 from solver.errors import SolverError
-from solver.game import Code, Game
+from solver.game import Code, Game, History
 from solver.table import MMAX, TableKey
 
 CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
@@ -137,3 +137,40 @@ class SolveResult:
             "movers": self.movers,
             "chain": {str(k): v for k, v in self.chain.items()},
         }
+
+
+def finished_result(game: Game, history: History, options: SolveOptions) -> SolveResult:
+    """The value of a finished game (``history`` ends in the winning response), without a search.
+
+    Its one secret was found at guess ``t = len(history)``: the game-level total is ``t`` (the convention counts
+    the history's guesses), the k-movers count is 1 when ``t`` is the k-th guess and 0 before it.  There is no
+    next guess and no response to break down, so ``best_guess`` is None and ``per_response`` empty.  The other
+    parameters keep their meaning: a ``depth_count`` chain goes down while the counts are 0, and a value at or
+    above ``upper_bound`` is reported as that bound, not exact, as the search reports it.
+
+    :raises InvalidSearchError: parameters that make no sense, or a ``max_guesses`` the game already passed.
+    """
+    t = len(history)
+    assert game.won(history)
+    if options.max_guesses is not None and 1 <= options.max_guesses < t:
+        raise InvalidSearchError(
+            f"max_guesses {options.max_guesses} is already used up: the game was won at guess {t}"
+        )
+    # the won turn is the last one the game played: parameters are checked as at that guess
+    options.validate(game, t)
+    chain: dict[int, int | None] = {}
+    movers: int | None = None
+    if options.criterion == "total":
+        value = t
+    else:
+        assert options.max_guesses is not None
+        low = options.max_guesses if options.depth_count is None else options.depth_count
+        value = 0
+        for k in range(options.max_guesses, low - 1, -1):
+            movers, value = k, int(k == t)
+            chain[k] = value
+            if value:
+                break
+    exact = options.upper_bound is None or value < options.upper_bound
+    return SolveResult(value=value if exact else options.upper_bound, possible=True, exact=exact, best_guess=None,
+                       per_response={}, nodes=0, seconds=0.0, candidates=1, movers=movers, chain=chain)

@@ -52,7 +52,15 @@ from solver.errors import SolverError
 from solver.fallback import cut_note, fallback_move, step_note
 from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.heuristics import _nlogn
-from solver.question import CRITERIA, INF, InvalidSearchError, SearchTooDeepError, SolveOptions, SolveResult
+from solver.question import (
+    CRITERIA,
+    INF,
+    InvalidSearchError,
+    SearchTooDeepError,
+    SolveOptions,
+    SolveResult,
+    finished_result,
+)
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
@@ -438,6 +446,8 @@ class Searcher:
 
     def _solve(self, history: History, cands: CandidateSet | None) -> SolveResult:
         o = self.options
+        if self.game.won(history):  # a finished game: its value is its length, nothing to search
+            return finished_result(self.game, history, o)
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         chain: dict[int, int | None] = {}
         beta = INF + 1
@@ -732,6 +742,8 @@ class Searcher:
 
     def _evaluate_guess(self, history: History, guess: Code, cands: CandidateSet | None) -> SolveResult:
         o = self.options
+        if self.game.won(history):
+            raise InvalidSearchError(f"the game was won at guess {len(history)}: there is no next guess to evaluate")
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
         value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)

@@ -71,10 +71,11 @@ FALLBACKS: dict[str, OneStepStrategy] = {"total": "larmouth", "kmovers": "crush"
 """The one-step strategy that answers for a criterion whose exact answer is not known in time (the
 article's hybrids pair them the same way)."""
 
-Source: TypeAlias = Literal["tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
+Source: TypeAlias = Literal["history", "tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
 """Which step of the answer chain answered (see :mod:`service.answers`)."""
 SOURCES: tuple[str, ...] = get_args(Source)
 SOURCE_MEANINGS: dict[str, str] = {
+    "history": "the history already ends in the winning response: the game is over, nothing to search",
     "tree": "a proven tree or the shipped knowledge knew the position (or a symmetric image of it): no search",
     "cache": "the database's table knew the position (or a symmetric image of it): no search",
     "search": "searched within this question's time budget",

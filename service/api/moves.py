@@ -30,14 +30,16 @@ HANDOFF = "service:next-move"
 @bp.post("/next-move")
 @bp.input(NextMoveIn, location="json", arg_name="body")
 @bp.output(NextMoveOut)
-def next_move(body: NextMoveIn) -> dict[str, Any]:
+def next_move(body: NextMoveIn) -> Any:
     """The next guess.  Optimal strategies answer from a proven tree while the history follows it
     (under any relabelling of its symbols and positions), else from the table, else by a search within
     ``time_budget_ms`` (wall-clock), else (``exact: false``, with a ``note``) by their criterion's
-    heuristic; a question the budget cut short, or that found every search busy, is handed to a job
-    (``job``, ``job_url``), after which the same question is answered exactly from the table.  Games
-    too large for exact search get the heuristic too.  One-step strategies score within the same
-    budget: past it they answer with the best guess scored so far, and a ``note`` says so."""
+    heuristic; with ``job: true`` a question the budget cut short, or that found every search busy, is
+    handed to a job (``job``, ``job_url``, ``Location``), after which the same question is answered exactly
+    from the table.  Games too large for exact search get the heuristic too.  One-step strategies score
+    within the same budget: past it they answer with the best guess scored so far, and a ``note`` says so.
+    A history that ends in the winning response is a finished game: ``finished``, the ``secret``, no
+    ``guess``, nothing searched."""
     t0 = time.perf_counter()
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
@@ -46,11 +48,13 @@ def next_move(body: NextMoveIn) -> dict[str, Any]:
     move = chain.next_move(game, history, cands, body.strategy, max_guesses=body.max_guesses,
                            budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
                            from_set_only=body.from_set_only)
-    job = _hand_off(game, history, body.strategy, body.max_guesses) if move.unfinished else None
+    job = _hand_off(game, history, body.strategy, body.max_guesses) if move.unfinished and body.job else None
     out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
-    out.update(job=None if job is None else job.id,
-               job_url=None if job is None else url_for("jobs.get_job", job_id=job.id))
-    return out
+    if job is None:
+        out.update(job=None, job_url=None)
+        return out
+    out.update(job=job.id, job_url=url_for("jobs.get_job", job_id=job.id))
+    return out, 200, {"Location": out["job_url"]}
 
 
 def _hand_off(game: Game, history: list[Turn], strategy: str, max_guesses: int | None) -> Job | None:

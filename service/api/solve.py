@@ -53,10 +53,12 @@ def solve(body: SolveIn) -> Any:
     history, cands = parse.history_of(game, body.history, settings)
     options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only,
                            body.upper_bound)
-    options.validate(game, len(history) + 1)
     guess = game.parse_code(body.guess) if body.guess is not None else None
-    as_job = body.job and guess is None and body.upper_bound is None
     chain: AnswerChain = current_app.extensions["bullscows_answers"]
+    if game.won(history):  # a finished game is valued at once, whatever its size: no search, no job
+        return chain.solve(game, history, cands, options, None, guess).as_dict(game)
+    options.validate(game, len(history) + 1)
+    as_job = body.job and guess is None and body.upper_bound is None
     if as_job:
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:

@@ -168,7 +168,8 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,
                            mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
                            node_limit=node_limit)
-    options.validate(g, len(history) + 1)
+    if not g.won(history):  # a finished game is checked and valued by the chain (solver.question.finished_result)
+        options.validate(g, len(history) + 1)
     if checkpoint is not None:
         if as_job or guess is not None or node_limit or url is not None or depth_count is not None:
             _fail("--checkpoint searches one position to the end in this process, at one depth limit: --job, "
@@ -202,6 +203,8 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     _print_result(out, criterion, max_guesses, "guess" if guess else "best guess")
     if answer.source == "search":
         click.echo(f"# {answer.result.nodes} nodes, {answer.result.seconds:.2f} s", err=True)
+    elif answer.source == "history":
+        click.echo(f"# the game was won at guess {len(history)}: nothing to search", err=True)
     else:
         click.echo(f"# from the {'proven tree' if answer.source == 'tree' else 'table'} (no search; --search to "
                    "search anyway)", err=True)

@@ -255,7 +255,14 @@ def test_next_move_budget_is_wall_clock_time(client: FlaskClient) -> None:
     assert r.status_code == 200 and r.json["exact"] is False and r.json["source"] == "heuristic"
     assert "did not end within 300 ms" in r.json["note"]
     assert took < 0.3 + 1.5, took
+    # a play request never starts a job by itself ...
+    assert r.json["job"] is None and "Location" not in r.headers
+    assert client.get("/v1/jobs").json["jobs"] == []
+    # ... but hands the question to one when asked, and says so
+    body["job"] = True
+    r = client.post("/v1/next-move", json=body)
     assert r.json["job"] and r.json["job_url"] == f"/v1/jobs/{r.json['job']}"
+    assert r.headers["Location"].endswith(r.json["job_url"])
     # the same question again is handed to the same job, never queued twice
     again = client.post("/v1/next-move", json=body).json
     assert again["job"] == r.json["job"]
@@ -268,7 +275,7 @@ def test_handed_off_jobs_have_their_own_budget(db_url: str) -> None:
     client = make_app(db_url, FREE_JOBS=1, HANDOFF_JOBS=2).test_client()
     jobs = []
     for second in ("0132 0.1", "0231 0.1", "1230 0.1"):  # positions nothing shipped knows
-        r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total",
+        r = client.post("/v1/next-move", json={"game": "bulls-cows", "strategy": "optimal-total", "job": True,
                                                "history": ["0123 0.1", second], "time_budget_ms": 1}).json
         assert r["exact"] is False and r["guess"]
         jobs.append(r["job"])
@@ -280,7 +287,8 @@ def test_handed_off_jobs_have_their_own_budget(db_url: str) -> None:
 def test_next_move_answers_at_once_when_every_search_is_busy(app: Any) -> None:
     pool = app.extensions["bullscows_pool"]
     client = app.test_client()
-    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 5000}
+    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 5000,
+            "job": True}
     assert pool.searches.acquire(blocking=False), "the test holds the only search slot"
     try:
         t0 = time.perf_counter()

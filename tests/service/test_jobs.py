@@ -205,10 +205,11 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
 
 @quick_on_postgresql
 def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) -> None:
-    """An optimal next move past its budget answers the heuristic and a job; once a worker has done
-    it, the same question comes back exact from the cache, on this instance and on another one."""
+    """An optimal next move past its budget that asks for a job answers the heuristic and the job; once a worker
+    has done it, the same question comes back exact from the cache, on this instance and on another one."""
     client: FlaskClient = make_app(db_url).test_client()
-    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 1}
+    body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 1,
+            "job": True}
     first = client.post("/v1/next-move", json=body).json
     assert first["exact"] is False and first["job"], first
     workers.start("w", processes=2)
