@@ -74,6 +74,8 @@ class Answer:
     """Which step of the chain answered."""
     complete: bool
     """False when the search was cut by its budget (or found every search busy): no value then."""
+    why: str | None = None
+    """Why a ``busy`` answer has no value, for people."""
 
     def as_dict(self, game: Game) -> dict[str, Any]:
         """The keys of ``POST /v1/solve`` and ``bullscows solve --json``."""
@@ -437,8 +439,10 @@ class AnswerChain:
                 return hit
         at_guess = None if guess is None else canon.relabel.apply(game, guess)
         result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress, fresh=fresh)
-        if source == "busy":
-            return Answer(result, "busy", False)
+        if source in ("busy", "preparing"):
+            why = ("this game's exact search is still being prepared (once per process)" if source == "preparing"
+                   else "every search of this instance was busy")
+            return Answer(result, "busy", False, why)
         return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
 
     def _search(self, game: Game, at: _Labelling, options: SolveOptions, budget_ms: int | None,
@@ -457,9 +461,16 @@ class AnswerChain:
             if fresh:
                 searcher, lock = Searcher(game, base_options(options), table_capacity=pool.settings.table_capacity,
                                           export_threshold=pool.settings.export_threshold), threading.Lock()
-            else:
+            elif deadline is None:
                 slot = pool.slot(game, options)
                 searcher, lock = slot.searcher, slot.lock
+            else:
+                found = pool.slot_within(game, options, deadline - time.monotonic())
+                if found is None:
+                    if count:
+                        self._told("busy")
+                    return _unfinished(at.cands), "preparing", False
+                searcher, lock = found.searcher, found.lock
             # the same question's searcher may be busy with another request: wait for it only as long
             # as the budget allows
             wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
@@ -569,11 +580,12 @@ class AnswerChain:
             return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
         if answer.complete and result.exact and not result.possible:
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
-        why = ("every search of this instance was busy" if answer.source == "busy"
-               else f"the search did not end within {budget_ms} ms")
-        # the heuristic gets what the search left of the budget, and at least a tenth of it
+        why = (answer.why or "every search of this instance was busy") if answer.source == "busy" else (
+            f"the search did not end within {budget_ms} ms")
+        # the heuristic gets what the search left of the budget, and at least a tenth of it; its work is capped by
+        # that tenth, whatever the search left, so that the same question gets the same guess
         left = max(budget_ms / 10_000, budget_ms / 1000 - (time.monotonic() - t0))
-        guess, note = fallback_move(game, cands, history, criterion, why, budget_s=left)
+        guess, note = fallback_move(game, cands, history, criterion, why, budget_s=left, work_s=budget_ms / 10_000)
         return dataclasses.replace(self._heuristic(guess, note, n), unfinished=n > 1)
 
     def _heuristic(self, guess: Code, note: str, n: int) -> Move:

@@ -30,10 +30,15 @@ def default_database_url() -> str:
     return "sqlite:///" + os.path.join(folder, INSTANCE_DB)
 
 
-def warm(app: APIFlask) -> None:
-    """Everything an app loads before it can answer at once: the presets' proven trees (verified on
-    load), the shipped knowledge and the solver's kernels.  Idempotent."""
-    app.extensions["bullscows_trees"].presets()  # the atlas's trees load when first asked for
+def warm(app: APIFlask, *, every_tree: bool = False) -> None:
+    """Everything an app loads before it can answer at once: the presets' proven trees (verified on load), the
+    shipped knowledge and the solver's kernels, and with ``every_tree`` every shipped tree (eight seconds more, most
+    of them for the big games' best-known trees: what a server does before it forks its workers, so that no first
+    question of a game waits for its tree; not what every app of a test run needs).  Idempotent."""
+    trees = app.extensions["bullscows_trees"]
+    trees.presets()  # the others load when first asked for, unless:
+    if every_tree:
+        trees.all()  # a server's first move of a big game must not wait for its tree
     knowledge = app.extensions["bullscows_pool"].knowledge
     if knowledge is not None:
         knowledge.all()

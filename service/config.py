@@ -26,6 +26,10 @@ class Settings(BaseSettings):
     builds an n² response table once per process: 64 MiB at this default, 1 GiB for Super Mastermind.  The
     solver takes up to ``solver.game.SEARCH_MAX_CODES``; bigger games get the heuristic, and requests that
     need a search get a clear error."""
+    position_search_max_codes: int = 32_768
+    """Largest game whose positions (after one turn or more) ``POST /v1/solve`` hands to the exact search when the
+    game is past ``exact_search_max_codes``: always as a job, run by the job workers, since the search builds the
+    game's response table (1 GiB at 32768 codes) in the process that runs it, never in a web worker."""
     max_history: int = 32
     """Longest history a request may carry."""
     max_request_bytes: int = 4 * 1024 * 1024

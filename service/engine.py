@@ -9,6 +9,7 @@ answer chain that uses them is :mod:`service.answers`.
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -61,14 +62,62 @@ class SolverPool:
         self._lock = threading.Lock()
         self.searches = threading.BoundedSemaphore(max(1, settings.max_searches))
         """Searches running at once in this process; a question finding none free does not wait."""
+        self._maker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="searcher-maker")
+        """Makes the searchers that budgeted questions could not wait for (:meth:`slot_within`), one at a time."""
+        self._making: dict[tuple[Any, ...], concurrent.futures.Future[_Slot]] = {}
 
     def slot(self, game: Game, options: SolveOptions) -> _Slot:
-        key = (game.spec, options.criterion, options.max_guesses, options.mde, options.from_set_only)
+        """The question's warm searcher, made now if it is not there yet (or waited for, if it is being made)."""
+        key = self._key(game, options)
         with self._lock:
             slot = self._slots.get(key)
             if slot is not None:
                 self._slots.move_to_end(key)
                 return slot
+            making = self._making.get(key)
+        return self._make(key, game, options) if making is None else making.result()
+
+    def slot_within(self, game: Game, options: SolveOptions, seconds: float) -> _Slot | None:
+        """The question's warm searcher if it is ready within ``seconds``, else None.
+
+        Why: a searcher is made once per question and process, and making one is not a search that a budget can
+        stop (its response table, its bound tables, the warm start: most of a second for Mastermind, seconds for a
+        game of 4096 codes).  A budgeted question does not wait for that past its budget: the searcher goes on
+        being made in the background, one at a time, and a later question finds it ready."""
+        key = self._key(game, options)
+        with self._lock:
+            slot = self._slots.get(key)
+            if slot is not None:
+                self._slots.move_to_end(key)
+                return slot
+            making = self._making.get(key)
+            started = making is None
+            if making is None:
+                making = self._making[key] = self._maker.submit(self._make, key, game, options)
+        if started:  # outside the lock: a future already done runs its callback at once, in this thread
+            making.add_done_callback(lambda _: self._forget(key))
+        try:
+            return making.result(timeout=max(0.0, seconds))
+        except concurrent.futures.TimeoutError:
+            return None
+
+    def stop_all(self) -> None:
+        """Stop every search of this process at its next node, for good (the process is stopping): each answers as
+        at the end of its budget."""
+        with self._lock:
+            slots = list(self._slots.values())
+        for slot in slots:
+            slot.searcher.request_stop()
+
+    def _forget(self, key: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._making.pop(key, None)
+
+    @staticmethod
+    def _key(game: Game, options: SolveOptions) -> tuple[Any, ...]:
+        return (game.spec, options.criterion, options.max_guesses, options.mde, options.from_set_only)
+
+    def _make(self, key: tuple[Any, ...], game: Game, options: SolveOptions) -> _Slot:
         searcher = warm_searcher(self.store, game, options, self.settings.table_capacity,
                                  self.settings.export_threshold)
         index = None if self.knowledge is None else self.knowledge.index(searcher.options.table_key(game))
@@ -110,7 +159,10 @@ def warm_up() -> None:
             table.probe(game.all_codes, game.size, 0)  # a lookup in the table, as the answer chain makes
         for criterion in ("total", "kmovers"):
             fallback_move(game, game.all_codes, [], criterion)
-        game.candidates((Turn(0, game.response(0, 1)),))  # a history's candidates
+        cands = game.candidates((Turn(0, game.response(0, 1)),))  # a history's candidates
+        from solver.symmetry import Relabelling
+
+        Relabelling((1, 0), (2, 0, 1)).apply_set(game, cands)  # a canonical image's candidates
         Game(2, 2, True).response(0, 1)  # a one-off response, computed before any table is built
         response_factors(2, 3, True)  # what games too big for a response table use instead
         arrays = game.arrays(table=True)

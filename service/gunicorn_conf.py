@@ -37,9 +37,23 @@ def post_fork(server: Any, worker: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """Without ``preload_app`` (a configuration of one's own), warm the worker before its first request."""
+    """Without ``preload_app`` (a configuration of one's own), warm the worker before its first request.  And make
+    SIGTERM stop the worker's searches at once: gunicorn lets a stopping worker finish its requests (for up to
+    ``graceful_timeout``), and a search within a long budget would hold it that long; stopped, it answers with its
+    heuristic, as at the end of its budget."""
+    import signal
+
     from service.app import warm
 
     app = getattr(worker, "wsgi", None)
     if app is not None:
-        warm(app)
+        warm(app, every_tree=True)
+    exit_gracefully = worker.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:
+        if app is not None:
+            app.extensions["bullscows_pool"].stop_all()
+        exit_gracefully(sig, frame)
+
+    worker.handle_exit = handle_exit
+    signal.signal(signal.SIGTERM, handle_exit)  # gunicorn registered the method before this hook ran

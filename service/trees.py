@@ -107,15 +107,29 @@ def write_manifest(metas: dict[tuple[str, str], dict[str, Any]], folder: str = T
         fh.write("\n")
 
 
+_Where = tuple[str, str, int, str]
+_LOADED: dict[_Where, StoredTree] = {}
+"""Every tree loaded in this process, by (folder, file, the file's modification time, its manifest entry): the apps
+and chains of one process share them, and a tree rewritten since (a campaign's graft) is loaded again."""
+_LOAD_LOCK = threading.Lock()
+
+
+def _where(folder: str, meta: dict[str, Any]) -> _Where:
+    path = os.path.join(folder, meta["file"])
+    return (folder, meta["file"], os.stat(path).st_mtime_ns, json.dumps(meta, sort_keys=True))
+
+
 class TreeLibrary:
     """The shipped trees.  The manifest is read on first use, and each tree is loaded (and verified
     against its game) the first time it is asked for: the presets' trees when the app warms up, the
-    atlas's when one of its games is first played, so that start-up does not pay for a hundred trees."""
+    atlas's when one of its games is first played, so that start-up does not pay for a hundred trees.  A server
+    loads every tree before it forks its workers instead (:func:`service.app.warm`): loading a big tree takes a
+    while (a second for 32768 secrets, most of it verifying every node), which a first question must not wait for.
+    Loaded trees are shared by every library of the process."""
 
     def __init__(self, folder: str = TREE_DIR) -> None:
         self.folder = folder
         self._metas: dict[tuple[str, str], dict[str, Any]] | None = None
-        self._trees: dict[tuple[str, str], StoredTree] = {}
         self._lock = threading.Lock()
 
     def metas(self) -> dict[tuple[str, str], dict[str, Any]]:
@@ -129,13 +143,19 @@ class TreeLibrary:
         meta = self.metas().get(key)
         if meta is None:
             return None
-        with self._lock:
-            stored = self._trees.get(key)
-            if stored is None:
-                with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
-                    tree = from_compact(tf.read())
-                stored = self._trees[key] = StoredTree(meta, tree, _annotate(tree))
+        where = _where(self.folder, meta)
+        with _LOAD_LOCK:
+            stored = _LOADED.get(where)
+        if stored is not None:
             return stored
+        # loaded outside the lock: the lookups of the trees already loaded do not wait for this one
+        with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
+            tree = from_compact(tf.read())
+        stored = StoredTree(meta, tree, _annotate(tree))
+        with _LOAD_LOCK:
+            for older in [w for w in _LOADED if w[:2] == where[:2] and w != where]:
+                del _LOADED[older]  # a tree rewritten since: its old version is answered no more
+            return _LOADED.setdefault(where, stored)
 
     def get(self, game: Game, strategy: str, max_guesses: int | None) -> StoredTree | None:
         """The stored tree for this game and strategy, if it answers the same question."""

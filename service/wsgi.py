@@ -8,4 +8,4 @@ the kernels in memory, and its first request is answered at once.
 from service.app import create_app, warm
 
 app = create_app(warm_in_background=False)
-warm(app)
+warm(app, every_tree=True)

@@ -10,15 +10,16 @@ from solver.vocabulary import FALLBACKS
 
 
 def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
-                  why: str | None = None, budget_s: float | None = None) -> tuple[Code, str]:
+                  why: str | None = None, budget_s: float | None = None,
+                  work_s: float | None = None) -> tuple[Code, str]:
     """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says
-    what the exact answer lacked (default: the game cannot be searched).  ``budget_s`` bounds the
+    what the exact answer lacked (default: the game cannot be searched).  ``budget_s`` and ``work_s`` bound the
     heuristic's scan too (see :meth:`solver.heuristics.Strategy.choose`)."""
     name = FALLBACKS[criterion]
     if why is None:
         why = (f"exact search takes games of at most {game.search_max_codes} codes here (its response table grows "
                f"with the square), and this one has {game.size}")
-    choice = get_strategy(name).choose(game, cands, history=history, budget_s=budget_s)
+    choice = get_strategy(name).choose(game, cands, history=history, budget_s=budget_s, work_s=work_s)
     return choice.guess, f"{why}; this is the {name} heuristic's guess{cut_note(choice.cut, budget_s)}"
 
 

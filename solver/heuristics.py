@@ -60,13 +60,16 @@ class Strategy(Protocol):
         ...
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None, *, budget_s: float | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None,
+               work_s: float | None = None) -> Choice:
         """The next guess when ``cands`` are the codes still possible.
 
         ``history``, the turns that left ``cands``, never changes the answer; strategies that score
         every code use it to score one code per symmetry class.  ``budget_s`` bounds the scoring in
         wall-clock seconds (services answering live): past it the best guess scored so far is
-        returned, marked by :attr:`Choice.cut`.
+        returned, marked by :attr:`Choice.cut`.  The scan is bounded first by the work that ``work_s``
+        seconds (default ``budget_s``) buy at :data:`SCAN_RATE`, which the same question always reaches at
+        the same guess; the clock only stops a scan on a machine slower than that rate assumes.
         """
         ...
 
@@ -92,6 +95,12 @@ def _canonical(game: Game, absent: int, uncalled: int) -> npt.NDArray[np.int32]:
         codes = kernels.class_lowest_codes(game.arrays().codes, np.int64(absent), np.int64(uncalled))
     codes.setflags(write=False)
     return codes
+
+
+SCAN_RATE = 50_000_000
+"""(guess, candidate) responses a one-step scan is assumed to count per second, for its work cap: about a tenth of the
+slowest rate measured on the reference 2-core machine (15 positions of 2 symbols, responses computed without a
+table: 4.4e8 a second; with a table or factor tables, and symmetry classes, scans run far faster)."""
 
 
 @contextlib.contextmanager
@@ -127,29 +136,35 @@ class PartitionStrategy:
     """Only candidates may be guessed."""
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None, *, budget_s: float | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None,
+               work_s: float | None = None) -> Choice:
         _check(cands)
         if cands.shape[0] <= 2:
             # One left: it is the guess.  Two left: either candidate is optimal for every score, and
             # the tie-break takes the lower.
             return Choice(int(cands[0]), None)
-        # the budget runs from here: the symmetry set-up below is short but counts
-        ctl = np.zeros(3, dtype=np.int64)
+        ctl = np.zeros(4, dtype=np.int64)
+        work_s = budget_s if work_s is None else work_s
+        if work_s is not None:
+            ctl[3] = max(1, int(work_s * SCAN_RATE))
+        a = arrays if arrays is not None else game.arrays()
+        m = int(cands.shape[0])
+        log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
+        # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
+        # class of them is scored.  Without the history every symbol counts as used.
+        called = a.called(history) if history is not None else (1 << game.symbols) - 1
+        absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
+        rep = _NO_CLASSES
+        if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
+            found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
+            if found is not None:
+                rep = found
+        f = game.factors()
+        canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
+        # The clock runs from the scan: the set-up above is cached per game (and per history's symmetry), so only
+        # a process's first question of a big game pays for it (a tenth of a second at 32768 codes); had it
+        # counted, that first question's scan would be cut by the clock and its guess differ from the next time's.
         with _deadline(ctl, budget_s):
-            a = arrays if arrays is not None else game.arrays()
-            m = int(cands.shape[0])
-            log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
-            # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
-            # class of them is scored.  Without the history every symbol counts as used.
-            called = a.called(history) if history is not None else (1 << game.symbols) - 1
-            absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
-            rep = _NO_CLASSES
-            if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
-                found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
-                if found is not None:
-                    rep = found
-            f = game.factors()
-            canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
             guess, score = kernels.best_guess_by_class(
                 *a.kernel_args(), cands, canon, self.from_set_only, game.n_responses, self.kernel_id,
                 log2n, lnn, absent, uncalled, rep, f.keys, *f.tables, ctl,
@@ -165,7 +180,8 @@ class FirstConsistent:
     name: str = "first-consistent"
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None, *, budget_s: float | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None,
+               work_s: float | None = None) -> Choice:
         _check(cands)
         return Choice(int(cands[0]), None)
 
@@ -183,7 +199,8 @@ class RandomConsistent:
     name: str = "random-consistent"
 
     def choose(self, game: Game, cands: CandidateSet, arrays: GameArrays | None = None,
-               history: History | None = None, *, budget_s: float | None = None) -> Choice:
+               history: History | None = None, *, budget_s: float | None = None,
+               work_s: float | None = None) -> Choice:
         _check(cands)
         digest = zlib.crc32(np.ascontiguousarray(cands, dtype=np.int32).tobytes())
         rng = np.random.default_rng([self.seed & 0xFFFFFFFF, digest, int(cands.shape[0])])

@@ -317,13 +317,18 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
     A candidate that splits the set into singletons is optimal for every strategy and ends the scan.
     Returns ``(best_code, best_score)``; for crush the score is the largest part.
 
-    ``ctl`` (int64, 3 entries) lets a caller bound the scan in time: another thread sets ``ctl[0]``
+    ``ctl`` (int64, 3 or 4 entries) lets a caller bound the scan in time: another thread sets ``ctl[0]``
     (the kernel frees the GIL) and the scan stops before its next guess, keeping the best of those
     scored (at least one: a cut answer is always a scored guess).  The kernel writes how many guesses
     it scored to ``ctl[1]`` and the pool's size to ``ctl[2]``; they are equal when nothing was cut.
+    ``ctl[3]``, when present and positive, bounds the scan in work instead: it stops before the next guess
+    once this many (guess, candidate) responses have been counted.  Unlike the clock, that cut depends on
+    the question only, so the same question gets the same guess on a busy machine and an idle one.
     """
     ctl[2] = pool.shape[0]
     ctl[1] = pool.shape[0]
+    work_cap = ctl[3] if ctl.shape[0] > 3 else 0
+    work = 0
     m = cands.shape[0]
     has_table = table.shape[0] > 0
     use_f = not has_table and fkeys.shape[0] > 0
@@ -347,7 +352,7 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
     margin = 4.5e-16 * (m + 4)
     bonus = 2.0 * np.log(2.0)
     for g in range(pool.shape[0]):
-        if ctl[0] != 0 and best >= 0:
+        if (ctl[0] != 0 or (work_cap > 0 and work >= work_cap)) and best >= 0:
             ctl[1] = g
             break
         guess = pool[g]
@@ -397,6 +402,7 @@ def best_guess(table, codes, masks, counts, cands, pool, n_in_set, n_resp, strat
             elif best >= 0 and c + 1 > best_parts[0]:  # crush: the largest part decides first
                 dropped = True
                 break
+        work += (k + 1 if m > 0 else 0) + n_resp // 8  # responses counted, and the parts read below
         np_ = 0
         largest = 0
         for r in range(n_resp):

@@ -316,14 +316,19 @@ class Searcher:
         key = tuple((t.guess, t.response if len(history) > 1 else -1) for t in history)
         hit = self._pool_cache.get(key)
         if hit is None:
-            hit = self._pools(history)
+            hit, whole = self._pools(history)
+            if not whole:  # stopped half-way: good for this call, which stops too, not for the next one
+                return hit
             if len(self._pool_cache) > 4096:
                 self._pool_cache.clear()
             self._pool_cache[key] = hit
         return hit
 
-    def _pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
-                                                npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def _pools(self, history: History) -> tuple[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                                                      npt.NDArray[np.int64], npt.NDArray[np.int64]], bool]:
+        """The pools, and whether they are whole: a stop request (a budget's end) ends the children's pools
+        early, since they are Python work outside the kernel that the timer stops (a first question of a game of
+        many codes spent most of a second here); the root's pool alone is a valid pool set, only a weaker one."""
         g = self.game
         moves = [t.guess for t in history]
         responses = [t.response for t in history]
@@ -332,8 +337,12 @@ class Searcher:
         empty_rows = np.zeros((0, 1), dtype=np.int32)
         row_of = np.full(n, -1, dtype=np.int64)
         if len(history) > 1 or pool0.shape[0] >= n - len(moves):
-            return pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of
-        rows = [equivalence_set(g, [*moves, int(c)]) for c in pool0]
+            return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), True
+        rows = []
+        for c in pool0:
+            if self.stats[sk.S_STOP]:
+                return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), False
+            rows.append(equivalence_set(g, [*moves, int(c)]))
         width = max(1, max(r.shape[0] for r in rows))
         pools1 = np.full((len(rows), width), -1, dtype=np.int32)
         lens = np.zeros(len(rows), dtype=np.int64)
@@ -341,7 +350,7 @@ class Searcher:
             pools1[i, : r.shape[0]] = r
             lens[i] = r.shape[0]
             row_of[int(c)] = i
-        return pool0, pools1, lens, row_of
+        return (pool0, pools1, lens, row_of), True
 
     def called(self, history: History) -> int:
         """Mask of the symbols guessed in ``history`` (the others are interchangeable for the kernel)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,14 @@ import numpy.typing as npt
 from numba import njit
 
 from solver.game import CandidateSet, Code, Game, Turn
+
+STABILISER_POSITIONS_MAX = 8
+"""Games of more positions (beyond the atlas, whose games have at most 8) look for no position permutation in a
+history's stabiliser: only symbol renamings (and, for Lemma 9, exchanges of turns) merge their guesses.  With every
+permutation, one equivalence set of a 9-position game cost seconds (9! = 362880 transformations of every code) and
+one of 15 positions never ended, holding gigabytes.  Fewer transformations is sound: they are still symmetries
+fixing the history, the identity is among them, so every class keeps its smallest member; the classes are finer,
+which costs a search more guesses, never a wrong value."""
 
 
 def _transforms(game: Game, moves: Sequence[Code], groups: Sequence[Sequence[int]]
@@ -53,7 +62,10 @@ def _transforms(game: Game, moves: Sequence[Code], groups: Sequence[Sequence[int
             for a, b in zip(g, img, strict=True):
                 target[a] = b
         pairs = [(row, moves_sym[target[i]]) for i, row in enumerate(moves_sym)]
-        found.extend((pi, c_index, sigma) for pi, sigma in _mapping_perms(p, s, pairs))
+        mapped = _mapping_perms(p, s, pairs)
+        # beyond STABILISER_POSITIONS_MAX the first (lexicographic) permutation only: the identity where it is valid
+        found.extend((pi, c_index, sigma) for pi, sigma in (
+            mapped if p <= STABILISER_POSITIONS_MAX else itertools.islice(mapped, 1)))
     found.sort(key=lambda f: (f[0], f[1]))
     perms_out: list[list[int]] = []
     sigma_out: list[list[int]] = []
@@ -203,7 +215,24 @@ def _turn_groups(n_moves: int, responses: Sequence[int] | None) -> list[list[int
     by_resp: dict[int, list[int]] = {}
     for i, r in enumerate(responses):
         by_resp.setdefault(int(r), []).append(i)
-    return list(by_resp.values())
+    # Every exchange of the turns is tried with every position permutation: the groups, smallest first, may be
+    # exchanged while their orders multiply to at most TURN_ORDERS_MAX; the turns of a group past it stay in place
+    out: list[list[int]] = []
+    orders = 1
+    for group in sorted(by_resp.values(), key=len):
+        if orders * math.factorial(len(group)) <= TURN_ORDERS_MAX:
+            orders *= math.factorial(len(group))
+            out.append(group)
+        else:
+            out.extend([i] for i in group)
+    return out
+
+
+TURN_ORDERS_MAX = 720
+"""The most orders of the turns a history's stabiliser is looked for in (Lemma 9 exchanges turns that got the same
+response).  Without a ceiling a history of one turn repeated 8 times cost 8! = 40320 searches of position
+permutations (16 s in Python), and 32 times never ended.  Exchanging fewer turns is sound, as fewer position
+permutations are (:data:`STABILISER_POSITIONS_MAX`); the searches' own histories stay far below it."""
 
 
 def _classes_under(game: Game, moves: Sequence[Code], perms: npt.NDArray[np.int64],

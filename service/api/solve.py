@@ -15,6 +15,7 @@ from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.schemas import SolveIn, SolveOut
 from service.store.models import Job
+from solver.errors import GameTooLargeError
 from solver.game import Game, Turn
 from solver.search import SolveOptions
 
@@ -59,6 +60,16 @@ def solve(body: SolveIn) -> Any:
         return chain.solve(game, history, cands, options, None, guess).as_dict(game)
     options.validate(game, len(history) + 1)
     as_job = body.job and guess is None and body.upper_bound is None
+    if history and jobs.big_position(game):
+        # a position of a game past this deployment's exact search: what is known, else a job's search
+        known = None if body.search else chain.known(game, history, cands, options)
+        if known is not None:
+            return known.as_dict(game)
+        if not as_job:
+            raise GameTooLargeError(
+                f"game {game.spec} has {game.size} codes, more than the {game.search_max_codes} this service searches "
+                "within a request; its positions are searched by jobs: ask without guess, upper_bound or job: false")
+        return _as_job(settings, game, history, options, body.wait_ms)
     if as_job:
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:

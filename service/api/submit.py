@@ -14,8 +14,8 @@ from service.jobs.plan import JobRequest
 from service.problems import ProblemException
 from service.store.jobs import JobStore
 from service.store.models import Job
-from solver.game import Game, Turn
-from solver.search import SolveOptions, require_searchable
+from solver.game import SEARCH_MAX_CODES, Game, Turn
+from solver.search import SolveOptions, require_searchable, searchable
 
 
 def store() -> JobStore:
@@ -33,8 +33,16 @@ def wait_budget(settings: Settings, asked: int | None, default: int) -> float:
 def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float) -> Job:
     """Submit (or find) the job for this question and wait up to ``wait_s`` for it."""
     options.validate(game, len(history) + 1)
-    require_searchable(game)  # refused now rather than failing at planning
+    if not (history and big_position(game)):
+        require_searchable(game)  # refused now rather than failing at planning
     return submit_request(JobRequest.of(game, history, options), wait_s)
+
+
+def big_position(game: Game) -> bool:
+    """Whether a position of ``game`` (after one turn or more) is searched by a job although the whole game is past
+    the deployment's exact search: the game is within ``position_search_max_codes`` (see its setting)."""
+    settings: Settings = current_app.config["SETTINGS"]
+    return not searchable(game) and game.size <= min(settings.position_search_max_codes, SEARCH_MAX_CODES)
 
 
 def submit_request(req: JobRequest, wait_s: float) -> Job:

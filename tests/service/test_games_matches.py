@@ -37,7 +37,7 @@ def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     assert schemas["NextMoveIn"]["properties"]["strategy"]["default"] == "optimal-total"
     assert all(s["label"] and s["description"] for s in body["strategies"])
     sources = [s["name"] for s in body["sources"]]
-    assert sources == ["tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
+    assert sources == ["history", "tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
     assert schemas["NextMoveOut"]["properties"]["source"]["enum"] == sources
     assert schemas["SolveOut"]["properties"]["source"]["enum"] == sources
     assert body["limits"]["exact_search_max_codes"] == 8192

@@ -108,3 +108,54 @@ def test_warm_up_loads_every_kernel_python_calls() -> None:
     cold = sorted(f"{m}.{n}" for m, n in called
                   if isinstance(getattr(modules[m], n), CPUDispatcher) and not getattr(modules[m], n).signatures)
     assert cold == [], f"warm_up never runs {cold}"
+
+
+def test_sigterm_stops_a_long_search_and_the_worker(tmp_path: Any) -> None:
+    """A worker told to stop does not finish a 20 s search first: the search stops at once, its request is
+    answered (its heuristic's guess, as at the end of a budget), and the server is gone within seconds."""
+    import json
+    import threading
+
+    port = _free_port()
+    env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    bullscows = os.path.join(os.path.dirname(sys.executable), "bullscows")
+    proc = subprocess.Popen([bullscows, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            # 1200 candidates off every tree: an exact search of far more than 20 s
+            body = {"game": "bulls-cows", "history": ["0123 0.1", "0132 0.1"], "time_budget_ms": 20000}
+            conn.request("POST", "/v1/next-move", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            answer.update(status=resp.status, body=json.loads(resp.read()), at=time.monotonic())
+        finally:
+            conn.close()
+
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                if _get(port, "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "service did not start"
+            time.sleep(0.2)
+        asking = threading.Thread(target=ask)
+        asking.start()
+        time.sleep(3)  # the search is under way
+        assert not answer, "the search ended before the test could stop it"
+        stopped = time.monotonic()
+        os.killpg(proc.pid, signal.SIGTERM)
+        asking.join(30)
+        assert answer["status"] == 200 and answer["body"]["source"] == "heuristic", answer
+        assert answer["at"] - stopped < 5, "the search went on after SIGTERM"
+        proc.wait(20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
