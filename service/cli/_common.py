@@ -166,17 +166,17 @@ def _share(text: str) -> tuple[int, int]:
     return share
 
 
-def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
+def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_json: bool) -> None:
     """A bound campaign's outcome: its record once every first guess is done, else where it stands (the bound
     its unfinished record says its file proves)."""
     from service import bound_campaigns
 
     if record is not None and not bound_campaigns.unfinished(record):
-        _emit_json({"game": game, "finished": True, **record})
+        _emit({"game": game, "finished": True, **record}, as_json)
         return
     doc = bound_campaigns.read(progress) or {}
-    _emit_json({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
-                "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})})
+    _emit({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+           "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})}, as_json)
 
 
 def _game(spec: str, alphabet: str | None = None) -> Game:
@@ -232,8 +232,8 @@ def _shown(value: Any) -> str:
         return NOT_KNOWN
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    if isinstance(value, float):  # six decimals at most: averages of records differ in the fifth
+        return str(int(value)) if value.is_integer() else str(round(value, 6))
     if isinstance(value, (list, tuple)):
         return " ".join(_shown(v) for v in value) if value else NOT_KNOWN
     if isinstance(value, dict):
@@ -243,6 +243,14 @@ def _shown(value: Any) -> str:
 
 def _label(key: Any) -> str:
     return str(key).replace("_", " ")
+
+
+def _numeric(value: Any) -> bool:
+    """Whether a cell is a number (or null, or a bound such as ``[5625, 5700]``): right-aligned."""
+    if isinstance(value, bool):
+        return False
+    return value is None or isinstance(value, (int, float)) or (
+        isinstance(value, str) and re.fullmatch(r"[\[\]\d.,?>=\u2265 /-]+", value) is not None)
 
 
 def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | None = None,
@@ -256,8 +264,7 @@ def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | No
         columns = [(k, _label(k)) for k in keys]
     cells = [[_shown(row.get(k)) for k, _ in columns] for row in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
-    numeric = [all(row.get(k) is None or (isinstance(row.get(k), (int, float)) and not isinstance(row.get(k), bool))
-                   for row in rows) for k, _ in columns]
+    numeric = [all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
 
     def line(values: list[str]) -> str:
         return " " * indent + "  ".join(v.rjust(w) if num else v.ljust(w)
