@@ -13,7 +13,6 @@ from service.cli._common import (
     _fail,
     _json_option,
     _position_store,
-    _print_table,
     _store,
     _url_option,
     main,
@@ -66,10 +65,10 @@ def tokens_list(url: str | None, as_json: bool) -> None:
         if not tokens:
             click.echo("no tokens")
             return
-        _print_table([{"name": t.name, "scopes": ",".join(sorted(t.scopes)),
-                       "state": f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active",
-                       "last used": f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"}
-                      for t in tokens])
+        for t in tokens:
+            state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+            used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+            click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
 
     _emit({"tokens": rows}, as_json, human)
 
