@@ -246,17 +246,15 @@ def _label(key: Any) -> str:
 
 
 def _numeric(value: Any) -> bool:
-    """Whether a cell is a number (or null, or a bound such as ``[5625, 5700]``): right-aligned."""
-    if isinstance(value, bool):
-        return False
-    return value is None or isinstance(value, (int, float)) or (
-        isinstance(value, str) and re.fullmatch(r"[\[\]\d.,?>=\u2265 /-]+", value) is not None)
+    """Whether a cell is a number (or null): right-aligned."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | None = None,
-                 indent: int = 0) -> None:
+                 indent: int = 0, right: Iterable[str] = ()) -> None:
     """Rows as an aligned table under a header: ``columns`` are (key, header) pairs (default: every key of
-    the rows, in order); numbers are right-aligned, a missing or null cell is a dash."""
+    the rows, in order); numbers are right-aligned, and the columns of ``right`` too (numbers written as text,
+    such as bounds), a missing or null cell is a dash."""
     if columns is None:
         keys: dict[str, None] = {}
         for row in rows:
@@ -264,7 +262,7 @@ def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | No
         columns = [(k, _label(k)) for k in keys]
     cells = [[_shown(row.get(k)) for k, _ in columns] for row in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
-    numeric = [all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
+    numeric = [k in set(right) or all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
 
     def line(values: list[str]) -> str:
         return " " * indent + "  ".join(v.rjust(w) if num else v.ljust(w)

@@ -128,7 +128,8 @@ def _print_atlas(entries: list[dict[str, Any]]) -> None:
         cells = [atlas.shown(e["values"][name]) for name in NAMES]
         rows.append({"game": e["game"], "codes": e["codes"], "T": cells[0], "average": atlas.average(e),
                      "W": cells[1], "T_W": cells[2], "D": cells[3], "W-movers": cells[4], "seconds": e["seconds"]})
-    _print_table(rows, [(k, k) for k in ("game", "codes", "T", "average", "W", "T_W", "D", "W-movers", "seconds")])
+    _print_table(rows, [(k, k) for k in ("game", "codes", "T", "average", "W", "T_W", "D", "W-movers", "seconds")],
+                 right=("T", "W", "T_W", "D", "W-movers"))
 
 
 @main.group("atlas")

@@ -491,4 +491,5 @@ def _print_records(entries: list[dict[str, Any]]) -> None:
                          "strategy": f"this project: proven lower bound of the optimum ({bound['depth']} plies "
                                      "refined)"})
         _print_table(rows, [("total", "total"), ("average", "average"), ("worst_case", "worst case"),
-                            ("first_guess", "first guess"), ("strategy", "strategy")], indent=2)
+                            ("first_guess", "first guess"), ("strategy", "strategy")], indent=2,
+                     right=("total", "average"))

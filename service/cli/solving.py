@@ -260,6 +260,9 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
                 kept = json.load(fh)
             if not isinstance(kept, dict):
                 raise ValueError("not a JSON object")
+            lacking = [k for k in (*question, "search") if k not in kept]
+            if lacking:
+                raise ValueError(f"it has no {', '.join(map(repr, lacking))}")
             if {k: kept.get(k) for k in question} != question:
                 _fail(f"{path} keeps the progress of another search ({kept.get('game')}, "
                       f"{', '.join(kept.get('history') or []) or 'no history'}, {kept.get('options')}): give "
