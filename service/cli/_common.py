@@ -262,7 +262,8 @@ def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | No
         columns = [(k, _label(k)) for k in keys]
     cells = [[_shown(row.get(k)) for k, _ in columns] for row in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
-    numeric = [k in set(right) or all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
+    named = set(right)
+    numeric = [k in named or all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
 
     def line(values: list[str]) -> str:
         return " " * indent + "  ".join(v.rjust(w) if num else v.ljust(w)
