@@ -589,7 +589,7 @@ def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_pa
     path, truth = _unsolved_copy(tmp_path, spec)
     progress = str(tmp_path / "bounds.json")
     runner = CliRunner()
-    args = ["atlas", "settle", "-g", spec, "--parts", "1.0,0.1", "--progress", progress, "--file", str(path),
+    args = ["atlas", "settle", "--json", "-g", spec, "--parts", "1.0,0.1", "--progress", progress, "--file", str(path),
             "--kernel-at-most", "8"]
     got = runner.invoke(main, args)
     assert got.exit_code == 0, got.output
