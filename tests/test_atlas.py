@@ -521,7 +521,8 @@ def test_the_bounds_command_raises_lower_bounds_and_keeps_them_in_a_table(tmp_pa
     atlas.save(entries, str(path))
     url = f"sqlite:///{tmp_path / 'table.sqlite3'}"
     runner = CliRunner()
-    ran = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "2", "--file", str(path), "--url", url])
+    ran = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "2", "--file", str(path), "--url", url,
+                              "--json"])
     assert ran.exit_code == 0, ran.output
     record = json.loads(ran.output.strip().splitlines()[-1])
     got = atlas.load(str(path))["6,7,0"]
@@ -540,7 +541,7 @@ def test_the_bounds_command_raises_lower_bounds_and_keeps_them_in_a_table(tmp_pa
     assert atlas.load(str(path))["6,7,0"] == got  # a weaker bound is not kept
     # from the table, one ply already knows what two plies proved of each part
     table_run = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "1", "--file", str(path),
-                                    "--url", url])
+                                    "--url", url, "--json"])
     assert json.loads(table_run.output.strip().splitlines()[-1])["value"] == record["value"]
     solved = runner.invoke(cli, ["atlas", "bounds", "-g", "3,3,1", "--file", str(path)])
     assert solved.exit_code == 2 and "unproven total" in solved.output
@@ -556,7 +557,7 @@ def test_a_bound_asked_for_a_target_records_it(tmp_path: Path) -> None:
     atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(SHIPPED["3,3,1"]))}, str(path))
     runner = CliRunner()
     ran = runner.invoke(cli, ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--target", str(truth - 3),
-                              "--file", str(path)])
+                              "--file", str(path), "--json"])
     assert ran.exit_code == 0, ran.output
     record = json.loads(ran.output.strip().splitlines()[-1])
     assert truth - 3 <= record["value"] <= truth and record["target"] == truth - 3

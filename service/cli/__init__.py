@@ -7,7 +7,8 @@ worker), ``positions`` (export, import), ``atlas`` (run, show), ``records`` (bou
 Scripts and bots call it many times, so start-up stays short: loading the package imports only
 click, and each command imports the solver (numpy, numba) or the storage when it runs.  Errors caused
 by the input are printed as one ``error:`` line on stderr with exit status 2; nothing else is printed
-then.
+then.  Results are text for people by default (tables, ``label: value`` lines, never "None") and one line
+of JSON with ``--json``, for scripts; progress and logs go to stderr.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -22,6 +23,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str) -> NoReturn:
+    """Bad input ends the command here: one ``error:`` line on stderr naming it, exit status 2 (click's own
+    status for a usage error), no traceback and nothing on stdout."""
     click.echo(f"error: {message}", err=True)
     sys.exit(2)
 
@@ -163,35 +166,188 @@ def _share(text: str) -> tuple[int, int]:
     return share
 
 
-def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str) -> None:
+def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_json: bool) -> None:
     """A bound campaign's outcome: its record once every first guess is done, else where it stands (the bound
     its unfinished record says its file proves)."""
     from service import bound_campaigns
 
     if record is not None and not bound_campaigns.unfinished(record):
-        _emit_json({"game": game, "finished": True, **record})
+        _emit({"game": game, "finished": True, **record}, as_json)
         return
     doc = bound_campaigns.read(progress) or {}
-    _emit_json({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
-                "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})})
+    _emit({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+           "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})}, as_json)
 
 
-def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
+def _game(spec: str, alphabet: str | None = None) -> Game:
+    """The game ``spec`` names, within the service's limits (``BULLSCOWS_MAX_CODES``,
+    ``BULLSCOWS_EXACT_SEARCH_MAX_CODES``): the CLI refuses what ``POST /v1/next-move`` refuses, in the same
+    words, so that an answer found from a shell is one the deployment would give.
+
+    :raises SolverError: not a game, or one too large (``_solver_errors`` makes it an ``error:`` line).
+    """
     from service.config import Settings
     from solver.game import Game
 
-    # the deployment's limit of exact search (BULLSCOWS_EXACT_SEARCH_MAX_CODES), as the service applies it
-    g = Game.from_spec(game, alphabet=alphabet, search_max_codes=Settings().exact_search_max_codes)
+    settings = Settings()
+    return Game.from_spec(spec, alphabet=alphabet, max_codes=settings.max_codes,
+                          search_max_codes=settings.exact_search_max_codes)
+
+
+def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
+    """The game and the history of a command's arguments, held to the service's limits (the game's size,
+    the history's length: ``BULLSCOWS_MAX_HISTORY``)."""
+    from service.config import Settings
+
+    g = _game(game, alphabet)
     # All turn arguments form one stream, so quoting is optional: "0123 0.1" "1245 0.2",
     # 0123 0.1 1245 0.2 and "0123 0.1, 1245 0.2" are the same history.
-    return g, g.parse_history(" ".join(turns))
+    history = g.parse_history(" ".join(turns))
+    limit = Settings().max_history
+    if len(history) > limit:
+        # the service's own error and words (service.api.parse.history_of), imported only when needed: it
+        # brings the API's schemas, which a command that stays within the limit never pays for
+        from service.api.parse import HistoryTooLongError
+
+        raise HistoryTooLongError(f"history has {len(history)} turns, more than the limit of {limit}")
+    return g, history
 
 
 def _emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=None, separators=(",", ":")))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_json_option = click.option("--json", "as_json", is_flag=True,
+                            help="Print JSON (one line, for scripts) instead of text for people.")
+"""Every command that prints a result takes it: text by default, the JSON of the same result with it."""
+
+NOT_KNOWN = "\u2014"
+"""What a table shows for a value that is not known (JSON's null): a dash, never "None"."""
+
+
+def _shown(value: Any) -> str:
+    """One value as people read it: null as a dash, booleans as yes/no, floats without noise, lists of
+    codes joined by spaces."""
+    if value is None:
+        return NOT_KNOWN
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):  # six decimals at most: averages of records differ in the fifth
+        return str(int(value)) if value.is_integer() else str(round(value, 6))
+    if isinstance(value, (list, tuple)):
+        return " ".join(_shown(v) for v in value) if value else NOT_KNOWN
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_shown(v)}" for k, v in value.items()) if value else NOT_KNOWN
+    return str(value)
+
+
+def _label(key: Any) -> str:
+    return str(key).replace("_", " ")
+
+
+def _numeric(value: Any) -> bool:
+    """Whether a cell is a number (or null): right-aligned."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | None = None,
+                 indent: int = 0, right: Iterable[str] = ()) -> None:
+    """Rows as an aligned table under a header: ``columns`` are (key, header) pairs (default: every key of
+    the rows, in order); numbers are right-aligned, and the columns of ``right`` too (numbers written as text,
+    such as bounds), a missing or null cell is a dash."""
+    if columns is None:
+        keys: dict[str, None] = {}
+        for row in rows:
+            keys.update(dict.fromkeys(row))
+        columns = [(k, _label(k)) for k in keys]
+    cells = [[_shown(row.get(k)) for k, _ in columns] for row in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
+    named = set(right)
+    numeric = [k in named or all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
+
+    def line(values: list[str]) -> str:
+        return " " * indent + "  ".join(v.rjust(w) if num else v.ljust(w)
+                                        for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    click.echo(line([h for _, h in columns]))
+    for c in cells:
+        click.echo(line(c))
+
+
+def _print_fields(obj: dict[str, Any], indent: int = 0) -> None:
+    """A result (a JSON object) as ``label: value`` lines for people: nested objects indented under their
+    label, lists of objects as tables, and lines whose value is null or empty left out (a missing line
+    reads better than "None")."""
+    pad = "  " * indent
+    shown = {k: v for k, v in obj.items() if v is not None and v != {} and v != []}
+    width = max((len(_label(k)) for k, v in shown.items() if not isinstance(v, (dict, list))), default=0)
+    for key, value in shown.items():
+        if isinstance(value, dict):
+            click.echo(f"{pad}{_label(key)}:")
+            _print_fields(value, indent + 1)
+        elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            click.echo(f"{pad}{_label(key)}:")
+            _print_table(value, indent=2 * (indent + 1))
+        else:
+            click.echo(f"{pad}{(_label(key) + ':').ljust(width + 1)} {_shown(value)}")
+
+
+def _emit(obj: Any, as_json: bool, human: Callable[[Any], None] | None = None) -> None:
+    """A command's result: its JSON with ``--json`` (the keys scripts read), else ``human(obj)``, else the
+    result's fields as text (:func:`_print_fields`)."""
+    if as_json:
+        _emit_json(obj)
+    elif human is not None:
+        human(obj)
+    else:
+        _print_fields(obj)
+
+
+def _read_json(path: str, what: str) -> Any:
+    """The JSON document of a file the user names, or the command's ``error:`` line (the file cannot be
+    read, or is not JSON): what the file should be is ``what``, for the message."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as exc:
+        _fail(f"cannot read {path!r}: {exc.strerror or exc}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        _fail(f"{path!r} is not {what}: not JSON ({exc})")
+
+
+def _input_error(exc: Exception) -> str | None:
+    """The ``error:`` line of an exception that the input caused, or None for any other (a bug: its
+    traceback is shown).  Input errors are the solver's (a bad game, code, response or history; a game over a
+    limit) and the database's refusals (``--url`` naming no database of the service, or one that is down).
+    Their classes are looked up among the modules already imported, so that catching them costs a command
+    that never loads the storage nothing."""
+    for module, name in (("solver.errors", "SolverError"), ("service.store.db", "StorageError")):
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and isinstance(exc, cls):
+            message = str(exc)
+            missing = re.search(r"no such table: \w+", message)
+            if name == "StorageError" and missing:  # not something to retry: a database never migrated
+                message = (f"the database has not the service's tables ({missing.group()}): "
+                           "`bullscows db upgrade --url URL` makes them")
+            return message
+    return None
+
+
+class _Main(click.Group):
+    """The ``bullscows`` group: every command's input errors end as one ``error:`` line with status 2, however
+    deep they are raised (see :func:`_input_error`)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            message = _input_error(exc)
+            if message is None:
+                raise
+            _fail(message)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="bullscows")
 def main() -> None:
     """Solver for Bulls-and-Cows, Mastermind and every (positions, symbols, repetition) variant."""

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import _fail, _position_store, _store, _url_option, main
+from service.cli._common import (
+    _emit,
+    _fail,
+    _json_option,
+    _position_store,
+    _store,
+    _url_option,
+    main,
+)
 
 if TYPE_CHECKING:
     pass
@@ -43,14 +51,26 @@ def tokens_create(name: str, scopes: tuple[str, ...], url: str | None) -> None:
 
 @tokens_group.command("list")
 @_url_option
-def tokens_list(url: str | None) -> None:
-    """Tokens by name, with scopes and use (never the tokens themselves)."""
+@_json_option
+def tokens_list(url: str | None, as_json: bool) -> None:
+    """Tokens by name, with scopes and use (never the tokens themselves): a table, or with --json a list of
+    {name, scopes, revoked_at, last_used_at} (ISO times, null when never)."""
     with _token_store(url) as store:
         tokens = store.list()
-    for t in tokens:
-        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
-        used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
-        click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
+    rows = [{"name": t.name, "scopes": sorted(t.scopes),
+             "revoked_at": None if t.revoked_at is None else t.revoked_at.isoformat(),
+             "last_used_at": None if t.last_used_at is None else t.last_used_at.isoformat()} for t in tokens]
+
+    def human(out: dict[str, Any]) -> None:
+        if not tokens:
+            click.echo("no tokens")
+            return
+        for t in tokens:
+            state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+            used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+            click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
+
+    _emit({"tokens": rows}, as_json, human)
 
 
 @tokens_group.command("revoke")
@@ -89,6 +109,12 @@ def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[st
     from solver.game import Game
     from solver.search import Searcher, SolveOptions, optimal_tree
 
+    for asked, key, what in ((games, "game", "games"), (strategies, "strategy", "strategies")):
+        known = sorted({str(spec[key]) for spec in SPECS})
+        unknown = [name for name in asked if name not in known]
+        if unknown:  # else nothing would be built, silently
+            _fail(f"no shipped tree of {what} {', '.join(map(repr, unknown))}; the shipped trees' {what} are: "
+                  f"{', '.join(known)}")
     folder = output or TREE_DIR
     os.makedirs(folder, exist_ok=True)
     entries = read_manifest(folder)  # the other trees (the atlas's, other presets') are kept
@@ -179,17 +205,40 @@ def db_downgrade(url: str | None, revision: str) -> None:
     click.echo(f"database at {revision}")
 
 
+def _bind_address(bind: str, port: int | None) -> str:
+    """``--bind`` with its port replaced by ``--port`` (when given): ``0.0.0.0:8000`` and ``--port 9000`` give
+    ``0.0.0.0:9000``, a host alone gets the port, an IPv6 host keeps its brackets.  A Unix socket has no port
+    to replace: refused."""
+    if port is None:
+        return bind
+    if bind.startswith(("unix:", "fd://")):
+        _fail(f"--bind {bind!r} is not a network address: --port does not apply")
+    if bind.startswith("["):  # [::1]:8000 or [::1]
+        host = bind[: bind.index("]") + 1] if "]" in bind else bind
+    elif bind.count(":") > 1:  # a bare IPv6 address
+        host = f"[{bind}]"
+    else:
+        host = bind.partition(":")[0]
+    if host in ("", "[]"):
+        _fail(f"--bind {bind!r} has no host: give one (127.0.0.1, 0.0.0.0, ...)")
+    return f"{host}:{port}"
+
+
 @main.command("serve")
-@click.option("--bind", default="127.0.0.1:8000", show_default=True, help="Address to listen on.")
-@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
+@click.option("--bind", default="127.0.0.1:8000", show_default=True,
+              help="Address to listen on (HOST:PORT, or gunicorn's unix:PATH).")
+@click.option("--port", "-p", type=click.IntRange(1, 65535), default=None,
+              help="Port to listen on, replacing the port of --bind (its host is kept).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="gunicorn worker processes.")
 @click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
 @click.option("--with-worker", is_flag=True,
               help="Also run a `bullscows worker` for jobs (stops with the server).")
-def serve(bind: str, workers: int, no_migrate: bool, with_worker: bool) -> None:
+def serve(bind: str, port: int | None, workers: int, no_migrate: bool, with_worker: bool) -> None:
     """Run the HTTP service under gunicorn (migrating the database first)."""
     import os
     import subprocess
 
+    bind = _bind_address(bind, port)
     if not no_migrate:
         from service.migrate import upgrade
 

@@ -2,20 +2,134 @@
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import re
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
 
 import click
 
 from service.cli._common import (
     _bound_options,
     _campaign_options,
+    _emit,
     _emit_campaign,
     _emit_json,
     _fail,
+    _json_option,
     _parts_list,
+    _print_table,
+    _read_json,
     _refuse_campaign_options,
+    _shown,
     main,
 )
+
+_VALUE_KEYS: dict[str, tuple[type, ...]] = {"exact": (bool,), "lower": (int,), "upper": (int, type(None)),
+                                            "value": (int, type(None))}
+"""The keys of each of an atlas entry's values, and their JSON types (bools are ints too: checked first)."""
+
+
+def _atlas_problem(doc: Any) -> str | None:
+    """What is wrong with an atlas file's document for the commands that read it, or None.  Checks the
+    shape they rely on (each entry's game, codes, time and values), so that a file that is not an atlas
+    is refused in one line rather than failing at its first missing key."""
+    from solver.atlas import NAMES
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    if not isinstance(doc, dict) or not isinstance(doc.get("games"), list):
+        return "it has no 'games' list"
+    for i, entry in enumerate(doc["games"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("game"), str):
+            return f"games[{i}] has no 'game'"
+        where = f"game {entry['game']!r}"
+        try:
+            Game.from_spec(entry["game"])
+        except SolverError as exc:
+            return f"{where}: {exc}"
+        for key in ("codes", "positions", "symbols"):
+            if type(entry.get(key)) is not int:
+                return f"{where}: {key!r} is not a whole number"
+        if not isinstance(entry.get("seconds"), (int, float)) or isinstance(entry.get("seconds"), bool):
+            return f"{where}: 'seconds' is not a number"
+        values = entry.get("values")
+        if not isinstance(values, dict):
+            return f"{where} has no 'values'"
+        for name in NAMES:
+            value = values.get(name)
+            if not isinstance(value, dict):
+                return f"{where} has no value {name!r}"
+            for key, types in _VALUE_KEYS.items():
+                got = value.get(key)
+                if (isinstance(got, bool) and bool not in types) or not isinstance(got, types):
+                    return f"{where}: {name}.{key} is {got!r}"
+    return None
+
+
+def _atlas_entries(path: str | None) -> tuple[str, dict[str, dict[str, Any]]]:
+    """(the atlas file of ``--file``, its entries by game): none when it does not exist yet, the command's
+    ``error:`` line when it is not an atlas file."""
+    import os
+
+    from service import atlas
+
+    file = path or atlas.ATLAS_FILE
+    if not os.path.exists(file):
+        return file, {}
+    problem = _atlas_problem(_read_json(file, "an atlas file"))
+    if problem is not None:
+        _fail(f"{file!r} is not an atlas file: {problem}")
+    return file, atlas.load(file)
+
+
+_IMPOSSIBLE = re.compile(r"^(# \S+ \w+ within \d+): None \(")
+"""A search's log line (solver.atlas.solve_game) whose value is null: no strategy finds every secret within
+that many guesses."""
+
+
+class _ReadableLog:
+    """``atlas run``'s stderr while it runs: the searches' log lines, printed by the worker processes (which
+    inherit it when they fork), with a null value said in words (``impossible``) instead of ``None``."""
+
+    def __init__(self, target: IO[str]) -> None:
+        self.target = target
+
+    def write(self, text: str) -> int:
+        return self.target.write(_IMPOSSIBLE.sub(r"\1: impossible (", text))
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.target, name)
+
+
+@contextlib.contextmanager
+def _readable_log() -> Iterator[None]:
+    """stderr as :class:`_ReadableLog` while the block runs: the message is solver.atlas's, which prints it in
+    worker processes, so the command can only reword it on its way out."""
+    before = sys.stderr
+    sys.stderr = _ReadableLog(before)
+    try:
+        yield
+    finally:
+        sys.stderr = before
+
+
+def _print_atlas(entries: list[dict[str, Any]]) -> None:
+    """Atlas entries for people: one game per line, a bound shown as [lower, upper] (``atlas.shown``)."""
+    from service import atlas
+    from solver.atlas import NAMES
+
+    rows = []
+    for e in entries:
+        cells = [atlas.shown(e["values"][name]) for name in NAMES]
+        rows.append({"game": e["game"], "codes": e["codes"], "T": cells[0], "average": atlas.average(e),
+                     "W": cells[1], "T_W": cells[2], "D": cells[3], "W-movers": cells[4], "seconds": e["seconds"]})
+    _print_table(rows, [(k, k) for k in ("game", "codes", "T", "average", "W", "T_W", "D", "W-movers", "seconds")],
+                 right=("T", "W", "T_W", "D", "W-movers"))
 
 
 @main.group("atlas")
@@ -34,11 +148,14 @@ def atlas_group() -> None:
               help="Games computed at once, one process each.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, path: str | None) -> None:
+@_json_option
+def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, path: str | None,
+              as_json: bool) -> None:
     """Compute the atlas entries that are not finished, smallest game first.
 
     The file is rewritten after each game, so the command can be stopped at any time and run again:
-    finished games are kept, games left with bounds are computed again.
+    finished games are kept, games left with bounds are computed again.  Each search is logged on stderr;
+    at the end the chosen games' entries are printed as `atlas show` prints them (--json: their entries).
     """
     from service import atlas
     from solver.atlas import ATLAS_MAX_CODES, atlas_games
@@ -59,15 +176,20 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
         chosen = [g for g in chosen if g.spec in {w.spec for w in wanted}]
     if max_codes is not None:
         chosen = [g for g in chosen if g.size <= max_codes]
-    atlas.run(chosen, budget, processes=processes, path=path or atlas.ATLAS_FILE,
-              log=lambda line: click.echo(f"# {line}", err=True))
+    file, _ = _atlas_entries(path)
+    with _readable_log():
+        entries = atlas.run(chosen, budget, processes=processes, path=file,
+                            log=lambda line: click.echo(f"# {line}", err=True))
+    done = [entries[g.spec] for g in chosen if g.spec in entries]
+    _emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
 
 
 @atlas_group.command("one-step")
 @click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every entry without them).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
+@_json_option
+def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> None:
     """Build the one-step strategies' whole trees of the entries that lack them (entropy, most parts,
     minimax, expected size): they give the best strategy known of an unsolved game, and lower its open
     upper bounds to what a played-out tree proves.  No search; seconds per game."""
@@ -75,8 +197,7 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
     from solver.errors import SolverError
     from solver.game import Game
 
-    file = path or atlas.ATLAS_FILE
-    entries = atlas.load(file)
+    file, entries = _atlas_entries(path)
     try:
         specs = [Game.from_spec(g).spec for g in games] if games else None
     except SolverError as exc:
@@ -85,7 +206,9 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
     if missing:
         _fail(f"not in the atlas file: {', '.join(missing)}")
     changed = atlas.add_one_step(specs, path=file, log=lambda line: click.echo(f"# {line}", err=True))
-    click.echo(f"{len(changed)} entries given their one-step trees")
+    _emit({"changed": changed}, as_json,
+          lambda out: click.echo(f"{len(out['changed'])} entries given their one-step trees"
+                                 + (f": {', '.join(out['changed'])}" if out["changed"] else "")))
 
 
 @atlas_group.command("hybrid")
@@ -110,23 +233,25 @@ def atlas_one_step(games: tuple[str, ...], path: str | None) -> None:
 @click.option("--max-guesses", type=click.IntRange(min=1), default=None,
               help="Keep to this many guesses first (the game's W: the tree then bounds T_W as well as T).")
 @_campaign_options("With --rollout-width. ")
+@_json_option
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
                  folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
                  rollout_min_size: int | None, max_guesses: int | None, progress: str | None, processes: int,
-                 scheduler: str | None, max_units: int | None) -> None:
+                 scheduler: str | None, max_units: int | None, as_json: bool) -> None:
     """Build an unsolved game's hybrid tree (a one-step strategy above --exact-at-most candidates, the
     optimal guess below) and, when it beats the game's trees so far, ship it as the game's best-known
     tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each.
 
     With --rollout-width the hybrid is rolled out, as a campaign of units (one per response to the first
-    guess) saved to its progress file as each finishes: stopped or killed, the same command continues it."""
+    guess) saved to its progress file as each finishes: stopped or killed, the same command continues it.
+    Prints, game by game, the tree kept (or that none was); --json: each game's record, null when none was
+    kept or units are left."""
     from service import atlas, rollouts
     from solver.errors import SolverError
     from solver.game import Game
     from solver.heuristics import STRATEGIES
 
-    file = path or atlas.ATLAS_FILE
-    entries = atlas.load(file)
+    file, entries = _atlas_entries(path)
     if strategy is not None and strategy not in STRATEGIES:
         _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
     try:
@@ -145,13 +270,25 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
         rollout = {"width": rollout_width, "from_turn": rollout_from_turn, "levels": rollout_levels,
                    "min_size": rollout_min_size or exact_at_most}
     campaign = {"progress": progress, "processes": processes, "scheduler": scheduler, "max_units": max_units}
+    kept: dict[str, Any] = {}
     for spec in specs:
         try:
-            atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                             max_guesses=max_guesses, campaign=campaign,
-                             log=lambda line: click.echo(f"# {line}", err=True))
+            kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
+                                          max_guesses=max_guesses, campaign=campaign,
+                                          log=lambda line: click.echo(f"# {line}", err=True))
         except rollouts.CampaignError as exc:
             _fail(str(exc))
+    _emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
+
+
+def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
+    """Game by game, the tree a command kept (its total and worst case), or ``none``."""
+    for spec, record in records.items():
+        if record is None:
+            click.echo(f"{spec}: {none}")
+        else:
+            click.echo(f"{spec}: kept {_shown(record.get('strategy'))}, total {_shown(record.get('total'))}, "
+                       f"worst case {_shown(record.get('worst_case'))}")
 
 
 @atlas_group.command("polish")
@@ -176,8 +313,10 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
               help="Where each position is kept once settled, and from which a stopped polish continues (default: "
                    "campaigns/polish-<game>.json).")
+@_json_option
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
-                 path: str | None, folder: str | None, sweep: int | None, progress: str | None) -> None:
+                 path: str | None, folder: str | None, sweep: int | None, progress: str | None,
+                 as_json: bool) -> None:
     """Polish an unsolved game's best-known tree: search each of its positions of --above to --at-most
     candidates exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every
     cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
@@ -192,26 +331,27 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     if at_most <= low:
         _fail(f"--at-most ({at_most}) must be above --above ({low})")
     try:
-        atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses, path=file,
-                         folder=folder, sweep=sweep, progress=progress or polishes.default_path(spec),
-                         log=lambda line: click.echo(f"# {line}", err=True))
+        record = atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
+                                  path=file, folder=folder, sweep=sweep,
+                                  progress=progress or polishes.default_path(spec),
+                                  log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
+    _emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))
 
 
 def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | None]:
     """(the atlas file, the game's spec, its entry there or None) of ``-g`` and ``--file``; a game that is no game
     is refused."""
-    from service import atlas
     from solver.errors import SolverError
     from solver.game import Game
 
-    file = path or atlas.ATLAS_FILE
     try:
         spec = Game.from_spec(game).spec
     except SolverError as exc:
         _fail(str(exc))
-    return file, spec, atlas.load(file).get(spec)
+    file, entries = _atlas_entries(path)
+    return file, spec, entries.get(spec)
 
 
 @atlas_group.command("bounds")
@@ -225,21 +365,22 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
 @_bound_options
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_json_option
 def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
                  progress: str | None, processes: int, max_units: int | None, only_parts: str | None,
-                 path: str | None) -> None:
+                 path: str | None, as_json: bool) -> None:
     """Prove lower bounds of unsolved games' optimal totals by refining their first plies (every
     guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
     Game by game, the file saved after each; a bound below the one recorded changes nothing.
 
     With --campaign the bound is a resumable campaign: it prints the record once every first guess is
-    refined, else the campaign's progress (``finished: false``), and the same command continues it."""
+    refined, else the campaign's progress (``finished: false``), and the same command continues it.
+    Prints each game's bound record (--json: as JSON, one line per game)."""
     from service import atlas, bound_campaigns
     from solver.errors import SolverError
     from solver.game import Game
 
-    file = path or atlas.ATLAS_FILE
-    entries = atlas.load(file)
+    file, entries = _atlas_entries(path)
     try:
         specs = [Game.from_spec(g).spec for g in games] or [s for s, e in entries.items() if not atlas.finished(e)]
     except SolverError as exc:
@@ -262,7 +403,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
                                                     log=lambda line: click.echo(f"# {line}", err=True))
         except bound_campaigns.CampaignError as exc:
             _fail(str(exc))
-        _emit_campaign(specs[0], record, progress or bound_campaigns.default_path(specs[0]))
+        _emit_campaign(specs[0], record, progress or bound_campaigns.default_path(specs[0]), as_json)
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
@@ -271,7 +412,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
         if keep is not None:
             kept = keep(got)
             click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)
-        _emit_json({"game": spec, **record})
+        _emit({"game": spec, **record}, as_json)
 
 
 def _table_of(spec: str, url: str) -> tuple[Any, Any]:
@@ -311,31 +452,34 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
 @click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file (default: the package's).")
-def atlas_show(markdown: bool, path: str | None) -> None:
-    """The atlas's numbers, one game per line; bounds are shown as [lower, upper]."""
+@_json_option
+def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
+    """The atlas's numbers, one game per line; bounds are shown as [lower, upper] ('?' for an upper bound
+    not known yet).  --json prints the file's entries."""
     from service import atlas
     from solver.atlas import NAMES
 
-    entries = atlas.load(path or atlas.ATLAS_FILE)
+    if markdown and as_json:
+        _fail("--markdown and --json are two forms of the table: give one")
+    _, entries = _atlas_entries(path)
     if not entries:
         _fail("the atlas is empty: run `bullscows atlas run`")
-    if markdown:
-        click.echo("| game | positions | symbols | repetition | codes | T | average | W | T_W | D | W-movers | "
-                   "seconds |")
-        click.echo("|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    if as_json:
+        _emit_json({"games": list(entries.values())})
+        return
+    if not markdown:
+        _print_atlas(list(entries.values()))
+        return
+    click.echo("| game | positions | symbols | repetition | codes | T | average | W | T_W | D | W-movers | seconds |")
+    click.echo("|---|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for e in entries.values():
-        v = e["values"]
-        cells = [atlas.shown(v[name]) for name in NAMES]
+        cells = [atlas.shown(e["values"][name]) for name in NAMES]
         mean = atlas.average(e)
         average = "" if mean is None else f"{mean:.4f}"
-        if markdown:
-            rep = "yes" if e["repetition"] else "no"
-            mark = " ‡" if e.get("sources") else ""  # started from a campaign's proofs (docs/atlas.md)
-            click.echo(f"| {e['game']} | {e['positions']} | {e['symbols']} | {rep} | {e['codes']} | {cells[0]} | "
-                       f"{average} | {' | '.join(cells[1:])} | {e['seconds']:.1f}{mark} |")
-        else:
-            click.echo(f"{e['game']:>7} {e['codes']:>5} codes  T {cells[0]:>7} ({average or '-':>6})  "
-                       f"W {cells[1]}  T_W {cells[2]}  D {cells[3]}  W-movers {cells[4]}  {e['seconds']:.1f} s")
+        rep = "yes" if e["repetition"] else "no"
+        mark = " ‡" if e.get("sources") else ""  # started from a campaign's proofs (docs/atlas.md)
+        click.echo(f"| {e['game']} | {e['positions']} | {e['symbols']} | {rep} | {e['codes']} | {cells[0]} | "
+                   f"{average} | {' | '.join(cells[1:])} | {e['seconds']:.1f}{mark} |")
 
 
 @atlas_group.command("trees")
@@ -354,9 +498,9 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
         specs = [Game.from_spec(g).spec for g in games] if games else None
     except SolverError as exc:
         _fail(str(exc))
+    file, _ = _atlas_entries(path)
     try:
-        atlas.build_trees(specs, path=path or atlas.ATLAS_FILE, folder=folder,
-                          log=lambda line: click.echo(line, err=True))
+        atlas.build_trees(specs, path=file, folder=folder, log=lambda line: click.echo(line, err=True))
     except RuntimeError as exc:
         _fail(str(exc))
 
@@ -374,8 +518,9 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
               help="Sets of at most this many codes go to the exact search; bigger ones are swept.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_json_option
 def atlas_settle(game: str, responses: str, progress: str | None, seconds: float | None, kernel_at_most: int,
-                 path: str | None) -> None:
+                 path: str | None, as_json: bool) -> None:
     """Settle parts of an unsolved game exactly: the optimal total of the part each named response to the
     first guess leaves, by a sweep of its guesses (best refined bound first, small sets searched exactly),
     kept in the lower-bound campaign's progress file as the part's exact bound.  The root's bound the file then
@@ -393,7 +538,7 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
                                           log=lambda line: click.echo(f"# {line}", err=True))
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
-    _emit_json({"game": spec, "parts": rows, "lower_bound": record})
+    _emit({"game": spec, "parts": rows, "lower_bound": record}, as_json)
 
 
 @atlas_group.command("gaps")
@@ -407,7 +552,7 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
                    "('0.5', or '0.5 1.4' one level further), each against its bound refined --depth plies now.")
 @click.option("--depth", type=click.IntRange(min=1, max=6), default=2, show_default=True,
               help="With --below: plies refined for each set's bound.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_json_option
 def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str | None, depth: int,
                as_json: bool) -> None:
     """Where an unsolved game's bracket of T lies: for each response to the best-known tree's first guess, the
@@ -441,9 +586,8 @@ def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str |
         click.echo(f"{report['game']}: after {' '.join(report['moves'][:-1])} (responses {report['path']}), the tree "
                    f"plays {report['moves'][-1]} and spends {report['upper']}; its sets' {depth}-ply bounds add up "
                    f"to {report['lower']} (gap {report['gap']})")
-        click.echo(f"{'response':>8} {'codes':>6} {'tree':>7} {'bound':>7} {'gap':>5}")
-        for row in report["parts"]:
-            click.echo(f"{row['response']:>8} {row['codes']:>6} {row['upper']:>7} {row['lower']:>7} {row['gap']:>5}")
+        _print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
+                                       ("lower", "bound"), ("gap", "gap")])
         return
     path = progress or bound_campaigns.default_path(g.spec)
     try:
@@ -459,10 +603,8 @@ def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str |
     if as_json:
         _emit_json(report)
         return
+    standing = "" if report.get("standing") is None else f"; T >= {report['standing']} over every first guess"
     click.echo(f"{report['game']}: first guess {report['first_guess']}: the tree spends {report['upper']}, the parts' "
-               f"bounds add up to {report['lower']} (gap {report['gap']}); T >= {report['standing']} over every first "
-               "guess")
-    click.echo(f"{'response':>8} {'codes':>6} {'tree':>7} {'bound':>7} {'plies':>6} {'gap':>5}")
-    for row in report["parts"]:
-        click.echo(f"{row['response']:>8} {row['codes']:>6} {row['upper']:>7} {row['lower']:>7} {row['plies']!s:>6} "
-                   f"{row['gap']:>5}")
+               f"bounds add up to {report['lower']} (gap {report['gap']}){standing}")
+    _print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
+                                   ("lower", "bound"), ("plies", "plies"), ("gap", "gap")])

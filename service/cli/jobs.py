@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -10,10 +9,14 @@ import click
 
 from service.cli._common import (
     _database_url,
+    _emit,
     _emit_json,
     _fail,
+    _game,
     _game_options,
     _job_store,
+    _json_option,
+    _print_table,
     _solver_errors,
     _url_option,
     main,
@@ -32,11 +35,12 @@ def jobs_group() -> None:
 @jobs_group.command("list")
 @click.option("--status", type=click.Choice(["queued", "planning", "running", "done", "failed", "cancelled"]),
               default=None)
-@click.option("--limit", default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
 @_url_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_json_option
 def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) -> None:
-    """Jobs, newest first."""
+    """Jobs, newest first: a table of one line per job (the value is the best so far until the job is
+    done), or with --json the list of what `jobs show --json` prints."""
     from service.jobs import manage
 
     jobs = _job_store(url)
@@ -44,30 +48,38 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
     if as_json:
         _emit_json(views)
         return
+    if not views:
+        click.echo("no jobs" + ("" if status is None else f" {status}"))
+        return
+    rows = []
     for v in views:
-        p = v["progress"]
-        r = v["request"]
-        value = v["result"]["value"] if v["result"] else p["best_value"]
-        what = f"tree {r['strategy']}" if r.get("strategy") else r["criterion"]
-        click.echo(f"{v['id']}  {v['status']:<9} {r['game']!s:<7} {what:<7} "
-                   f"k={r['max_guesses']} mde={r['mde']} fso={int(r['from_set_only'])} "
-                   f"history={'; '.join(r['history']) or '-'}  units {p['units_done']}/{p['units_total']}  "
-                   f"value {value if value is not None else '-'}")
+        p, r = v["progress"], v["request"]
+        game = r["game"] if isinstance(r["game"], str) else r["game"]["spec"]
+        rows.append({"id": v["id"], "status": v["status"], "game": game,
+                     "what": f"tree {r['strategy']}" if r.get("strategy") else r["criterion"],
+                     "max_guesses": r["max_guesses"], "mde": r["mde"], "fso": r["from_set_only"],
+                     "history": "; ".join(r["history"]), "units": f"{p['units_done']}/{p['units_total']}",
+                     "value": v["result"]["value"] if v["result"] else p["best_value"]})
+    _print_table(rows, [("id", "id"), ("status", "status"), ("game", "game"), ("what", "what"),
+                        ("max_guesses", "k"), ("mde", "mde"), ("fso", "fso"), ("history", "history"),
+                        ("units", "units"), ("value", "value")])
 
 
 @jobs_group.command("show")
 @click.argument("job_id")
 @click.option("--units", is_flag=True, help="List the units too.")
 @_url_option
-def jobs_show(job_id: str, units: bool, url: str | None) -> None:
-    """One job as JSON: status, progress, result (and units)."""
+@_json_option
+def jobs_show(job_id: str, units: bool, url: str | None, as_json: bool) -> None:
+    """One job: its question, status, progress and result (and units); the lines whose value is not known
+    yet are left out.  --json prints the keys of GET /v1/jobs/{id}."""
     from service.jobs import manage
 
     jobs = _job_store(url)
     job = jobs.get(job_id)
     if job is None:
         _fail(f"there is no job {job_id!r}")
-    click.echo(json.dumps(manage.view(jobs, job, units=units), indent=1))
+    _emit(manage.view(jobs, job, units=units), as_json)
 
 
 @jobs_group.command("cancel")
@@ -112,26 +124,26 @@ CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
               help="That worker's seconds between saves of a running unit's proven positions "
                    "(see `bullscows worker`).")
 @_url_option
+@_json_option
 @_solver_errors
 def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
-                 checkpoint_every: float | None, url: str | None) -> None:
+                 checkpoint_every: float | None, url: str | None, as_json: bool) -> None:
     """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
     crush45 for k-movers), then the exact job, its parts bounded from the start by the hybrid's values.
 
     Everything runs as ordinary jobs (see `bullscows jobs`), so it survives being killed: run the same
-    command again and finished jobs are reused, proven positions are not searched again.
+    command again and finished jobs are reused, proven positions are not searched again.  Prints a table of
+    the stages' values, or with --json the game and each stage's job, value, best guess and per-response values.
     """
     import os
     import subprocess
     import time
 
-    from service.config import Settings
     from service.jobs.plan import JobRequest
-    from solver.game import Game
     from solver.search import SolveOptions, require_searchable
 
-    g = Game.from_spec(game, alphabet, search_max_codes=Settings().exact_search_max_codes)
+    g = _game(game, alphabet)
     require_searchable(g)
     if unlimited and set(criteria) != {"total"}:
         _fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
@@ -192,8 +204,16 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
         if worker is not None:
             worker.terminate()
             worker.wait(timeout=60)
-    _emit_json({"game": g.spec, "max_guesses": k, "wall_seconds": round(time.monotonic() - t_start, 1),
-                "stages": results})
+    out = {"game": g.spec, "max_guesses": k, "wall_seconds": round(time.monotonic() - t_start, 1),
+           "stages": results}
+
+    def human(out: dict[str, Any]) -> None:
+        limit = "no depth limit" if k is None else f"within {k} guesses"
+        click.echo(f"{g.spec}, {limit}: {out['wall_seconds']:.0f} s")
+        _print_table([{"stage": stage, **{key: r[key] for key in ("job", "value", "best_guess", "nodes", "seconds")}}
+                      for stage, r in results.items()])
+
+    _emit(out, as_json, human)
 
 
 @main.command("worker")

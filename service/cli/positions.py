@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import _database_url, _fail, _game_filter_options, _position_store, _url_option, main
+from service.cli._common import (
+    _database_url,
+    _emit,
+    _fail,
+    _game_filter_options,
+    _json_option,
+    _position_store,
+    _url_option,
+    main,
+)
 
 if TYPE_CHECKING:
     pass
@@ -100,12 +109,15 @@ def positions_export(game: str | None, criterion: str | None, output: str, url: 
               help="Search again every entry of at most this many codes (POST /v1/positions uses "
                    "BULLSCOWS_IMPORT_VERIFY_MAX_CODES, 64); raise it for a file of unknown origin.")
 @_url_option
-def positions_import(path: str, source: str, verify_max_codes: int, url: str | None) -> None:
+@_json_option
+def positions_import(path: str, source: str, verify_max_codes: int, url: str | None, as_json: bool) -> None:
     """Read an export (plain or .gz NDJSON) into the table, all or nothing: every line is checked the
-    way POST /v1/positions checks it, and small sets are searched again.  The database's schema is
-    created or migrated first, so a fresh machine can start from an import."""
+    way POST /v1/positions checks it (games within BULLSCOWS_MAX_CODES), and small sets are searched
+    again.  The database's schema is created or migrated first, so a fresh machine can start from an
+    import."""
     from service.migrate import upgrade
 
     upgrade(_database_url(url))
     stored = _read_positions(path, url, source, verify_max_codes)
-    click.echo(f"imported {stored} positions from {path}")
+    _emit({"imported": stored, "path": path}, as_json,
+          lambda out: click.echo(f"imported {out['imported']} positions from {out['path']}"))

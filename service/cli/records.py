@@ -3,17 +3,23 @@ Bulls-and-Cows), their best strategies and proven lower bounds (see :mod:`servic
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from service.cli._common import (
+    NOT_KNOWN,
     _bound_options,
     _campaign_options,
+    _emit,
     _emit_campaign,
-    _emit_json,
     _fail,
+    _json_option,
     _parts_list,
+    _print_table,
     _refuse_campaign_options,
     _share,
+    _shown,
     main,
 )
 
@@ -33,14 +39,35 @@ def _spec(game: str) -> str:
         _fail(str(exc))
 
 
-def _readable(path: str) -> None:
-    """Refuse a records file that cannot be read before any long computation starts."""
+_RECORD_KEYS: dict[str, tuple[str, ...]] = {
+    "best_known": ("total", "worst_case", "first_guess", "strategy"),
+    "lower_bound": ("value", "depth"),
+    "check": ("finished",),
+}
+"""The keys of this project's results in a records file that the commands read, by result."""
+
+
+def _readable(path: str) -> dict[str, dict[str, Any]]:
+    """The entries of a records file, or the command's ``error:`` line when it is not one (not JSON, no games
+    list, a result that is not an object or lacks what the commands read): refused before any long
+    computation starts, never a traceback."""
     from service import records
 
     try:
-        records.load(path)
+        entries = records.load(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read {path!r}: {exc}")
     except ValueError as exc:
         _fail(str(exc))
+    for spec, entry in entries.items():
+        for name, keys in _RECORD_KEYS.items():
+            result = entry.get(name)
+            if result is None:
+                continue
+            missing = [k for k in keys if k not in result] if isinstance(result, dict) else list(keys)
+            if missing:
+                _fail(f"{path!r} is not a records file: {spec}'s {name} has no {', '.join(map(repr, missing))}")
+    return entries
 
 
 @records_group.command("bound")
@@ -50,12 +77,13 @@ def _readable(path: str) -> None:
 @_bound_options
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@_json_option
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
                   processes: int, max_units: int | None, only_parts: str | None,
-                  path: str | None) -> None:
+                  path: str | None, as_json: bool) -> None:
     """Prove a lower bound of the game's optimal total (fewest guesses over every secret, no depth limit) by
     refining its first plies with every guess's real partition, and record it when it beats the one
-    recorded.  Prints the bound's record as JSON.
+    recorded.  Prints the bound's record (--json: as JSON).
 
     With --campaign the bound is a resumable campaign: it prints the record once every first guess is
     refined, else the campaign's progress (``finished: false``), and the same command continues it; the same
@@ -71,7 +99,7 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
         click.echo(f"# {line}", err=True)
 
     if not campaign:
-        _emit_json({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=log)})
+        _emit({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=log)}, as_json)
         return
     try:
         record = records.add_campaign_lower_bound(spec, depth, target=target, progress=progress,
@@ -79,7 +107,7 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
                                                   only_parts=_parts_list(only_parts), path=file, log=log)
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
-    _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec))
+    _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec), as_json)
 
 
 @records_group.command("hybrid")
@@ -92,10 +120,13 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
-def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | None, folder: str | None) -> None:
+@_json_option
+def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | None, folder: str | None,
+                   as_json: bool) -> None:
     """Build the game's hybrid tree (a one-step strategy above --exact-at-most candidates, the optimal guess
     below), play every secret through it, and ship it as the game's best-known tree when it needs fewer
-    guesses than the one recorded.  Prints its record as JSON (``kept`` says whether it was shipped)."""
+    guesses than the one recorded.  Prints its record (--json: as JSON; ``kept`` says whether it was
+    shipped)."""
     from service import records
     from solver.heuristics import STRATEGIES
 
@@ -105,7 +136,7 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     _readable(path or records.RECORDS_FILE)
     record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
                                 log=lambda line: click.echo(f"# {line}", err=True))
-    _emit_json({"game": spec, **record})
+    _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("rollout")
@@ -160,13 +191,15 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where to ship the tree (default: the package's service/data/trees).")
 @_campaign_options()
+@_json_option
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
                     judge_width: int | None, judge_turns: str | None, judge_pool: int | None,
                     polish_units: str | None,
                     play: tuple[str, ...], units: str | None,
                     graft: bool, path: str | None, folder: str | None,
-                    progress: str | None, processes: int, scheduler: str | None, max_units: int | None) -> None:
+                    progress: str | None, processes: int, scheduler: str | None, max_units: int | None,
+                    as_json: bool) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
     no more guesses than the hybrid.
@@ -174,8 +207,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     It runs as a campaign of units, one per response to the first guess, on --processes processes or a Dask
     cluster, each finished unit saved to --progress at once: stopped or killed, the same command continues
     where it was.  When every unit is done, the tree is played through every secret and shipped as the
-    best-known tree when it beats the one recorded.  Prints its record (or the campaign's progress) as JSON;
-    units and decisions are logged on stderr.
+    best-known tree when it beats the one recorded.  Prints its record (or the campaign's progress; --json: as
+    JSON); units and decisions are logged on stderr.
 
     --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
     rest rolled out around it; give the campaign a --progress file of its own.  --units with --graft builds only
@@ -237,7 +270,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
                                      graft=graft, log=lambda line: click.echo(f"# {line}", err=True))
     except rollouts.CampaignError as exc:
         _fail(str(exc))
-    _emit_json({"game": spec, **record})
+    _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("polish")
@@ -263,12 +296,14 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
 @click.option("--parts", "parts", default=None, metavar="RESPONSES",
               help="Polish only below these responses to the first guess ('0.3,1.2'): the parts a rollout with "
                    "--play changed, the others being polished already.")
+@_json_option
 def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
-                   folder: str | None, sweep: int | None, progress: str | None, parts: str | None) -> None:
+                   folder: str | None, sweep: int | None, progress: str | None, parts: str | None,
+                   as_json: bool) -> None:
     """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
     exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
     subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
-    record as JSON; each position searched is logged on stderr (proven optimal, out of time, or improved).
+    record (--json: as JSON); each position searched is logged on stderr (proven optimal, out of time, or improved).
     Each settled position is kept in --progress at once: stopped or killed, the same command continues where it
     was."""
     from service import polishes, records
@@ -285,7 +320,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
                                     log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
-    _emit_json({"game": spec, **record})
+    _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("check")
@@ -301,15 +336,17 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
                    "their best totals so far, what the missing parts may still need), in guesses of the game.")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file to read and rewrite (default: the package's service/data/records.json).")
-def records_check(game: str, only: str | None, share: str | None, status: bool, path: str | None) -> None:
+@_json_option
+def records_check(game: str, only: str | None, share: str | None, status: bool, path: str | None,
+                  as_json: bool) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
     play only possible codes, published as 179929.  The from-set-only search solves each response to the
     first guess in turn, smallest first; each part is written to the records file as it is solved, and how far
     the part being searched has come once a minute, so the same command continues a stopped run where it was,
     and commands with --parts share the parts, commands with --share the second guesses of each part.  Each
-    part and its progress are logged on stderr; the record is printed as JSON (``finished: false`` while parts
-    are missing)."""
+    part and its progress are logged on stderr; the record is printed (--json: as JSON, ``finished: false`` while
+    parts are missing)."""
     from service import records
 
     spec = _spec(game)
@@ -319,9 +356,10 @@ def records_check(game: str, only: str | None, share: str | None, status: bool, 
         if only is not None or share is not None:
             _fail("--status only reads the file: give it without --parts or --share")
         try:
-            _emit_json(records.check_status(spec, path=file))
+            report = records.check_status(spec, path=file)
         except ValueError as exc:
             _fail(str(exc))
+        _emit(report, as_json)
         return
     try:
         record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
@@ -329,7 +367,7 @@ def records_check(game: str, only: str | None, share: str | None, status: bool, 
                                    log=lambda line: click.echo(f"# {line}", err=True))
     except ValueError as exc:
         _fail(str(exc))
-    _emit_json({"game": spec, **record})
+    _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("compare")
@@ -340,13 +378,15 @@ def records_check(game: str, only: str | None, share: str | None, status: bool, 
               help="How many guesses deep the walk goes while both strategies play the same guesses.")
 @click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
               help="Where the best-known tree is (default: the package's service/data/trees).")
-def records_compare(game: str, steps_path: str, depth: int, folder: str | None) -> None:
+@_json_option
+def records_compare(game: str, steps_path: str, depth: int, folder: str | None, as_json: bool) -> None:
     """Set another strategy's game lengths beside the shipped best-known tree, position by position.
 
     Walks down the tree while the other plays the same guesses (as far as its lengths tell) and spends a
     different number of guesses, and prints, biggest differences first, every position where the two part:
     the secrets there, the guesses each spends on them, our guess and the guesses the other's lengths allow
-    (with the --play text that tries the other's where it is settled).  Prints JSON."""
+    (with the --play text that tries the other's where it is settled).  Prints the two strategies' figures and
+    a table of those positions (--json: as JSON)."""
     import numpy as np
 
     from service.atlas import BEST_KNOWN
@@ -378,26 +418,78 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None) 
             row["play"] = f"{position}: {g.format_code(d.their_guesses[0])}"
         rows.append(row)
     ours = tree.stats().as_dict()
-    _emit_json({"game": spec, "depth": depth,
-                "ours": {k: ours[k] for k in ("total", "worst_case", "histogram")},
-                "theirs": {"total": int(steps.sum()), "worst_case": int(steps.max()),
-                           "histogram": {str(k): v for k, v in theirs.items()}},
-                "positions": rows})
+    out = {"game": spec, "depth": depth,
+           "ours": {k: ours[k] for k in ("total", "worst_case", "histogram")},
+           "theirs": {"total": int(steps.sum()), "worst_case": int(steps.max()),
+                      "histogram": {str(k): v for k, v in theirs.items()}},
+           "positions": rows}
+
+    def human(out: dict[str, Any]) -> None:
+        for who in ("ours", "theirs"):
+            figures = out[who]
+            click.echo(f"{who:<6}  total {figures['total']}, worst case {figures['worst_case']}, lengths "
+                       + " ".join(f"{k}:{v}" for k, v in figures["histogram"].items()))
+        if not out["positions"]:
+            click.echo(f"no position within {depth} guesses where the two strategies part")
+            return
+        _print_table(out["positions"], [("position", "position"), ("secrets", "secrets"), ("ours", "ours"),
+                                        ("theirs", "theirs"), ("difference", "difference"),
+                                        ("our_guess", "our guess"), ("their_guesses", "their guesses")])
+
+    _emit(out, as_json, human)
 
 
 @records_group.command("show")
-@click.option("--markdown", is_flag=True, help="The table of docs/records.md instead of JSON.")
+@click.option("--markdown", is_flag=True, help="The table of docs/records.md (with sources and commands).")
 @click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
               help="The records file (default: the package's service/data/records.json).")
-def records_show(markdown: bool, path: str | None) -> None:
-    """The published strategies of each records game beside this project's tree and lower bound."""
+@_json_option
+def records_show(markdown: bool, path: str | None, as_json: bool) -> None:
+    """The published strategies of each records game beside this project's tree and lower bound: a table per
+    game (--markdown: the table of docs/records.md; --json: the file's entries with the published rows)."""
     from service import records
 
-    try:
-        entries = records.load(path or records.RECORDS_FILE)
-    except ValueError as exc:
-        _fail(str(exc))
+    if markdown and as_json:
+        _fail("--markdown and --json are two forms of the table: give one")
+    entries = _readable(path or records.RECORDS_FILE)
     if markdown:
         click.echo(records.markdown(entries), nl=False)
     else:
-        _emit_json({"games": list(entries.values())})
+        _emit({"games": list(entries.values())}, as_json, lambda out: _print_records(out["games"]))
+
+
+def _print_records(entries: list[dict[str, Any]]) -> None:
+    """The records for people: per game, the published strategies, then this project's check, tree and
+    proven lower bound (the figures only: `--markdown` has the sources and the commands)."""
+    from solver.game import Game
+
+    for i, entry in enumerate(entries):
+        n = Game.from_spec(entry["game"]).size
+        if i:
+            click.echo("")
+        click.echo(f"{entry['game']}  {entry.get('name', '')}, {n} codes".replace("  ,", ","))
+        rows = []
+        for p in entry.get("published", []):
+            total = p.get("total")
+            average = p.get("average") or (None if total is None else round(total / n, 5))
+            rows.append({"total": total, "average": average,
+                         "worst_case": p.get("worst_case"), "first_guess": p.get("first_guess"),
+                         "strategy": f"published: {p.get('how', NOT_KNOWN)}"})
+        check = entry.get("check")
+        if check is not None and check.get("finished"):
+            verdict = "reproduced" if check.get("agrees") else f"searched again: not {_shown(check.get('published'))}"
+            rows.append({"total": check.get("value"), "average": round(check["value"] / n, 5),
+                         "first_guess": check.get("first_guess"),
+                         "strategy": f"this project: {check.get('how', NOT_KNOWN)}, {verdict} (colours from 0)"})
+        best = entry.get("best_known")
+        if best is not None:
+            rows.append({"total": best["total"], "average": best.get("average"), "worst_case": best["worst_case"],
+                         "first_guess": best["first_guess"], "strategy": f"this project's tree: {best['strategy']}"})
+        bound = entry.get("lower_bound")
+        if bound is not None:
+            rows.append({"total": f"\u2265 {bound['value']}", "average": f"\u2265 {round(bound['value'] / n, 5)}",
+                         "strategy": f"this project: proven lower bound of the optimum ({bound['depth']} plies "
+                                     "refined)"})
+        _print_table(rows, [("total", "total"), ("average", "average"), ("worst_case", "worst case"),
+                            ("first_guess", "first guess"), ("strategy", "strategy")], indent=2,
+                     right=("total", "average"))

@@ -9,13 +9,17 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from service.cli._common import (
+    NOT_KNOWN,
     _emit_json,
     _fail,
     _game_options,
     _history_options,
     _job_store,
+    _json_option,
     _load,
+    _print_table,
     _search_options,
+    _shown,
     _solver_errors,
     main,
 )
@@ -58,7 +62,8 @@ asking for a move leaves nothing behind unless told where to keep it."""
 @click.option("--from-set-only", is_flag=True, help="One-step strategies: only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
 @_chain_url_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (the keys of POST /v1/next-move).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON (the keys of POST /v1/next-move) instead of the guess alone.")
 @_solver_errors
 def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
              strategy: str, max_guesses: int | None, time_budget_ms: int | None, from_set_only: bool, seed: int,
@@ -68,11 +73,22 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     The same answer chain as POST /v1/next-move: a shipped proven tree (under any relabelling of
     the history), the table of --url, an exact search within --time-budget-ms, else (exact false) the
     criterion's heuristic with a note.
+
+    Prints the guess alone (its number and the candidates left on stderr, at a terminal), or, after a
+    history whose last turn is all bulls, that the game is solved; --json prints the API's answer.
     """
     import time
 
+    from service.config import Settings
+
     if strategy not in STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
+    longest = Settings().max_time_budget_ms
+    if time_budget_ms is not None and time_budget_ms > longest:
+        # the service's ceiling (service.api.parse.budget clamps a request's budget the same way)
+        click.echo(f"# --time-budget-ms {time_budget_ms} is over the service's limit of {longest} "
+                   f"(BULLSCOWS_MAX_TIME_BUDGET_MS): searching {longest} ms", err=True)
+        time_budget_ms = longest
     t0 = time.perf_counter()
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
@@ -81,6 +97,10 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     out = {"game": g.name, **move.as_dict(g, history, cands, strategy, (time.perf_counter() - t0) * 1000)}
     if as_json:
         _emit_json(out)
+        return
+    if out.get("guess") is None:  # a won history is a finished game: no guess to make (service.answers)
+        secret = out.get("secret") or (out.get("candidate_list") or [NOT_KNOWN])[0]
+        click.echo(f"solved: the secret is {secret}, found at guess {len(history)}")
         return
     click.echo(out["guess"])
     if sys.stdout.isatty():
@@ -95,11 +115,12 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_game_options
 @_history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_json_option
 @_solver_errors
 def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
                   guess: str, as_json: bool) -> None:
-    """How the candidates split by their response to a guess."""
+    """How the candidates split by their response to a guess: a table of responses and part sizes, the
+    largest part first."""
     from solver.heuristics import partition
 
     g, history = _load(game, alphabet, turns)
@@ -114,8 +135,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
             "parts": {g.format_response(r): n for r, n in ordered},
         })
         return
-    for r, n in ordered:
-        click.echo(f"{g.format_response(r)}\t{n}")
+    _print_table([{"response": g.format_response(r), "candidates": n} for r, n in ordered])
 
 
 @main.command("solve")
@@ -132,7 +152,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--search", is_flag=True,
               help="Search from nothing: no proven tree, no shipped knowledge, no table (to measure a search, or "
                    "to prove a position again).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_json_option
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @click.option("--job", "as_job", is_flag=True,
@@ -243,6 +263,9 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
                 kept = json.load(fh)
             if not isinstance(kept, dict):
                 raise ValueError("not a JSON object")
+            lacking = [k for k in (*question, "search") if k not in kept]
+            if lacking:
+                raise ValueError(f"it has no {', '.join(map(repr, lacking))}")
             if {k: kept.get(k) for k in question} != question:
                 _fail(f"{path} keeps the progress of another search ({kept.get('game')}, "
                       f"{', '.join(kept.get('history') or []) or 'no history'}, {kept.get('options')}): give "
@@ -286,7 +309,7 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
 @_search_options
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON instead of text.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the whole tree to this file (.json, or compact text otherwise).")
 @click.option("--progress/--no-progress", default=None,
@@ -339,7 +362,7 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         _emit_json({"game": g.name, "strategy": strategy, **stats.as_dict()})
         return
     click.echo(f"strategy     {strategy}")
-    click.echo(f"first guess  {stats.first_guess}")
+    click.echo(f"first guess  {_shown(stats.first_guess)}")
     click.echo(f"total        {stats.total}")
     click.echo(f"average      {stats.average:.4f}")
     click.echo(f"worst case   {stats.worst_case}")
@@ -353,9 +376,11 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 def _print_result(out: dict[str, Any], criterion: str, max_guesses: int | None,
                   guess_label: str = "best guess") -> None:
     """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
-    what = "total guesses" if criterion == "total" else f"{out['movers']}-movers"
+    what = "total guesses" if criterion == "total" else f"{_shown(out.get('movers'))}-movers"
     if out["value"] is None and out["exact"]:
         click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
+    elif out["value"] is None:
+        click.echo(f"{what}: not known (the search stopped before it found any strategy)")
     else:
         click.echo(f"{what}: {'' if out['exact'] else '>= '}{out['value']}")
     if out["best_guess"]:
@@ -404,6 +429,8 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
     if not wait:
         if as_json:
             _emit_json({"id": job.id, "status": job.status})
+        else:
+            click.echo(f"job {job.id} {job.status}")
         return
     show = sys.stderr.isatty() if progress is None else progress
     try:
@@ -439,7 +466,7 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
 @click.option("--progress", "progress_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="With --scan: keep how far the scan has come in FILE after each guess; the same command with "
                    "the same FILE continues there.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_json_option
 @_solver_errors
 def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool, max_guesses: int,
                  tries: int | None, show_strategy: bool, scan: bool, progress_file: str | None,

@@ -173,7 +173,8 @@ def test_the_bounds_command_runs_a_resumable_campaign(tmp_path: Path) -> None:
     entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
     atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
     runner = CliRunner()
-    args = ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path)]
+    args = ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path),
+            "--json"]
     first = runner.invoke(main, [*args, "--max-units", "1"])
     assert first.exit_code == 0, first.output
     so_far = bound_campaigns.standing(Game.from_spec("4,3,1"), bound_campaigns.read(progress) or {})
@@ -441,7 +442,7 @@ def test_a_campaign_may_refine_only_the_parts_it_names(tmp_path: Path) -> None:
     assert (bound_campaigns.read(progress) or {})["parts"] == before["parts"]
     refused = runner.invoke(main, ["atlas", "bounds", "-g", "4,5,1", "--parts", big, "--file", str(path)])
     assert refused.exit_code == 2 and "add --campaign" in refused.output
-    got = runner.invoke(main, [*base, "--depth", "3", "--parts", big])
+    got = runner.invoke(main, [*base, "--depth", "3", "--parts", big, "--json"])
     assert got.exit_code == 0, got.output
     shown = json.loads(got.output.strip().splitlines()[-1])
     after = bound_campaigns.read(progress) or {}
@@ -588,7 +589,7 @@ def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_pa
     path, truth = _unsolved_copy(tmp_path, spec)
     progress = str(tmp_path / "bounds.json")
     runner = CliRunner()
-    args = ["atlas", "settle", "-g", spec, "--parts", "1.0,0.1", "--progress", progress, "--file", str(path),
+    args = ["atlas", "settle", "--json", "-g", spec, "--parts", "1.0,0.1", "--progress", progress, "--file", str(path),
             "--kernel-at-most", "8"]
     got = runner.invoke(main, args)
     assert got.exit_code == 0, got.output

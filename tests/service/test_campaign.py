@@ -113,7 +113,7 @@ def test_bad_progress_files_change_nothing(db_url: str, tmp_path: Path) -> None:
 def _campaign(url: str, path: Path, *extra: str) -> dict[str, Any]:
     proc = subprocess.run(
         [sys.executable, "-m", "service.cli", "campaign", "-g", "mastermind", "-c", "total", "--max-guesses", "5",
-         "--progress-file", str(path), "--processes", "1", "--url", url, *extra],
+         "--progress-file", str(path), "--processes", "1", "--url", url, "--json", *extra],
         # a game this small is mostly searches of under 64 nodes: keep them all, so that the
         # resumed run visibly searches nothing twice
         capture_output=True, text=True, timeout=600,

@@ -514,7 +514,7 @@ def test_cli_submits_lists_shows_and_cancels(tmp_path: Path) -> None:
     assert "no worker is alive" in r.stderr
     r = runner.invoke(cli, ["jobs", "list", "--json", "--url", url])
     assert r.exit_code == 0 and [v["id"] for v in orjson.loads(r.stdout)] == [job_id]
-    r = runner.invoke(cli, ["jobs", "show", job_id, "--url", url])
+    r = runner.invoke(cli, ["jobs", "show", job_id, "--url", url, "--json"])
     assert r.exit_code == 0 and orjson.loads(r.stdout)["status"] == "queued"
     r = runner.invoke(cli, ["jobs", "cancel", job_id, "--url", url])
     assert r.exit_code == 0 and "cancelled" in r.stdout

@@ -136,7 +136,8 @@ def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_
     from solver.lowerbound import root_classes, root_lower_bound
 
     path, progress = str(tmp_path / "records.json"), str(tmp_path / "bounds.json")
-    args = ["records", "bound", "-g", SMALL, "--depth", "2", "--campaign", "--progress", progress, "--file", path]
+    args = ["records", "bound", "-g", SMALL, "--depth", "2", "--campaign", "--progress", progress, "--file", path,
+            "--json"]
     game = Game.from_spec(SMALL)
     assert len(root_classes(game)) > 1
     first = CliRunner().invoke(main, [*args, "--max-units", "1"])
@@ -205,7 +206,7 @@ def test_records_command_refuses_other_games(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, [*args, "--file", str(broken)])
         assert result.exit_code == 2 and "is not a records file" in result.output, args
     assert broken.read_text() == "{not json"
-    shown = CliRunner().invoke(main, ["records", "show"])
+    shown = CliRunner().invoke(main, ["records", "show", "--json"])
     assert shown.exit_code == 0 and {g["game"] for g in json.loads(shown.output)["games"]} == {"5,8,1", "5,10,0"}
 
 
@@ -506,7 +507,7 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
         partly = records.load(path)[spec]["check"]
         assert partly["finished"] is False and len(partly["parts"]) == stop_after
         monkeypatch.setattr(records, "candidates_only_parts", original)
-        done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path])
+        done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--json"])
         assert done.exit_code == 0, done.output
         solved = [line for line in done.stderr.splitlines() if line.startswith("# ")]
         record = json.loads(done.stdout)
@@ -536,7 +537,7 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
     names = sorted(alone["parts"])
     path = str(tmp_path / "shared.json")
-    args = ["records", "check", "-g", spec, "--file", path]
+    args = ["records", "check", "-g", spec, "--file", path, "--json"]
     bad = CliRunner().invoke(main, [*args, "--parts", "9.9"])
     assert bad.exit_code == 2 and "9.9" in bad.output and not Path(path).exists()
     mine, theirs = names[::2], names[1::2]
@@ -596,7 +597,7 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     assert partly["finished"] is False and biggest not in partly["parts"]
     kept = partly["searching"][biggest]
     assert kept["search"]["done"] + kept["search"]["parts"] > 0
-    status = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--status"])
+    status = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--status", "--json"])
     assert status.exit_code == 0, status.output
     standing = json.loads(status.stdout)
     assert standing["parts"] == len(alone["parts"]) and standing["solved"] == len(partly["parts"])
@@ -620,7 +621,7 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
         return original(*args, keep_progress=watching, **kwargs)
 
     monkeypatch.setattr(records, "candidates_only_parts", watched)
-    done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path])
+    done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--json"])
     assert done.exit_code == 0, done.output
     assert later and min(later) > (kept["search"]["done"], kept["search"]["parts"])  # nothing searched twice
     assert f"{biggest}: continuing from guess {kept['search']['done']} of {kept['search']['guesses']}" in done.stderr
@@ -648,7 +649,7 @@ def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyP
     alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
     values = {k: p["value"] for k, p in alone["parts"].items()}
     path = str(tmp_path / "shared.json")
-    args = ["records", "check", "-g", spec, "--file", path]
+    args = ["records", "check", "-g", spec, "--file", path, "--json"]
     for bad in ("3/2", "0/2", "2", "a/b"):
         refused = CliRunner().invoke(main, [*args, "--share", bad])
         assert refused.exit_code == 2 and "--share" in refused.output and not Path(path).exists()
@@ -716,7 +717,8 @@ def test_records_compare_names_where_another_strategy_parts_from_the_shipped_tre
     assert int(steps.sum()) != tree.stats().total
     lengths = tmp_path / "lengths.txt"
     lengths.write_text("".join(f"{game.format_code(c)} {steps[c]}\n" for c in range(game.size)))
-    args = ["records", "compare", "-g", SMALL, "--steps", str(lengths), "--trees", str(folder), "--depth", "4"]
+    args = ["records", "compare", "-g", SMALL, "--steps", str(lengths), "--trees", str(folder), "--depth", "4",
+            "--json"]
     ran = CliRunner().invoke(main, args)
     assert ran.exit_code == 0, ran.output
     doc = json.loads(ran.output)

@@ -107,7 +107,7 @@ def _small_rollout(tmp_path: Path) -> tuple[Path, Path, Path, list[str]]:
     """(records file, trees folder, progress file, the rollout command's arguments on them) of a small campaign."""
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
     folder.mkdir()
-    args = ["records", "rollout", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
+    args = ["records", "rollout", "--json", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
             "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
             "--progress", str(progress)]
     return path, folder, progress, args
@@ -237,7 +237,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     folder.mkdir()
     args = ["records", "rollout", "-g", spec, "--strategy", "entropy", "--exact-at-most", "3", "--width", "2",
             "--from-turn", "2", "--levels", "3", "--min-size", "3", "--file", str(path), "--trees", str(folder),
-            "--progress", str(progress)]
+            "--progress", str(progress), "--json"]
     runner = CliRunner()
     alone = runner.invoke(main, [*args, "--graft"])
     assert alone.exit_code == 2 and "--graft puts the units of --units into the shipped tree" in alone.output
