@@ -21,16 +21,16 @@ from solver.search import SolveOptions
 bp = APIBlueprint("solve", __name__, tag="solve", url_prefix="/v1")
 
 
-def _from_job(job: Job) -> dict[str, Any]:
+def _from_job(job: Job, options: SolveOptions) -> dict[str, Any]:
     out = dict(orjson.loads(job.result or "{}"))
-    out.update(source="job", complete=True, job=job.id)
+    out.update(source="job", max_guesses=options.max_guesses, complete=True, job=job.id)
     return out
 
 
 def _as_job(settings: Settings, game: Game, history: list[Turn], options: SolveOptions, wait_ms: int | None) -> Any:
     """The job's answer if it is (or gets) done within ``wait_ms``, else 202 with its Location."""
     job = jobs.submit(game, history, options, jobs.wait_budget(settings, wait_ms, settings.solve_wait_ms))
-    return _from_job(job) if job.status == "done" else jobs.accepted(job)
+    return _from_job(job, options) if job.status == "done" else jobs.accepted(job)
 
 
 @bp.post("/solve")
@@ -51,8 +51,8 @@ def solve(body: SolveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only,
-                           body.upper_bound)
+    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses),
+                           body.depth_count, body.mde, body.from_set_only, body.upper_bound)
     options.validate(game, len(history) + 1)
     guess = game.parse_code(body.guess) if body.guess is not None else None
     as_job = body.job and guess is None and body.upper_bound is None
@@ -60,7 +60,7 @@ def solve(body: SolveIn) -> Any:
     if as_job:
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:
-            return known.as_dict(game)
+            return {**known.as_dict(game), "max_guesses": options.max_guesses}
         # a job already under way (or done) for this question answers instead of a new search
         if jobs.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
@@ -68,4 +68,4 @@ def solve(body: SolveIn) -> Any:
                          lookup=not as_job, fresh=body.search)
     if not answer.complete and as_job:
         return _as_job(settings, game, history, options, body.wait_ms)
-    return answer.as_dict(game)
+    return {**answer.as_dict(game), "max_guesses": options.max_guesses}
