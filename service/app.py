@@ -133,16 +133,16 @@ def _register_storage_errors(app: APIFlask) -> None:
 
     @app.errorhandler(StorageError)
     def _storage(exc: StorageError) -> Response:
-        resp = problems.problem(exc.status, exc.slug, "Storage unavailable", exc.detail)
+        resp = problems.problem(exc.slug, exc.detail)
         if exc.retry_after is not None:
             resp.headers["Retry-After"] = str(exc.retry_after)
         return resp
 
 
 def _register_solver_errors(app: APIFlask) -> None:
-    from solver.errors import GameTooLargeError, SolverError
+    """Every solver input error, on every route, as its slug's problem (status and title of the table)."""
+    from solver.errors import SolverError
 
     @app.errorhandler(SolverError)
     def _solver_error(err: SolverError) -> Any:
-        status = 422 if isinstance(err, GameTooLargeError) else 400
-        return problems.problem(status, err.slug, problems.title_of(err.slug), str(err))
+        return problems.problem(err.slug, str(err))

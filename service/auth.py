@@ -50,6 +50,6 @@ def client_id() -> str:
 
 def unauthorized(detail: str) -> Response:
     """401 with the challenge a client needs to retry with a token."""
-    resp = problem(401, "unauthorized", "Unauthorized", detail)
+    resp = problem("unauthorized", detail)
     resp.headers["WWW-Authenticate"] = 'Bearer realm="bullscows"'
     return resp

@@ -41,7 +41,7 @@ def init_app(app: APIFlask, settings: Settings) -> Limiter:
     def _too_many(exc: RateLimitExceeded) -> Response:
         current = limiter.current_limit
         retry = max(1, math.ceil(current.reset_at - time.time())) if current is not None else 60
-        resp = problem(429, "too-many-requests", "Too Many Requests",
+        resp = problem("too-many-requests",
                        f"this client exceeded the limit of {exc.description} on this call; retry in {retry} s")
         resp.headers["Retry-After"] = str(retry)
         return resp

@@ -1,18 +1,92 @@
-"""Request and response models of the HTTP API (pydantic v2; the OpenAPI document comes from them)."""
+"""Request and response models of the HTTP API (pydantic v2; the OpenAPI document comes from them).
+
+Every bound a request is held to is stated here, and the OpenAPI document shows the bound that is
+enforced: a fixed bound is a ``Field`` constraint; a bound that is a setting of the deployment
+(``BULLSCOWS_MAX_HISTORY``, ``…_MAX_TIME_BUDGET_MS``, ``…_MAX_WAIT_MS``) is checked against the settings
+of the app serving the request (:func:`at_most_setting`), and :func:`document_bounds` writes the same
+value into that app's document.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from flask import current_app, has_app_context
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
-from solver.vocabulary import DEFAULT_STRATEGY, SOURCE_MEANINGS, Criterion, Source, StrategyName
+from service.config import Settings
+from solver.vocabulary import DEFAULT_STRATEGY, MMAX, SOURCE_MEANINGS, Criterion, Source, StrategyName
+
+SETTING = "x-setting"
+"""The OpenAPI extension naming the setting a bound comes from (its value is the bound)."""
+MAX_CODES = "x-max-codes"
+"""The OpenAPI extension of the game object: how many codes a game may have (``BULLSCOWS_MAX_CODES``)."""
+
+
+def setting(name: str) -> int:
+    """A limit setting as the app serving the request has it (the default outside a request)."""
+    if has_app_context():
+        return int(getattr(current_app.config["SETTINGS"], name))
+    return int(Settings.model_fields[name].default)
+
+
+def at_most_setting(name: str, unit: str = "") -> AfterValidator:
+    """The check of a bound that is the setting ``name``: a number at most it, or a list of at most
+    that many items; a value past it is refused (422) rather than cut down to it."""
+    env = "BULLSCOWS_" + name.upper()
+
+    def check(value: Any) -> Any:
+        if value is None:
+            return value
+        size = len(value) if isinstance(value, list) else int(value)
+        limit = setting(name)
+        if size > limit:
+            words = f"have at most {limit} {unit}" if isinstance(value, list) else f"be at most {limit}"
+            raise PydanticCustomError("setting_bound", "must {words} (the service's {env}), got {got}",
+                                      {"words": words, "env": env, "got": size})
+        return value
+
+    return AfterValidator(check)
+
+
+def _bounded_by(name: str) -> dict[str, Any]:
+    return {SETTING: name}
+
+
+def document_bounds(spec: dict[str, Any], settings: Settings) -> None:
+    """Write into an OpenAPI document the bounds that are settings, as ``settings`` has them: every
+    schema marked ``x-setting`` gets its ``maximum`` (a number) or ``maxItems`` (a list), and the game
+    object says how many codes it may have (``x-max-codes``)."""
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+            return
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get(SETTING), str):
+            limit = int(getattr(settings, node[SETTING]))
+            for target in [node, *node.get("anyOf", [])]:
+                if target.get("type") == "array":
+                    target["maxItems"] = limit
+                elif target.get("type") == "integer":
+                    target["maximum"] = limit
+        if MAX_CODES in node:
+            node[MAX_CODES] = settings.max_codes
+            node["description"] = (f"A game given by its parameters instead of a preset name: at most "
+                                   f"{settings.max_codes} codes (the service's BULLSCOWS_MAX_CODES; a larger game "
+                                   "is refused with /problems/game-too-large).")
+        for value in node.values():
+            visit(value)
+
+    visit(spec)
 
 
 class GameSpec(BaseModel):
     """A game given by its parameters instead of a preset name."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={MAX_CODES: None})
     positions: int = Field(ge=1, le=15, description="Places in a code.")
     symbols: int = Field(ge=1, le=62, description="Symbols available.")
     repetition: bool = Field(description="Whether a code may repeat a symbol.")
@@ -32,6 +106,21 @@ Game = str | GameSpec
 """A preset name (``bulls-cows``, ``mastermind``, or ``"4,6,1"``) or a :class:`GameSpec`."""
 HistoryItem = TurnIn | str
 """A turn object, or the short form ``"0123 0.1"``."""
+History = Annotated[list[HistoryItem], Field(description=(
+    "The turns played so far, oldest first; at most the service's BULLSCOWS_MAX_HISTORY."),
+    json_schema_extra=_bounded_by("max_history")), at_most_setting("max_history", "turns")]
+TimeBudget = Annotated[int | None, Field(ge=1, json_schema_extra=_bounded_by("max_time_budget_ms")),
+                       at_most_setting("max_time_budget_ms")]
+"""Milliseconds of wall-clock time, at most the service's BULLSCOWS_MAX_TIME_BUDGET_MS (null: its default)."""
+WaitMs = Annotated[int | None, Field(ge=0, json_schema_extra=_bounded_by("max_wait_ms")),
+                   at_most_setting("max_wait_ms")]
+"""Milliseconds to wait for a job, at most the service's BULLSCOWS_MAX_WAIT_MS."""
+MAX_GUESSES_RULE = (
+    "Guesses allowed in the whole game (the k of optimal-kmovers and of the kmovers criterion). Without it, "
+    "optimal-kmovers and kmovers play within the game's proven smallest worst case when the service knows it "
+    "(the atlas's games and the presets), and are refused with /problems/max-guesses-needed otherwise; a total "
+    "without it has no depth limit. One-step strategies take none. Answers echo the value used.")
+MaxGuesses = Annotated[int | None, Field(ge=1, le=MMAX - 1, description=MAX_GUESSES_RULE)]
 
 SOURCE_DOC = "Which step of the answer chain answered: " + "; ".join(f"{k}: {v}" for k, v in SOURCE_MEANINGS.items())
 
@@ -41,11 +130,10 @@ class NextMoveIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
-    history: list[HistoryItem] = Field(default_factory=list, max_length=64)
+    history: History = Field(default_factory=list)
     strategy: StrategyName = DEFAULT_STRATEGY
-    max_guesses: int | None = Field(default=None, ge=1, le=63,
-                                    description="Guesses allowed in the whole game (needed by optimal-kmovers).")
-    time_budget_ms: int | None = Field(default=None, ge=1, description=(
+    max_guesses: MaxGuesses = None
+    time_budget_ms: TimeBudget = Field(default=None, description=(
         "Wall-clock budget (default and maximum: the service's settings). Optimal strategies search "
         "within it, then fall back to their heuristic; one-step strategies stop scoring at it and "
         "answer with the best guess scored so far (with a `note`)."))
@@ -83,6 +171,9 @@ class NextMoveOut(BaseModel):
     value: MoveValue
     source: Source = Field(description=SOURCE_DOC)
     strategy: str
+    max_guesses: int | None = Field(default=None, description=(
+        "The depth limit the move was chosen under (the default of optimal-kmovers when none was asked); "
+        "null: none (optimal-total without a limit, one-step strategies)."))
     score: float | None = Field(default=None, description="A one-step strategy's score of the guess.")
     elapsed_ms: float
     note: str | None = Field(default=None, description=(
@@ -99,11 +190,11 @@ class PositionQuestion(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
-    history: list[HistoryItem] = Field(default_factory=list, max_length=64)
+    history: History = Field(default_factory=list)
     criterion: Criterion = "total"
-    max_guesses: int | None = Field(default=None, ge=1, le=63)
-    depth_count: int | None = Field(default=None, ge=1, le=63)
-    mde: int | None = Field(default=None, ge=0, le=63)
+    max_guesses: MaxGuesses = None
+    depth_count: int | None = Field(default=None, ge=1, le=MMAX - 1)
+    mde: int | None = Field(default=None, ge=0, le=MMAX - 1)
     from_set_only: bool = False
 
 
@@ -112,10 +203,10 @@ class SolveIn(PositionQuestion):
 
     upper_bound: int | None = Field(default=None, ge=0)
     guess: str | None = Field(default=None, max_length=15, description="Evaluate this guess instead.")
-    time_budget_ms: int | None = Field(default=None, ge=1, description="Search budget of the synchronous attempt.")
+    time_budget_ms: TimeBudget = Field(default=None, description="Search budget of the synchronous attempt.")
     job: bool = Field(default=True, description="Past the budget, continue as a job (202 + Location) instead of "
                                                 "answering complete: false.")
-    wait_ms: int | None = Field(default=None, ge=0, description="How long to wait for that job before answering 202.")
+    wait_ms: WaitMs = Field(default=None, description="How long to wait for that job before answering 202.")
     search: bool = Field(default=False, description=(
         "Search from nothing, as `bullscows solve --search`: no proven tree, no shipped knowledge, no table "
         "(to measure a search, or to have a job prove the position again)."))
@@ -159,6 +250,8 @@ class SolveOut(JobResult):
     """The value of a position and where it came from."""
 
     source: Source = Field(description=SOURCE_DOC)
+    max_guesses: int | None = Field(default=None, description=(
+        "The depth limit the position was solved under (the kmovers default when none was asked); null: none."))
     complete: bool = Field(description="False when the time budget ran out before the search ended.")
     job: str | None = Field(default=None, description="The job that computed the answer (source job).")
 
@@ -166,15 +259,63 @@ class SolveOut(JobResult):
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
-    wait_ms: int | None = Field(default=0, ge=0, description="Wait this long for the result before answering 202.")
+    wait_ms: WaitMs = Field(default=0, description="Wait this long for the result before answering 202.")
 
 
 class TreeBuildIn(BaseModel):
     """Ask for a whole strategy tree, built by a job when it is too big for a request."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    max_guesses: int | None = Field(default=None, ge=1, le=63, description="Depth limit of an optimal-kmovers tree.")
-    wait_ms: int | None = Field(default=0, ge=0, description="Wait this long for the job before answering 202.")
+    max_guesses: MaxGuesses = None
+    wait_ms: WaitMs = Field(default=0, description="Wait this long for the job before answering 202.")
+
+
+class Query(BaseModel):
+    """Query parameters: given as text, read as the types below (``"5"`` is 5; ``"abc"`` is refused, never
+    read as nothing), and only the parameters of the call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TreeQuery(Query):
+    """Which tree of a strategy ``GET /v1/strategies/{game}/{strategy}`` asks for."""
+
+    max_guesses: MaxGuesses = None
+    first: str | None = Field(default=None, min_length=1, max_length=15, description=(
+        "Force this first guess (the strategy's own after it)."))
+
+
+class TreePartQuery(TreeQuery):
+    """Which part of a tree ``…/tree`` answers: all of it, or the nodes under a path to a depth."""
+
+    path: str | None = Field(default=None, max_length=2000, description=(
+        "Turns from the root, each the tree's guess and a response: '0123 0.1, 4567 1.2'."))
+    depth: int | None = Field(default=None, ge=1, le=8, description=(
+        "Levels of children to include below the path's node (default 1 when path is given)."))
+
+
+JobStatus = Literal["queued", "planning", "running", "done", "failed", "cancelled"]
+
+
+class JobListQuery(Query):
+    """Which jobs ``GET /v1/jobs`` lists, newest first."""
+
+    status: JobStatus | None = None
+    limit: int = Field(default=50, ge=1, le=200)
+    offset: int = Field(default=0, ge=0, le=2**31 - 1)
+
+
+class JobQuery(Query):
+    """What ``GET /v1/jobs/{id}`` shows."""
+
+    units: bool = Field(default=False, description="List the job's units too.")
+
+
+class PositionsQuery(Query):
+    """Filters of the positions export."""
+
+    game: str | None = Field(default=None, max_length=100, description="A preset or 'positions,symbols,repetition'.")
+    criterion: Criterion | None = None
 
 
 class JobProgress(BaseModel):
@@ -222,7 +363,7 @@ class JobOut(BaseModel):
     """A job: its question, status, progress and, once done, its result."""
 
     id: str
-    status: Literal["queued", "planning", "running", "done", "failed", "cancelled"]
+    status: JobStatus
     request: dict[str, object]
     created_at: str | None
     started_at: str | None

@@ -140,7 +140,7 @@ def _open(token: str) -> tuple[Game, int]:
         secret = int(doc["secret"])
     except (InvalidToken, ValueError, KeyError, TypeError, SolverError):
         raise ProblemException(problem(
-            400, "invalid-match-token", "Invalid match token",
+            "invalid-match-token",
             "the match token is malformed, was not issued by this service, or has expired; start a new match",
         )) from None
     return game, secret

@@ -31,9 +31,9 @@ def readyz() -> Any:
     from service.engine import is_warm
 
     if not is_warm():
-        return problem(503, "warming-up", "Service Unavailable",
+        return problem("warming-up",
                        "the solver's kernels are still loading; ask again in a moment")
     if not get_db(current_app).ping():
-        return problem(503, "database-unavailable", "Service Unavailable",
+        return problem("database-unavailable",
                        "the database is unreachable or has no schema (run `bullscows db upgrade`)")
     return {"status": "ok", "database": "ok"}

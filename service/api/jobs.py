@@ -10,19 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, request
+from flask import Response, current_app
 
 from service.api import parse
 from service.api.submit import accepted, store, submit, wait_budget
 from service.config import Settings
 from service.jobs import manage
 from service.problems import problem
-from service.schemas import JobIn, JobList, JobOut
+from service.schemas import JobIn, JobList, JobListQuery, JobOut, JobQuery
 from solver.search import SolveOptions
 
 bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
-
-STATUSES = ("queued", "planning", "running", "done", "failed", "cancelled")
 
 
 @bp.post("/jobs")
@@ -35,7 +33,8 @@ def post_job(body: JobIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, _ = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only)
+    max_guesses = parse.max_guesses_of(game, body.criterion, body.max_guesses)
+    options = SolveOptions(body.criterion, max_guesses, body.depth_count, body.mde, body.from_set_only)
     job = submit(game, history, options, wait_budget(settings, body.wait_ms, 0))
     if job.status != "done":
         return accepted(job)
@@ -43,39 +42,31 @@ def post_job(body: JobIn) -> Any:
 
 
 @bp.get("/jobs")
+@bp.input(JobListQuery, location="query", arg_name="query")
 @bp.output(JobList)
-def list_jobs() -> Any:
+def list_jobs(query: JobListQuery) -> Any:
     """Jobs, newest first (``status``, ``limit`` ≤ 200, ``offset`` as query parameters)."""
     settings: Settings = current_app.config["SETTINGS"]
-    status = request.args.get("status")
-    if status is not None and status not in STATUSES:
-        return problem(400, "invalid-query", "Invalid query", f"status must be one of {', '.join(STATUSES)}")
-    try:
-        limit = int(request.args.get("limit", 50))
-        offset = int(request.args.get("offset", 0))
-    except ValueError:
-        return problem(400, "invalid-query", "Invalid query", "limit and offset must be integers")
-    if not 1 <= limit <= 200 or offset < 0:
-        return problem(400, "invalid-query", "Invalid query", "limit must be 1..200 and offset >= 0")
     jobs = store()
-    return {"jobs": [manage.view(jobs, j) for j in jobs.list_jobs(status, limit, offset)],
+    return {"jobs": [manage.view(jobs, j) for j in jobs.list_jobs(query.status, query.limit, query.offset)],
             "workers_alive": len(jobs.live_workers(settings.worker_live_s))}
 
 
 def _not_found(job_id: str) -> Response:
-    return problem(404, "job-not-found", "No such job", f"there is no job {job_id!r}")
+    return problem("job-not-found", f"there is no job {job_id!r}")
 
 
 @bp.get("/jobs/<job_id>")
+@bp.input(JobQuery, location="query", arg_name="query")
 @bp.output(JobOut)
-def get_job(job_id: str) -> Any:
+def get_job(job_id: str, query: JobQuery) -> Any:
     """Status, progress (units, nodes, best value so far, lower bound, ETA) and result of a job;
     ``?units=true`` lists its units."""
     jobs = store()
     job = jobs.get(job_id[:32])
     if job is None:
         return _not_found(job_id)
-    return manage.view(jobs, job, units=request.args.get("units", "").lower() in ("1", "true", "yes"))
+    return manage.view(jobs, job, units=query.units)
 
 
 @bp.delete("/jobs/<job_id>")
@@ -89,7 +80,7 @@ def cancel_job(job_id: str) -> Any:
         return _not_found(job_id)
     status, changed = jobs.cancel(job.id)
     if not changed:
-        return problem(409, "job-finished", "Job already finished",
+        return problem("job-finished",
                        f"job {job.id} is {status}; only queued or running jobs can be cancelled")
     from service.metrics import record_job
 

@@ -44,12 +44,14 @@ def next_move(body: NextMoveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
+    max_guesses = parse.max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
     chain: AnswerChain = current_app.extensions["bullscows_answers"]
-    move = chain.next_move(game, history, cands, body.strategy, max_guesses=body.max_guesses,
+    move = chain.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
                            budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
                            from_set_only=body.from_set_only)
-    job = _hand_off(game, history, body.strategy, body.max_guesses) if move.unfinished and body.job else None
+    job = _hand_off(game, history, body.strategy, max_guesses) if move.unfinished and body.job else None
     out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
+    out.update(max_guesses=max_guesses)
     if job is None:
         out.update(job=None, job_url=None)
         return out

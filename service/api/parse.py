@@ -1,25 +1,27 @@
-"""What every route does to a request before asking the answer chain: the game, the history, the budget.
+"""What every route does to a request before asking the answer chain: the game, the history, the budget,
+the depth limit.
 
-Validation happens here, once, at the HTTP boundary (the schemas have checked the shapes): a game
-within the service's size limit, a history whose codes, responses and consistency hold, a budget within
-the configured maximum.  Errors are :class:`solver.errors.SolverError` subclasses, which the app turns
-into ``application/problem+json``.
+Validation happens here, once, at the HTTP boundary (the schemas have checked the shapes and the bounds,
+the history's length and the budget among them): a game within the service's size limit, a history whose
+codes, responses and consistency hold, and the ``max_guesses`` a question is answered under.  Errors are
+:class:`solver.errors.SolverError` subclasses, which the app turns into ``application/problem+json``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from service import atlas
 from service.config import Settings
 from service.schemas import GameSpec, TurnIn
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 
 
-class HistoryTooLongError(SolverError):
-    """More turns than the service accepts."""
+class MaxGuessesNeededError(SolverError):
+    """A k-movers question without its k, in a game whose smallest worst case the service does not know."""
 
-    slug = "history-too-long"
+    slug = "max-guesses-needed"
 
 
 def game_of(spec: str | GameSpec, settings: Settings) -> Game:
@@ -31,16 +33,37 @@ def game_of(spec: str | GameSpec, settings: Settings) -> Game:
 
 
 def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:
-    """A validated history (codes, responses, consistency) and the candidates it leaves."""
-    if len(items) > settings.max_history:
-        raise HistoryTooLongError(
-            f"history has {len(items)} turns, more than the limit of {settings.max_history}"
-        )
+    """A validated history (codes, responses, consistency) and the candidates it leaves.  Its length is
+    the schema's to check (``BULLSCOWS_MAX_HISTORY``, stated in the OpenAPI document)."""
     turns = [game.parse_turn(it) if isinstance(it, str)
              else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
     return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn
 
 
+def smallest_worst_case(game: Game) -> int | None:
+    """The fewest guesses that solve every secret of the game, when proven (the atlas's games, the
+    presets among them); None otherwise."""
+    entry = atlas.shipped().get(game.spec)
+    if entry is None or not entry["values"]["worst_case"]["exact"]:
+        return None
+    return int(entry["values"]["worst_case"]["value"])
+
+
+def max_guesses_of(game: Game, criterion: str | None, asked: int | None) -> int | None:
+    """The depth limit a question is answered under, the same for every route (next-move, solve, jobs,
+    strategies): the one asked for; for k-movers without one, the game's proven smallest worst case (the
+    k of the shipped k-movers trees), else :class:`MaxGuessesNeededError`; for a total without one, none.
+    ``criterion`` None is a one-step strategy, which takes no limit (None whatever was asked)."""
+    if criterion is None or asked is not None or criterion != "kmovers":
+        return None if criterion is None else asked
+    known = smallest_worst_case(game)
+    if known is None:
+        raise MaxGuessesNeededError(
+            f"max_guesses: the kmovers criterion needs it (the k of k-movers), and game {game.spec}'s smallest "
+            "worst case, its default, is not known (the atlas's games and the presets have one)")
+    return known
+
+
 def budget(settings: Settings, asked: int | None) -> int:
-    """The time budget of a request in milliseconds, clamped to the configured maximum."""
-    return min(asked or settings.default_time_budget_ms, settings.max_time_budget_ms)
+    """The time budget of a request in milliseconds (the schema has held it to the configured maximum)."""
+    return asked or settings.default_time_budget_ms

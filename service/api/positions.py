@@ -17,10 +17,9 @@ from flask import Response, current_app, request, stream_with_context
 from service import auth
 from service.positions_io import InvalidImportError, read_entries, row_line
 from service.problems import problem
+from service.schemas import PositionsQuery
 from service.store.positions import PositionStore
-from solver.errors import SolverError
 from solver.game import Game
-from solver.search import CRITERIA
 
 bp = APIBlueprint("positions", __name__, tag="positions", url_prefix="/v1")
 NDJSON = "application/x-ndjson"
@@ -32,20 +31,13 @@ def _store() -> PositionStore:
 
 
 @bp.get("/positions")
+@bp.input(PositionsQuery, location="query", arg_name="query")
 @bp.doc(responses={200: "one JSON object per line (application/x-ndjson)"})
-def export_positions() -> Response:
+def export_positions(query: PositionsQuery) -> Response:
     """Every cached position, one JSON object per line (filters: ``game``, ``criterion``)."""
-    game = request.args.get("game")
-    if game is not None:
-        try:
-            game = Game.from_spec(game).spec
-        except SolverError as exc:
-            return problem(400, exc.slug, "Bad game filter", str(exc))
-    criterion = request.args.get("criterion")
-    if criterion is not None and criterion not in CRITERIA:
-        return problem(400, "invalid-criterion", "Bad criterion filter",
-                       f"criterion {criterion!r} is not one of {', '.join(CRITERIA)}")
-    rows = _store().iter_rows(game, criterion)
+    # an unknown game is the app's invalid-game problem, as anywhere else
+    game = None if query.game is None else Game.from_spec(query.game).spec
+    rows = _store().iter_rows(game, query.criterion)
     first = next(rows, None)  # a database that is away fails here (503), not in the middle of the stream
 
     def lines() -> Iterator[bytes]:
@@ -70,6 +62,6 @@ def import_positions() -> Any:
         entries = read_entries(request.get_data().splitlines(), max_codes=settings.max_codes,
                                verify_max_codes=settings.import_verify_max_codes)
     except InvalidImportError as exc:
-        return problem(422, "invalid-import", "Invalid import", f"{exc}; nothing stored")
+        return problem("invalid-import", f"{exc}; nothing stored")
     stored = _store().save_entries(entries, source=f"import:{label}")
     return {"imported": stored}

@@ -22,16 +22,16 @@ from solver.search import SolveOptions
 bp = APIBlueprint("solve", __name__, tag="solve", url_prefix="/v1")
 
 
-def _from_job(job: Job) -> dict[str, Any]:
+def _from_job(job: Job, options: SolveOptions) -> dict[str, Any]:
     out = dict(orjson.loads(job.result or "{}"))
-    out.update(source="job", complete=True, job=job.id)
+    out.update(source="job", max_guesses=options.max_guesses, complete=True, job=job.id)
     return out
 
 
 def _as_job(settings: Settings, game: Game, history: list[Turn], options: SolveOptions, wait_ms: int | None) -> Any:
     """The job's answer if it is (or gets) done within ``wait_ms``, else 202 with its Location."""
     job = jobs.submit(game, history, options, jobs.wait_budget(settings, wait_ms, settings.solve_wait_ms))
-    return _from_job(job) if job.status == "done" else jobs.accepted(job)
+    return _from_job(job, options) if job.status == "done" else jobs.accepted(job)
 
 
 @bp.post("/solve")
@@ -52,19 +52,20 @@ def solve(body: SolveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, body.max_guesses, body.depth_count, body.mde, body.from_set_only,
-                           body.upper_bound)
+    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses),
+                           body.depth_count, body.mde, body.from_set_only, body.upper_bound)
     guess = game.parse_code(body.guess) if body.guess is not None else None
     chain: AnswerChain = current_app.extensions["bullscows_answers"]
     if game.won(history):  # a finished game is valued at once, whatever its size: no search, no job
-        return chain.solve(game, history, cands, options, None, guess).as_dict(game)
+        return {**chain.solve(game, history, cands, options, None, guess).as_dict(game),
+                "max_guesses": options.max_guesses}
     options.validate(game, len(history) + 1)
     as_job = body.job and guess is None and body.upper_bound is None
     if history and jobs.big_position(game):
         # a position of a game past this deployment's exact search: what is known, else a job's search
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:
-            return known.as_dict(game)
+            return {**known.as_dict(game), "max_guesses": options.max_guesses}
         if not as_job:
             raise GameTooLargeError(
                 f"game {game.spec} has {game.size} codes, more than the {game.search_max_codes} this service searches "
@@ -73,7 +74,7 @@ def solve(body: SolveIn) -> Any:
     if as_job:
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:
-            return known.as_dict(game)
+            return {**known.as_dict(game), "max_guesses": options.max_guesses}
         # a job already under way (or done) for this question answers instead of a new search
         if jobs.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
@@ -81,4 +82,4 @@ def solve(body: SolveIn) -> Any:
                          lookup=not as_job, fresh=body.search)
     if not answer.complete and as_job:
         return _as_job(settings, game, history, options, body.wait_ms)
-    return answer.as_dict(game)
+    return {**answer.as_dict(game), "max_guesses": options.max_guesses}

@@ -2,8 +2,9 @@
 
 One-step strategies are built on demand (about a second for Bulls-and-Cows); optimal strategies by
 the exact search, for games small enough to do it within a request (at most ``STRATEGY_MAX_CODES``
-codes), with ``max_guesses`` as a query parameter.  A built tree is kept in memory and in the
-``strategies`` table, so that no process sharing the database builds it again.
+codes), with ``max_guesses`` as a query parameter, resolved as every route resolves it
+(:func:`service.api.parse.max_guesses_of`) and echoed as the value used.  A built tree is kept in memory
+and in the ``strategies`` table, so that no process sharing the database builds it again.
 """
 
 from __future__ import annotations
@@ -14,17 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import current_app, request
+from flask import current_app
 
-from service.api.parse import game_of
+from service.api.parse import game_of, max_guesses_of
 from service.api.submit import accepted, submit_request, wait_budget
 from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.jobs.plan import JobRequest
-from service.problems import ProblemException, problem
-from service.schemas import TreeBuildIn
+from service.problems import fail, problem
+from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
 from service.store.strategies import StrategyStore, tree_params
-from solver.errors import SolverError
 from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
 from solver.search import SolveOptions, optimal_tree, require_searchable
@@ -51,6 +51,7 @@ class TreeQuestion:
     game: Game
     strategy: str
     max_guesses: int | None
+    """The depth limit used: as asked, or the k-movers default; None for a one-step strategy."""
     first: int | None
     """A forced first guess (GET only), None for the strategy's own."""
 
@@ -64,14 +65,15 @@ class TreeQuestion:
 
 
 def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
-    """The question, validated: the game, a known strategy, a first guess of the game."""
+    """The question, validated: the game, a known strategy, a first guess of the game, and the depth
+    limit it is answered under."""
     settings = current_app.config["SETTINGS"]
     game = game_of(game_spec, settings)
     if strategy not in STRATEGIES and criterion_of(strategy) is None and strategy != BEST_KNOWN:
-        raise ProblemException(problem(404, "unknown-strategy", "Unknown strategy",
-                                       f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}, "
-                                       f"and {BEST_KNOWN} for the unsolved games that ship one"))
-    return TreeQuestion(game, strategy, max_guesses, game.parse_code(first) if first else None)
+        raise fail("unknown-strategy", f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}, "
+                                       f"and {BEST_KNOWN} for the unsolved games that ship one")
+    used = max_guesses_of(game, criterion_of(strategy), max_guesses)
+    return TreeQuestion(game, strategy, used, game.parse_code(first) if first else None)
 
 
 def _known(q: TreeQuestion) -> Tree | None:
@@ -83,10 +85,9 @@ def _known(q: TreeQuestion) -> Tree | None:
             return memory[q.key]
     tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
     if tree is None and q.strategy == BEST_KNOWN:
-        raise ProblemException(problem(
-            404, "no-best-known-tree", "No best known tree",
-            f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the atlas's unsolved games whose hybrid tree beats "
-            "their one-step trees do (GET /v1/games/{game} names each game's best known strategy)"))
+        raise fail("no-best-known-tree",
+                   f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the atlas's unsolved games whose hybrid tree "
+                   "beats their one-step trees do (GET /v1/games/{game} names each game's best known strategy)")
     if tree is None:
         store: StrategyStore = current_app.extensions["bullscows_strategies"]
         text = store.get(q.game.spec, q.strategy, q.params)
@@ -141,30 +142,26 @@ def _build(q: TreeQuestion) -> Tree:
     return tree
 
 
-def _tree(game_spec: str, strategy: str) -> Tree | Any:
-    """The tree a GET asks for: known, or built within the request, or a 422 pointing at the job."""
-    q = _question(game_spec, strategy, request.args.get("max_guesses", type=int), request.args.get("first"))
+def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion, Tree]:
+    """The tree a GET asks for: known, or built within the request; else a 422 pointing at the job."""
+    q = _question(game_spec, strategy, query.max_guesses, query.first)
     tree = _known(q)
     if tree is not None:
-        return tree
+        return q, tree
     reason = too_long_for_a_request(q)
     if reason is not None:
-        return problem(422, "strategy-too-expensive", "Too expensive", reason)
-    return _build(q)
+        raise fail("strategy-too-expensive", reason)
+    return q, _build(q)
 
 
 def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
-    """A shipped tree (service/data/trees) answering this question; for k-movers without
-    ``max_guesses``, the one shipped whatever its k (the explorer lists what exists); a ``best-known``
-    tree (a hybrid's, not proven optimal) for an unsolved atlas game."""
+    """A shipped tree (service/data/trees) answering this question (k-movers: with this k, which is the
+    game's smallest worst case by default, the k of its shipped tree); a ``best-known`` tree (a hybrid's,
+    not proven optimal) for an unsolved atlas game."""
     if criterion_of(strategy) is None and strategy != BEST_KNOWN:
         return None
     library = current_app.extensions["bullscows_trees"]
     stored = library.get(game, strategy, max_guesses)
-    if stored is None and max_guesses is None:
-        meta = library.metas().get((game.spec, strategy))
-        if meta is not None:
-            stored = library.get(game, strategy, meta["max_guesses"])
     if stored is None:
         return None
     tree: Tree = stored.tree
@@ -172,35 +169,31 @@ def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
     return tree
 
 
-def _about(tree: Tree, strategy: str) -> dict[str, Any]:
-    """Whether the tree is proven optimal for its criterion, and its parameters when shipped."""
+def _about(q: TreeQuestion, tree: Tree) -> dict[str, Any]:
+    """Whether the tree is proven optimal for the question, the depth limit it answers under (the value
+    used, shipped or built), and a shipped tree's other parameters."""
     meta = current_app.extensions.get("bullscows_tree_meta", {}).get(id(tree))
     if meta is not None:
-        out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": meta["max_guesses"],
+        out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": q.max_guesses,
                "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
         if meta.get("source") in ("hybrid", "records"):
             out["hybrid"] = {"above": meta["above"], "exact_at_most": meta["exact_at_most"],
                              "rollout": meta.get("rollout")}
         return out
-    return {"optimal": criterion_of(strategy) is not None, "source": "built",
-            "max_guesses": request.args.get("max_guesses", type=int)}
+    return {"optimal": criterion_of(q.strategy) is not None, "source": "built", "max_guesses": q.max_guesses}
 
 
-def _loaded(game: str, strategy: str) -> Tree | Any:
-    """The tree, or the problem response explaining why there is none."""
-    try:
-        return _tree(game, strategy)
-    except SolverError as exc:
-        return problem(400, exc.slug, type(exc).__name__, str(exc))
+def _statistics(q: TreeQuestion, tree: Tree) -> dict[str, Any]:
+    """The answer of ``GET`` and ``POST``: the question, the tree's origin and its statistics (the worst
+    case among them, always)."""
+    return {"game": tree.game.name, "strategy": q.strategy, **_about(q, tree), **tree.stats().as_dict()}
 
 
 @bp.get("/strategies/<game>/<strategy>")
-def statistics(game: str, strategy: str) -> Any:
+@bp.input(TreeQuery, location="query", arg_name="query")
+def statistics(game: str, strategy: str, query: TreeQuery) -> Any:
     """Total, average, worst case, histogram of game lengths and node counts of a whole tree."""
-    tree = _loaded(game, strategy)
-    if not isinstance(tree, Tree):
-        return tree
-    return {"game": tree.game.name, "strategy": strategy, **_about(tree, strategy), **tree.stats().as_dict()}
+    return _statistics(*_tree(game, strategy, query))
 
 
 @bp.post("/strategies/<game>/<strategy>")
@@ -231,47 +224,57 @@ def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
             return accepted(job)
         tree = _known(q)
         assert tree is not None, "a finished tree job stores its tree"
-    return {"game": tree.game.name, "strategy": strategy, **_about(tree, strategy), **tree.stats().as_dict()}
+    return _statistics(q, tree)
 
 
 @bp.get("/strategies/<game>/<strategy>/tree")
-def whole_tree(game: str, strategy: str) -> Any:
+@bp.input(TreePartQuery, location="query", arg_name="query")
+def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
     """The whole tree (nested JSON; guesses and responses as text).
 
     With ``path`` (turns from the root, ``"0123 0.1, 4567 1.2"``) and/or ``depth`` (levels of
     children to include, 1–8), only that part: nodes beyond ``depth`` say ``more: true`` and are
-    fetched by a further request, so that a browser can open a big tree level by level."""
-    tree = _loaded(game, strategy)
-    if not isinstance(tree, Tree):
-        return tree
-    path = request.args.get("path")
-    depth = request.args.get("depth")
-    if path is None and depth is None:
-        return to_json(tree)
+    fetched by a further request, so that a browser can open a big tree level by level.  Either way
+    the answer says the worst case: the whole tree's in its ``stats``; in a part, each node's
+    ``worst_case``, the longest game through it (in guesses from the start, as ``stats`` counts them),
+    and the part's own at the top."""
+    q, tree = _tree(game, strategy, query)
+    if query.path is None and query.depth is None:
+        return {**to_json(tree), "max_guesses": q.max_guesses}
     g = tree.game
-    try:
-        levels = int(depth) if depth is not None else 1
-    except ValueError:
-        levels = 0
-    if not 1 <= levels <= 8:
-        return problem(400, "invalid-depth", "Invalid depth", f"depth must be an integer from 1 to 8, got {depth!r}")
-    try:
-        turns = g.parse_history(path or "")
-    except SolverError as exc:
-        return problem(400, exc.slug, type(exc).__name__, str(exc))
+    turns = g.parse_history(query.path or "")  # errors: the app's solver handlers
     node = tree.node_at(turns)
     if node is None:
-        return problem(404, "not-in-tree", "Not in the tree",
-                       f"the tree of {strategy} does not play {path!r} (each turn must be the tree's "
+        return problem("not-in-tree",
+                       f"the tree of {strategy} does not play {query.path!r} (each turn must be the tree's "
                        "guess followed by a response it has a branch for)")
+    heights = _heights(node)
+    turn = tree.root_depth + len(turns)
 
-    def enc(n: Node, left: int) -> dict[str, Any]:
-        out: dict[str, Any] = {"guess": g.format_code(n.guess), "candidates": n.size, "hit": n.hit}
+    def enc(n: Node, at: int, left: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"guess": g.format_code(n.guess), "candidates": n.size, "hit": n.hit,
+                               "worst_case": at - 1 + heights[id(n)]}
         if n.children and left > 0:
-            out["children"] = {g.format_response(r): enc(c, left - 1) for r, c in sorted(n.children.items())}
+            out["children"] = {g.format_response(r): enc(c, at + 1, left - 1) for r, c in sorted(n.children.items())}
         elif n.children:
             out["more"] = True
         return out
 
-    return {"game": g.name, "strategy": strategy, "path": [g.format_turn(t) for t in turns],
-            "turn": tree.root_depth + len(turns), "node": enc(node, levels)}
+    return {"game": g.name, "strategy": strategy, "max_guesses": q.max_guesses,
+            "path": [g.format_turn(t) for t in turns], "turn": turn,
+            "worst_case": turn - 1 + heights[id(node)], "node": enc(node, turn, query.depth or 1)}
+
+
+def _heights(top: Node) -> dict[int, int]:
+    """Guesses still needed at most from each node under ``top`` (its own guess included), by ``id``:
+    one pass over the part of the tree, bottom up, without recursion (trees may be deep)."""
+    order: list[Node] = []
+    stack = [top]
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        stack.extend(n.children.values())
+    heights: dict[int, int] = {}
+    for n in reversed(order):
+        heights[id(n)] = 1 + max((heights[id(c)] for c in n.children.values()), default=0)
+    return heights

@@ -164,7 +164,8 @@ def test_a_tree_loads_level_by_level(client: FlaskClient) -> None:
     assert bad.status_code == 404 and bad.json["type"] == "/problems/not-in-tree"
     assert client.get("/v1/strategies/mastermind/optimal-total/tree?path=00 1.0").json["type"] == \
         "/problems/invalid-code"
-    assert client.get("/v1/strategies/mastermind/optimal-total/tree?depth=0").json["type"] == "/problems/invalid-depth"
+    assert client.get("/v1/strategies/mastermind/optimal-total/tree?depth=0").json["type"] == \
+        "/problems/validation-error"
 
 
 @backend_agnostic

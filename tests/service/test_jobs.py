@@ -471,12 +471,12 @@ def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
     assert r.status_code == 404 and r.json["type"] == "/problems/job-not-found"
     assert r.mimetype == "application/problem+json"
     assert client.delete("/v1/jobs/nope").status_code == 404
-    assert client.get("/v1/jobs?status=sleeping").status_code == 400
-    assert client.get("/v1/jobs?limit=0").status_code == 400
+    assert client.get("/v1/jobs?status=sleeping").status_code == 422
+    assert client.get("/v1/jobs?limit=0").status_code == 422
     bad = client.post("/v1/jobs", json={"game": "bulls-cows", "history": ["0123 0.0", "4567 0.4", "5674 0.0"]})
     assert bad.status_code == 400 and bad.json["type"] == "/problems/inconsistent-history"
-    bad = client.post("/v1/jobs", json={"game": "mastermind", "criterion": "kmovers"})
-    assert bad.status_code == 400 and bad.json["type"] == "/problems/invalid-search-parameters"
+    bad = client.post("/v1/jobs", json={"game": "2,11,1", "criterion": "kmovers"})  # no known smallest worst case
+    assert bad.status_code == 422 and bad.json["type"] == "/problems/max-guesses-needed"
     bad = client.post("/v1/jobs", json={"game": "5,10,0"})  # 30240 codes: no response table
     assert bad.status_code == 400 and bad.json["type"] == "/problems/invalid-search-parameters"
     assert client.get("/v1/jobs").json["jobs"] == []

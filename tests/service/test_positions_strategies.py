@@ -116,7 +116,7 @@ def test_import_needs_the_token(tapp: APIFlask) -> None:
 @backend_agnostic
 def test_export_filters_are_checked(client: FlaskClient) -> None:
     assert client.get("/v1/positions?game=chess").json["type"] == "/problems/invalid-game"
-    assert client.get("/v1/positions?criterion=x").json["type"] == "/problems/invalid-criterion"
+    assert client.get("/v1/positions?criterion=x").json["type"] == "/problems/validation-error"
 
 
 def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
@@ -132,8 +132,8 @@ def test_strategy_statistics_and_tree(client: FlaskClient) -> None:
     assert r.status_code == 422 and r.json["type"] == "/problems/strategy-too-expensive"
     r = client.get("/v1/strategies/5,6,1/entropy")  # 7776 codes: more than a request may build
     assert r.status_code == 422 and "at most 6000 codes" in r.json["detail"]
-    r = client.get("/v1/strategies/2,11,1/optimal-kmovers")  # k-movers needs its k (none shipped: not an atlas game)
-    assert r.status_code == 400 and r.json["type"] == "/problems/invalid-search-parameters"
+    r = client.get("/v1/strategies/2,11,1/optimal-kmovers")  # k-movers needs its k (not an atlas game: no default)
+    assert r.status_code == 422 and r.json["type"] == "/problems/max-guesses-needed"
 
 
 @backend_agnostic
