@@ -307,7 +307,8 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
         is returned: not exact, but proven at least the bound)."""
         result = search(options, budget_s)
         label = f"{options.criterion}" + ("" if options.max_guesses is None else f" within {options.max_guesses}")
-        shown = result.value if result.exact else ("cut" if result.cut else f">= {options.upper_bound}")
+        shown: object = ("impossible" if result.value is None else result.value) if result.exact else (
+            "cut" if result.cut else f">= {options.upper_bound}")
         log(f"{game.spec} {label}: {shown} ({result.nodes} nodes, {result.seconds:.1f} s)")
         return None if result.cut else result
 

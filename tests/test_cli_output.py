@@ -119,7 +119,7 @@ def test_the_cli_refuses_what_the_api_refuses_in_its_words(monkeypatch: pytest.M
     # a deployment's own limits are the CLI's too
     small = {"BULLSCOWS_MAX_CODES": "1296", "BULLSCOWS_MAX_HISTORY": "2"}
     assert "more than the limit of 1296" in refused(invoke("next", "-g", "bulls-cows", env=small))
-    assert "more than the limit of 2" in refused(invoke("next", "-g", "mastermind", "0011 0.0", "2222 0.0",
+    assert "at most 2 turns" in refused(invoke("next", "-g", "mastermind", "0011 0.0", "2222 0.0",
                                                         "3333 1.0", env=small))
     fine = invoke("next", "-g", "mastermind", "0011 0.0", env=small)
     assert fine.exit_code == 0 and fine.stdout.strip()

@@ -24,6 +24,20 @@ class MaxGuessesNeededError(SolverError):
     slug = "max-guesses-needed"
 
 
+class HistoryTooLongError(SolverError):
+    """More turns than the service takes: what the schema says of a request (in the same words), for the callers
+    that have no schema (the CLI)."""
+
+    slug = "validation-error"
+
+
+def check_history_length(turns: int, settings: Settings) -> None:
+    """:raises HistoryTooLongError: more than ``BULLSCOWS_MAX_HISTORY`` turns."""
+    if turns > settings.max_history:
+        raise HistoryTooLongError(f"history: must have at most {settings.max_history} turns (the service's "
+                                  f"BULLSCOWS_MAX_HISTORY), got {turns}")
+
+
 def game_of(spec: str | GameSpec, settings: Settings) -> Game:
     """The game a request names, within the service's size limit."""
     if isinstance(spec, GameSpec):
@@ -34,7 +48,9 @@ def game_of(spec: str | GameSpec, settings: Settings) -> Game:
 
 def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:
     """A validated history (codes, responses, consistency) and the candidates it leaves.  Its length is
-    the schema's to check (``BULLSCOWS_MAX_HISTORY``, stated in the OpenAPI document)."""
+    the schema's to check (``BULLSCOWS_MAX_HISTORY``, stated in the OpenAPI document), and checked again here for
+    the callers that have no schema."""
+    check_history_length(len(items), settings)
     turns = [game.parse_turn(it) if isinstance(it, str)
              else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
     return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn

@@ -203,13 +203,13 @@ def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, 
     # All turn arguments form one stream, so quoting is optional: "0123 0.1" "1245 0.2",
     # 0123 0.1 1245 0.2 and "0123 0.1, 1245 0.2" are the same history.
     history = g.parse_history(" ".join(turns))
-    limit = Settings().max_history
-    if len(history) > limit:
-        # the service's own error and words (service.api.parse.history_of), imported only when needed: it
-        # brings the API's schemas, which a command that stays within the limit never pays for
-        from service.api.parse import HistoryTooLongError
+    settings = Settings()
+    if len(history) > settings.max_history:
+        # the service's own error and words, imported only when needed: it brings the API's schemas, which a
+        # command that stays within the limit never pays for
+        from service.api.parse import check_history_length
 
-        raise HistoryTooLongError(f"history has {len(history)} turns, more than the limit of {limit}")
+        check_history_length(len(history), settings)
     return g, history
 
 

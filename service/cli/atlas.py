@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import re
-import sys
-from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 import click
 
@@ -84,40 +80,6 @@ def _atlas_entries(path: str | None) -> tuple[str, dict[str, dict[str, Any]]]:
     return file, atlas.load(file)
 
 
-_IMPOSSIBLE = re.compile(r"^(# \S+ \w+ within \d+): None \(")
-"""A search's log line (solver.atlas.solve_game) whose value is null: no strategy finds every secret within
-that many guesses."""
-
-
-class _ReadableLog:
-    """``atlas run``'s stderr while it runs: the searches' log lines, printed by the worker processes (which
-    inherit it when they fork), with a null value said in words (``impossible``) instead of ``None``."""
-
-    def __init__(self, target: IO[str]) -> None:
-        self.target = target
-
-    def write(self, text: str) -> int:
-        return self.target.write(_IMPOSSIBLE.sub(r"\1: impossible (", text))
-
-    def flush(self) -> None:
-        self.target.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.target, name)
-
-
-@contextlib.contextmanager
-def _readable_log() -> Iterator[None]:
-    """stderr as :class:`_ReadableLog` while the block runs: the message is solver.atlas's, which prints it in
-    worker processes, so the command can only reword it on its way out."""
-    before = sys.stderr
-    sys.stderr = _ReadableLog(before)
-    try:
-        yield
-    finally:
-        sys.stderr = before
-
-
 def _print_atlas(entries: list[dict[str, Any]]) -> None:
     """Atlas entries for people: one game per line, a bound shown as [lower, upper] (``atlas.shown``)."""
     from service import atlas
@@ -177,9 +139,8 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
     if max_codes is not None:
         chosen = [g for g in chosen if g.size <= max_codes]
     file, _ = _atlas_entries(path)
-    with _readable_log():
-        entries = atlas.run(chosen, budget, processes=processes, path=file,
-                            log=lambda line: click.echo(f"# {line}", err=True))
+    entries = atlas.run(chosen, budget, processes=processes, path=file,
+                        log=lambda line: click.echo(f"# {line}", err=True))
     done = [entries[g.spec] for g in chosen if g.spec in entries]
     _emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
 
