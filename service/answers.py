@@ -440,8 +440,8 @@ class AnswerChain:
         at_guess = None if guess is None else canon.relabel.apply(game, guess)
         result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress, fresh=fresh)
         if source in ("busy", "preparing"):
-            why = ("this game's exact search is still being prepared (once per process)" if source == "preparing"
-                   else "every search of this instance was busy")
+            why = (f"the search could not start within {budget_ms} ms: this game's exact search is still being "
+                   "prepared (once per process)" if source == "preparing" else "every search of this instance was busy")
             return Answer(result, "busy", False, why)
         return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
 

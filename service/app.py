@@ -89,7 +89,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     from service.metrics import record_solve
     from service.trees import TreeLibrary
 
-    trees = TreeLibrary()
+    trees = TreeLibrary(shared=True)  # read only: the answer chain and the routes never change a tree
     app.extensions["bullscows_trees"] = trees
     app.extensions["bullscows_answers"] = AnswerChain(pool, trees, on_answer=record_solve)
     problems.init_app(app)

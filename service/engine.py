@@ -163,6 +163,10 @@ def warm_up() -> None:
         from solver.symmetry import Relabelling
 
         Relabelling((1, 0), (2, 0, 1)).apply_set(game, cands)  # a canonical image's candidates
+        from solver import kernels
+
+        row = np.empty(cands.shape[0], dtype=np.uint8)
+        kernels.response_row(*game.arrays().kernel_args(), 0, cands, row)  # one guess's responses (records compare)
         Game(2, 2, True).response(0, 1)  # a one-off response, computed before any table is built
         response_factors(2, 3, True)  # what games too big for a response table use instead
         arrays = game.arrays(table=True)

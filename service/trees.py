@@ -9,9 +9,11 @@ produced it and its total; loading re-verifies it against its game (:func:`solve
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,16 +109,12 @@ def write_manifest(metas: dict[tuple[str, str], dict[str, Any]], folder: str = T
         fh.write("\n")
 
 
-_Where = tuple[str, str, int, str]
-_LOADED: dict[_Where, StoredTree] = {}
-"""Every tree loaded in this process, by (folder, file, the file's modification time, its manifest entry): the apps
-and chains of one process share them, and a tree rewritten since (a campaign's graft) is loaded again."""
+_LOADED: OrderedDict[str, StoredTree] = OrderedDict()
+"""Trees loaded in this process by its shared libraries, by the digest of their file's text: the apps of one
+process share a tree instead of verifying it again, and a file rewritten since (a campaign's graft) is another
+text, so it is loaded again.  The most recent :data:`LOADED_MAX` are kept."""
+LOADED_MAX = 256
 _LOAD_LOCK = threading.Lock()
-
-
-def _where(folder: str, meta: dict[str, Any]) -> _Where:
-    path = os.path.join(folder, meta["file"])
-    return (folder, meta["file"], os.stat(path).st_mtime_ns, json.dumps(meta, sort_keys=True))
 
 
 class TreeLibrary:
@@ -127,9 +125,13 @@ class TreeLibrary:
     while (a second for 32768 secrets, most of it verifying every node), which a first question must not wait for.
     Loaded trees are shared by every library of the process."""
 
-    def __init__(self, folder: str = TREE_DIR) -> None:
+    def __init__(self, folder: str = TREE_DIR, *, shared: bool = False) -> None:
         self.folder = folder
+        self.shared = shared
+        """Whether its trees are the process's shared, read-only copies (the service's answer chains); a library
+        whose trees a caller may change (a polish, a graft) keeps copies of its own."""
         self._metas: dict[tuple[str, str], dict[str, Any]] | None = None
+        self._trees: dict[tuple[str, str], StoredTree] = {}
         self._lock = threading.Lock()
 
     def metas(self) -> dict[tuple[str, str], dict[str, Any]]:
@@ -143,19 +145,27 @@ class TreeLibrary:
         meta = self.metas().get(key)
         if meta is None:
             return None
-        where = _where(self.folder, meta)
-        with _LOAD_LOCK:
-            stored = _LOADED.get(where)
+        with self._lock:
+            stored = self._trees.get(key)
         if stored is not None:
             return stored
-        # loaded outside the lock: the lookups of the trees already loaded do not wait for this one
         with open(os.path.join(self.folder, meta["file"]), encoding="utf-8") as tf:
-            tree = from_compact(tf.read())
-        stored = StoredTree(meta, tree, _annotate(tree))
+            text = tf.read()
+        digest = hashlib.sha256(text.encode()).hexdigest()
         with _LOAD_LOCK:
-            for older in [w for w in _LOADED if w[:2] == where[:2] and w != where]:
-                del _LOADED[older]  # a tree rewritten since: its old version is answered no more
-            return _LOADED.setdefault(where, stored)
+            shared = _LOADED.get(digest) if self.shared else None
+        if shared is None:
+            # verified outside the locks: the lookups of the trees already loaded do not wait for this one
+            tree = from_compact(text)
+            shared = StoredTree(meta, tree, _annotate(tree))
+            if self.shared:
+                with _LOAD_LOCK:
+                    _LOADED[digest] = shared
+                    while len(_LOADED) > LOADED_MAX:
+                        _LOADED.popitem(last=False)
+        stored = shared if shared.meta == meta else StoredTree(meta, shared.tree, shared.below)
+        with self._lock:
+            return self._trees.setdefault(key, stored)
 
     def get(self, game: Game, strategy: str, max_guesses: int | None) -> StoredTree | None:
         """The stored tree for this game and strategy, if it answers the same question."""

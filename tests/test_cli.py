@@ -55,8 +55,11 @@ def test_next_speaks_the_apis_vocabulary() -> None:
     assert best["exact"] is False and best["source"] == "best-known" and "not proven optimal" in best["note"]
     code, _, err = run("next", "-s", "knuth")
     assert code == 2 and all(name in err for name in ("optimal-total", "optimal-kmovers", "minimax", "crush"))
-    code, _, err = run("next", "-s", "optimal-kmovers")
-    assert code == 2 and "needs max_guesses" in err
+    # the API's rule for k-movers without a limit: the game's proven smallest worst case, else an error
+    k7 = run_json("next", "-s", "optimal-kmovers")
+    assert (k7["max_guesses"], k7["source"], k7["exact"]) == (7, "tree", True)
+    code, _, err = run("next", "-g", "2,11,1", "-s", "optimal-kmovers")
+    assert code == 2 and "max_guesses" in err and "not known" in err
 
 
 def test_next_one_step_budget_only_when_asked() -> None:

@@ -85,16 +85,23 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
     longest = Settings().max_time_budget_ms
     if time_budget_ms is not None and time_budget_ms > longest:
-        # the service's ceiling (service.api.parse.budget clamps a request's budget the same way)
-        click.echo(f"# --time-budget-ms {time_budget_ms} is over the service's limit of {longest} "
-                   f"(BULLSCOWS_MAX_TIME_BUDGET_MS): searching {longest} ms", err=True)
-        time_budget_ms = longest
+        # the service's ceiling, refused as a request's is (in the schema's words)
+        _fail(f"time_budget_ms: must be at most {longest} (the service's BULLSCOWS_MAX_TIME_BUDGET_MS), "
+              f"got {time_budget_ms}")
     t0 = time.perf_counter()
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
+    criterion = criterion_of(strategy)
+    if criterion is None:
+        max_guesses = None  # one-step strategies take no limit, as the API's answer says
+    elif criterion == "kmovers" and max_guesses is None:
+        from service.api.parse import max_guesses_of  # the API's rule: the game's proven smallest worst case
+
+        max_guesses = max_guesses_of(g, criterion, None)
     move = _chain(url).next_move(g, history, cands, strategy, max_guesses=max_guesses, budget_ms=time_budget_ms,
                                  seed=seed, from_set_only=from_set_only)
-    out = {"game": g.name, **move.as_dict(g, history, cands, strategy, (time.perf_counter() - t0) * 1000)}
+    out = {"game": g.name, **move.as_dict(g, history, cands, strategy, (time.perf_counter() - t0) * 1000),
+           "max_guesses": max_guesses}
     if as_json:
         _emit_json(out)
         return

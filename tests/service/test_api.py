@@ -405,7 +405,6 @@ ERRORS = [
     ({"game": "9,10,1"}, 422, "game-too-large"),
     ({"game": {"positions": 4, "symbols": 3, "repetition": False}}, 400, "invalid-game"),
     ({"criterion": "kmovers", "game": "2,11,1"}, 422, "max-guesses-needed"),
-    ({"game": "5,10,0", "history": ["01234 1.2"]}, 400, "invalid-search-parameters"),  # no response table
     ({"criterion": "fastest"}, 422, "validation-error"),
     ({"max_guesses": 0}, 422, "validation-error"),
     ({"history": "0123 0.1"}, 422, "validation-error"),
