@@ -15,7 +15,7 @@ from service.problems import ProblemException
 from service.store.jobs import JobStore
 from service.store.models import Job
 from solver.game import SEARCH_MAX_CODES, Game, Turn
-from solver.search import SolveOptions, require_searchable, searchable
+from solver.search import InvalidSearchError, SolveOptions, require_searchable, searchable
 
 
 def store() -> JobStore:
@@ -31,7 +31,12 @@ def wait_budget(settings: Settings, asked: int | None, default: int) -> float:
 
 
 def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float) -> Job:
-    """Submit (or find) the job for this question and wait up to ``wait_s`` for it."""
+    """Submit (or find) the job for this question and wait up to ``wait_s`` for it.
+
+    :raises InvalidSearchError: a finished game (nothing to search), or parameters that make no sense."""
+    if game.won(history):
+        raise InvalidSearchError(f"the game was won at guess {len(history)}: there is nothing to search "
+                                 "(POST /v1/solve values a finished game at once)")
     options.validate(game, len(history) + 1)
     if not (history and big_position(game)):
         require_searchable(game)  # refused now rather than failing at planning

@@ -73,3 +73,10 @@ def test_a_win_before_the_end_names_the_turn_as_sent(client: FlaskClient) -> Non
     r = client.post("/v1/next-move", json={"game": "mastermind", "history": ["0011 1.0", "1223 4.0", "3344 0.0"]})
     assert r.status_code == 400 and r.json["type"].endswith("/inconsistent-history")
     assert "turn 2 ('1223 4.0')" in r.json["detail"]
+
+
+@backend_agnostic
+def test_a_finished_game_is_no_job(client: FlaskClient) -> None:
+    r = client.post("/v1/jobs", json={"game": "mastermind", "history": ["0011 0.1", "1223 4.0"], "wait_ms": 0})
+    assert r.status_code == 400 and r.json["type"].endswith("/invalid-search-parameters")
+    assert "won at guess 2" in r.json["detail"] and client.get("/v1/jobs").json["jobs"] == []
