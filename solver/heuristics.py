@@ -156,9 +156,15 @@ class PartitionStrategy:
         absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(called), game.symbols)
         rep = _NO_CLASSES
         if history is not None and m * (m if self.from_set_only else game.size) >= POSITION_CLASSES_MIN_WORK:
-            found = symmetry.position_classes(game, tuple((int(t.guess), int(t.response)) for t in history))
-            if found is not None:
-                rep = found
+            turns = tuple((int(t.guess), int(t.response)) for t in history)
+            # Classes cost about a third of a scored response per (code, transformation) pair: under a work cap
+            # they are made only when they cost at most a third of the scan they shorten (a history of Super
+            # Mastermind's can have 120 transformations of 32768 codes, 27 ms, more than a 30 ms budget).  The
+            # rule depends on the question only, so the same question still gets the same guess.
+            if ctl[3] == 0 or symmetry.position_classes_work(game, turns) <= ctl[3]:
+                found = symmetry.position_classes(game, turns)
+                if found is not None:
+                    rep = found
         f = game.factors()
         canon = _EMPTY_CODES if self.from_set_only else _canonical(game, int(absent), int(uncalled))
         # The clock runs from the scan: the set-up above is cached per game (and per history's symmetry), so only

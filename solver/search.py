@@ -672,10 +672,12 @@ class Searcher:
         nonwin[win] = False
         useless = (counts[:, nonwin] == n).any(axis=1)
         lbs = np.minimum(base + lb_part[counts][:, nonwin].sum(axis=1), INF)
-        return sorted(
-            (int(lbs[i]), 0 if in_set[i] else 1, int(pool[i]))
-            for i in range(pool.shape[0]) if not useless[i]
-        )
+        # ascending (bound, 0 for a candidate, guess), sorted by numpy: sorting the tuples in Python cost 15 ms of a
+        # 7776-guess pool, outside any kernel a budget's timer can stop
+        keep = ~useless
+        lbs, flag, guesses = lbs[keep], (~in_set[keep]).astype(np.int64), pool[keep]
+        order = np.lexsort((guesses, flag, lbs))
+        return list(zip(lbs[order].tolist(), flag[order].tolist(), guesses[order].tolist(), strict=True))
 
     def _try_guess(self, history: History, cands: CandidateSet, turn: int, k: int | None, guess: Code,
                    beta: int, lb: int | None = None, *,

@@ -258,6 +258,20 @@ def classes(game: Game, moves: Sequence[Code] = (), responses: Sequence[int] | N
     return _classes_under(game, moves, perms, sigma)
 
 
+@functools.lru_cache(maxsize=64)
+def _position_transforms(game: Game, turns: tuple[tuple[int, int], ...]
+                         ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    moves = [g for g, _ in turns]
+    return _transforms(game, moves, _turn_groups(len(moves), [r for _, r in turns]))
+
+
+def position_classes_work(game: Game, turns: tuple[tuple[int, int], ...]) -> int:
+    """What :func:`position_classes` of this history costs, in (code, transformation) pairs: its caller may find
+    the classes dearer than the scan they would shorten (cached: finding the transformations is cheap)."""
+    perms, _ = _position_transforms(game, turns)
+    return 0 if perms.shape[0] <= 1 else int(perms.shape[0]) * game.size
+
+
 @functools.lru_cache(maxsize=16)
 def position_classes(game: Game, turns: tuple[tuple[int, int], ...]) -> npt.NDArray[np.int64] | None:
     """:func:`classes` of a history given as ``(guess, response)`` pairs, or None when the only
@@ -270,7 +284,7 @@ def position_classes(game: Game, turns: tuple[tuple[int, int], ...]) -> npt.NDAr
     The transformations are found once, for the test and for the classes.
     """
     moves = [g for g, _ in turns]
-    perms, sigma = _transforms(game, moves, _turn_groups(len(moves), [r for _, r in turns]))
+    perms, sigma = _position_transforms(game, turns)
     if perms.shape[0] <= 1:
         return None
     rep = _classes_under(game, moves, perms, sigma)
