@@ -51,7 +51,8 @@ PROBLEMS: dict[str, ProblemType] = {
         "the game has more codes than `BULLSCOWS_MAX_CODES` (`GET /v1/games`: `limits.max_codes`)")),
     "invalid-code": ProblemType(400, "Invalid code", (
         "a guess of the wrong length, with symbols the game does not have, or repeating one where it may not")),
-    "invalid-response": ProblemType(400, "Impossible response", "a response no guess can get in this game"),
+    "invalid-response": ProblemType(400, "Invalid response", (
+        "a response that is malformed, or that no guess can get in this game")),
     "inconsistent-history": ProblemType(400, "Inconsistent history", (
         "no secret agrees with every turn (`detail` names the first turn that contradicts the earlier ones)")),
     "invalid-search-parameters": ProblemType(400, "Invalid search parameters", (

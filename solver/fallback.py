@@ -27,7 +27,7 @@ def cut_note(cut: tuple[int, int] | None, budget_s: float | None) -> str:
     """How a one-step answer was cut by its budget, for people ('' when it was not)."""
     if cut is None:
         return ""
-    return (f" (its scan stopped at the {round((budget_s or 0) * 1000)} ms budget after scoring {cut[0]} of "
+    return (f" (its scan stopped within the {round((budget_s or 0) * 1000)} ms budget after scoring {cut[0]} of "
             f"{cut[1]} guesses: the best of those)")
 
 

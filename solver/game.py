@@ -137,7 +137,7 @@ class Game:
             raise InvalidGameError(f"at most 15 positions are supported, got {p}")
         if not self.repetition and p > s:
             raise InvalidGameError(
-                f"{p} positions cannot hold distinct symbols from only {s} symbols"
+                f"{p} positions cannot hold distinct symbols from only {s} symbol{'' if s == 1 else 's'}"
             )
         alphabet = self.alphabet
         if len(alphabet) < s:
@@ -473,7 +473,7 @@ class Game:
                 )
             cands = kernels.filter_candidates(*a.kernel_args(), cands, turn.guess, turn.response)
             if cands.shape[0] == 0:
-                shown = ", ".join(self.format_turn(t) for t in history[: k + 1])
+                shown = ", ".join(self.format_turn(t) for t in history[:k])
                 raise InconsistentHistoryError(
                     f"no code is consistent with the history: turn {k + 1} "
                     f"({self.format_turn(turn)!r}) contradicts the turns before it ({shown})"

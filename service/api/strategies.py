@@ -86,8 +86,9 @@ def _known(q: TreeQuestion) -> Tree | None:
     tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
     if tree is None and q.strategy == BEST_KNOWN:
         raise fail("no-best-known-tree",
-                   f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the atlas's unsolved games whose hybrid tree "
-                   "beats their one-step trees do (GET /v1/games/{game} names each game's best known strategy)")
+                   f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the games nothing has solved do (the atlas's "
+                   "unsolved games, Super Mastermind and five-digit Bulls-and-Cows; GET /v1/games/{game} names each "
+                   "game's best known strategy)")
     if tree is None:
         store: StrategyStore = current_app.extensions["bullscows_strategies"]
         text = store.get(q.game.spec, q.strategy, q.params)

@@ -373,7 +373,7 @@ def test_cached_answers_carry_the_searched_fields(client: FlaskClient) -> None:
     ({"game": 5}, 422, "Invalid request", "game: must be a string or an object, got 5"),
     ({"history": [{"guess": "0012", "bulls": 1}]}, 422, "Invalid request", "history[0].cows: is required"),
     ({"history": [5]}, 422, "Invalid request", "history[0]: must be an object or a string, got 5"),
-    ({"history": ["0123 5.0"]}, 400, "Impossible response", "response 5.0 is impossible"),
+    ({"history": ["0123 5.0"]}, 400, "Invalid response", "response 5.0 is impossible"),
     ({"history": ["01234 0.0"]}, 400, "Invalid code", "has 5 symbols"),
     ({"history": ["0123 0.0", "4567 0.0"]}, 400, "Inconsistent history", "turn 2"),
     ({"game": "9,9,9"}, 400, "Invalid game", "unknown game"),
