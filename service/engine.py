@@ -167,6 +167,12 @@ def warm_up() -> None:
 
         row = np.empty(cands.shape[0], dtype=np.uint8)
         kernels.response_row(*game.arrays().kernel_args(), 0, cands, row)  # one guess's responses (records compare)
+        # the same kernels without a response table, as the games too big for one call them (loading their trees,
+        # records compare): their empty table is a writable array, which is another signature to numba
+        bare = game.arrays(table=False).kernel_args()
+        kernels.perfect_candidate(*bare, cands, game.n_responses)
+        kernels.split(*bare, 0, cands, game.n_responses)
+        kernels.response_row(*bare, 0, cands, row)
         Game(2, 2, True).response(0, 1)  # a one-off response, computed before any table is built
         response_factors(2, 3, True)  # what games too big for a response table use instead
         arrays = game.arrays(table=True)
