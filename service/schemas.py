@@ -372,6 +372,8 @@ class JobOut(BaseModel):
     result: JobResult | TreeJobResult | None
     progress: JobProgress
     units: list[JobUnitOut] | None = None
+    note: str | None = Field(default=None, description=(
+        "On a job just accepted (202) while no worker is alive on the service's database: that it waits for one."))
 
 
 class JobList(BaseModel):

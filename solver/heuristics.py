@@ -69,7 +69,8 @@ class Strategy(Protocol):
         wall-clock seconds (services answering live): past it the best guess scored so far is
         returned, marked by :attr:`Choice.cut`.  The scan is bounded first by the work that ``work_s``
         seconds (default ``budget_s``) buy at :data:`SCAN_RATE`, which the same question always reaches at
-        the same guess; the clock only stops a scan on a machine slower than that rate assumes.
+        the same guess; the clock only stops a scan on a machine much slower than that rate assumes
+        (:data:`CLOCK_SLACK`).
         """
         ...
 
@@ -101,6 +102,13 @@ SCAN_RATE = 50_000_000
 """(guess, candidate) responses a one-step scan is assumed to count per second, for its work cap: about a tenth of the
 slowest rate measured on the reference 2-core machine (15 positions of 2 symbols, responses computed without a
 table: 4.4e8 a second; with a table or factor tables, and symmetry classes, scans run far faster)."""
+
+
+CLOCK_SLACK = 2.0
+"""A scan with a budget stops at the work that budget buys (:data:`SCAN_RATE`), or at this many times the budget by
+the clock, whichever comes first.  The work binds first on a machine as fast as the rate assumes, busy or not, and
+gives the same guess to the same question; the clock is the safety net of a machine much slower than that (when
+it stopped scans at the budget itself, a loaded 2-core machine gave two guesses to one question)."""
 
 
 @contextlib.contextmanager
@@ -170,7 +178,7 @@ class PartitionStrategy:
         # The clock runs from the scan: the set-up above is cached per game (and per history's symmetry), so only
         # a process's first question of a big game pays for it (a tenth of a second at 32768 codes); had it
         # counted, that first question's scan would be cut by the clock and its guess differ from the next time's.
-        with _deadline(ctl, budget_s):
+        with _deadline(ctl, None if budget_s is None else budget_s * CLOCK_SLACK):
             guess, score = kernels.best_guess_by_class(
                 *a.kernel_args(), cands, canon, self.from_set_only, game.n_responses, self.kernel_id,
                 log2n, lnn, absent, uncalled, rep, f.keys, *f.tables, ctl,

@@ -70,8 +70,13 @@ def submit_request(req: JobRequest, wait_s: float) -> Job:
 
 
 def accepted(job: Job) -> Response:
-    """202 with the job's view and where to follow it."""
+    """202 with the job's view and where to follow it, and a note when no worker is there to run it (the job is
+    kept, and runs when one starts)."""
     body = manage.view(store(), job)
+    settings: Settings = current_app.config["SETTINGS"]
+    if not store().live_workers(settings.worker_live_s):
+        body["note"] = ("no job worker is running on this service's database: the job waits until one starts "
+                        "(`bullscows worker`, or `bullscows serve --with-worker`)")
     resp = Response(json.dumps(body), status=202, mimetype="application/json")
     resp.headers["Location"] = url_for("jobs.get_job", job_id=job.id)
     resp.headers["Retry-After"] = "1"

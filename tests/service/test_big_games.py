@@ -60,3 +60,9 @@ def test_a_position_of_a_big_game_goes_to_a_job(client: FlaskClient) -> None:
     # the whole game is still refused: a search of it is a campaign, not a request's job
     whole = client.post("/v1/solve", json={"game": "5,10,0", "wait_ms": 0})
     assert whole.status_code in (400, 422) and "codes" in whole.json["detail"]
+
+
+@backend_agnostic
+def test_a_job_accepted_without_a_worker_says_it_waits(client: FlaskClient) -> None:
+    r = client.post("/v1/solve", json={"game": "5,10,0", "history": ["01234 0.2", "56789 0.3"], "wait_ms": 0})
+    assert r.status_code == 202 and "no job worker is running" in r.json["note"]
