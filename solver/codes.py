@@ -63,6 +63,9 @@ class GameArrays:
 
 
 _EMPTY_TABLE: npt.NDArray[np.uint8] = np.zeros((0, 0), dtype=np.uint8)
+# Every array handed to a kernel is read-only, the empty stand-ins included: numba compiles one version of a kernel
+# per flag combination, and a version the warm-up never made is compiled in the middle of a request (or its budget).
+_EMPTY_TABLE.setflags(write=False)
 
 
 def count_codes(positions: int, symbols: int, repetition: bool) -> int:
@@ -132,6 +135,8 @@ class ResponseFactors:
 
 _NO_FACTORS = ResponseFactors(
     np.zeros((0, 4), dtype=np.uint16), tuple(np.zeros((1, 1), dtype=np.uint8) for _ in range(4)))  # type: ignore[arg-type]
+for _array in (_NO_FACTORS.keys, *_NO_FACTORS.tables):
+    _array.setflags(write=False)
 
 
 @functools.lru_cache(maxsize=4)

@@ -32,6 +32,9 @@ from solver.vocabulary import ONE_STEP_STRATEGIES
 
 _NO_CLASSES: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 _EMPTY_CODES: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
+# read-only like the arrays they stand in for: one kernel signature (see solver.codes)
+_NO_CLASSES.setflags(write=False)
+_EMPTY_CODES.setflags(write=False)
 
 POSITION_CLASSES_MIN_WORK = 1 << 22
 """Score pairs (candidates x codes) from which a position's history symmetry is worth computing:
