@@ -21,7 +21,6 @@ import json
 import os
 import random
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_service import ROOT, VENV_BIN, free_port, pct, post, wait_ready
+from bench_service import ROOT, pct, post, served
 from common import machine
 
 
@@ -118,26 +117,13 @@ def main() -> None:
         env = {**os.environ, "BULLSCOWS_DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
                "BULLSCOWS_INSTANCE_PATH": tmp, "BULLSCOWS_RATE_LIMIT_MOVES": "100000000/minute"}
         t0 = time.perf_counter()
-        port = free_port()
-        # the README's server (gunicorn with the project's settings: threads, every tree loaded before the fork)
-        proc = subprocess.Popen([os.path.join(VENV_BIN, "bullscows"), "serve", "--bind", f"127.0.0.1:{port}",
-                                 "--workers", "1"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            if not wait_ready(port, 180):
-                raise SystemExit("the service did not become ready")
+        with served(env) as (proc, port):
             ready_s = round(time.perf_counter() - t0, 1)
             result: dict[str, Any] = {"benchmark": "budgets", "machine": machine(), "ready_s": ready_s,
                                       "off_tree": {}, "cwd": os.path.relpath(ROOT)}
             for spec in ("mastermind", "5,6,1", "5,8,1"):
                 result["off_tree"][spec] = off_tree(port, spec, args.positions, args.runs, args.budget_ms, args.seed)
             result["two_symbols_500ms"] = two_symbols(port, proc.pid, args.seed)
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
     print(json.dumps(result, indent=1))
 
 

@@ -34,6 +34,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -70,6 +71,26 @@ def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[by
         proc.kill()
         raise RuntimeError("server did not become ready")
     return proc, port
+
+
+@contextlib.contextmanager
+def served(env: dict[str, str], seconds: float = 180) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``bullscows serve --workers 1`` the README's way (gunicorn with the project's settings: threads, every tree
+    loaded before the fork), ready, as (process, port); stopped (SIGTERM, then SIGKILL) when the block ends."""
+    port = free_port()
+    proc = subprocess.Popen([os.path.join(VENV_BIN, "bullscows"), "serve", "--bind", f"127.0.0.1:{port}",
+                             "--workers", "1"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        if not wait_ready(port, seconds):
+            raise SystemExit("the service did not become ready")
+        yield proc, port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def wait_ready(port: int, seconds: float) -> bool:

@@ -17,8 +17,6 @@ import argparse
 import http.client
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_service import ROOT, VENV_BIN, free_port, pct, wait_ready
+from bench_service import pct, served
 from common import machine
 
 GAMES = ["mastermind", "bulls-cows", "4,7,1", "4,7,0", "5,8,1", "5,10,0"]
@@ -106,13 +104,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "BULLSCOWS_DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
                "BULLSCOWS_INSTANCE_PATH": tmp, "BULLSCOWS_RATE_LIMIT_MOVES": "100000000/minute"}
-        port = free_port()
-        proc = subprocess.Popen([os.path.join(VENV_BIN, "bullscows"), "serve", "--bind", f"127.0.0.1:{port}",
-                                 "--workers", "1"], env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            if not wait_ready(port, 180):
-                raise SystemExit("the service did not become ready")
+        with served(env) as (_, port):
             client = Client(port)
             result: dict[str, Any] = {"benchmark": "whole_games", "machine": machine(), "games": {}}
             for spec in args.games or GAMES:
@@ -120,12 +112,6 @@ def main() -> None:
                 result["games"][spec] = {**play(client, spec, args.limit),
                                          "seconds": round(time.perf_counter() - t0, 1)}
                 print(json.dumps({spec: result["games"][spec]}), file=sys.stderr, flush=True)
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
     print(json.dumps(result, indent=1))
 
 

@@ -70,11 +70,9 @@ class SolverPool:
         """The question's warm searcher, made now if it is not there yet (or waited for, if it is being made)."""
         key = self._key(game, options)
         with self._lock:
-            slot = self._slots.get(key)
-            if slot is not None:
-                self._slots.move_to_end(key)
-                return slot
-            making = self._making.get(key)
+            slot, making = self._ready(key)
+        if slot is not None:
+            return slot
         return self._make(key, game, options) if making is None else making.result()
 
     def slot_within(self, game: Game, options: SolveOptions, seconds: float) -> _Slot | None:
@@ -86,11 +84,9 @@ class SolverPool:
         being made in the background, one at a time, and a later question finds it ready."""
         key = self._key(game, options)
         with self._lock:
-            slot = self._slots.get(key)
+            slot, making = self._ready(key)
             if slot is not None:
-                self._slots.move_to_end(key)
                 return slot
-            making = self._making.get(key)
             started = making is None
             if making is None:
                 making = self._making[key] = self._maker.submit(self._make, key, game, options)
@@ -100,6 +96,15 @@ class SolverPool:
             return making.result(timeout=max(0.0, seconds))
         except concurrent.futures.TimeoutError:
             return None
+
+    def _ready(self, key: tuple[Any, ...]) -> tuple[_Slot | None, concurrent.futures.Future[_Slot] | None]:
+        """(the question's searcher, marked as just used, or None; else the future making it, if any).  The caller
+        holds the lock."""
+        slot = self._slots.get(key)
+        if slot is not None:
+            self._slots.move_to_end(key)
+            return slot, None
+        return None, self._making.get(key)
 
     def stop_all(self) -> None:
         """Stop every search of this process at its next node, for good (the process is stopping): each answers as

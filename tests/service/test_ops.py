@@ -45,6 +45,19 @@ def _get(port: int, path: str) -> tuple[int, str]:
         conn.close()  # gunicorn's threaded workers keep connections alive: close ours
 
 
+def _wait_ready(port: int, seconds: float) -> None:
+    """Until the server on ``port`` answers ``/readyz`` 200; fails after ``seconds``."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            if _get(port, "/readyz")[0] == 200:
+                return
+        except OSError:
+            pass
+        assert time.time() < deadline, "service did not start"
+        time.sleep(0.2)
+
+
 def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
     port = _free_port()
     env = {**os.environ, "BULLSCOWS_INSTANCE_PATH": str(tmp_path), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
@@ -53,15 +66,7 @@ def test_metrics_aggregate_gunicorn_workers(tmp_path: Any) -> None:
     proc = subprocess.Popen([bullscows, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "2"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if _get(port, "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.time() < deadline, "service did not start"
-            time.sleep(0.2)
+        _wait_ready(port, 60)
         for _ in range(40):
             assert _get(port, "/healthz")[0] == 200
         status, text = _get(port, "/metrics")
@@ -136,15 +141,7 @@ def test_sigterm_stops_a_long_search_and_the_worker(tmp_path: Any) -> None:
             conn.close()
 
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                if _get(port, "/readyz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.time() < deadline, "service did not start"
-            time.sleep(0.2)
+        _wait_ready(port, 90)
         asking = threading.Thread(target=ask)
         asking.start()
         time.sleep(3)  # the search is under way
