@@ -45,7 +45,7 @@ from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
-from solver.question import InvalidSearchError, finished_result
+from solver.question import finished_result, no_next_guess
 from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history, relabelling_onto
 from solver.table import position_entries, split_parts
@@ -427,8 +427,7 @@ class AnswerChain:
         computed, and False when it has asked the trees and the knowledge already."""
         if game.won(history):
             if guess is not None:
-                raise InvalidSearchError(f"the game was won at guess {len(history)}: there is no next guess to "
-                                         "evaluate")
+                raise no_next_guess(history)
             self._told("history")
             return Answer(finished_result(game, history, options), "history", True)
         options.validate(game, len(history) + 1)

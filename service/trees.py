@@ -123,7 +123,7 @@ class TreeLibrary:
     atlas's when one of its games is first played, so that start-up does not pay for a hundred trees.  A server
     loads every tree before it forks its workers instead (:func:`service.app.warm`): loading a big tree takes a
     while (a second for 32768 secrets, most of it verifying every node), which a first question must not wait for.
-    Loaded trees are shared by every library of the process."""
+    A ``shared`` library's trees are shared by every shared library of the process."""
 
     def __init__(self, folder: str = TREE_DIR, *, shared: bool = False) -> None:
         self.folder = folder
@@ -153,17 +153,17 @@ class TreeLibrary:
             text = tf.read()
         digest = hashlib.sha256(text.encode()).hexdigest()
         with _LOAD_LOCK:
-            shared = _LOADED.get(digest) if self.shared else None
-        if shared is None:
+            loaded = _LOADED.get(digest) if self.shared else None
+        if loaded is None:
             # verified outside the locks: the lookups of the trees already loaded do not wait for this one
             tree = from_compact(text)
-            shared = StoredTree(meta, tree, _annotate(tree))
+            loaded = StoredTree(meta, tree, _annotate(tree))
             if self.shared:
                 with _LOAD_LOCK:
-                    _LOADED[digest] = shared
+                    _LOADED[digest] = loaded
                     while len(_LOADED) > LOADED_MAX:
                         _LOADED.popitem(last=False)
-        stored = shared if shared.meta == meta else StoredTree(meta, shared.tree, shared.below)
+        stored = loaded if loaded.meta == meta else StoredTree(meta, loaded.tree, loaded.below)
         with self._lock:
             return self._trees.setdefault(key, stored)
 

@@ -139,6 +139,11 @@ class SolveResult:
         }
 
 
+def no_next_guess(history: History) -> InvalidSearchError:
+    """The error of a guess to evaluate after a finished game (``history`` ends in the winning response)."""
+    return InvalidSearchError(f"the game was won at guess {len(history)}: there is no next guess to evaluate")
+
+
 def finished_result(game: Game, history: History, options: SolveOptions) -> SolveResult:
     """The value of a finished game (``history`` ends in the winning response), without a search.
 

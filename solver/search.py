@@ -60,6 +60,7 @@ from solver.question import (
     SolveOptions,
     SolveResult,
     finished_result,
+    no_next_guess,
 )
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
@@ -754,7 +755,7 @@ class Searcher:
     def _evaluate_guess(self, history: History, guess: Code, cands: CandidateSet | None) -> SolveResult:
         o = self.options
         if self.game.won(history):
-            raise InvalidSearchError(f"the game was won at guess {len(history)}: there is no next guess to evaluate")
+            raise no_next_guess(history)
         turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
         beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
         value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)

@@ -24,8 +24,13 @@ bp = APIBlueprint("solve", __name__, tag="solve", url_prefix="/v1")
 
 def _from_job(job: Job, options: SolveOptions) -> dict[str, Any]:
     out = dict(orjson.loads(job.result or "{}"))
-    out.update(source="job", max_guesses=options.max_guesses, complete=True, job=job.id)
-    return out
+    out.update(source="job", complete=True, job=job.id)
+    return _echoed(out, options)
+
+
+def _echoed(out: dict[str, Any], options: SolveOptions) -> dict[str, Any]:
+    """An answer with the depth limit it was answered under (``max_guesses``: asked, or the rule's default)."""
+    return {**out, "max_guesses": options.max_guesses}
 
 
 def _as_job(settings: Settings, game: Game, history: list[Turn], options: SolveOptions, wait_ms: int | None) -> Any:
@@ -57,24 +62,21 @@ def solve(body: SolveIn) -> Any:
     guess = game.parse_code(body.guess) if body.guess is not None else None
     chain: AnswerChain = current_app.extensions["bullscows_answers"]
     if game.won(history):  # a finished game is valued at once, whatever its size: no search, no job
-        return {**chain.solve(game, history, cands, options, None, guess).as_dict(game),
-                "max_guesses": options.max_guesses}
+        return _echoed(chain.solve(game, history, cands, options, None, guess).as_dict(game), options)
     options.validate(game, len(history) + 1)
     as_job = body.job and guess is None and body.upper_bound is None
-    if history and jobs.big_position(game):
-        # a position of a game past this deployment's exact search: what is known, else a job's search
+    # a position of a game past this deployment's exact search: what is known, else a job's search, never this one's
+    big = bool(history) and jobs.big_position(game)
+    if as_job or big:
         known = None if body.search else chain.known(game, history, cands, options)
         if known is not None:
-            return {**known.as_dict(game), "max_guesses": options.max_guesses}
-        if not as_job:
+            return _echoed(known.as_dict(game), options)
+        if big and not as_job:
             raise GameTooLargeError(
                 f"game {game.spec} has {game.size} codes, more than the {game.search_max_codes} this service searches "
                 "within a request; its positions are searched by jobs: ask without guess, upper_bound or job: false")
-        return _as_job(settings, game, history, options, body.wait_ms)
-    if as_job:
-        known = None if body.search else chain.known(game, history, cands, options)
-        if known is not None:
-            return {**known.as_dict(game), "max_guesses": options.max_guesses}
+        if big:
+            return _as_job(settings, game, history, options, body.wait_ms)
         # a job already under way (or done) for this question answers instead of a new search
         if jobs.store().find(JobRequest.of(game, history, options)) is not None:
             return _as_job(settings, game, history, options, body.wait_ms)
@@ -82,4 +84,4 @@ def solve(body: SolveIn) -> Any:
                          lookup=not as_job, fresh=body.search)
     if not answer.complete and as_job:
         return _as_job(settings, game, history, options, body.wait_ms)
-    return {**answer.as_dict(game), "max_guesses": options.max_guesses}
+    return _echoed(answer.as_dict(game), options)
