@@ -17,6 +17,7 @@ import pytest
 
 from solver.game import Game
 from tests.web.conftest import ARTIFACTS, LiveServer, PageLog, Workers
+from tests.web.play import answer, score, wait_turn
 
 OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 NAMES = ("total", "worst_case", "total_within_worst_case", "total_depth", "worst_case_movers")
@@ -233,7 +234,8 @@ def test_super_mastermind_shows_the_records_and_its_best_known_tree(page: Any, l
     optimal; its numbers are the API's."""
     api = live.app.test_client()
     record = api.get("/v1/games/5,8,1").json["record"]
-    _custom(page, 5, 8, "32768")
+    page.select_option("#preset", "super-mastermind")
+    page.wait_for_function("() => document.getElementById('game-info').textContent.includes('32768')")
     _show_optimal_total(page)
     notice = page.text_content("#x-notice") or ""
     assert "not solved by anyone" in notice and "179274" in notice
@@ -258,7 +260,7 @@ def test_axe_finds_no_serious_or_critical_violation(page: Any, live: LiveServer)
     axe = Axe()
     _assert_accessible(axe, page, "the page at start")
     page.click("#c-new")
-    page.wait_for_selector("#c-responses button:not([disabled])")
+    page.wait_for_selector("#c-bulls:not([disabled])")
     _assert_accessible(axe, page, "the computer guessing")
     page.click("#tab-person")
     page.click("#p-new")
@@ -294,7 +296,7 @@ def test_a_390_pixel_screen_never_scrolls_sideways(page: Any, live: LiveServer) 
     page.screenshot(path=str(ARTIFACTS / "mobile-explorer.png"), full_page=True)
     page.click("#tab-computer")
     page.click("#c-new")
-    page.wait_for_selector("#c-responses button:not([disabled])")
+    page.wait_for_selector("#c-bulls:not([disabled])")
     check("the computer guessing 7 of 7")
     page.click("#tab-person")
     page.click("#p-new")
@@ -314,12 +316,9 @@ def test_both_ways_of_playing_work_on_the_largest_game_of_the_menu(page: Any, li
     n = 0
     while True:
         n += 1
-        page.wait_for_function(
-            "(n) => document.getElementById('c-turn').textContent === String(n)"
-            " && document.querySelector('#c-responses button:not([disabled])') !== null", arg=n)
-        guess = page.text_content("#c-guess") or ""
-        response = game.format_response(game.response(game.parse_code(guess), game.parse_code(secret)))
-        page.click(f"#c-responses button[data-response='{response}']")
+        guess = wait_turn(page, n)
+        response = score(game, guess, secret)
+        answer(page, response)
         if guess == secret:
             break
         assert n < 10

@@ -14,22 +14,9 @@ from typing import Any
 
 import pytest
 
-from solver.errors import InconsistentHistoryError
 from solver.game import Game
 from tests.web.conftest import ARTIFACTS, LiveServer, PageLog
-
-GAMES = {"bulls-cows": "bulls-cows", "mastermind": "mastermind"}
-
-
-def _score(game: Game, guess: str, secret: str) -> str:
-    return game.format_response(game.response(game.parse_code(guess), game.parse_code(secret)))
-
-
-def _left(game: Game, turns: list[tuple[str, str]]) -> int:
-    try:
-        return int(game.candidates(game.parse_history([f"{g} {r}" for g, r in turns])).shape[0])
-    except InconsistentHistoryError:
-        return 0
+from tests.web.play import answer, choose, history, left, score, wait_turn
 
 
 def _strings(value: Any) -> set[str]:
@@ -43,81 +30,62 @@ def _strings(value: Any) -> set[str]:
     return set()
 
 
-def _choose(page: Any, preset: str) -> None:
-    page.select_option("#preset", preset)
-    page.wait_for_function("(want) => document.getElementById('game-info').textContent.includes(want)",
-                           arg=f"{Game.from_spec(preset).size} possible secrets")
-
-
-def _wait_turn(page: Any, n: int) -> str:
-    """The computer's n-th guess, once shown with its buttons enabled."""
-    page.wait_for_function(
-        "(n) => document.getElementById('c-turn').textContent === String(n)"
-        " && !document.getElementById('c-play').hidden"
-        " && document.querySelector('#c-responses button:not([disabled])') !== null", arg=n)
-    return str(page.text_content("#c-guess"))
-
-
-def _answer(page: Any, response: str) -> None:
-    page.click(f"#c-responses button[data-response='{response}']")
-
-
 @pytest.mark.parametrize(("preset", "strategy"), [("bulls-cows", "optimal-total"), ("mastermind", "minimax")])
 def test_computer_guesses_a_whole_game(page: Any, live: LiveServer, preset: str, strategy: str) -> None:
     game = Game.from_spec(preset)
     secret = game.format_code(random.Random(f"{preset}-secret").randrange(game.size))
-    _choose(page, preset)
+    choose(page, preset)
     page.select_option("#c-strategy", strategy)
     page.click("#c-new")
     api = live.app.test_client()
     turns: list[tuple[str, str]] = []
     while True:
-        guess = _wait_turn(page, len(turns) + 1)
+        guess = wait_turn(page, len(turns) + 1)
         # the page proposes what the API proposes for the same history
         expected = api.post("/v1/next-move", json={"game": preset, "strategy": strategy,
                                                    "history": [f"{g} {r}" for g, r in turns]}).json
         assert guess == expected["guess"]
         shown = int(page.text_content("#c-count") or "-1")
-        assert shown == _left(game, turns)
-        response = _score(game, guess, secret)
+        assert shown == left(game, turns)
+        response = score(game, guess, secret)
         turns.append((guess, response))
-        _answer(page, response)
+        answer(page, response)
         if guess == secret:
             break
         assert len(turns) < 10
     page.wait_for_selector("#c-done:not([hidden])")
     done = page.text_content("#c-done") or ""
     assert f"your secret is {secret}, found in {len(turns)} guesses" in done
-    rows = page.locator("#c-history tr")
-    assert rows.count() == len(turns)
-    assert [rows.nth(i).locator("td").nth(1).text_content() for i in range(len(turns))] == [g for g, _ in turns]
-    assert page.locator("#c-responses button:not([disabled])").count() == 0  # nothing left to answer
+    assert history(page, "c-history") == turns
+    # nothing left to answer, and the keyboard is on New game
+    assert page.locator("#c-play").is_hidden() and page.is_disabled("#c-bulls")
+    assert page.evaluate("document.activeElement.id") == "c-new"
 
 
 def test_a_contradiction_is_caught_and_undone(page: Any, live: LiveServer, page_log: PageLog) -> None:
     page_log.expected.append(r"status of 400 .* at .*/v1/next-move$")  # the contradiction, refused by the API
     game = Game.from_spec("bulls-cows")
-    _choose(page, "bulls-cows")
+    choose(page, "bulls-cows")
     page.click("#c-new")
-    first = _wait_turn(page, 1)
-    _answer(page, "0.0")
-    second = _wait_turn(page, 2)
+    first = wait_turn(page, 1)
+    answer(page, "0.0")
+    second = wait_turn(page, 2)
     # an answer no secret can give after the first one
-    responses = [r for r in (page.locator("#c-responses button").evaluate_all("bs => bs.map(b => b.dataset.response)"))]
-    bad = next(r for r in responses if _left(game, [(first, "0.0"), (second, r)]) == 0)
-    _answer(page, bad)
+    responses = [game.format_response(r) for r in game.possible_responses()]
+    bad = next(r for r in responses if left(game, [(first, "0.0"), (second, r)]) == 0)
+    answer(page, bad)
     alert = page.locator("#c-contradiction")
     alert.wait_for(state="visible")
     text = alert.text_content() or ""
     assert "contradict" in text and f"{second}" in text  # the server's detail names the turn
-    assert page.locator("#c-responses button:not([disabled])").count() == 0
+    assert page.is_disabled("#c-bulls") and page.is_disabled("#c-submit")
     assert page.locator("#c-history tr.bad").count() == 1
     assert page.text_content("#c-count") == "0"
     # undo with the keyboard: the alert's button has the focus
     assert page.evaluate("document.activeElement.id") == "c-undo-now"
     page.keyboard.press("Enter")
     alert.wait_for(state="hidden")
-    assert _wait_turn(page, 2) == second
+    assert wait_turn(page, 2) == second
     assert page.locator("#c-history tr").count() == 1 and page.locator("#c-history tr.bad").count() == 0
     # and the game goes on to the end for a secret that fits the first answer
     cands = game.candidates(game.parse_history([f"{first} 0.0"]))
@@ -125,12 +93,12 @@ def test_a_contradiction_is_caught_and_undone(page: Any, live: LiveServer, page_
     turns = [(first, "0.0")]
     guess = second
     while True:
-        response = _score(game, guess, secret)
+        response = score(game, guess, secret)
         turns.append((guess, response))
-        _answer(page, response)
+        answer(page, response)
         if guess == secret:
             break
-        guess = _wait_turn(page, len(turns) + 1)
+        guess = wait_turn(page, len(turns) + 1)
     page.wait_for_selector("#c-done:not([hidden])")
     assert secret in (page.text_content("#c-done") or "")
 
@@ -140,7 +108,7 @@ def test_person_guesses_a_whole_game_with_hints(page: Any, live: LiveServer, pre
     game = Game.from_spec(preset)
     bodies: list[str] = []
     page.on("response", lambda r: bodies.append(r.text()) if "/v1/matches" in r.url else None)
-    _choose(page, preset)
+    choose(page, preset)
     page.click("#tab-person")
     page.click("#p-new")
     page.wait_for_selector("#p-form:not([hidden])")
@@ -149,9 +117,9 @@ def test_person_guesses_a_whole_game_with_hints(page: Any, live: LiveServer, pre
     while page.locator("#p-done").is_hidden():
         page.click("#p-hint")
         page.wait_for_selector("#p-hint-text:not([hidden])")
-        hint = re.search(r"try (\S+) ", page.text_content("#p-hint-text") or "")
-        assert hint is not None
-        page.fill("#p-input", hint.group(1))
+        hint = page.get_attribute("#p-hint-text", "data-guess")
+        assert hint and re.search(rf"try {hint} ", page.text_content("#p-hint-text") or "")
+        page.fill("#p-input", hint)
         page.press("#p-input", "Enter")  # the keyboard submits
         n += 1
         page.wait_for_function(
@@ -159,12 +127,11 @@ def test_person_guesses_a_whole_game_with_hints(page: Any, live: LiveServer, pre
             " && !document.querySelector('#p-history tr:last-child td:last-child').textContent.includes('…')", arg=n)
         assert n < 10
     rows = page.locator("#p-history tr")
-    turns = [(rows.nth(i).locator("td").nth(1).text_content() or "",
-              f"{rows.nth(i).locator('td').nth(2).text_content()}.{rows.nth(i).locator('td').nth(3).text_content()}")
-             for i in range(n)]
+    turns = history(page, "p-history")
+    assert len(turns) == n
     # the candidates left after each guess are the solver's count for that history
     for i in range(n - 1):
-        assert rows.nth(i).locator("td").nth(4).text_content() == str(_left(game, turns[: i + 1]))
+        assert rows.nth(i).locator("td").nth(3).text_content() == str(left(game, turns[: i + 1]))
     secret = turns[-1][0]
     assert turns[-1][1] == f"{game.positions}.0"
     assert f"the secret is {secret}, in {n} guess" in (page.text_content("#p-done") or "")
@@ -178,7 +145,7 @@ def test_person_guesses_a_whole_game_with_hints(page: Any, live: LiveServer, pre
 
 def test_the_explorer_shows_the_apis_numbers(page: Any, live: LiveServer) -> None:
     api = live.app.test_client()
-    _choose(page, "mastermind")
+    choose(page, "mastermind")
     page.click("#tab-explorer")
     page.select_option("#x-a", "optimal-total")
     page.select_option("#x-b", "minimax")
@@ -210,27 +177,37 @@ def test_the_explorer_shows_the_apis_numbers(page: Any, live: LiveServer) -> Non
     page.wait_for_function("(sel) => document.querySelector(sel).children.length > 1",
                            arg=f"#x-tree details[data-path='{root['guess']} {resp}']")
     assert branch.locator("> details, > .leaf").count() == expect
-    assert f"{resp} → guess 2: {child['guess']} ({child['candidates']} candidates)" in \
+    # responses in words, as a Mastermind player says them
+    blacks, whites = resp.split(".")
+    assert f"{blacks} black, {whites} white → guess 2: {child['guess']} ({child['candidates']} candidates)" in \
         (branch.locator("> summary").text_content() or "")
+    # the summary's movers row: the secrets needing the worst case, from the histogram the API gives
+    stats = api.get("/v1/strategies/mastermind/optimal-total").json
+    movers = page.locator("#x-summary tr[data-measure='movers'] td").first.text_content()
+    assert movers == str(stats["histogram"][str(stats["worst_case"])])
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-mastermind.png"), full_page=True)
     assert (ARTIFACTS / "explorer-mastermind.png").stat().st_size > 10_000
 
 
 def test_the_explorer_picks_any_atlas_game(page: Any, live: LiveServer) -> None:
-    """Every atlas game is in the game menu, the solved ones first; choosing one shows its optimal numbers,
-    and the explorer shows its shipped tree as proven optimal, with the atlas's total."""
+    """The named games first, each once; every other atlas game under "More games"; choosing one says what is
+    known of it in the API's words, and the explorer shows its shipped tree as proven optimal, with the atlas's
+    total."""
     api = live.app.test_client()
-    atlas_games = api.get("/v1/games").json["atlas"]
-    listed = ([g["game"] for g in atlas_games if g["average"] is not None]
-              + [g["game"] for g in atlas_games if g["average"] is None])
+    menu = api.get("/v1/games").json
+    named = [p["name"] for p in menu["presets"]]
+    named_specs = {f"{p['positions']},{p['symbols']},{int(p['repetition'])}" for p in menu["presets"]}
+    top = page.locator("#preset > option").evaluate_all("os => os.map(o => o.value)")
+    assert top == [*named, "custom"]
     offered = page.locator("#preset optgroup option").evaluate_all("os => os.map(o => o.value)")
-    assert offered == listed and len(offered) == 69 and "4,7,1" in offered
-    _choose(page, "4,7,1")
-    atlas = api.get("/v1/games/4,7,1").json["atlas"]
-    page.wait_for_function("() => /Optimal play/.test(document.getElementById('game-info').textContent)")
-    info = page.text_content("#game-info") or ""
-    assert f"{atlas['total']['value']} guesses in all ({atlas['average']:.3f} on average)" in info
+    assert offered == [g["game"] for g in menu["atlas"] if g["game"] not in named_specs]
+    assert len(offered) + len(named_specs & {g["game"] for g in menu["atlas"]}) == 69 and "4,7,1" in offered
+    choose(page, "4,7,1")
+    known = api.get("/v1/games/4,7,1").json
+    atlas = known["atlas"]
+    page.wait_for_function("() => document.getElementById('game-known').textContent.length > 0")
+    assert known["known"]["headline"].lower() in (page.text_content("#game-known") or "").lower()
     page.click("#tab-explorer")
     page.select_option("#x-a", "optimal-total")
     page.select_option("#x-b", "")
@@ -289,16 +266,17 @@ def test_api_errors_show_next_to_their_control_and_the_page_recovers(page: Any, 
     assert page.get_attribute("#c-new", "aria-describedby") == "c-new-error"
     page.unroute("**/v1/next-move")
     page.click("#c-new")
-    _wait_turn(page, 1)
+    wait_turn(page, 1)
     assert page.locator(".field-error:not([hidden])").count() == 0
-    # a failure while answering forgets that answer only, and shows under the answer buttons
+    # a failure while answering forgets that answer only, and shows under the answer's fields
     page.route("**/v1/next-move", outage)
-    _answer(page, "0.1")
-    assert detail in _error_at(page, "c-responses")
+    answer(page, "0.1")
+    assert detail in _error_at(page, "c-answer")
+    page.focus("#c-bulls")
     page.unroute("**/v1/next-move")
     assert page.locator("#c-history tr").count() == 0
-    _answer(page, "0.1")
-    _wait_turn(page, 2)
+    answer(page, "0.1")
+    wait_turn(page, 2)
     assert page.locator("#c-history tr").count() == 1
     # a malformed guess of the person's: the API's detail, by the input, which is marked invalid
     page.click("#tab-person")
@@ -347,7 +325,7 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 
 @pytest.mark.parametrize("page", [{"width": 360, "height": 740}], indirect=True)
 def test_phone_width_labels_contrast_and_keyboard(page: Any, live: LiveServer) -> None:
-    _choose(page, "bulls-cows")
+    choose(page, "bulls-cows")
     assert page.evaluate(UNLABELLED) == []
     # tabs by keyboard: arrows move between the four modes
     page.focus("#tab-computer")
@@ -356,7 +334,7 @@ def test_phone_width_labels_contrast_and_keyboard(page: Any, live: LiveServer) -
         assert page.evaluate("document.activeElement.id") == f"tab-{tab}"
         assert page.locator(f"#panel-{tab}").is_visible()
     page.click("#c-new")
-    _wait_turn(page, 1)
+    wait_turn(page, 1)
     shots = []
     for tab in ("computer", "person", "explorer"):
         page.click(f"#tab-{tab}")

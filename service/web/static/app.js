@@ -1,17 +1,20 @@
 // The web page: wiring the game's controls, the four modes and their tabs.  Each part is an ES module
 // of its own, loaded by the browser as it is (no build step): api.js (the public API), errors.js
-// (errors next to their control), game.js (the game chosen at the top, the strategies of
-// GET /v1/games), computer.js, person.js, explorer.js and atlas.js (the modes).  The page talks only to the
-// public /v1 API, the same calls a bot would make; every failure of a call is shown with the
-// problem's `detail`, and the page stays usable.
+// (errors next to their control), codes.js (codes as pegs or digits, responses in words), game.js (the
+// game chosen at the top, the strategies of GET /v1/games), why.js (why a guess is good), computer.js,
+// person.js, explorer.js and atlas.js (the modes).  The page talks only to the public /v1 API, the same
+// calls a bot would make; every failure of a call is shown with the problem's `detail`, and the page
+// stays usable.
 
 import { $ } from "./api.js";
+import { responseNames } from "./codes.js";
 import { clearError, gameControl, guarded } from "./errors.js";
-import { fillStrategies, game } from "./game.js";
+import { depth, fillStrategies, game } from "./game.js";
 import { computer } from "./computer.js";
 import { person } from "./person.js";
 import { explorer } from "./explorer.js";
 import { atlas } from "./atlas.js";
+import { why } from "./why.js";
 
 function selectTab(tab) {
   for (const t of document.querySelectorAll('[role="tab"]')) {
@@ -22,12 +25,29 @@ function selectTab(tab) {
   }
 }
 
-async function gameChanged() {
+// The words of the chosen game: black and white pegs for Mastermind, bulls and cows otherwise.
+function nameResponses() {
+  const names = responseNames();
+  const set = (cls, text) => document.querySelectorAll(cls).forEach((e) => { e.textContent = text; });
+  set(".hit-name", names.hit);
+  set(".near-name", names.near);
+  set(".hit-help", `(${names.hitHelp})`);
+  set(".near-help", `(${names.nearHelp})`);
+  $("c-rules").textContent = `Think of a secret code. After each guess, say how many ${names.things} are right and in the right `
+    + `place (${names.hit.toLowerCase()}) and how many are right but in the wrong place (${names.near.toLowerCase()}).`;
+}
+
+// A new game chosen: everything shown of the old one goes at once (before the new one is loaded, so
+// that an action started meanwhile waits for the new one and is not undone by it).
+function gameChanged() {
   $("custom").hidden = $("preset").value !== "custom";
-  for (const id of ["c-play", "c-done", "c-contradiction", "p-form", "p-done", "p-hint-text", "x-results"]) {
+  for (const id of ["c-play", "c-done", "c-contradiction", "p-form", "p-palette", "p-done", "p-hint-box", "x-results"]) {
     $(id).hidden = true;
   }
+  why.close("c");
+  why.close("p");
   $("c-candidates").replaceChildren();
+  $("p-preview").replaceChildren();
   computer.turns = [];
   computer.done = false;
   computer.bad = false;
@@ -39,8 +59,15 @@ async function gameChanged() {
   explorer.reset();
   $("c-count").textContent = "—";
   $("p-count").textContent = "—";
-  const ok = await guarded(() => game.load(), gameControl());
-  if (ok) clearError();
+  return loadGame();
+}
+
+async function loadGame() {
+  const info = await guarded(() => game.load(), gameControl());
+  if (!info) return;
+  clearError();
+  nameResponses();
+  depth.reset();
 }
 
 // A game of the atlas opened from its row: chosen at the top, shown in the explorer with its optimal
@@ -72,25 +99,15 @@ async function init() {
     });
   });
 
-  $("c-new").addEventListener("click", () => guarded(() => computer.start(), $("c-new")));
-  $("c-undo").addEventListener("click", () => computer.undo());
-  $("c-undo-now").addEventListener("click", () => computer.undo());
-
-  $("p-new").addEventListener("click", () => person.start());
-  $("p-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const text = $("p-input").value.trim();
-    if (text) person.guess(text);
-  });
-  $("p-hint").addEventListener("click", () => person.showHint());
-  $("p-giveup").addEventListener("click", () => person.giveUp());
-
+  for (const prefix of ["c", "p"]) $(`${prefix}-strategy`).addEventListener("change", () => depth.sync(prefix));
+  computer.wire();
+  person.wire();
   $("x-form").addEventListener("submit", (e) => {
     e.preventDefault();
     explorer.show();
   });
 
-  guarded(() => game.load(), gameControl());
+  await loadGame();
   document.body.dataset.ready = "true";
 }
 

@@ -1,8 +1,14 @@
-// Mode 1: the computer guesses the person's secret.
+// Mode 1: the computer guesses the person's secret; the person answers with two numbers, by keyboard
+// ("1 2", Enter) or with the fields and buttons.
 
 import { $, ApiError, api } from "./api.js";
+import { codeElement, responseElement, showCode } from "./codes.js";
 import { clearError, showError } from "./errors.js";
-import { game, historyBody, renderRows } from "./game.js";
+import { depth, game, historyBody, renderRows } from "./game.js";
+import { why } from "./why.js";
+
+// Whether a key is one that moves from the first number to the second ("1 2", "1,2", "1.2", "1-2").
+const SEPARATORS = new Set([" ", ",", ".", "-", "/"]);
 
 export const computer = {
   turns: [], // {guess, bulls, cows}
@@ -12,29 +18,64 @@ export const computer = {
   done: false,
 
   async start() {
+    await game.ready; // a game choice made just before (a custom size typed, then New game) first
     this.turns = [];
     this.done = false;
     this.bad = false;
     $("c-done").hidden = true;
     $("c-contradiction").hidden = true;
     if (!game.info && !(await game.load())) return; // superseded by a newer choice of game
-    this.renderButtons();
     await this.next($("c-new"));
   },
 
-  renderButtons() {
-    const box = $("c-responses");
-    box.replaceChildren();
+  // The answer's fields, read and checked here (a number out of range never reaches the service; an
+  // answer no code can get is refused by it, in its own words).
+  readAnswer() {
     const p = game.info.positions;
-    for (const r of game.info.responses) {
-      const [b, c] = r.split(".").map(Number);
-      const btn = document.createElement("button");
-      btn.type = "button";
-      btn.dataset.response = r;
-      btn.textContent = `${b} bull${b === 1 ? "" : "s"}, ${c} cow${c === 1 ? "" : "s"}`;
-      if (b === p) btn.textContent = `${b} bulls: solved`;
-      btn.addEventListener("click", () => this.answer(b, c));
-      box.append(btn);
+    const read = (id) => {
+      const text = $(id).value.trim();
+      if (text === "") return 0;
+      if (!/^\d+$/.test(text) || Number(text) > p) throw new RangeError(`${id === "c-bulls" ? "the first" : "the second"} number must be a whole number from 0 to ${p}`);
+      return Number(text);
+    };
+    const bulls = read("c-bulls");
+    const cows = read("c-cows");
+    if (bulls + cows > p) throw new RangeError(`the two numbers add up to ${bulls + cows}, more than the ${p} positions`);
+    return [bulls, cows];
+  },
+
+  submit() {
+    let answer;
+    try {
+      answer = this.readAnswer();
+    } catch (err) {
+      showError(new ApiError({ title: "Invalid answer", detail: err.message }), $("c-bulls"));
+      return;
+    }
+    this.answer(...answer);
+  },
+
+  // Keyboard: a digit in the first field moves on to the second (games of fewer than ten positions), a
+  // separator too; Backspace in an empty second field goes back; Ctrl+Z (or ⌘Z) with both empty undoes.
+  keys(e) {
+    const first = e.target.id === "c-bulls";
+    const empty = !$("c-bulls").value && !$("c-cows").value;
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z" && empty) {
+      e.preventDefault();
+      this.undo();
+    } else if (SEPARATORS.has(e.key)) {
+      e.preventDefault();
+      if (first) $("c-cows").focus();
+    } else if (!first && e.key === "Backspace" && !$("c-cows").value) {
+      e.preventDefault();
+      $("c-bulls").focus();
+    }
+  },
+
+  typed(e) {
+    if (e.target.id === "c-bulls" && game.info && game.info.positions < 10 && /^\d$/.test(e.target.value)) {
+      $("c-cows").focus();
+      $("c-cows").select();
     }
   },
 
@@ -42,20 +83,20 @@ export const computer = {
   // other failure next to `control`, the control that asked.
   async next(control) {
     this.busy = true;
-    this.setButtons(false);
+    this.setInputs(false);
+    why.close("c");
     try {
       const move = await api("POST", "/v1/next-move", {
-        game: game.body(), history: historyBody(this.turns), strategy: $("c-strategy").value,
+        game: game.body(), history: historyBody(this.turns), ...depth.body("c"),
       });
       this.bad = false;
       $("c-contradiction").hidden = true;
       clearError();
-      const last = this.turns[this.turns.length - 1];
-      if (last && last.bulls === game.info.positions) {
-        this.finish(last.guess);
+      if (move.finished) {
+        this.finish(move.secret, move.guesses);
       } else {
         this.guess = move.guess;
-        $("c-guess").textContent = move.guess;
+        showCode($("c-guess"), move.guess);
         $("c-turn").textContent = String(this.turns.length + 1);
         $("c-play").hidden = false;
       }
@@ -72,19 +113,24 @@ export const computer = {
       } else {
         // Any other failure: forget the answer just given, so that it can be given again.
         if (this.turns.length && !this.done) this.turns.pop();
-        showError(err, control);
+        showError(err, /max_guesses/.test(err.message) ? $("c-max") : control);
       }
     } finally {
       this.busy = false;
       this.render();
+      // keyboard play: the answer's first field after each guess, New game once it is over
+      if (!this.bad && !this.done && this.guess !== null) $("c-bulls").focus();
+      else if (this.done) $("c-new").focus();
     }
   },
 
   async answer(bulls, cows) {
     if (this.busy || this.bad || this.done || this.guess === null) return;
     this.turns.push({ guess: this.guess, bulls, cows });
+    $("c-bulls").value = "";
+    $("c-cows").value = "";
     this.render();
-    await this.next($("c-responses"));
+    await this.next($("c-answer"));
   },
 
   async undo() {
@@ -95,12 +141,12 @@ export const computer = {
     await this.next($("c-undo"));
   },
 
-  finish(secret) {
+  finish(secret, guesses) {
     this.done = true;
     this.guess = null;
     $("c-play").hidden = true;
-    const n = this.turns.length;
-    $("c-done").textContent = `Solved: your secret is ${secret}, found in ${n} guess${n === 1 ? "" : "es"}.`;
+    const n = guesses || this.turns.length;
+    $("c-done").replaceChildren("Solved: your secret is ", codeElement(secret), `, found in ${n} guess${n === 1 ? "" : "es"}.`);
     $("c-done").hidden = false;
   },
 
@@ -111,18 +157,35 @@ export const computer = {
     ul.replaceChildren();
     for (const code of list || []) {
       const li = document.createElement("li");
-      li.textContent = code;
+      li.append(codeElement(code));
       ul.append(li);
     }
   },
 
-  setButtons(enabled) {
-    for (const b of $("c-responses").querySelectorAll("button")) b.disabled = !enabled;
+  setInputs(enabled) {
+    for (const id of ["c-bulls", "c-cows", "c-submit", "c-solved"]) $(id).disabled = !enabled;
   },
 
   render() {
-    renderRows($("c-history"), this.turns.map((t, i) => [i + 1, t.guess, t.bulls, t.cows]), this.bad);
+    renderRows($("c-history"), this.turns.map((t, i) => [i + 1, codeElement(t.guess), responseElement(t.bulls, t.cows)]),
+      this.bad);
     $("c-undo").disabled = this.busy || !this.turns.length;
-    this.setButtons(!this.busy && !this.bad && !this.done);
+    this.setInputs(!this.busy && !this.bad && !this.done);
+  },
+
+  wire() {
+    $("c-new").addEventListener("click", () => this.start().catch((err) => showError(err, $("c-new"))));
+    $("c-undo").addEventListener("click", () => this.undo());
+    $("c-undo-now").addEventListener("click", () => this.undo());
+    $("c-answer").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.submit();
+    });
+    $("c-solved").addEventListener("click", () => this.answer(game.info.positions, 0));
+    for (const id of ["c-bulls", "c-cows"]) {
+      $(id).addEventListener("keydown", (e) => this.keys(e));
+      $(id).addEventListener("input", (e) => this.typed(e));
+    }
+    $("c-why").addEventListener("click", () => why.toggle("c", historyBody(this.turns), this.guess));
   },
 };

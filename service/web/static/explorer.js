@@ -1,6 +1,7 @@
 // Mode 3: strategy statistics, comparison, histogram and a lazily loaded tree.
 
 import { $, ApiError, api } from "./api.js";
+import { codeElement, splitResponse, words } from "./codes.js";
 import { clearError, gameControl, guarded } from "./errors.js";
 import { bestKnownLabel, bracket, game, isOptimal, service, strategyLabel } from "./game.js";
 
@@ -8,6 +9,7 @@ const MEASURES = [
   ["total", "Total guesses (all secrets)"],
   ["average", "Average guesses"],
   ["worst_case", "Worst case"],
+  ["movers", "Secrets needing the worst case"],
   ["secrets", "Secrets"],
   ["nodes", "Tree nodes"],
   ["first_guess", "First guess"],
@@ -39,11 +41,10 @@ export const explorer = {
     }
     const best = game.info.atlas && game.info.atlas.best_known;
     const record = game.info.record && game.info.record.best_known;
-    if (!best && record) {
-      return { asked, name: record.tree, label: `${record.strategy}: best known`, standIn: true };
+    if (best || record) {
+      return { asked, name: best ? best.strategy : record.tree, label: bestKnownLabel(game.info), standIn: true };
     }
-    const name = best ? best.strategy : "entropy";
-    return { asked, name, label: `${best ? bestKnownLabel(best) : strategyLabel(name)}: best known`, standIn: true };
+    return { asked, name: "entropy", label: `${strategyLabel("entropy")}: best known`, standIn: true };
   },
 
   async show() {
@@ -89,8 +90,23 @@ export const explorer = {
     this.summary(plans, stats);
     this.chart(plans, stats);
     $("x-tree-name").textContent = plans[0].label;
+    this.downloads(plans[0].name, max);
     $("x-results").hidden = false;
     await this.tree(plans[0].name, this.query(plans[0].name, max));
+  },
+
+  // Links taking the shown tree away: the whole tree as JSON, and one `CODE LENGTH` line per secret (the
+  // format other projects publish their strategies in), both straight from the API.
+  downloads(strategy, max) {
+    const base = `/v1/strategies/${encodeURIComponent(game.path())}/${encodeURIComponent(strategy)}/tree`;
+    const params = (format) => {
+      const q = new URLSearchParams(this.query(strategy, max).slice(1));
+      q.set("format", format);
+      q.set("download", "true");
+      return `${base}?${q}`;
+    };
+    $("x-download-json").href = params("json");
+    $("x-download-lengths").href = params("lengths");
   },
 
   // The query of an optimal strategy's depth limit (one-step trees take none).
@@ -177,7 +193,7 @@ export const explorer = {
       }
       const best = atlas.best_known;
       $("x-notice-text").textContent = best
-        ? `The best strategy known: ${bestKnownLabel(best)}. Its tree, played through every secret, needs `
+        ? `The best strategy known: ${bestKnownLabel(info)}. Its tree, played through every secret, needs `
           + `${best.total} guesses in all and at most ${best.worst_case} per secret: a real strategy, not a proven `
           + "optimum. Each upper bound above is a number of such a played-out tree; the optimal strategies are still "
           + "being searched (bullscows atlas run)."
@@ -192,7 +208,7 @@ export const explorer = {
       if (record.best_known) {
         const b = record.best_known;
         rows.push(`This project's best tree: ${b.total} guesses in all (${b.average} on average), worst case `
-          + `${b.worst_case} (${b.strategy}; every secret played, not a proven optimum)`);
+          + `${b.worst_case} (${bestKnownLabel(info)}; every secret played, not a proven optimum; how it was made: see "How this is known" at the top)`);
       }
       if (record.lower_bound) {
         const lb = record.lower_bound;
@@ -231,7 +247,7 @@ export const explorer = {
       tr.dataset.measure = key;
       tr.append(Object.assign(document.createElement("th"), { scope: "row", textContent: label }));
       for (const s of stats) {
-        let v = s[key];
+        let v = key === "movers" ? s.histogram[String(s.worst_case)] : s[key];
         if (key === "average") v = Number(v).toFixed(4);
         if (key === "optimal") v = v ? "yes" : "no";
         tr.append(Object.assign(document.createElement("td"), { className: "num", textContent: String(v) }));
@@ -301,25 +317,26 @@ export const explorer = {
 
   // A node as <details> (opened: its responses, loaded on first opening when not yet known).
   nodeElement(strategy, query, path, node, turn, response) {
-    const prefix = response === null ? "" : `${response} → `;
+    const prefix = response === null ? "" : `${words(...splitResponse(response))} → `;
     const expandable = node.children || node.more;
     if (!expandable) {
       const leaf = document.createElement("div");
       leaf.className = "leaf";
-      leaf.textContent = `${prefix}guess ${turn}: ${node.guess}${node.hit ? " — solved" : ""}`;
+      leaf.dataset.response = response || "";
+      leaf.append(`${prefix}guess ${turn}: `, codeElement(node.guess), node.hit ? " — solved" : "");
       return leaf;
     }
     const details = document.createElement("details");
     details.dataset.path = path.join(", ");
     const summary = document.createElement("summary");
-    summary.textContent = `${prefix}guess ${turn}: ${node.guess} (${node.candidates} candidates)`;
+    summary.append(`${prefix}guess ${turn}: `, codeElement(node.guess), ` (${node.candidates} candidates)`);
     details.append(summary);
     let children = node.children || null;
     const fill = () => {
       if (node.hit) {
         const win = document.createElement("div");
         win.className = "leaf";
-        win.textContent = `${game.info ? `${game.info.positions}.0` : "all bulls"} → solved at guess ${turn}`;
+        win.textContent = `${game.info ? words(game.info.positions, 0) : "all right"} → solved at guess ${turn}`;
         details.append(win);
       }
       for (const [r, child] of Object.entries(children)) {

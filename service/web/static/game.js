@@ -1,14 +1,15 @@
-// The game chosen at the top, shared by the three modes, and the helpers they share.
+// The game chosen at the top, shared by the modes, and the helpers they share.
 
 import { $, api } from "./api.js";
+import { look, setLook } from "./codes.js";
 
 // [name, label] of every strategy, in the service's order: read from GET /v1/games at start-up, so
 // the page offers exactly what the service plays.
 export const STRATEGIES = [];
 
-// What GET /v1/games says besides the strategies: the atlas's games (with their five numbers) and the
-// service's limits, read once at start-up.
-export const service = { atlas: [], limits: {}, optimal: new Set() };
+// What GET /v1/games says besides the strategies: the named games, the atlas's games (with their five
+// numbers) and the service's limits, read once at start-up.
+export const service = { presets: [], atlas: [], limits: {}, optimal: new Set() };
 
 // An atlas number as the page writes it: the value, or its proven bounds as a bracket.
 export function bracket(v) {
@@ -26,14 +27,16 @@ export function strategyLabel(name) {
   return found ? found[1] : name;
 }
 
-// How the page names a game's best known strategy: a one-step strategy, or the hybrid tree it ships.
-export function bestKnownLabel(best) {
-  if (!best.hybrid) return strategyLabel(best.strategy);
-  return `Hybrid (${strategyLabel(best.hybrid.above)} above ${best.hybrid.exact_at_most} candidates, optimal below)`;
+// How the page names a game's best known tree: its short name from the API (`known.tree.name`).
+export function bestKnownLabel(info) {
+  const tree = info && info.known && info.known.tree;
+  return tree && tree.name ? tree.name : "Best known tree";
 }
 
+const specOf = (g) => `${g.positions},${g.symbols},${g.repetition ? 1 : 0}`;
+
 export const game = {
-  info: null, // GET /v1/games/{game}: positions, symbols, alphabet, responses, codes
+  info: null, // GET /v1/games/{game}: positions, symbols, alphabet, responses, codes, family, known
   body() {
     const preset = $("preset").value;
     if (preset !== "custom") return preset;
@@ -47,37 +50,64 @@ export const game = {
     const b = this.body();
     return typeof b === "string" ? b : `${b.positions},${b.symbols},${b.repetition ? 1 : 0}`;
   },
+  // A file name of the game for downloads ("mastermind", "5-8-1").
+  slug() {
+    return this.path().replace(/[^a-z0-9]+/gi, "-");
+  },
   loads: 0,
+  ready: Promise.resolve(null),
   // Load the chosen game's description.  Choices can change faster than answers come back: only the
-  // latest choice's answer (or error) counts, an older one resolves to null and changes nothing.
-  async load() {
+  // latest choice's answer (or error) counts, an older one resolves to null and changes nothing.  An
+  // action started while a load is under way (New game clicked right after a size was typed) waits
+  // for it through `ready`.
+  load() {
+    const loading = this.fetch();
+    this.ready = loading.catch(() => null); // waited for by actions; the failure is shown by the caller of load
+    return loading;
+  },
+  async fetch() {
     const seq = ++this.loads;
     this.info = null;
-    $("game-info").textContent = "";
+    // the old line stays until the new one comes: clearing it would move the controls below it under
+    // the pointer, and a click that committed a typed size would land beside its button
+    $("game-info").setAttribute("aria-busy", "true");
     let info;
     try {
       info = await api("GET", `/v1/games/${encodeURIComponent(this.path())}`);
     } catch (err) {
       if (seq !== this.loads) return null;
+      $("game-info").removeAttribute("aria-busy");
+      $("game-info").textContent = "";
+      $("game-provenance").hidden = true;
       throw err;
     }
+    $("game-info").removeAttribute("aria-busy");
     if (seq !== this.loads) return null;
     this.info = info;
-    const rep = info.repetition ? "repeats allowed" : "all different";
-    let line = `${info.positions} positions, symbols ${info.alphabet} (${rep}): ${info.codes} possible secrets.`;
-    const atlas = info.atlas;
-    if (atlas && atlas.total.exact) {
-      line += ` Optimal play: ${atlas.total.value} guesses in all (${atlas.average.toFixed(3)} on average)`;
-      line += atlas.worst_case.exact ? `, never more than ${atlas.worst_case.value} with the best worst case.` : ".";
-    } else if (atlas) {
-      line += ` Not solved yet: optimal play needs between ${atlas.total.lower} and ${atlas.total.upper ?? "?"} guesses`
-        + " in all (proven bounds)";
-      line += atlas.worst_case.exact
-        ? `; the best worst case is ${atlas.worst_case.value} guesses (proven).`
-        : `; the best worst case is ${bracket(atlas.worst_case)} guesses.`;
-    }
-    $("game-info").textContent = line;
+    setLook(info);
+    this.describe(info);
     return info;
+  },
+  // The game line: what the game is, then what is known of it in the API's words (`known.headline`),
+  // and how it is known one click away.
+  describe(info) {
+    const kind = look.family === "mastermind"
+      ? `${info.positions} pegs of ${info.symbols} colours, repeats allowed`
+      : `${info.positions} ${info.repetition ? "symbols, repeats allowed" : "different symbols"} of ${info.symbols}`;
+    $("game-info").replaceChildren(
+      Object.assign(document.createElement("span"), { textContent: `${kind}: ${info.codes} possible secrets. ` }),
+      Object.assign(document.createElement("strong"), { id: "game-known", textContent: headline(info) }),
+    );
+    const lines = provenance(info);
+    $("game-provenance-list").replaceChildren(...lines.map((t) => Object.assign(document.createElement("li"), { textContent: t })));
+    $("game-provenance").hidden = !lines.length;
+  },
+  // The k-movers mode's default depth limit: the game's proven smallest worst case, when known.
+  worstCase() {
+    const a = this.info && this.info.atlas;
+    if (a && a.worst_case && a.worst_case.exact) return a.worst_case.value;
+    const k = this.info && this.info.known;
+    return k && k.worst_case ? k.worst_case : null;
   },
   // Whether the optimal strategies of the chosen game can be shown: solved (their trees ship), or small
   // enough for the exact search and not one of the atlas's unsolved games (whose search is a campaign).
@@ -89,33 +119,92 @@ export const game = {
   },
 };
 
+function headline(info) {
+  const k = info.known;
+  if (!k || !k.headline) return "";
+  return k.headline.charAt(0).toUpperCase() + k.headline.slice(1) + ".";
+}
+
+// How what the headline says is known: the tree, the command that made it, the bound, the published
+// strategies it is compared with.
+function provenance(info) {
+  const out = [];
+  const k = info.known;
+  const tree = k && k.tree;
+  if (tree) {
+    const p = tree.provenance || {};
+    out.push(`Strategy: ${tree.name}${p.strategy && p.strategy !== tree.name ? ` (${p.strategy})` : ""}.`);
+    if (p.command) out.push(`Made by: ${p.command}${p.machine ? ` on ${p.machine}` : ""}${p.seconds ? `, ${p.seconds} s` : ""}.`);
+  } else if (info.atlas && info.atlas.command) {
+    out.push(`Solved by: ${info.atlas.command}${info.atlas.machine ? ` on ${info.atlas.machine}` : ""}.`);
+  }
+  const bound = (info.record && info.record.lower_bound) || (info.atlas && info.atlas.lower_bound);
+  if (bound) out.push(`Lower bound ${bound.value} (fewest guesses in all, proven by refining ${bound.depth} plies): ${bound.command}.`);
+  for (const p of (info.record && info.record.published) || []) {
+    out.push(`Published: ${p.total !== null ? `${p.total} guesses in all` : `${p.average} on average`} (${p.how}; ${p.source}).`);
+  }
+  return out;
+}
+
+// The worst-case mode's depth limit: optimal-kmovers counts the secrets needing `max_guesses` guesses,
+// so a "Max guesses" field shows by a strategy menu when it is chosen, set to the game's proven
+// smallest worst case when that is known (the service's own default then); the player may change it.
+export const depth = {
+  field(prefix) {
+    return $(`${prefix}-max`);
+  },
+  sync(prefix) {
+    const on = $(`${prefix}-strategy`).value === "optimal-kmovers";
+    this.field(prefix).closest(".depth").hidden = !on;
+    if (on && !this.field(prefix).value && game.worstCase()) this.field(prefix).value = String(game.worstCase());
+  },
+  // A new game: the default of the new game.
+  reset() {
+    for (const prefix of ["c", "p"]) {
+      this.field(prefix).value = "";
+      this.sync(prefix);
+    }
+  },
+  // The strategy (and depth limit) part of a next-move request.
+  body(prefix) {
+    const out = { strategy: $(`${prefix}-strategy`).value };
+    const field = this.field(prefix);
+    if (!field.closest(".depth").hidden && field.value.trim()) out.max_guesses = Number(field.value);
+    return out;
+  },
+};
+
 export function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
 }
 
-// The atlas's games, as two groups of the game menu.  Those it solved exactly are answered from shipped
-// trees, so the computer plays and the explorer shows them at once; the others have proven bounds only,
-// and their optimal strategies are searched (or handed to a job) like any custom game's.
-function fillAtlas(games) {
-  const custom = $("preset").querySelector('option[value="custom"]');
-  for (const [label, solved] of [["Solved exactly (the atlas)", true], ["In the atlas, bounds only", false]]) {
-    const group = document.createElement("optgroup");
-    group.label = label;
-    for (const g of games) {
-      if ((g.average !== null) !== solved) continue;
-      const rep = g.repetition ? "repeats allowed" : "all different";
-      group.append(new Option(`${g.positions} of ${g.symbols} symbols, ${rep} (${g.codes} codes)`, g.game));
-    }
-    if (group.children.length) $("preset").insertBefore(group, custom);
+// The game menu: the named games first (each once), then every other game of the atlas under "More
+// games", then a custom size.  Those the atlas solved exactly are answered from shipped trees; the
+// others have proven bounds (and a best known tree).
+function fillMenu(presets, atlasGames) {
+  const menu = $("preset");
+  const custom = new Option("Custom size…", "custom");
+  const named = new Set(presets.map(specOf));
+  const items = presets.map((p) => new Option(p.label || p.name, p.name));
+  const more = document.createElement("optgroup");
+  more.label = "More games (the atlas)";
+  for (const g of atlasGames) {
+    if (named.has(g.game)) continue;
+    const kind = g.repetition ? "repeats allowed" : "all different";
+    const state = g.average !== null ? "solved" : "bounds only";
+    more.append(new Option(`${g.positions} positions, ${g.symbols} symbols, ${kind} (${g.codes} codes; ${state})`, g.game));
   }
+  menu.replaceChildren(...items, more, custom);
+  menu.value = presets.length ? presets[0].name : "custom";
 }
 
 export async function fillStrategies() {
   const info = await api("GET", "/v1/games");
+  service.presets = info.presets;
   service.atlas = info.atlas;
   service.limits = info.limits;
   service.optimal = new Set(info.strategies.filter((s) => s.kind === "optimal").map((s) => s.name));
-  fillAtlas(info.atlas);
+  fillMenu(info.presets, info.atlas);
   STRATEGIES.splice(0, STRATEGIES.length, ...info.strategies.map((s) => [s.name, s.label]));
   for (const sel of document.querySelectorAll("select.strategy")) {
     if (sel.classList.contains("optional")) sel.add(new Option("— none —", ""));
@@ -125,6 +214,7 @@ export async function fillStrategies() {
   return info;
 }
 
+// Rows of a table: each cell a text or an element (a code's pegs, a response's key pegs).
 export function renderRows(tbody, rows, badLast) {
   tbody.replaceChildren();
   rows.forEach((cells, i) => {
@@ -132,7 +222,8 @@ export function renderRows(tbody, rows, badLast) {
     if (badLast && i === rows.length - 1) tr.className = "bad";
     for (const c of cells) {
       const td = document.createElement("td");
-      td.textContent = String(c);
+      if (c instanceof Node) td.append(c);
+      else td.textContent = String(c);
       tr.append(td);
     }
     tbody.append(tr);

@@ -1,0 +1,255 @@
+"""Whole games on the page, played by keyboard in a real headless Chromium against the real app: every
+play mode the page offers (each strategy of the computer's menu, and the person guessing) for Mastermind,
+Bulls-and-Cows and Super Mastermind, each to a win; why a guess is good; trees taken away; the small
+things a player meets (giving up, over-long input, the first click after typing a size).
+
+The test holds the secret and answers with the solver's own scoring; what the page shows is compared
+with the API answering the same question.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from solver.compare import read_steps
+from solver.game import Game
+from solver.vocabulary import STRATEGIES
+from tests.web.conftest import ARTIFACTS, LiveServer, PageLog
+from tests.web.play import answer, choose, history, left, score, wait_turn
+
+GAMES = ("mastermind", "bulls-cows", "super-mastermind")
+
+
+def _secret(game: Game, seed: str) -> str:
+    return game.format_code(random.Random(seed).randrange(game.size))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_computer_wins_every_play_mode_answered_by_keyboard(page: Any, live: LiveServer, name: str) -> None:
+    """Each strategy of the menu plays a whole game against a secret of the test's, every answer typed
+    ("1 2", Enter) into the field that has the focus, to "Solved"; the worst-case mode with its max-guesses
+    field at the game's default."""
+    game = choose(page, name)
+    offered = page.locator("#c-strategy option").evaluate_all("os => os.map(o => o.value)")
+    assert offered == list(STRATEGIES)
+    for strategy in offered:
+        page.select_option("#c-strategy", strategy)
+        depth = page.locator("#c-max")
+        if strategy == "optimal-kmovers":
+            assert depth.is_visible() and depth.input_value() != ""
+        else:
+            assert depth.is_hidden()
+        secret = _secret(game, f"{name}-{strategy}")
+        page.focus("#c-new")
+        page.keyboard.press("Enter")
+        turns: list[tuple[str, str]] = []
+        while True:
+            guess = wait_turn(page, len(turns) + 1)
+            assert int(page.text_content("#c-count") or "-1") == left(game, turns)
+            turns.append((guess, score(game, guess, secret)))
+            answer(page, turns[-1][1])
+            if guess == secret:
+                break
+            assert len(turns) < 12, (strategy, turns)
+        page.wait_for_selector("#c-done:not([hidden])")
+        assert f"your secret is {secret}, found in {len(turns)} guess" in (page.text_content("#c-done") or "")
+        assert history(page, "c-history") == turns
+        assert page.evaluate("document.activeElement.id") == "c-new"  # Enter starts the next game
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_person_wins_by_keyboard(page: Any, live: LiveServer, name: str) -> None:
+    """The person guesses the service's secret: each guess typed and sent with Enter (a code that fits every
+    answer so far, chosen by the test), to "You found it"."""
+    game = choose(page, name)
+    page.click("#tab-person")
+    page.focus("#p-new")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#p-form:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "p-input"
+    rng = random.Random(name)
+    turns: list[tuple[str, str]] = []
+    while page.locator("#p-done").is_hidden():
+        cands = game.candidates(game.parse_history([f"{g} {r}" for g, r in turns]))
+        guess = game.format_code(int(cands[rng.randrange(len(cands))]))
+        page.keyboard.type(guess)
+        page.keyboard.press("Enter")
+        page.wait_for_function("(n) => document.querySelectorAll('#p-history tr').length === n", arg=len(turns) + 1)
+        turns = history(page, "p-history")
+        assert turns[-1][0] == guess
+        if turns[-1][1] != f"{game.positions}.0":
+            page.wait_for_function(
+                "() => !document.querySelector('#p-history tr:last-child').textContent.includes('…')")
+        assert len(turns) < 15
+    assert f"the secret is {turns[-1][0]}, in {len(turns)} guess" in (page.text_content("#p-done") or "")
+    assert page.get_attribute("#p-done", "class") == "success"
+
+
+def test_mastermind_is_played_with_coloured_pegs_named_for_screen_readers(page: Any, live: LiveServer) -> None:
+    game = choose(page, "mastermind")
+    page.click("#c-new")
+    guess = wait_turn(page, 1)
+    pegs = page.locator("#c-guess .peg")
+    assert pegs.count() == game.positions
+    assert "".join(pegs.all_text_contents()) == guess  # each peg shows its symbol too
+    label = page.get_attribute("#c-guess .pegs", "aria-label") or ""
+    assert label.startswith(f"{guess}: ") and all(c in label for c in ("red", "blue"))  # 0 red, 1 blue, ...
+    colours = pegs.evaluate_all("ps => ps.map(p => getComputedStyle(p).backgroundColor)")
+    assert len(set(colours)) == len(set(guess))  # one colour per symbol
+    assert page.text_content("label[for='c-bulls'] .hit-name") == "Black"
+    answer(page, "1.1")
+    wait_turn(page, 2)
+    row = page.locator("#c-history tr").first
+    assert row.locator(".key.black").count() == 1 and row.locator(".key.white").count() == 1
+    assert "1 black, 1 white" in (row.text_content() or "")
+    # Bulls-and-Cows keeps digits and bulls and cows
+    choose(page, "bulls-cows")
+    page.click("#c-new")
+    wait_turn(page, 1)
+    assert page.locator("#c-guess .peg").count() == 0
+    assert page.text_content("label[for='c-bulls'] .hit-name") == "Bulls"
+    answer(page, "0.2")
+    wait_turn(page, 2)
+    assert "0 bulls, 2 cows" in (page.locator("#c-history tr").first.text_content() or "")
+
+
+def test_ctrl_z_undoes_and_an_impossible_answer_is_refused_in_words(page: Any, live: LiveServer,
+                                                                   page_log: PageLog) -> None:
+    page_log.expected.append(r"status of 4\d\d .* at .*/v1/next-move$")  # the answer no code can get
+    choose(page, "mastermind")
+    page.click("#c-new")
+    first = wait_turn(page, 1)
+    answer(page, "0.1")
+    wait_turn(page, 2)
+    page.keyboard.press("Control+z")
+    assert wait_turn(page, 1) == first
+    assert page.locator("#c-history tr").count() == 0
+    answer(page, "5.0")  # more than the four positions: refused on the page, nothing sent
+    assert "more than the 4 positions" in (page.text_content("#c-bulls-error") or "") or \
+        "from 0 to 4" in (page.text_content("#c-bulls-error") or "")
+    page.fill("#c-bulls", "3")
+    page.fill("#c-cows", "1")
+    page.press("#c-cows", "Enter")  # three right and one misplaced: no code gets that
+    page.wait_for_selector(".field-error:not([hidden])")
+    assert page.locator("#c-history tr").count() == 0
+
+
+def test_why_this_guess_shows_the_apis_partition_and_values(page: Any, live: LiveServer) -> None:
+    api = live.app.test_client()
+    game = choose(page, "mastermind")
+    page.click("#c-new")
+    guess = wait_turn(page, 1)
+    page.click("#c-why")
+    page.wait_for_selector("#c-why-box:not([hidden]) table.parts")
+    assert page.get_attribute("#c-why", "aria-expanded") == "true"
+    x = api.post("/v1/explain", json={"game": "mastermind", "history": [], "guess": guess}).json
+    rows = page.locator("#c-why-box tbody tr")
+    shown = {rows.nth(i).get_attribute("data-response"): int(rows.nth(i).locator(".part-count").text_content() or 0)
+             for i in range(rows.count())}
+    assert shown == {p["response"]: p["candidates"] for p in x["parts"]}
+    assert sum(shown.values()) == game.size
+    text = page.text_content("#c-why-box") or ""
+    assert f"at worst {x['largest']}" in text and f"{x['expected_size']:.1f} on average" in text
+    assert str(x["optimal"]["guess"]["value"]) in text and "optimal move" in text  # the shipped tree's guess
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "why-this-guess.png"), full_page=True)
+    page.click("#c-why")
+    assert page.locator("#c-why-box").is_hidden()
+    # the person's hint is explained the same way
+    page.click("#tab-person")
+    page.click("#p-new")
+    page.wait_for_selector("#p-form:not([hidden])")
+    page.click("#p-hint")
+    page.wait_for_selector("#p-hint-box:not([hidden])")
+    page.click("#p-why")
+    page.wait_for_selector("#p-why-box:not([hidden]) table.parts")
+
+
+def test_super_mastermind_is_chosen_by_name_with_its_record_line(page: Any, live: LiveServer) -> None:
+    api = live.app.test_client()
+    info = api.get("/v1/games/super-mastermind").json
+    choose(page, "super-mastermind")
+    assert page.locator("#preset option[value='super-mastermind']").count() == 1
+    assert page.locator("#preset option[value='5,8,1']").count() == 0  # each game once
+    line = page.text_content("#game-known") or ""
+    assert info["known"]["headline"].lower() in line.lower()
+    record = info["record"]
+    assert str(record["best_known"]["total"]) in line and str(record["lower_bound"]["value"]) in line
+    # its strategy's short name in the explorer, the long provenance one click away
+    page.click("#game-provenance summary")
+    assert record["best_known"]["command"][:40] in (page.text_content("#game-provenance") or "")
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    page.select_option("#x-b", "")
+    page.click("#x-show")
+    page.wait_for_selector("#x-results:not([hidden])", timeout=60_000)
+    name = page.text_content("#x-tree-name") or ""
+    assert name == info["known"]["tree"]["name"] and len(name) < 100
+
+
+@pytest.mark.parametrize(("name", "strategy"), [("mastermind", "optimal-total"), ("bulls-cows", "entropy")])
+def test_the_explorer_takes_the_tree_away(page: Any, live: LiveServer, name: str, strategy: str) -> None:
+    """The two download links give the shown tree as JSON and as one CODE LENGTH line per secret, whose
+    lengths add up to the summary's total."""
+    game = choose(page, name)
+    page.click("#tab-explorer")
+    page.select_option("#x-a", strategy)
+    page.select_option("#x-b", "")
+    page.click("#x-show")
+    page.wait_for_selector("#x-results:not([hidden])")
+    total = int(page.locator("#x-summary tr[data-measure='total'] td").first.text_content() or 0)
+    with page.expect_download() as got:
+        page.click("#x-download-lengths")
+    steps = read_steps(game, Path(got.value.path()).read_text(encoding="utf-8").splitlines())
+    assert int(steps.sum()) == total and (steps > 0).all()
+    assert got.value.suggested_filename.endswith(".txt")
+    with page.expect_download() as got_json:
+        page.click("#x-download-json")
+    assert got_json.value.suggested_filename.endswith(".json")
+    first = Path(got_json.value.path()).read_text(encoding="utf-8")[:200]
+    assert first.lstrip().startswith("{")
+
+
+def test_giving_up_clears_errors_and_is_not_a_win(page: Any, live: LiveServer, page_log: PageLog) -> None:
+    page_log.expected.append(r"status of 4\d\d .* at .*/v1/matches/guess$")
+    choose(page, "bulls-cows")
+    page.click("#tab-person")
+    page.click("#p-new")
+    page.wait_for_selector("#p-form:not([hidden])")
+    page.fill("#p-input", "99999999999999999")  # over-long: refused with the API's words, not cut short
+    page.press("#p-input", "Enter")
+    page.wait_for_selector("#p-input-error:not([hidden])")
+    assert page.input_value("#p-input") == "99999999999999999"
+    page.click("#p-giveup")
+    page.wait_for_selector("#p-done:not([hidden])")
+    assert page.locator(".field-error:not([hidden])").count() == 0
+    assert page.get_attribute("#p-done", "class") == "gave-up"
+    assert "You gave up" in (page.text_content("#p-done") or "")
+
+
+def test_the_first_click_after_typing_a_size_starts_the_game(page: Any, live: LiveServer) -> None:
+    page.select_option("#preset", "custom")
+    page.wait_for_selector("#custom:not([hidden])")
+    page.fill("#positions", "3")
+    page.fill("#symbols", "5")
+    page.click("#c-new")  # the size is committed by this very click
+    wait_turn(page, 1)
+    assert "125 possible secrets" in (page.text_content("#game-info") or "")
+    assert len(page.get_attribute("#c-guess [data-code]", "data-code") or "") == 3
+
+
+def test_the_worst_case_mode_defaults_to_the_proven_worst_case(page: Any, live: LiveServer) -> None:
+    api = live.app.test_client()
+    choose(page, "mastermind")
+    page.select_option("#c-strategy", "optimal-kmovers")
+    worst = api.get("/v1/games/mastermind").json["atlas"]["worst_case"]["value"]
+    assert page.input_value("#c-max") == str(worst)
+    page.click("#c-new")
+    guess = wait_turn(page, 1)
+    expected = api.post("/v1/next-move", json={"game": "mastermind", "history": [], "strategy": "optimal-kmovers",
+                                               "max_guesses": worst}).json
+    assert guess == expected["guess"]
