@@ -253,3 +253,46 @@ def test_the_worst_case_mode_defaults_to_the_proven_worst_case(page: Any, live: 
     expected = api.post("/v1/next-move", json={"game": "mastermind", "history": [], "strategy": "optimal-kmovers",
                                                "max_guesses": worst}).json
     assert guess == expected["guess"]
+
+
+@pytest.mark.parametrize("page", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], indirect=True)
+def test_screenshots_of_play_for_the_docs(page: Any, live: LiveServer) -> None:
+    """The pictures of docs/screenshots/: a Mastermind game in progress, why its guess is good, Super
+    Mastermind chosen by name with its record line, and a downloaded tree's first lines; at a desktop's and a
+    phone's width, with no sideways scrolling on the phone."""
+    width = page.viewport_size["width"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    def shot(name: str, selector: str) -> None:
+        path = ARTIFACTS / f"{name}-{width}.png"
+        page.locator(selector).screenshot(path=str(path))
+        assert path.stat().st_size > 5_000
+        assert page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+
+    game = choose(page, "mastermind")
+    secret = _secret(game, "screenshot")
+    page.click("#c-new")
+    turns: list[tuple[str, str]] = []
+    for n in (1, 2):
+        guess = wait_turn(page, n)
+        turns.append((guess, score(game, guess, secret)))
+        answer(page, turns[-1][1])
+    wait_turn(page, 3)
+    shot("mastermind-in-progress", "#panel-computer")
+    page.click("#c-why")
+    page.wait_for_selector("#c-why-box:not([hidden]) table.parts")
+    shot("why-this-guess", "#c-why-box")
+    choose(page, "super-mastermind")
+    page.click("#game-provenance summary")
+    shot("super-mastermind-record", "main > section.card:first-child")
+    page.goto("/v1/strategies/mastermind/optimal-total/tree?format=lengths")
+    assert "CODE LENGTH" in (page.text_content("body") or "") or "0000 " in (page.text_content("body") or "")
+    page.screenshot(path=str(ARTIFACTS / f"tree-lengths-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 400})
+
+
+def test_an_atlas_row_of_a_named_game_opens_it_by_name(page: Any, live: LiveServer) -> None:
+    page.click("#tab-atlas")
+    page.click("#a-table tr[data-game='4,6,1'] button")
+    page.wait_for_selector("#x-results:not([hidden])")
+    assert page.input_value("#preset") == "mastermind"
+    assert page.locator("#x-summary tr[data-measure='total'] td").first.text_content() == "5625"

@@ -9,7 +9,7 @@
 import { $ } from "./api.js";
 import { responseNames } from "./codes.js";
 import { clearError, gameControl, guarded } from "./errors.js";
-import { depth, fillStrategies, game } from "./game.js";
+import { depth, fillStrategies, game, menuValue } from "./game.js";
 import { computer } from "./computer.js";
 import { person } from "./person.js";
 import { explorer } from "./explorer.js";
@@ -73,7 +73,7 @@ async function loadGame() {
 // A game of the atlas opened from its row: chosen at the top, shown in the explorer with its optimal
 // strategy (or, while unsolved, the best one known).
 async function openGame(spec) {
-  $("preset").value = spec;
+  $("preset").value = menuValue(spec);
   await gameChanged();
   selectTab($("tab-explorer"));
   $("x-a").value = "optimal-total";

@@ -250,7 +250,9 @@ export const explorer = {
         let v = key === "movers" ? s.histogram[String(s.worst_case)] : s[key];
         if (key === "average") v = Number(v).toFixed(4);
         if (key === "optimal") v = v ? "yes" : "no";
-        tr.append(Object.assign(document.createElement("td"), { className: "num", textContent: String(v) }));
+        const td = Object.assign(document.createElement("td"), { className: "num" });
+        td.append(key === "first_guess" ? codeElement(v) : String(v));
+        tr.append(td);
       }
       body.append(tr);
     }

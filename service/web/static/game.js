@@ -35,6 +35,13 @@ export function bestKnownLabel(info) {
 
 const specOf = (g) => `${g.positions},${g.symbols},${g.repetition ? 1 : 0}`;
 
+// The menu's entry of a game given as "p,s,r": its name when it is a named game (Mastermind is
+// "mastermind" in the menu, not "4,6,1").
+export function menuValue(spec) {
+  const named = service.presets.find((p) => specOf(p) === spec);
+  return named ? named.name : spec;
+}
+
 export const game = {
   info: null, // GET /v1/games/{game}: positions, symbols, alphabet, responses, codes, family, known
   body() {
@@ -164,6 +171,8 @@ export const depth = {
       this.field(prefix).value = "";
       this.sync(prefix);
     }
+    const worst = game.worstCase();
+    $("x-max").placeholder = worst ? `auto (${worst})` : "auto";
   },
   // The strategy (and depth limit) part of a next-move request.
   body(prefix) {
