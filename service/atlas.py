@@ -34,7 +34,7 @@ from solver.atlas import (
     solve_game,
     tighten,
 )
-from solver.game import PRESETS, Game
+from solver.game import Game
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
@@ -98,14 +98,14 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
                 log: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
     """Build and ship the optimal trees of the atlas's exact games: the total without a depth limit, and
     the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
-    beside the presets' (whose trees come from their campaigns and are left alone), and are verified
+    beside the campaign games' (Mastermind's and Bulls-and-Cows', which are left alone), and are verified
     against the atlas's numbers before they are written.  Returns the manifest entries written."""
-    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    from service.trees import TREE_DIR, campaign_games, read_manifest, ship_tree, write_manifest
     from solver.search import Searcher, SolveOptions, optimal_tree
 
     folder = folder or TREE_DIR
     manifest = read_manifest(folder)
-    presets = {Game.from_spec(name).spec for name in PRESETS}
+    presets = campaign_games()
     written = []
     for spec, entry in load(path).items():
         if (specs is not None and spec not in set(specs)) or spec in presets or not finished(entry):
