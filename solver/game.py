@@ -30,7 +30,8 @@ from solver.errors import (
     InvalidGameError,
     InvalidResponseError,
 )
-from solver.presets import PRESETS, Preset
+from solver.presets import PRESETS as PRESETS  # re-exported: the named games, for from_spec's callers
+from solver.presets import Preset
 
 Code: TypeAlias = int
 """Index of a code in the game's lexicographic enumeration."""
