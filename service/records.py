@@ -696,7 +696,11 @@ def served(game: Game) -> dict[str, Any] | None:
     """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
     if game.spec not in PUBLISHED:
         return None
-    entry = shipped()[game.spec]
+    return served_entry(shipped()[game.spec])
+
+
+def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A records file's entry as :func:`served` gives it (``bullscows records show`` reads any file so)."""
     best = entry.get("best_known")
     bound = entry.get("lower_bound")
     check = entry.get("check")
