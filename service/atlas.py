@@ -34,7 +34,7 @@ from solver.atlas import (
     solve_game,
     tighten,
 )
-from solver.game import PRESETS, Game
+from solver.game import Game
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
@@ -98,14 +98,14 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
                 log: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
     """Build and ship the optimal trees of the atlas's exact games: the total without a depth limit, and
     the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
-    beside the presets' (whose trees come from their campaigns and are left alone), and are verified
+    beside the campaign games' (Mastermind's and Bulls-and-Cows', which are left alone), and are verified
     against the atlas's numbers before they are written.  Returns the manifest entries written."""
-    from service.trees import TREE_DIR, read_manifest, ship_tree, write_manifest
+    from service.trees import TREE_DIR, campaign_games, read_manifest, ship_tree, write_manifest
     from solver.search import Searcher, SolveOptions, optimal_tree
 
     folder = folder or TREE_DIR
     manifest = read_manifest(folder)
-    presets = {Game.from_spec(name).spec for name in PRESETS}
+    presets = campaign_games()
     written = []
     for spec, entry in load(path).items():
         if (specs is not None and spec not in set(specs)) or spec in presets or not finished(entry):
@@ -603,6 +603,25 @@ def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
     return changed
 
 
+def tree_name(fields: dict[str, Any], kind: str = "Hybrid tree") -> str:
+    """A best-known tree's short name for people, from how it plays (``fields``: a hybrid's or a records tree's
+    record: ``above``, ``exact_at_most``, ``rollout``, ``max_guesses``, ``polish``), such as "Record tree:
+    entropy rollout, exact once ≤30 left, within 7 guesses" (the one-step strategy played, rolled out or not; the
+    optimal guess once that many candidates are left; the depth limit it keeps to; polished parts).
+
+    Why: the tree's own description (its ``strategy``) and its ``command`` grow with every rollout, polish
+    and graft that improved it, to thousands of characters; they stay as provenance, and menus and headlines
+    show this.  Derived, never stored, so that a new tree is named as it is recorded."""
+    rollout = fields.get("rollout") or {}
+    max_guesses = rollout.get("max_guesses", fields.get("max_guesses"))
+    parts = [f"{fields['above']}{' rollout' if rollout else ''}", f"exact once \u2264{fields['exact_at_most']} left"]
+    if max_guesses is not None:
+        parts.append(f"within {max_guesses} guesses")
+    if fields.get("polish") or rollout.get("polish_units"):
+        parts.append("polished")
+    return f"{kind}: {', '.join(parts)}"
+
+
 def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
     """The best strategy tree known of an entry whose total is not proven: its hybrid tree when it has
     one (shipped as ``best-known``, never worse than the one-step trees), else its best one-step
@@ -611,13 +630,15 @@ def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
         return None
     hybrid = entry.get("hybrid")
     if hybrid is not None:
-        return {"strategy": BEST_KNOWN, "total": hybrid["total"], "worst_case": hybrid["worst_case"],
+        return {"strategy": BEST_KNOWN, "name": tree_name(hybrid), "total": hybrid["total"],
+                "worst_case": hybrid["worst_case"],
                 "movers": hybrid["movers"], "proven_optimal": False,
                 "hybrid": {"above": hybrid["above"], "exact_at_most": hybrid["exact_at_most"],
                            "rollout": hybrid.get("rollout")}}
     trees = {name: OneStep(**t) for name, t in entry["one_step"].items()}
     name = best_one_step(trees)
-    return {"strategy": name, **trees[name].as_dict(), "proven_optimal": False, "hybrid": None}
+    return {"strategy": name, "name": f"One-step tree: {name}", **trees[name].as_dict(), "proven_optimal": False,
+            "hybrid": None}
 
 
 def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:

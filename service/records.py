@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, with_better_branches
+from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, tree_name, with_better_branches
 from service.filelock import exclusive, write_json
+from solver import presets
 from solver.game import Code, Game, Turn
 from solver.tree import Tree
 
@@ -35,7 +36,7 @@ RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", 
 
 PUBLISHED: dict[str, dict[str, Any]] = {  # "check": how `bullscows records check` recomputes a row (colours from 0)
     "5,8,1": {
-        "name": "Super Mastermind (5 positions, 8 colours, repetition)",
+        "name": presets.PRESETS["super-mastermind"].label,
         "published": [
             {"total": 179274, "worst_case": None, "first_guess": "12344",
              "how": "optimal among strategies that play an impossible code at move 2 at most",
@@ -50,7 +51,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {  # "check": how `bullscows records chec
         ],
     },
     "5,10,0": {
-        "name": "Bulls-and-Cows with five digits (5 of 10, no repetition)",
+        "name": presets.PRESETS["bulls-cows-5"].label,
         "published": [
             {"total": 171689, "worst_case": 7, "first_guess": None,
              "how": "a search, not claimed optimal",
@@ -695,7 +696,11 @@ def served(game: Game) -> dict[str, Any] | None:
     """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
     if game.spec not in PUBLISHED:
         return None
-    entry = shipped()[game.spec]
+    return served_entry(shipped()[game.spec])
+
+
+def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A records file's entry as :func:`served` gives it (``bullscows records show`` reads any file so)."""
     best = entry.get("best_known")
     bound = entry.get("lower_bound")
     check = entry.get("check")
@@ -705,7 +710,7 @@ def served(game: Game) -> dict[str, Any] | None:
         "best_known": None if best is None else {
             **{k: best[k] for k in ("strategy", "total", "average", "worst_case", "first_guess", "seconds",
                                     "command", "machine")},
-            "tree": BEST_KNOWN, "proven_optimal": False},
+            "name": tree_name(best, "Record tree"), "tree": BEST_KNOWN, "proven_optimal": False},
         "lower_bound": None if bound is None else {
             **{k: bound[k] for k in ("value", "criterion", "depth", "size_only", "seconds", "command", "machine")},
             "finished": bound.get("campaign", {}).get("finished", True)},

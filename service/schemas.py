@@ -418,6 +418,7 @@ class BestKnown(BaseModel):
     through every secret, so its numbers are proven upper bounds, but not proven optimal."""
 
     strategy: str = Field(description="The strategy, as /v1/strategies names it.")
+    name: str = Field(description="A short name for people, derived from how the tree plays (its `hybrid`).")
     total: int
     worst_case: int
     movers: int = Field(description="Secrets its tree solves at its worst case.")
@@ -475,7 +476,9 @@ class RecordTree(BaseModel):
     """This project's best strategy tree of a records game: played through every secret when it was built
     and again when it is loaded, so its numbers are proven upper bounds of the optimum, not the optimum."""
 
-    strategy: str = Field(description="How the tree chooses: a one-step strategy above a size, exact below.")
+    strategy: str = Field(description="How the tree chooses: a one-step strategy above a size, exact below (in "
+                                      "full: every rollout, polish and graft that made it).")
+    name: str = Field(description="A short name for people, derived from how the tree plays.")
     total: int
     average: float
     worst_case: int
@@ -535,10 +538,50 @@ class RecordOut(BaseModel):
         "null otherwise."))
 
 
+class Provenance(BaseModel):
+    """How a game's figures or tree were made, as recorded."""
+
+    command: str = Field(description="The command that makes them from nothing.")
+    machine: str | None
+    seconds: float | None = Field(description="Wall-clock seconds it took, on `machine`.")
+    date: str | None
+    detail: str | None = Field(description="What the command did, in full (a records tree: its whole strategy).")
+
+
+class KnownTree(BaseModel):
+    """The tree behind `known`'s figures, served by /v1/strategies/{game}/{strategy}."""
+
+    strategy: str = Field(description="As /v1/strategies names it: optimal-total (proven), best-known, or a "
+                                      "one-step strategy.")
+    name: str = Field(description="A short name for people.")
+    provenance: Provenance
+
+
+class KnownOut(BaseModel):
+    """What is known of a game, in plain words and the figures they say (service/known.py): every figure is the
+    atlas's or the records', never computed for the occasion."""
+
+    status: Literal["solved", "best-known", "bounds", "unknown"] = Field(description=(
+        "solved: the optimal total is proven; best-known: a tree gives the best total known, not proven optimal; "
+        "bounds: only proven bounds; unknown: nothing is stored for this game."))
+    headline: str = Field(description="One line for people.")
+    total: int | None = Field(description="Guesses over every secret: the optimum when solved, else the best tree's.")
+    average: float | None = Field(description="`total` divided by the number of codes.")
+    worst_case: int | None = Field(description=(
+        "Solved: the smallest worst case (proven; the optimal total may need more, see atlas); best-known: the "
+        "most guesses its tree needs."))
+    lower_bound: int | None = Field(description="While not solved: the proven lower bound of the optimal total "
+                                                "(no depth limit).")
+    published_best: int | None = Field(description="A records game: the smallest total published elsewhere.")
+    tree: KnownTree | None
+
+
 class GameOut(BaseModel):
     """A game's parameters and the responses it allows."""
 
-    name: str
+    name: str = Field(description="The preset's name where the game has one, else 'positions,symbols,repetition'.")
+    label: str | None = Field(default=None, description="A named game's label for people; null for other games.")
+    description: str | None = Field(default=None, description="A named game's one-line description.")
     positions: int
     symbols: int
     repetition: bool
@@ -550,6 +593,7 @@ class GameOut(BaseModel):
     record: RecordOut | None = Field(default=None, description=(
         "For Super Mastermind (5,8,1) and five-digit Bulls-and-Cows (5,10,0): the best strategies known and "
         "the proven lower bound; null for other games."))
+    known: KnownOut = Field(description="What is known of the game, in plain words.")
 
 
 class StrategyInfo(BaseModel):
@@ -591,6 +635,7 @@ class AtlasGame(BaseModel):
         "The five numbers (total, worst_case, total_within_worst_case, total_depth, worst_case_movers), "
         "each exact or bracketed by proven bounds."))
     best_known: BestKnown | None = Field(default=None, description="As in GET /v1/games/{game}.")
+    known: KnownOut = Field(description="As in GET /v1/games/{game}.")
 
 
 class GamesOut(BaseModel):

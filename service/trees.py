@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from solver.game import PRESETS, Game
+from solver.game import Game
 from solver.tree import Node, Tree, TreeStats, from_compact, to_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
@@ -79,6 +79,12 @@ def _annotate(tree: Tree) -> dict[int, tuple[int, int, int]]:
     return out
 
 
+def campaign_games() -> set[str]:
+    """The specs of the games whose trees come from their campaigns (:data:`SPECS`, ``trees build``), not from
+    the atlas or the records: the trees an app loads at start-up, and the ones ``atlas trees`` leaves alone."""
+    return {Game.from_spec(s["game"]).spec for s in SPECS}
+
+
 def read_manifest(folder: str = TREE_DIR) -> dict[tuple[str, str], dict[str, Any]]:
     """The shipped trees' descriptions by (game spec, strategy), without loading any tree."""
     path = os.path.join(folder, "manifest.json")
@@ -99,10 +105,12 @@ def ship_tree(tree: Tree, stats: TreeStats, name: str, folder: str, meta: dict[s
 
 
 def write_manifest(metas: dict[tuple[str, str], dict[str, Any]], folder: str = TREE_DIR) -> None:
-    """Write the manifest: the presets' trees first, then the others by game size."""
+    """Write the manifest: the campaign games' trees first, then the others by game size."""
+    campaign = campaign_games()
+
     def order(meta: dict[str, Any]) -> tuple[int, int, str, str]:
         game = Game.from_spec(meta["game"])
-        return (0 if meta["game"] in PRESETS else 1, game.size, game.spec, meta["strategy"])
+        return (0 if game.spec in campaign else 1, game.size, game.spec, meta["strategy"])
 
     with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as fh:
         json.dump({"trees": sorted(metas.values(), key=order)}, fh, indent=1)
@@ -182,8 +190,10 @@ class TreeLibrary:
         return stored
 
     def presets(self) -> list[StoredTree]:
-        """The preset games' trees (loaded and verified: what the app warms up with)."""
-        specs = {Game.from_spec(name).spec for name in PRESETS}
+        """The campaign games' trees (:data:`SPECS`: Mastermind and Bulls-and-Cows, loaded and verified: what
+        the app warms up with).  Not every preset's: the other named games' trees are the atlas's or a records
+        game's best-known tree, loaded when first asked for (or by a server before it forks)."""
+        specs = campaign_games()
         return [t for key in self.metas() if key[0] in specs and (t := self._tree(key)) is not None]
 
     def all(self) -> list[StoredTree]:

@@ -21,7 +21,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels
+from solver import kernels, presets
 from solver.codes import _NO_FACTORS, GameArrays, ResponseFactors, _enumerate, _table, count_codes, response_factors
 from solver.errors import (
     GameTooLargeError,
@@ -30,6 +30,8 @@ from solver.errors import (
     InvalidGameError,
     InvalidResponseError,
 )
+from solver.presets import PRESETS as PRESETS  # re-exported: the named games, for from_spec's callers
+from solver.presets import Preset
 
 Code: TypeAlias = int
 """Index of a code in the game's lexicographic enumeration."""
@@ -53,10 +55,7 @@ SEARCH_MAX_CODES: int = 65_536
 for Super Mastermind (32768 codes), 4 GiB at this ceiling.  ``benchmarks/bench_big_games.py`` measured the
 table against computed responses; the table won (see ``docs/benchmarks.md``)."""
 
-PRESETS: dict[str, tuple[int, int, bool]] = {
-    "bulls-cows": (4, 10, False),
-    "mastermind": (4, 6, True),
-}
+
 
 
 @dataclass(frozen=True)
@@ -160,17 +159,16 @@ class Game:
 
     @classmethod
     def from_spec(cls, spec: str | Game, alphabet: str | None = None, **limits: int) -> Game:
-        """A game from a preset name (``bulls-cows``, ``mastermind``) or ``"positions,symbols,rep"``.
+        """A game from a preset's name or alias (:data:`PRESETS`) or ``"positions,symbols,rep"``.
 
         :raises InvalidGameError: the text is neither a preset nor a valid triple.
         """
         if isinstance(spec, Game):
             return spec
         key = spec.strip().lower()
-        if key in PRESETS:
-            p, s, rep = PRESETS[key]
-        elif key in ("bullscows", "bulls-and-cows", "bulls_cows", "moo"):
-            p, s, rep = PRESETS["bulls-cows"]
+        preset = presets.named(key)
+        if preset is not None:
+            p, s, rep = preset.triple
         else:
             m = _GAME_TEXT.match(key)
             if not m:
@@ -205,12 +203,15 @@ class Game:
         return bool(history) and history[-1].response == self.all_bulls
 
     @property
+    def preset(self) -> Preset | None:
+        """The named game this is, if it is one (whatever its alphabet)."""
+        return presets.of(self.positions, self.symbols, self.repetition)
+
+    @property
     def name(self) -> str:
-        """Preset name where there is one, else ``"p,s,r"``."""
-        for name, triple in PRESETS.items():
-            if triple == (self.positions, self.symbols, self.repetition):
-                return name
-        return self.spec
+        """Preset name where there is one, else ``"p,s,r"``: for answers and people; keys use :attr:`spec`."""
+        preset = self.preset
+        return self.spec if preset is None else preset.name
 
     @property
     def spec(self) -> str:

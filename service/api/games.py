@@ -22,7 +22,7 @@ from apiflask import APIBlueprint
 from cryptography.fernet import Fernet, InvalidToken
 from flask import current_app
 
-from service import atlas, records
+from service import atlas, known, records
 from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
@@ -37,7 +37,8 @@ from service.schemas import (
     MatchRevealOut,
 )
 from solver.errors import SolverError
-from solver.game import DEFAULT_ALPHABET, PRESETS, Game
+from solver.game import DEFAULT_ALPHABET, Game
+from solver.presets import PRESETS
 from solver.vocabulary import (
     DEFAULT_STRATEGY,
     DESCRIPTIONS,
@@ -52,9 +53,13 @@ KEY_FILE = "secret.key"
 
 
 def describe(game: Game) -> dict[str, Any]:
-    """The game's parameters, every response a guess can get in it, and its atlas entry if it has one."""
-    return {**game.describe(), "responses": [game.format_response(r) for r in game.possible_responses()],
-            "atlas": atlas.served(game), "record": records.served(game)}
+    """The game's parameters, every response a guess can get in it, its atlas entry and record if it has them,
+    and what is known of it in plain words."""
+    preset = game.preset
+    return {**game.describe(), "label": None if preset is None else preset.label,
+            "description": None if preset is None else preset.description,
+            "responses": [game.format_response(r) for r in game.possible_responses()],
+            "atlas": atlas.served(game), "record": records.served(game), "known": known.known(game)}
 
 
 @bp.get("/games")
@@ -65,7 +70,7 @@ def games() -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     return {
         "presets": [describe(Game.from_spec(name)) for name in PRESETS],
-        "atlas": atlas.menu(),
+        "atlas": known.atlas_menu(),
         "limits": {"max_codes": settings.max_codes, "exact_search_max_codes": settings.exact_search_max_codes,
                    "tree_max_codes": settings.tree_max_codes, "max_history": settings.max_history,
                    "default_time_budget_ms": settings.default_time_budget_ms,
@@ -80,7 +85,8 @@ def games() -> Any:
 @bp.get("/games/<game>")
 @bp.output(GameOut)
 def game_info(game: str) -> Any:
-    """A preset (``bulls-cows``, ``mastermind``) or ``positions,symbols,repetition`` (e.g. ``5,8,1``)."""
+    """A named game (``mastermind``, ``super-mastermind``, ...: ``GET /v1/games`` lists them) or
+    ``positions,symbols,repetition`` (e.g. ``5,8,1``)."""
     settings: Settings = current_app.config["SETTINGS"]
     return describe(parse.game_of(game, settings))  # errors: the app's solver handlers
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from solver.presets import PRESETS  # standard library only, like solver.vocabulary
+
 if TYPE_CHECKING:
     from solver.game import Game, Turn
 
@@ -52,7 +54,7 @@ def _game_options(fn: F) -> F:
     )(fn)
     fn = click.option(
         "--game", "-g", default="bulls-cows", show_default=True,
-        help="Preset (bulls-cows, mastermind) or 'positions,symbols,repetition', e.g. 4,6,1.",
+        help=f"A named game ({', '.join(PRESETS)}) or 'positions,symbols,repetition', e.g. 4,6,1.",
     )(fn)
     return fn
 

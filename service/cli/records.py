@@ -3,6 +3,7 @@ Bulls-and-Cows), their best strategies and proven lower bounds (see :mod:`servic
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import click
@@ -461,13 +462,18 @@ def records_show(markdown: bool, path: str | None, as_json: bool) -> None:
 def _print_records(entries: list[dict[str, Any]]) -> None:
     """The records for people: per game, the published strategies, then this project's check, tree and
     proven lower bound (the figures only: `--markdown` has the sources and the commands)."""
+    from service import known, records
     from solver.game import Game
 
     for i, entry in enumerate(entries):
-        n = Game.from_spec(entry["game"]).size
+        game = Game.from_spec(entry["game"])
+        n = game.size
         if i:
             click.echo("")
         click.echo(f"{entry['game']}  {entry.get('name', '')}, {n} codes".replace("  ,", ","))
+        # the API's headline of this file's figures (a file with fewer keys than the shipped one has none)
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            click.echo(f"  {known.summary(game, None, records.served_entry(entry))['headline']}")
         rows = []
         for p in entry.get("published", []):
             total = p.get("total")

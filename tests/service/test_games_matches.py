@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from service.api.games import KEY_FILE
 from solver.game import Game
+from solver.presets import PRESETS
 from tests.service.conftest import backend_agnostic, make_app
 
 
@@ -25,7 +26,9 @@ def test_games_lists_presets_limits_and_strategies(client: FlaskClient) -> None:
     r = client.get("/v1/games")
     assert r.status_code == 200
     body = r.json
-    assert [g["name"] for g in body["presets"]] == ["bulls-cows", "mastermind"]
+    assert [g["name"] for g in body["presets"]] == list(PRESETS)  # the registry's order: the classic two first
+    assert list(PRESETS)[:2] == ["bulls-cows", "mastermind"]
+    assert all(g["label"] == PRESETS[g["name"]].label and g["known"]["headline"] for g in body["presets"])
     assert body["presets"][1]["codes"] == 1296 and "4.0" in body["presets"][1]["responses"]
     names = [s["name"] for s in body["strategies"]]
     schemas = client.get("/openapi.json").json["components"]["schemas"]
