@@ -106,7 +106,7 @@ export const game = {
       Object.assign(document.createElement("strong"), { id: "game-known", textContent: headline(info) }),
     );
     const lines = provenance(info);
-    $("game-provenance-list").replaceChildren(...lines.map((t) => Object.assign(document.createElement("li"), { textContent: t })));
+    $("game-provenance-list").replaceChildren(...lines.map(provenanceItem));
     $("game-provenance").hidden = !lines.length;
   },
   // The k-movers mode's default depth limit: the game's proven smallest worst case, when known.
@@ -132,56 +132,34 @@ function headline(info) {
   return k.headline.charAt(0).toUpperCase() + k.headline.slice(1) + ".";
 }
 
-// How what the headline says is known: the tree, the command that made it, the bound, the published
-// strategies it is compared with.
+// How what the headline says is known: the tree and how it was made (the command, which may be a long
+// chain for a record tree), the bound, the published strategies it is compared with.  Each item is
+// [words, command or null].
 function provenance(info) {
   const out = [];
   const k = info.known;
   const tree = k && k.tree;
   if (tree) {
     const p = tree.provenance || {};
-    out.push(`Strategy: ${tree.name}${p.strategy && p.strategy !== tree.name ? ` (${p.strategy})` : ""}.`);
-    if (p.command) out.push(`Made by: ${p.command}${p.machine ? ` on ${p.machine}` : ""}${p.seconds ? `, ${p.seconds} s` : ""}.`);
-  } else if (info.atlas && info.atlas.command) {
-    out.push(`Solved by: ${info.atlas.command}${info.atlas.machine ? ` on ${info.atlas.machine}` : ""}.`);
+    out.push([`Strategy: ${tree.name}${p.detail ? ` (${p.detail})` : ""}.`, null]);
+    if (p.command) {
+      const where = [p.machine, p.seconds ? `${p.seconds} s` : null, p.date].filter(Boolean).join(", ");
+      out.push([`Made by${where ? ` (${where})` : ""}: `, p.command]);
+    }
   }
   const bound = (info.record && info.record.lower_bound) || (info.atlas && info.atlas.lower_bound);
-  if (bound) out.push(`Lower bound ${bound.value} (fewest guesses in all, proven by refining ${bound.depth} plies): ${bound.command}.`);
+  if (bound) out.push([`Lower bound ${bound.value} (fewest guesses in all, proven by refining ${bound.depth} plies): `, bound.command]);
   for (const p of (info.record && info.record.published) || []) {
-    out.push(`Published: ${p.total !== null ? `${p.total} guesses in all` : `${p.average} on average`} (${p.how}; ${p.source}).`);
+    out.push([`Published: ${p.total !== null ? `${p.total} guesses in all` : `${p.average} on average`} (${p.how}; ${p.source}).`, null]);
   }
   return out;
 }
 
-// The worst-case mode's depth limit: optimal-kmovers counts the secrets needing `max_guesses` guesses,
-// so a "Max guesses" field shows by a strategy menu when it is chosen, set to the game's proven
-// smallest worst case when that is known (the service's own default then); the player may change it.
-export const depth = {
-  field(prefix) {
-    return $(`${prefix}-max`);
-  },
-  sync(prefix) {
-    const on = $(`${prefix}-strategy`).value === "optimal-kmovers";
-    this.field(prefix).closest(".depth").hidden = !on;
-    if (on && !this.field(prefix).value && game.worstCase()) this.field(prefix).value = String(game.worstCase());
-  },
-  // A new game: the default of the new game.
-  reset() {
-    for (const prefix of ["c", "p"]) {
-      this.field(prefix).value = "";
-      this.sync(prefix);
-    }
-    const worst = game.worstCase();
-    $("x-max").placeholder = worst ? `auto (${worst})` : "auto";
-  },
-  // The strategy (and depth limit) part of a next-move request.
-  body(prefix) {
-    const out = { strategy: $(`${prefix}-strategy`).value };
-    const field = this.field(prefix);
-    if (!field.closest(".depth").hidden && field.value.trim()) out.max_guesses = Number(field.value);
-    return out;
-  },
-};
+function provenanceItem([text, command]) {
+  const li = Object.assign(document.createElement("li"), { textContent: text });
+  if (command) li.append(Object.assign(document.createElement("code"), { className: "command", textContent: command }));
+  return li;
+}
 
 export function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
