@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
+from solver.game import Family
 from solver.vocabulary import DEFAULT_STRATEGY, MMAX, SOURCE_MEANINGS, Criterion, Source, StrategyName
 
 SETTING = "x-setting"
@@ -587,6 +588,9 @@ class GameOut(BaseModel):
     repetition: bool
     alphabet: str
     codes: int
+    family: Family = Field(description=(
+        "mastermind when a code may repeat a symbol (shown as coloured pegs, responses as black and white key "
+        "pegs), bulls-cows otherwise (digits, bulls and cows)."))
     responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
     atlas: AtlasOut | None = Field(default=None, description="The atlas's numbers for this game (games up to 8192 "
                                    "codes with 2-8 positions and 2-10 symbols); null for other games.")
