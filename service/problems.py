@@ -61,6 +61,8 @@ PROBLEMS: dict[str, ProblemType] = {
     "max-guesses-needed": ProblemType(422, "max_guesses needed", (
         "a k-movers question without `max_guesses`, in a game whose smallest worst case is not known "
         "(elsewhere it is the default)")),
+    "game-finished": ProblemType(422, "Game already finished", (
+        "a question about the next guess (`POST /v1/explain`) after a history that ends in the winning response")),
     "search-too-deep": ProblemType(400, "Search too deep", "a search needed more plies than its workspace holds"),
     "solver-error": ProblemType(400, "Not possible as asked", (
         "the question has no answer: no strategy solves every secret within `max_guesses`, or a strategy "

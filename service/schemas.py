@@ -213,6 +213,81 @@ class SolveIn(PositionQuestion):
         "(to measure a search, or to have a job prove the position again)."))
 
 
+class ExplainIn(BaseModel):
+    """Ask why a guess: how it splits the candidates of a position, and its value next to the optimum."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    game: Game = "bulls-cows"
+    history: History = Field(default_factory=list)
+    guess: str = Field(min_length=1, max_length=15, description=(
+        "Any code of the game, a possible secret or not (the guess to explain)."))
+    criterion: Criterion = Field(default="total", description="What the optimal values count (as for /v1/solve).")
+    max_guesses: MaxGuesses = None
+    time_budget_ms: TimeBudget = Field(default=None, description=(
+        "Wall-clock budget of the searches of the optimal values (default and maximum: the service's settings); "
+        "what it does not reach is left out, with a note. Never a job."))
+
+
+class ExplainPart(BaseModel):
+    """The candidates that would give one response to the guess."""
+
+    response: str = Field(description="'bulls.cows'.")
+    bulls: int
+    cows: int
+    words: str = Field(description=(
+        "The response in the game's family's words: '1 bull, 2 cows', or '1 black, 2 white' for the mastermind "
+        "family (games with repetition)."))
+    candidates: int
+
+
+class PositionValueOut(BaseModel):
+    """The position's optimal value, with the game's every guess counted (the history's too), as /v1/solve."""
+
+    value: int | None = Field(description="Null: no strategy solves every secret within max_guesses.")
+    average: float | None = Field(description="Total criterion: the value over the candidates; null for kmovers.")
+    best_guess: str | None = Field(description="A guess that reaches the value.")
+
+
+class GuessValueOut(BaseModel):
+    """The guess's own value: the best play after it, counted as the position's value is."""
+
+    value: int | None = Field(description="Null: after this guess no strategy solves every secret within "
+                                          "max_guesses.")
+    average: float | None
+    is_best: bool | None = Field(description=(
+        "Whether the guess is optimal here (its value is the position's; other guesses may tie with it)."))
+    source: Source = Field(description=SOURCE_DOC)
+
+
+class ExplainOptimal(BaseModel):
+    """What optimal play is worth here, when the service can know it within the budget (never by a job)."""
+
+    criterion: Criterion
+    max_guesses: int | None = Field(description="The depth limit used (the kmovers default when none was asked).")
+    position: PositionValueOut | None = Field(description="Null when not known (then `note` says why).")
+    guess: GuessValueOut | None = Field(description="Null when not known (then `note` says why).")
+    source: Source | None = Field(description="Which step of the answer chain gave the position's value.")
+    note: str | None = Field(description="Why a value is missing, in plain words; null when both are known.")
+
+
+class ExplainOut(BaseModel):
+    """How a guess splits the candidates, and its value next to the optimum."""
+
+    game: str
+    family: Family = Field(description="As in GET /v1/games/{game}: how the game's responses are worded.")
+    guess: str
+    guess_number: int = Field(description="Which guess of the game it would be: the history's length + 1.")
+    candidates: int = Field(description="Secrets still possible after the history.")
+    is_candidate: bool = Field(description="Whether the guess is one of them (it may win at once).")
+    parts: list[ExplainPart] = Field(description="One per response some candidate gives, the largest first, ties "
+                                                 "by response; the sizes add up to `candidates`.")
+    part_count: int
+    largest: int = Field(description="The largest part: the candidates left in the worst case.")
+    expected_size: float = Field(description="The part the secret falls in, on average: sum of size^2 / candidates.")
+    entropy_bits: float = Field(description="What the response tells on average, in bits.")
+    optimal: ExplainOptimal
+
+
 class JobResult(BaseModel):
     """The value of a position (same keys as ``bullscows solve --json``); a finished job's answer."""
 

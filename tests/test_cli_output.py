@@ -139,8 +139,9 @@ def test_the_commands_print_text_without_none_by_default_and_json_with_json() ->
         assert "None" not in text.stdout and not text.stdout.startswith(("{", "[")), args
         as_json = invoke(*args, "--json")
         assert as_json.exit_code == 0 and isinstance(json.loads(as_json.stdout), dict), args
-    assert invoke("partition", "-g", "mastermind", "--guess", "0011").stdout.splitlines()[:2] == [
-        "response  candidates", "0.0              256"]
+    assert invoke("partition", "-g", "mastermind", "--guess", "0011").stdout.splitlines()[:3] == [
+        "guess 0011 (guess 1), 1296 candidates, a possible secret",
+        "response  in words          candidates", "0.0       0 black, 0 white         256"]
 
 
 def test_records_show_is_a_table_per_game_and_json_keeps_its_keys() -> None:

@@ -122,27 +122,60 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_game_options
 @_history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
+@click.option("--criterion", "-c", type=click.Choice(CRITERIA), default="total", show_default=True,
+              help="What the optimal values count (as for solve).")
+@click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
+              help="Guesses allowed in the whole game (kmovers: default the game's proven smallest worst case).")
+@click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
+              help="Wall-clock budget of the searches of the optimal values (default: the service's, "
+                   "BULLSCOWS_DEFAULT_TIME_BUDGET_MS); what it does not reach is left out, with a note.")
+@_chain_url_option
 @_json_option
 @_solver_errors
 def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-                  guess: str, as_json: bool) -> None:
-    """How the candidates split by their response to a guess: a table of responses and part sizes, the
-    largest part first."""
-    from solver.heuristics import partition
+                  guess: str, criterion: str, max_guesses: int | None, time_budget_ms: int | None, url: str | None,
+                  as_json: bool) -> None:
+    """Why this guess: how the candidates split by their response to it (a table of responses, in the game's
+    words, and part sizes, the largest part first), the expected and largest part, and, when known within the
+    budget, the position's optimal value and the guess's own.  The same explanation as POST /v1/explain;
+    --json prints its answer."""
+    from service.api.parse import max_guesses_of
+    from service.config import Settings
+    from service.explain import explain
+    from solver.search import SolveOptions
 
+    settings = Settings()
+    if time_budget_ms is not None and time_budget_ms > settings.max_time_budget_ms:
+        _fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
+              f"BULLSCOWS_MAX_TIME_BUDGET_MS), got {time_budget_ms}")
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
-    parts = partition(g, g.parse_code(guess), cands)
-    ordered = sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))
+    code = g.parse_code(guess)
+    options = SolveOptions(criterion, max_guesses_of(g, criterion, max_guesses))
+    out = explain(_chain(url), g, history, cands, code, options,
+                  time_budget_ms or settings.default_time_budget_ms).as_dict()
     if as_json:
-        _emit_json({
-            "game": g.name,
-            "guess": guess,
-            "candidates": int(cands.shape[0]),
-            "parts": {g.format_response(r): n for r, n in ordered},
-        })
+        _emit_json(out)
         return
-    _print_table([{"response": g.format_response(r), "candidates": n} for r, n in ordered])
+    possible = "a possible secret" if out["is_candidate"] else "not a possible secret"
+    click.echo(f"guess {out['guess']} (guess {out['guess_number']}), {out['candidates']} candidates, {possible}")
+    _print_table(out["parts"], [("response", "response"), ("words", "in words"), ("candidates", "candidates")])
+    click.echo(f"parts: {out['part_count']}, largest: {out['largest']}, expected size: {out['expected_size']:.2f}, "
+               f"entropy: {out['entropy_bits']:.3f} bits")
+    opt = out["optimal"]
+    what = "total guesses" if criterion == "total" else f"{opt['max_guesses']}-movers"
+    pos, val = opt["position"], opt["guess"]
+    if pos is not None and pos["value"] is not None:
+        per = f" ({pos['average']:.4f} a secret)" if pos["average"] is not None else ""
+        click.echo(f"optimal {what}: {pos['value']}{per} with {_shown(pos['best_guess'])}, from {opt['source']}")
+    if val is not None and val["value"] is not None:
+        per = f" ({val['average']:.4f} a secret)" if val["average"] is not None else ""
+        verdict = "optimal" if val["is_best"] else (
+            f"{val['value'] - pos['value']} more than optimal" if pos is not None and pos["value"] is not None
+            else "the optimum is not known")
+        click.echo(f"this guess: {val['value']}{per}, {verdict}")
+    if opt["note"]:
+        click.echo(f"note: {opt['note']}")
 
 
 @main.command("solve")
