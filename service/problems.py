@@ -307,6 +307,14 @@ MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
 }
 
 
+# Responses that may also be in another media type than JSON (a query parameter chooses), by path and method:
+# (status, media type, schema), added beside the JSON.
+ALSO_MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
+    ("/v1/strategies/{game}/{strategy}/tree", "get"): ("200", "text/plain", {
+        "type": "string", "description": "format=lengths: '#' lines, then one 'CODE LENGTH' line per secret"}),
+}
+
+
 # OpenAPI links: where an answer's fields feed the next call (clients, and schemathesis's stateful
 # runs, follow them).  (path, method, status) → {link name: (target path, target method, link)}.
 LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, Any]]]] = {
@@ -350,6 +358,11 @@ def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[st
                     responses[status]["links"] = {
                         name: {"operationId": spec["paths"][tpath][tmethod].get("operationId"), **link}
                         for name, (tpath, tmethod, link) in links.items()}
+            also = ALSO_MEDIA.get((path, method))
+            if also is not None:
+                status, mime, schema = also
+                responses.setdefault(status, {"description": "Successful response"}).setdefault(
+                    "content", {})[mime] = {"schema": schema}
             media = MEDIA.get((path, method))
             if media is not None:
                 status, mime, schema = media

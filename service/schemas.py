@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from flask import current_app, has_app_context
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
@@ -353,6 +353,10 @@ class Query(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+TreeFormat = Literal["json", "lengths"]
+"""How ``…/tree`` writes a tree (:class:`TreePartQuery`'s ``format``)."""
+
+
 class TreeQuery(Query):
     """Which tree of a strategy ``GET /v1/strategies/{game}/{strategy}`` asks for."""
 
@@ -368,6 +372,22 @@ class TreePartQuery(TreeQuery):
         "Turns from the root, each the tree's guess and a response: '0123 0.1, 4567 1.2'."))
     depth: int | None = Field(default=None, ge=1, le=8, description=(
         "Levels of children to include below the path's node (default 1 when path is given)."))
+    format: TreeFormat = Field(default="json", description=(
+        "json: the nested tree (or its part); lengths: text/plain, one 'CODE LENGTH' line per secret the tree "
+        "plays, by code (LENGTH: the guesses it takes, the last one included), after '#' lines saying the game, "
+        "the strategy, the total, the average and the worst case: the form `bullscows records compare --steps` "
+        "reads. Lengths are the whole tree's: not with path or depth."))
+    download: bool = Field(default=False, description=(
+        "Answer with Content-Disposition: attachment and a file name (<game>-<strategy>.json, or "
+        "<game>-<strategy>-lengths.txt), for a browser to save."))
+
+    @field_validator("format")
+    @classmethod
+    def _whole_tree_only(cls, value: str, info: ValidationInfo) -> str:
+        if value == "lengths" and (info.data.get("path") is not None or info.data.get("depth") is not None):
+            raise PydanticCustomError("lengths_whole_tree", "lengths are the whole tree's: ask without path and "
+                                                            "depth, or with format json")
+        return value
 
 
 JobStatus = Literal["queued", "planning", "running", "done", "failed", "cancelled"]
