@@ -214,7 +214,7 @@ def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:
 
 
 def download_name(game: Game, strategy: str, fmt: str) -> str:
-    """The file name a tree is saved under (``mastermind-optimal-total.json``, ``5-8-1-best-known-lengths.txt``):
+    """The file name a tree is saved under (``mastermind-optimal-total.json``, ``5-6-1-best-known-lengths.txt``):
     the game's name and the strategy, with nothing but letters, digits, dots and dashes, so that it is safe in a
     ``Content-Disposition`` header and on any file system."""
     stem = re.sub(r"[^A-Za-z0-9.-]+", "-", f"{game.name}-{strategy}").strip(".-") or "tree"
