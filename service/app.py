@@ -95,11 +95,12 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     problems.init_app(app)
 
     from service import logs, metrics, web
-    from service.api import games, health, jobs, moves, positions, solve, strategies
+    from service.api import explain, games, health, jobs, moves, positions, solve, strategies
 
     app.register_blueprint(health.bp)
     app.register_blueprint(moves.bp)
     app.register_blueprint(solve.bp)
+    app.register_blueprint(explain.bp)
     app.register_blueprint(positions.bp)
     app.register_blueprint(strategies.bp)
     app.register_blueprint(jobs.bp)

@@ -21,6 +21,7 @@ from service.problems import problem
 # endpoint → the setting holding its limit
 LIMITED = {
     "solve.solve": "rate_limit_expensive",
+    "explain.explain": "rate_limit_expensive",
     "jobs.post_job": "rate_limit_expensive",
     "strategies.statistics": "rate_limit_expensive",
     "strategies.build": "rate_limit_expensive",

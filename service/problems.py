@@ -61,6 +61,8 @@ PROBLEMS: dict[str, ProblemType] = {
     "max-guesses-needed": ProblemType(422, "max_guesses needed", (
         "a k-movers question without `max_guesses`, in a game whose smallest worst case is not known "
         "(elsewhere it is the default)")),
+    "game-finished": ProblemType(422, "Game already finished", (
+        "a question about the next guess (`POST /v1/explain`) after a history that ends in the winning response")),
     "search-too-deep": ProblemType(400, "Search too deep", "a search needed more plies than its workspace holds"),
     "solver-error": ProblemType(400, "Not possible as asked", (
         "the question has no answer: no strategy solves every secret within `max_guesses`, or a strategy "
@@ -305,6 +307,14 @@ MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
 }
 
 
+# Responses that may also be in another media type than JSON (a query parameter chooses), by path and method:
+# (status, media type, schema), added beside the JSON.
+ALSO_MEDIA: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {
+    ("/v1/strategies/{game}/{strategy}/tree", "get"): ("200", "text/plain", {
+        "type": "string", "description": "format=lengths: '#' lines, then one 'CODE LENGTH' line per secret"}),
+}
+
+
 # OpenAPI links: where an answer's fields feed the next call (clients, and schemathesis's stateful
 # runs, follow them).  (path, method, status) → {link name: (target path, target method, link)}.
 LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, Any]]]] = {
@@ -348,6 +358,11 @@ def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[st
                     responses[status]["links"] = {
                         name: {"operationId": spec["paths"][tpath][tmethod].get("operationId"), **link}
                         for name, (tpath, tmethod, link) in links.items()}
+            also = ALSO_MEDIA.get((path, method))
+            if also is not None:
+                status, mime, schema = also
+                responses.setdefault(status, {"description": "Successful response"}).setdefault(
+                    "content", {})[mime] = {"schema": schema}
             media = MEDIA.get((path, method))
             if media is not None:
                 status, mime, schema = media

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from flask import current_app, has_app_context
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
+from solver.game import Family
 from solver.vocabulary import DEFAULT_STRATEGY, MMAX, SOURCE_MEANINGS, Criterion, Source, StrategyName
 
 SETTING = "x-setting"
@@ -212,6 +213,81 @@ class SolveIn(PositionQuestion):
         "(to measure a search, or to have a job prove the position again)."))
 
 
+class ExplainIn(BaseModel):
+    """Ask why a guess: how it splits the candidates of a position, and its value next to the optimum."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    game: Game = "bulls-cows"
+    history: History = Field(default_factory=list)
+    guess: str = Field(min_length=1, max_length=15, description=(
+        "Any code of the game, a possible secret or not (the guess to explain)."))
+    criterion: Criterion = Field(default="total", description="What the optimal values count (as for /v1/solve).")
+    max_guesses: MaxGuesses = None
+    time_budget_ms: TimeBudget = Field(default=None, description=(
+        "Wall-clock budget of the searches of the optimal values (default and maximum: the service's settings); "
+        "what it does not reach is left out, with a note. Never a job."))
+
+
+class ExplainPart(BaseModel):
+    """The candidates that would give one response to the guess."""
+
+    response: str = Field(description="'bulls.cows'.")
+    bulls: int
+    cows: int
+    words: str = Field(description=(
+        "The response in the game's family's words: '1 bull, 2 cows', or '1 black, 2 white' for the mastermind "
+        "family (games with repetition)."))
+    candidates: int
+
+
+class PositionValueOut(BaseModel):
+    """The position's optimal value, with the game's every guess counted (the history's too), as /v1/solve."""
+
+    value: int | None = Field(description="Null: no strategy solves every secret within max_guesses.")
+    average: float | None = Field(description="Total criterion: the value over the candidates; null for kmovers.")
+    best_guess: str | None = Field(description="A guess that reaches the value.")
+
+
+class GuessValueOut(BaseModel):
+    """The guess's own value: the best play after it, counted as the position's value is."""
+
+    value: int | None = Field(description="Null: after this guess no strategy solves every secret within "
+                                          "max_guesses.")
+    average: float | None
+    is_best: bool | None = Field(description=(
+        "Whether the guess is optimal here (its value is the position's; other guesses may tie with it)."))
+    source: Source = Field(description=SOURCE_DOC)
+
+
+class ExplainOptimal(BaseModel):
+    """What optimal play is worth here, when the service can know it within the budget (never by a job)."""
+
+    criterion: Criterion
+    max_guesses: int | None = Field(description="The depth limit used (the kmovers default when none was asked).")
+    position: PositionValueOut | None = Field(description="Null when not known (then `note` says why).")
+    guess: GuessValueOut | None = Field(description="Null when not known (then `note` says why).")
+    source: Source | None = Field(description="Which step of the answer chain gave the position's value.")
+    note: str | None = Field(description="Why a value is missing, in plain words; null when both are known.")
+
+
+class ExplainOut(BaseModel):
+    """How a guess splits the candidates, and its value next to the optimum."""
+
+    game: str
+    family: Family = Field(description="As in GET /v1/games/{game}: how the game's responses are worded.")
+    guess: str
+    guess_number: int = Field(description="Which guess of the game it would be: the history's length + 1.")
+    candidates: int = Field(description="Secrets still possible after the history.")
+    is_candidate: bool = Field(description="Whether the guess is one of them (it may win at once).")
+    parts: list[ExplainPart] = Field(description="One per response some candidate gives, the largest first, ties "
+                                                 "by response; the sizes add up to `candidates`.")
+    part_count: int
+    largest: int = Field(description="The largest part: the candidates left in the worst case.")
+    expected_size: float = Field(description="The part the secret falls in, on average: sum of size^2 / candidates.")
+    entropy_bits: float = Field(description="What the response tells on average, in bits.")
+    optimal: ExplainOptimal
+
+
 class JobResult(BaseModel):
     """The value of a position (same keys as ``bullscows solve --json``); a finished job's answer."""
 
@@ -277,6 +353,10 @@ class Query(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+TreeFormat = Literal["json", "lengths"]
+"""How ``…/tree`` writes a tree (:class:`TreePartQuery`'s ``format``)."""
+
+
 class TreeQuery(Query):
     """Which tree of a strategy ``GET /v1/strategies/{game}/{strategy}`` asks for."""
 
@@ -292,6 +372,22 @@ class TreePartQuery(TreeQuery):
         "Turns from the root, each the tree's guess and a response: '0123 0.1, 4567 1.2'."))
     depth: int | None = Field(default=None, ge=1, le=8, description=(
         "Levels of children to include below the path's node (default 1 when path is given)."))
+    format: TreeFormat = Field(default="json", description=(
+        "json: the nested tree (or its part); lengths: text/plain, one 'CODE LENGTH' line per secret the tree "
+        "plays, by code (LENGTH: the guesses it takes, the last one included), after '#' lines saying the game, "
+        "the strategy, the total, the average and the worst case: the form `bullscows records compare --steps` "
+        "reads. Lengths are the whole tree's: not with path or depth."))
+    download: bool = Field(default=False, description=(
+        "Answer with Content-Disposition: attachment and a file name (<game>-<strategy>.json, or "
+        "<game>-<strategy>-lengths.txt), for a browser to save."))
+
+    @field_validator("format")
+    @classmethod
+    def _whole_tree_only(cls, value: str, info: ValidationInfo) -> str:
+        if value == "lengths" and (info.data.get("path") is not None or info.data.get("depth") is not None):
+            raise PydanticCustomError("lengths_whole_tree", "lengths are the whole tree's: ask without path and "
+                                                            "depth, or with format json")
+        return value
 
 
 JobStatus = Literal["queued", "planning", "running", "done", "failed", "cancelled"]
@@ -587,6 +683,9 @@ class GameOut(BaseModel):
     repetition: bool
     alphabet: str
     codes: int
+    family: Family = Field(description=(
+        "mastermind when a code may repeat a symbol (shown as coloured pegs, responses as black and white key "
+        "pegs), bulls-cows otherwise (digits, bulls and cows)."))
     responses: list[str] = Field(description="Every response a guess can get in this game, as 'bulls.cows'.")
     atlas: AtlasOut | None = Field(default=None, description="The atlas's numbers for this game (games up to 8192 "
                                    "codes with 2-8 positions and 2-10 symbols); null for other games.")

@@ -12,6 +12,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -211,3 +212,10 @@ def tree_note(stored: StoredTree, max_guesses: int | None) -> str | None:
     return (f"this tree is optimal within {k} guesses; without that limit the optimum is not proven "
             f"(ask with max_guesses {k} for the proven answer)")
 
+
+def download_name(game: Game, strategy: str, fmt: str) -> str:
+    """The file name a tree is saved under (``mastermind-optimal-total.json``, ``5-6-1-best-known-lengths.txt``):
+    the game's name and the strategy, with nothing but letters, digits, dots and dashes, so that it is safe in a
+    ``Content-Disposition`` header and on any file system."""
+    stem = re.sub(r"[^A-Za-z0-9.-]+", "-", f"{game.name}-{strategy}").strip(".-") or "tree"
+    return f"{stem}-lengths.txt" if fmt == "lengths" else f"{stem}.json"

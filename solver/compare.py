@@ -10,7 +10,7 @@ where a search of ours has room to gain, and which guess to try (``records rollo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,6 +77,38 @@ def read_steps(game: Game, lines: Iterable[str]) -> npt.NDArray[np.int32]:
         shown = ", ".join(game.format_codes(missing[:5].tolist()))
         raise ValueError(f"{missing.size} secrets of {game.spec} have no length (first: {shown})")
     return steps
+
+
+def lengths_lines(tree: Tree, strategy: str | None = None) -> Iterator[str]:
+    """The tree as ``CODE LENGTH`` lines, the form :func:`read_steps` reads: ``#`` lines saying what it is (game,
+    strategy, total, average, worst case), then one line per secret the tree plays, by code, with the guesses it
+    takes, the last one and any history before the tree included.  Each line ends with a newline.
+
+    Why this form: it is how published strategies are given (and compared: ``records compare --steps``), it takes
+    a few bytes a secret where the nested tree takes hundreds, and anyone can check it with a scorer alone.
+    ``strategy`` names the tree when its own name is not the one its reader asked for (a shipped tree)."""
+    game = tree.game
+    stats = tree.stats()
+    named = "" if game.name == game.spec else f" ({game.name})"
+    yield f"# game {game.spec}{named}: {game.size} codes\n"
+    yield f"# strategy {strategy or tree.strategy or 'unnamed'}, first guess {stats.first_guess}\n"
+    if tree.history:
+        yield f"# after {history_text(game, tree.history)}\n"
+    yield (f"# total {stats.total}, secrets {stats.secrets}, average {stats.average:.4f}, "
+           f"worst case {stats.worst_case}\n")
+    yield "# CODE LENGTH: the guesses the strategy takes to find the secret CODE, the last one included\n"
+    depths = solved_depths(tree)
+    played = np.flatnonzero(depths)
+    alphabet = np.array(list(game.alphabet[: game.symbols]))
+    texts = alphabet[game.arrays().codes[played]]  # one row of characters per secret: written in one pass
+    for row, length in zip(texts.tolist(), depths[played].tolist(), strict=True):
+        yield f"{''.join(row)} {length}\n"
+
+
+def write_steps(tree: Tree, path: str, strategy: str | None = None) -> None:
+    """Write :func:`lengths_lines` of ``tree`` to the file ``path``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(lengths_lines(tree, strategy))
 
 
 def _responses(game: Game, guesses: npt.NDArray[np.int32], secrets: npt.NDArray[np.int32]

@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +69,9 @@ class Turn:
 
 
 History: TypeAlias = Sequence[Turn]
+
+Family: TypeAlias = Literal["mastermind", "bulls-cows"]
+"""How a game is shown and its responses worded: :attr:`Game.family`."""
 
 
 _possible: dict[tuple[int, int, bool], list[int]] = {}
@@ -227,7 +230,15 @@ class Game:
             "repetition": self.repetition,
             "alphabet": self.alphabet[: self.symbols],
             "codes": self.size,
+            "family": self.family,
         }
+
+    @property
+    def family(self) -> Family:
+        """``mastermind`` when a code may repeat a symbol, ``bulls-cows`` otherwise.  People read the two
+        families differently (coloured pegs scored by black and white key pegs, or digits scored by bulls
+        and cows), so a page or a message words a response after its game's family."""
+        return "mastermind" if self.repetition else "bulls-cows"
 
     # -- arrays -------------------------------------------------------------------------------
 
@@ -394,6 +405,15 @@ class Game:
         """``"b.c"`` text of an encoded response."""
         b, c = self.bulls_cows(response)
         return f"{b}.{c}"
+
+    def response_words(self, response: Response) -> str:
+        """A response in its family's words (``1 bull, 2 cows``, or ``1 black, 2 white`` for Mastermind's
+        family), both counts always given: a reader of an explanation should not have to know that
+        ``1.2`` puts the bulls first."""
+        b, c = self.bulls_cows(response)
+        if self.family == "mastermind":
+            return f"{b} black, {c} white"
+        return f"{b} bull{'' if b == 1 else 's'}, {c} cow{'' if c == 1 else 's'}"
 
     def response(self, guess: Code, secret: Code) -> Response:
         """Encoded response of ``secret`` to ``guess``."""

@@ -86,7 +86,10 @@ def test_next_custom_alphabet() -> None:
 
 def test_partition() -> None:
     out = run_json("partition", "--guess", "0123")
-    assert out["parts"]["0.1"] == 1440 and sum(out["parts"].values()) == 5040
+    parts = {p["response"]: p["candidates"] for p in out["parts"]}
+    assert parts["0.1"] == 1440 and sum(parts.values()) == 5040 == out["candidates"]
+    assert out["parts"][0] == {"response": "0.1", "bulls": 0, "cows": 1, "words": "0 bulls, 1 cow", "candidates": 1440}
+    assert out["optimal"]["position"]["value"] == 26274 and out["optimal"]["guess"]["is_best"] is True
 
 
 def test_tree_json_keys(tmp_path: Any) -> None:
@@ -128,7 +131,8 @@ def test_solve_json_keys_and_values() -> None:
 
 def test_solve_after_history_counts_the_whole_game() -> None:
     out = run_json("solve", "-g", "mastermind", "--max-guesses", "5", "0012 1.1")
-    parts = run_json("partition", "-g", "mastermind", "--guess", "0012")["parts"]
+    parts = {p["response"]: p["candidates"]
+             for p in run_json("partition", "-g", "mastermind", "--guess", "0012")["parts"]}
     assert out["value"] == 1029 and out["candidates"] == parts["1.1"]
     assert sum(out["per_response"].values()) == out["value"]
 

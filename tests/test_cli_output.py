@@ -139,8 +139,9 @@ def test_the_commands_print_text_without_none_by_default_and_json_with_json() ->
         assert "None" not in text.stdout and not text.stdout.startswith(("{", "[")), args
         as_json = invoke(*args, "--json")
         assert as_json.exit_code == 0 and isinstance(json.loads(as_json.stdout), dict), args
-    assert invoke("partition", "-g", "mastermind", "--guess", "0011").stdout.splitlines()[:2] == [
-        "response  candidates", "0.0              256"]
+    assert invoke("partition", "-g", "mastermind", "--guess", "0011").stdout.splitlines()[:3] == [
+        "guess 0011 (guess 1), 1296 candidates, a possible secret",
+        "response  in words          candidates", "0.0       0 black, 0 white         256"]
 
 
 def test_records_show_is_a_table_per_game_and_json_keeps_its_keys() -> None:
@@ -255,3 +256,42 @@ def test_the_text_helpers_never_show_none(capsys: pytest.CaptureFixture[str]) ->
     assert out.splitlines() == ["value: 5", "exact: yes", "inner:", "  a b: 1", "rows:",
                                 "  response  size", "  0.1          3", "  1.0          \u2014",
                                 "x  y", "1  \u2014"]
+
+
+def test_partition_explains_the_guess_as_the_api_does() -> None:
+    """The parts in the family's words, the summary, and the values when known; a note where they are not."""
+    lines = invoke("partition", "-g", "mastermind", "--guess", "0012").stdout.splitlines()
+    assert lines[-3:] == ["parts: 14, largest: 276, expected size: 185.27, entropy: 3.044 bits",
+                          "optimal total guesses: 5625 (4.3403 a secret) with 0012, from tree",
+                          "this guess: 5625 (4.3403 a secret), optimal"]
+    text = invoke("partition", "--guess", "0123", "0123 0.1").stdout
+    assert "0.1       0 bulls, 1 cow" in text and "1440 more than optimal" in text
+    big = invoke("partition", "-g", "5,8,1", "--guess", "00123")
+    assert big.exit_code == 0 and big.stdout.splitlines()[-1].startswith("note: not known: game 5,8,1 has 32768")
+    assert "optimal" not in big.stdout
+    out = json.loads(invoke("partition", "-g", "5,8,1", "--guess", "00123", "--json").stdout)
+    assert out["optimal"]["position"] is None and sum(p["candidates"] for p in out["parts"]) == 32768
+    assert refused(invoke("partition", "-g", "mastermind", "--guess", "0012", "0012 4.0")).startswith(
+        "error: the game was won at guess 1")
+
+
+def test_tree_takes_shipped_trees_and_writes_their_lengths(tmp_path: Path) -> None:
+    """Shipped trees are taken as they are (not built again), saved whole and as CODE LENGTH lines."""
+    from solver.compare import read_steps
+    from solver.game import Game
+
+    lengths, whole = tmp_path / "l.txt", tmp_path / "t.json"
+    out = json.loads(invoke("tree", "-g", "5,6,1", "-s", "best-known", "-o", str(whole), "--lengths", str(lengths),
+                            "--json").stdout)
+    assert out["source"] == "shipped" and out["total"] == 36734
+    with lengths.open(encoding="utf-8") as fh:
+        assert int(read_steps(Game.from_spec("5,6,1"), fh).sum()) == 36734
+    assert json.loads(whole.read_text())["stats"]["total"] == 36734
+    text = invoke("tree", "-g", "mastermind", "-s", "optimal-total", "--lengths", str(lengths)).stdout
+    assert text.startswith("strategy     optimal-total (shipped)\n")
+    assert lengths.read_text(encoding="utf-8").startswith("# game 4,6,1 (mastermind): 1296 codes\n")
+    built = json.loads(invoke("tree", "-g", "mastermind", "-s", "minimax", "--lengths", str(lengths), "--json").stdout)
+    assert built["source"] == "built"
+    with lengths.open(encoding="utf-8") as fh:
+        assert int(read_steps(Game.from_spec("mastermind"), fh).sum()) == built["total"]
+    assert "ships no best-known tree" in refused(invoke("tree", "-g", "mastermind", "-s", "best-known"))

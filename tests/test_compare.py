@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from solver.compare import compare, history_text, read_steps, their_guesses
+from solver.compare import compare, history_text, lengths_lines, read_steps, their_guesses, write_steps
 from solver.game import Game, Turn
 from solver.heuristics import STRATEGIES
 from solver.tree import Node, Tree, build_tree, solved_depths, strategy_chooser
@@ -108,3 +111,31 @@ def test_game_lengths_are_read_one_per_secret_and_bad_lines_are_named() -> None:
     ]:
         with pytest.raises(ValueError, match="^" + re.escape(said)):
             read_steps(game, bad)
+
+
+@given(positions=st.integers(1, 3), symbols=st.integers(1, 5), repetition=st.booleans(),
+       strategy=st.sampled_from(sorted(STRATEGIES)), alphabet=st.sampled_from([None, "abcdefgh", "ZYXWVU98"]))
+@settings(max_examples=40, deadline=None)
+def test_a_trees_lengths_read_back_as_its_own(positions: int, symbols: int, repetition: bool, strategy: str,
+                                               alphabet: str | None) -> None:
+    """What lengths_lines writes, read_steps reads back as the tree's own game lengths, in any game and alphabet:
+    one line per secret, by code, and the comments say the tree's total."""
+    assume(repetition or positions <= symbols)
+    game = Game.from_spec(f"{positions},{symbols},{int(repetition)}", alphabet)
+    tree = build_tree(game, strategy_chooser(game, STRATEGIES[strategy]()), strategy=strategy)
+    lines = list(lengths_lines(tree))
+    assert all(line.endswith("\n") for line in lines)
+    assert read_steps(game, lines).tolist() == solved_depths(tree).tolist()
+    body = [line for line in lines if not line.startswith("#")]
+    assert [line.split()[0] for line in body] == game.format_codes(range(game.size))
+    assert f"# total {tree.stats().total}, " in "".join(lines)
+
+
+def test_a_written_file_reads_back(tmp_path: Path) -> None:
+    tree = _tree("minimax")
+    target = tmp_path / "minimax-lengths.txt"
+    write_steps(tree, str(target), "minimax")
+    with target.open(encoding="utf-8") as fh:
+        steps = read_steps(MASTERMIND, fh)
+    assert int(steps.sum()) == tree.stats().total
+    assert target.read_text(encoding="utf-8").startswith("# game 4,6,1 (mastermind): 1296 codes\n# strategy minimax")

@@ -311,3 +311,14 @@ def test_game_specs_of_any_text(text: str) -> None:
     except SolverError:
         return
     assert Game.from_spec(game.spec) == game and game.size <= 100_000
+
+
+def test_family_and_response_words() -> None:
+    """A game's family says how people read it: Mastermind's pegs (black, white) when symbols may repeat,
+    bulls and cows otherwise; both counts always given, singular where one."""
+    mm, bc = Game.from_spec("mastermind"), Game.from_spec("bulls-cows")
+    assert (mm.family, bc.family, Game.from_spec("5,8,1").family) == ("mastermind", "bulls-cows", "mastermind")
+    assert mm.describe()["family"] == "mastermind" and bc.describe()["family"] == "bulls-cows"
+    assert mm.response_words(mm.parse_response("1.2")) == "1 black, 2 white"
+    assert [bc.response_words(bc.parse_response(r)) for r in ("1.2", "0.1", "4.0", "2.2")] == [
+        "1 bull, 2 cows", "0 bulls, 1 cow", "4 bulls, 0 cows", "2 bulls, 2 cows"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import current_app
+from flask import Response, current_app
 
 from service.api.parse import game_of, max_guesses_of
 from service.api.submit import accepted, submit_request, wait_budget
@@ -25,6 +25,8 @@ from service.jobs.plan import JobRequest
 from service.problems import fail, problem
 from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
 from service.store.strategies import StrategyStore, tree_params
+from service.trees import download_name
+from solver.compare import lengths_lines
 from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
 from solver.search import SolveOptions, optimal_tree, require_searchable
@@ -238,10 +240,18 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
     fetched by a further request, so that a browser can open a big tree level by level.  Either way
     the answer says the worst case: the whole tree's in its ``stats``; in a part, each node's
     ``worst_case``, the longest game through it (in guesses from the start, as ``stats`` counts them),
-    and the part's own at the top."""
+    and the part's own at the top.
+
+    ``format=lengths`` writes the whole tree as ``CODE LENGTH`` lines instead (text/plain, ``#`` lines first), and
+    ``download=true`` adds ``Content-Disposition: attachment`` with a file name, for a browser to save."""
     q, tree = _tree(game, strategy, query)
+    headers: dict[str, str] = {}
+    if query.download:
+        headers["Content-Disposition"] = f'attachment; filename="{download_name(q.game, strategy, query.format)}"'
+    if query.format == "lengths":  # the schema has refused it with a path or a depth
+        return Response("".join(lengths_lines(tree, strategy)), mimetype="text/plain", headers=headers)
     if query.path is None and query.depth is None:
-        return {**to_json(tree), "max_guesses": q.max_guesses}
+        return {**to_json(tree), "max_guesses": q.max_guesses}, 200, headers
     g = tree.game
     turns = g.parse_history(query.path or "")  # errors: the app's solver handlers
     node = tree.node_at(turns)
@@ -263,7 +273,7 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
 
     return {"game": g.name, "strategy": strategy, "max_guesses": q.max_guesses,
             "path": [g.format_turn(t) for t in turns], "turn": turn,
-            "worst_case": turn - 1 + heights[id(node)], "node": enc(node, turn, query.depth or 1)}
+            "worst_case": turn - 1 + heights[id(node)], "node": enc(node, turn, query.depth or 1)}, 200, headers
 
 
 def _heights(top: Node) -> dict[int, int]:

@@ -122,27 +122,60 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_game_options
 @_history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
+@click.option("--criterion", "-c", type=click.Choice(CRITERIA), default="total", show_default=True,
+              help="What the optimal values count (as for solve).")
+@click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
+              help="Guesses allowed in the whole game (kmovers: default the game's proven smallest worst case).")
+@click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
+              help="Wall-clock budget of the searches of the optimal values (default: the service's, "
+                   "BULLSCOWS_DEFAULT_TIME_BUDGET_MS); what it does not reach is left out, with a note.")
+@_chain_url_option
 @_json_option
 @_solver_errors
 def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-                  guess: str, as_json: bool) -> None:
-    """How the candidates split by their response to a guess: a table of responses and part sizes, the
-    largest part first."""
-    from solver.heuristics import partition
+                  guess: str, criterion: str, max_guesses: int | None, time_budget_ms: int | None, url: str | None,
+                  as_json: bool) -> None:
+    """Why this guess: how the candidates split by their response to it (a table of responses, in the game's
+    words, and part sizes, the largest part first), the expected and largest part, and, when known within the
+    budget, the position's optimal value and the guess's own.  The same explanation as POST /v1/explain;
+    --json prints its answer."""
+    from service.api.parse import max_guesses_of
+    from service.config import Settings
+    from service.explain import explain
+    from solver.search import SolveOptions
 
+    settings = Settings()
+    if time_budget_ms is not None and time_budget_ms > settings.max_time_budget_ms:
+        _fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
+              f"BULLSCOWS_MAX_TIME_BUDGET_MS), got {time_budget_ms}")
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
-    parts = partition(g, g.parse_code(guess), cands)
-    ordered = sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))
+    code = g.parse_code(guess)
+    options = SolveOptions(criterion, max_guesses_of(g, criterion, max_guesses))
+    out = explain(_chain(url), g, history, cands, code, options,
+                  time_budget_ms or settings.default_time_budget_ms).as_dict()
     if as_json:
-        _emit_json({
-            "game": g.name,
-            "guess": guess,
-            "candidates": int(cands.shape[0]),
-            "parts": {g.format_response(r): n for r, n in ordered},
-        })
+        _emit_json(out)
         return
-    _print_table([{"response": g.format_response(r), "candidates": n} for r, n in ordered])
+    possible = "a possible secret" if out["is_candidate"] else "not a possible secret"
+    click.echo(f"guess {out['guess']} (guess {out['guess_number']}), {out['candidates']} candidates, {possible}")
+    _print_table(out["parts"], [("response", "response"), ("words", "in words"), ("candidates", "candidates")])
+    click.echo(f"parts: {out['part_count']}, largest: {out['largest']}, expected size: {out['expected_size']:.2f}, "
+               f"entropy: {out['entropy_bits']:.3f} bits")
+    opt = out["optimal"]
+    what = "total guesses" if criterion == "total" else f"{opt['max_guesses']}-movers"
+    pos, val = opt["position"], opt["guess"]
+    if pos is not None and pos["value"] is not None:
+        per = f" ({pos['average']:.4f} a secret)" if pos["average"] is not None else ""
+        click.echo(f"optimal {what}: {pos['value']}{per} with {_shown(pos['best_guess'])}, from {opt['source']}")
+    if val is not None and val["value"] is not None:
+        per = f" ({val['average']:.4f} a secret)" if val["average"] is not None else ""
+        verdict = "optimal" if val["is_best"] else (
+            f"{val['value'] - pos['value']} more than optimal" if pos is not None and pos["value"] is not None
+            else "the optimum is not known")
+        click.echo(f"this guess: {val['value']}{per}, {verdict}")
+    if opt["note"]:
+        click.echo(f"note: {opt['note']}")
 
 
 @main.command("solve")
@@ -311,7 +344,8 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
 @_game_options
 @_history_options
 @click.option("--strategy", "-s", default="minimax", show_default=True,
-              help="One-step strategy, or optimal-total / optimal-kmovers (exact or hybrid search).")
+              help="One-step strategy, optimal-total / optimal-kmovers (exact or hybrid search), or best-known "
+                   "(the shipped tree of an unsolved game).")
 @click.option("--first", default=None, help="Force the first guess of the tree.")
 @_search_options
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
@@ -319,21 +353,28 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON instead of text.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the whole tree to this file (.json, or compact text otherwise).")
+@click.option("--lengths", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+              help="Also write the tree's game lengths to FILE: one 'CODE LENGTH' line per secret, as GET "
+                   "/v1/strategies/{game}/{strategy}/tree?format=lengths (what records compare --steps reads).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @_solver_errors
 def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
              strategy: str, first: str | None, max_guesses: int | None, depth_count: int | None,
              mde: int | None, upper_bound: int | None, from_set_only: bool, seed: int,
-             as_json: bool, output: str | None, progress: bool | None) -> None:
+             as_json: bool, output: str | None, lengths: str | None, progress: bool | None) -> None:
     """Whole strategy tree and its statistics.
 
     Optimal strategies: optimal-total (fewest guesses in all, optionally within --max-guesses)
     and optimal-kmovers (fewest secrets needing --max-guesses guesses, then fewest needing one
-    less, and so on down to --depth-count); --mde and --from-set-only make them hybrids.
+    less, and so on down to --depth-count); --mde and --from-set-only make them hybrids.  A tree the
+    service ships (the optimal trees of the presets and the atlas's solved games, and best-known, the
+    best tree known of an unsolved game such as 5,8,1) is taken as shipped, as the API serves it, not
+    built again.
     """
     from tqdm import tqdm
 
+    from solver.compare import write_steps
     from solver.heuristics import get_strategy
     from solver.tree import build_tree, strategy_chooser, to_compact, to_json
 
@@ -341,10 +382,14 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     first_code = g.parse_code(first) if first is not None else None
     n = int(g.candidates(history).shape[0])
     show = sys.stderr.isatty() if progress is None else progress
-    with tqdm(total=n, disable=not show, unit="secret", desc=f"{strategy} tree",
+    shipped = _shipped_tree(g, strategy, max_guesses, bool(history) or first is not None or depth_count is not None
+                            or mde is not None or upper_bound is not None or from_set_only)
+    with tqdm(total=n, disable=not show or shipped is not None, unit="secret", desc=f"{strategy} tree",
               file=sys.stderr, leave=False) as bar:
         criterion = criterion_of(strategy)
-        if criterion is not None:
+        if shipped is not None:
+            tree = shipped
+        elif criterion is not None:
             from solver.search import SolveOptions, optimal_tree
 
             options = SolveOptions(
@@ -365,10 +410,13 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
                 json.dump(to_json(tree), fh)
             else:
                 fh.write(to_compact(tree))
+    if lengths:
+        write_steps(tree, lengths, strategy)
+    source = "shipped" if shipped is not None else "built"
     if as_json:
-        _emit_json({"game": g.name, "strategy": strategy, **stats.as_dict()})
+        _emit_json({"game": g.name, "strategy": strategy, "source": source, **stats.as_dict()})
         return
-    click.echo(f"strategy     {strategy}")
+    click.echo(f"strategy     {strategy} ({source})")
     click.echo(f"first guess  {_shown(stats.first_guess)}")
     click.echo(f"total        {stats.total}")
     click.echo(f"average      {stats.average:.4f}")
@@ -378,6 +426,31 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     for k, v in stats.histogram.items():
         bar_len = max(1, round(40 * v / width)) if v else 0
         click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
+
+
+def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool) -> Any:
+    """The shipped tree of the question, as the API serves it (:class:`service.trees.TreeLibrary`), or None when
+    there is none and it is to be built; ``changed``: the question is not the plain one a shipped tree answers (a
+    history, a forced first guess, hybrid or bound options).
+
+    Why: the shipped trees are proven (or, for best-known, the best known of a game nothing has solved), and the
+    bigger ones are the fruit of hours of search: saving one must give that very tree, at once."""
+    from service.atlas import BEST_KNOWN
+
+    if strategy != BEST_KNOWN and criterion_of(strategy) is None:
+        return None
+    if strategy == BEST_KNOWN and changed:
+        _fail(f"{BEST_KNOWN} is a shipped tree, taken as it is: no history, --first, --depth-count, --mde, "
+              "--upper-bound or --from-set-only")
+    if changed:
+        return None
+    from service.trees import TreeLibrary
+
+    stored = TreeLibrary().get(g, strategy, max_guesses)
+    if stored is None and strategy == BEST_KNOWN:
+        _fail(f"game {g.spec} ships no {BEST_KNOWN} tree: only the games nothing has solved do (the atlas's unsolved "
+              "games, Super Mastermind and five-digit Bulls-and-Cows)")
+    return None if stored is None else stored.tree
 
 
 def _print_result(out: dict[str, Any], criterion: str, max_guesses: int | None,

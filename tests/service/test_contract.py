@@ -100,6 +100,8 @@ PROVOKE: dict[str, Callable[[FlaskClient], TestResponse]] = {
     "inconsistent-history": lambda c: c.post("/v1/jobs", json={"history": ["0123 0.0", "4567 0.0"]}),
     "invalid-search-parameters": lambda c: c.post("/v1/solve", json={"history": ["0123 0.1"], "max_guesses": 1}),
     "max-guesses-needed": lambda c: c.post("/v1/next-move", json={"game": "2,11,1", "strategy": "optimal-kmovers"}),
+    "game-finished": lambda c: c.post("/v1/explain", json={"game": "mastermind", "history": ["0012 4.0"],
+                                                           "guess": "0012"}),
     "solver-error": lambda c: c.post("/v1/strategies/3,6,0/optimal-kmovers", json={"max_guesses": 1}),
     "unknown-strategy": lambda c: c.get("/v1/strategies/mastermind/knuth"),
     "no-best-known-tree": lambda c: c.get("/v1/strategies/mastermind/best-known"),
