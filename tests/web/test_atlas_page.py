@@ -154,14 +154,18 @@ def test_a_bracketed_game_shows_its_brackets_and_its_best_tree_through_a_job(
     best = atlas["best_known"]
     # the best known tree: a shipped hybrid's (at once), or a one-step tree of 7776 codes (by a job)
     jobs = 1 + (best["hybrid"] is None)
-    assert f"between {atlas['total']['lower']} and {atlas['total']['upper']}" in (page.text_content("#game-info") or "")
+    # the game's line: the API's headline, the best known total and the proven bound in it
+    line = page.text_content("#game-known") or ""
+    assert info["known"]["headline"].lower() in line.lower()
+    assert str(atlas["total"]["lower"]) in line and str(atlas["total"]["upper"]) in line
     # no worker yet: the job waits, with its progress bar, and the page says why
     page.wait_for_selector("#x-jobs:not([hidden]) #x-job-list progress")
     page.wait_for_function("() => /no job worker is running/.test(document.getElementById('x-job-list').textContent)",
                            timeout=20_000)
     assert page.locator("#x-job-list li").count() == jobs  # minimax, to compare with, is built by a job too
     labels = page.locator("#x-job-list label").all_text_contents()
-    assert labels[-1] == "Knuth minimax: " and (jobs == 1 or labels[0].endswith("best known: "))
+    name = info["known"]["tree"]["name"] if best["hybrid"] else "Entropy: best known"  # the tree's short name
+    assert labels[-1] == "Knuth minimax: " and (jobs == 1 or labels[0] == f"{name}: ")
     from axe_playwright_python.sync_playwright import Axe
 
     _assert_accessible(Axe(), page, "a job in progress")
@@ -171,7 +175,7 @@ def test_a_bracketed_game_shows_its_brackets_and_its_best_tree_through_a_job(
     workers.start()
     page.wait_for_selector("#x-results:not([hidden])", timeout=120_000)
     head = page.locator("#x-summary thead th").nth(1).text_content() or ""
-    assert "best known" in head and (best["hybrid"] is None or "Hybrid (" in head)
+    assert head == name
     cells = {m: page.locator(f"#x-summary tr[data-measure='{m}'] td").first.text_content()
              for m in ("total", "worst_case", "optimal")}
     assert cells == {"total": str(best["total"]), "worst_case": str(best["worst_case"]), "optimal": "no"}

@@ -23,7 +23,7 @@ export const COLOURS = [
 export const look = { family: "bulls-cows", alphabet: "0123456789", positions: 4 };
 
 export function setLook(info) {
-  look.family = info.family || (info.repetition ? "mastermind" : "bulls-cows");
+  look.family = info.family;
   look.alphabet = info.alphabet;
   look.positions = info.positions;
 }

@@ -109,10 +109,9 @@ export const game = {
     $("game-provenance-list").replaceChildren(...lines.map(provenanceItem));
     $("game-provenance").hidden = !lines.length;
   },
-  // The k-movers mode's default depth limit: the game's proven smallest worst case, when known.
+  // The k-movers mode's default depth limit: the game's smallest worst case as `known` says it (proven for
+  // a solved game, the best known tree's otherwise), null when nothing is known.
   worstCase() {
-    const a = this.info && this.info.atlas;
-    if (a && a.worst_case && a.worst_case.exact) return a.worst_case.value;
     const k = this.info && this.info.known;
     return k && k.worst_case ? k.worst_case : null;
   },
@@ -160,6 +159,36 @@ function provenanceItem([text, command]) {
   if (command) li.append(Object.assign(document.createElement("code"), { className: "command", textContent: command }));
   return li;
 }
+
+// The worst-case mode's depth limit: optimal-kmovers counts the secrets needing `max_guesses` guesses,
+// so a "Max guesses" field shows by a strategy menu when it is chosen, set to the game's proven
+// smallest worst case when that is known (the service's own default then); the player may change it.
+export const depth = {
+  field(prefix) {
+    return $(`${prefix}-max`);
+  },
+  sync(prefix) {
+    const on = $(`${prefix}-strategy`).value === "optimal-kmovers";
+    this.field(prefix).closest(".depth").hidden = !on;
+    if (on && !this.field(prefix).value && game.worstCase()) this.field(prefix).value = String(game.worstCase());
+  },
+  // A new game: the default of the new game.
+  reset() {
+    for (const prefix of ["c", "p"]) {
+      this.field(prefix).value = "";
+      this.sync(prefix);
+    }
+    const worst = game.worstCase();
+    $("x-max").placeholder = worst ? `auto (${worst})` : "auto";
+  },
+  // The strategy (and depth limit) part of a next-move request.
+  body(prefix) {
+    const out = { strategy: $(`${prefix}-strategy`).value };
+    const field = this.field(prefix);
+    if (!field.closest(".depth").hidden && field.value.trim()) out.max_guesses = Number(field.value);
+    return out;
+  },
+};
 
 export function historyBody(turns) {
   return turns.map((t) => ({ guess: t.guess, bulls: t.bulls, cows: t.cows }));
