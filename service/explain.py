@@ -183,12 +183,12 @@ def _optimal(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Can
 
     answer = chain.known(game, history, cands, options)
     if answer is None and not searchable(game):
-        return none(f"not known: game {game.spec} has {game.size} codes, more than the {game.search_max_codes} this "
-                    "service searches exactly, and no proven tree or stored result holds this position")
+        return none(f"{game.name} has {game.size} codes, more than the {game.search_max_codes} this service searches "
+                    "exactly, and no proven result holds this position: optimal play from here is not known")
     if answer is None:
         answer = chain.solve(game, history, cands, options, max(1, left_ms() // 2), lookup=False)
         if not answer.complete:
-            return none("not known: " + _cut(answer, budget_ms))
+            return none("optimal play from here is not known: " + _cut(answer, budget_ms))
     result = answer.result
     position = PositionValue(result.value, result.best_guess, _average(options, result.value, n))
     if result.value is None:
@@ -197,7 +197,7 @@ def _optimal(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Can
         return Optimal(crit, k, position, GuessValue(result.value, position.average, True, answer.source),
                        answer.source, None)
     if not searchable(game):
-        return none(f"this guess's value is not known: game {game.spec} has {game.size} codes, more than the "
+        return none(f"this guess's value is not known: {game.name} has {game.size} codes, more than the "
                     f"{game.search_max_codes} this service searches exactly", position, answer.source)
     forced = chain.solve(game, history, cands, options, left_ms(), guess)
     if not forced.complete:

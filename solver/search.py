@@ -813,9 +813,9 @@ class Searcher:
                     break
                 k -= 1
             if value >= INF or best < 0:
+                limit = "the limit" if o.max_guesses is None else f"the limit of {o.max_guesses} guesses"
                 raise SolverError(
-                    f"no strategy fits the limit for a position of {cands.shape[0]} candidates "
-                    f"at guess {turn}"
+                    f"no strategy fits {limit} for a position of {cands.shape[0]} candidates at guess {turn}"
                 )
             return best
 

@@ -78,7 +78,10 @@ def test_a_malformed_file_is_refused_in_one_line(tmp_path: Path, text: str, args
     (["tree", "-g", "6,8,1"], "more than the limit of 100000"),
     (["partition", "-g", "mastermind", "--guess", "00"], "has 2 symbols"),
     (["solve", "-g", "mastermind", "0011 5.0"], "impossible"),
-    (["tree", "--strategy", "nope"], "unknown strategy 'nope'"),
+    (["tree", "--strategy", "nope"], "unknown strategy 'nope'; strategies are: optimal-total, "),
+    (["tree", "-g", "mastermind", "-s", "optimal-total", "--lengths", "/nonexistent/l.txt"],
+     "cannot write /nonexistent/l.txt: the folder /nonexistent does not exist"),
+    (["tree", "-g", "mastermind", "-s", "optimal-total", "-o", "/nonexistent/t.json"], "the folder /nonexistent"),
     (["feasible", "-g", "nope", "-k", "5"], "unknown game"),
     (["campaign", "-g", "9,9,1"], "more than the limit of 100000"),
     (["records", "show", "--markdown", "--json"], "give one"),
@@ -267,8 +270,8 @@ def test_partition_explains_the_guess_as_the_api_does() -> None:
     text = invoke("partition", "--guess", "0123", "0123 0.1").stdout
     assert "0.1       0 bulls, 1 cow" in text and "1440 more than optimal" in text
     big = invoke("partition", "-g", "5,8,1", "--guess", "00123")
-    assert big.exit_code == 0 and big.stdout.splitlines()[-1].startswith("note: not known: game 5,8,1 has 32768")
-    assert "optimal" not in big.stdout
+    assert big.exit_code == 0 and big.stdout.splitlines()[-1].startswith("note: super-mastermind has 32768 codes")
+    assert "optimal total guesses" not in big.stdout and "this guess:" not in big.stdout
     out = json.loads(invoke("partition", "-g", "5,8,1", "--guess", "00123", "--json").stdout)
     assert out["optimal"]["position"] is None and sum(p["candidates"] for p in out["parts"]) == 32768
     assert refused(invoke("partition", "-g", "mastermind", "--guess", "0012", "0012 4.0")).startswith(

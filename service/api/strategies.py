@@ -245,11 +245,13 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
     ``format=lengths`` writes the whole tree as ``CODE LENGTH`` lines instead (text/plain, ``#`` lines first), and
     ``download=true`` adds ``Content-Disposition: attachment`` with a file name, for a browser to save."""
     q, tree = _tree(game, strategy, query)
+    # an optimal tree is named with the depth limit it answers under: two limits, two files
+    named = strategy if q.max_guesses is None else f"{strategy} within {q.max_guesses} guesses"
     headers: dict[str, str] = {}
     if query.download:
-        headers["Content-Disposition"] = f'attachment; filename="{download_name(q.game, strategy, query.format)}"'
+        headers["Content-Disposition"] = f'attachment; filename="{download_name(q.game, named, query.format)}"'
     if query.format == "lengths":  # the schema has refused it with a path or a depth
-        return Response("".join(lengths_lines(tree, strategy)), mimetype="text/plain", headers=headers)
+        return Response("".join(lengths_lines(tree, named)), mimetype="text/plain", headers=headers)
     if query.path is None and query.depth is None:
         return {**to_json(tree), "max_guesses": q.max_guesses}, 200, headers
     g = tree.game

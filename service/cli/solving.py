@@ -374,10 +374,17 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     """
     from tqdm import tqdm
 
+    from service.atlas import BEST_KNOWN
     from solver.compare import write_steps
     from solver.heuristics import get_strategy
     from solver.tree import build_tree, strategy_chooser, to_compact, to_json
 
+    if strategy not in STRATEGIES and strategy != BEST_KNOWN:
+        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}, and {BEST_KNOWN} (the best "
+              "tree known of a game nothing has solved)")
+    for path in (output, lengths):  # refused before a build that may take long, not after it
+        if path is not None:
+            _writable_file(path)
     g, history = _load(game, alphabet, turns)
     first_code = g.parse_code(first) if first is not None else None
     n = int(g.candidates(history).shape[0])
@@ -404,14 +411,17 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
             tree = build_tree(g, strategy_chooser(g, strat), history, first=first_code,
                               strategy=strategy, on_solved=bar.update)
     stats = tree.stats()
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            if output.endswith(".json"):
-                json.dump(to_json(tree), fh)
-            else:
-                fh.write(to_compact(tree))
-    if lengths:
-        write_steps(tree, lengths, strategy)
+    try:
+        if output:
+            with open(output, "w", encoding="utf-8") as fh:
+                if output.endswith(".json"):
+                    json.dump(to_json(tree), fh)
+                else:
+                    fh.write(to_compact(tree))
+        if lengths:
+            write_steps(tree, lengths, strategy)
+    except OSError as exc:
+        _fail(f"cannot write the tree: {exc.strerror or exc} ({exc.filename})")
     source = "shipped" if shipped is not None else "built"
     if as_json:
         _emit_json({"game": g.name, "strategy": strategy, "source": source, **stats.as_dict()})
@@ -425,7 +435,18 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     width = max(stats.histogram.values())
     for k, v in stats.histogram.items():
         bar_len = max(1, round(40 * v / width)) if v else 0
-        click.echo(f"  {k:>2} guesses {v:>6}  {'#' * bar_len}")
+        click.echo(f"  {k:>2} guess{'es' if k != 1 else '  '} {v:>6}  {'#' * bar_len}")
+
+
+def _writable_file(path: str) -> None:
+    """Refuse (one line, exit 2) a file that cannot be written: its folder missing or not writable."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        _fail(f"cannot write {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        _fail(f"cannot write {path}: the folder {folder} is not writable")
 
 
 def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool) -> Any:

@@ -40,7 +40,8 @@ TAG = f"bullscows:test-{os.getpid()}"
 def _docker() -> str | None:
     """A docker client that builds with BuildKit: Debian's (it needs no buildx plugin), else the one on PATH."""
     for candidate in ("/usr/bin/docker", shutil.which("docker")):
-        if candidate and subprocess.run([candidate, "info"], capture_output=True).returncode == 0:
+        if candidate and os.path.exists(candidate) and \
+                subprocess.run([candidate, "info"], capture_output=True).returncode == 0:
             return candidate
     return None
 

@@ -88,3 +88,16 @@ def test_what_cannot_be_taken_away_is_refused_as_before(client: FlaskClient) -> 
     r = client.get(TREE.format("mastermind", "optimal-total"), query_string={"path": "0012 1.1", "download": "true"})
     assert r.status_code == 200 and r.json["path"] == ["0012 1.1"]
     assert r.headers["Content-Disposition"] == 'attachment; filename="mastermind-optimal-total.json"'
+
+
+@backend_agnostic
+def test_a_depth_limit_names_its_file_and_its_header(client: FlaskClient) -> None:
+    """Two limits are two trees: each file says the limit it answers under, in its name and its # lines."""
+    texts = {}
+    for k in (5, 6):
+        text, headers = _lengths(client, "mastermind", "optimal-kmovers", download="true", max_guesses=str(k))
+        assert headers["Content-Disposition"] == \
+            f'attachment; filename="mastermind-optimal-kmovers-within-{k}-guesses-lengths.txt"'
+        assert f"# strategy optimal-kmovers within {k} guesses, " in text
+        texts[k] = text
+    assert max(int(line.split()[1]) for line in texts[5].splitlines() if not line.startswith("#")) <= 5

@@ -129,7 +129,7 @@ def _show_and_time(page: Any, spec: str) -> tuple[float, int]:
     """Open ``spec`` from the atlas, wait for the explorer's results; (seconds the page reports, jobs)."""
     _open_atlas(page)
     page.click(f"#a-table tr[data-game='{spec}'] button")
-    page.wait_for_selector("#x-results:not([hidden])", timeout=120_000)
+    page.wait_for_selector("#x-status[data-done='true']", timeout=120_000)
     return float(page.get_attribute("#x-status", "data-seconds") or "nan"), \
         int(page.get_attribute("#x-status", "data-jobs") or "-1")
 

@@ -58,6 +58,7 @@ function gameChanged() {
   person.render();
   explorer.reset();
   $("c-count").textContent = "—";
+  $("c-source").textContent = "";
   $("p-count").textContent = "—";
   return loadGame();
 }

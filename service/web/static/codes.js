@@ -97,6 +97,8 @@ export function responseElement(bulls, cows) {
     const keys = document.createElement("span");
     keys.className = "keys";
     keys.setAttribute("aria-hidden", "true");
+    // two rows, as on a Mastermind board: the same width for every response of the game, so words line up
+    keys.style.gridTemplateColumns = `repeat(${Math.ceil(look.positions / 2)}, .7em)`;
     for (let i = 0; i < bulls + cows; i++) {
       keys.append(Object.assign(document.createElement("span"), { className: `key ${i < bulls ? "black" : "white"}` }));
     }

@@ -2,9 +2,9 @@
 // ("1 2", Enter) or with the fields and buttons.
 
 import { $, ApiError, api } from "./api.js";
-import { codeElement, responseElement, showCode } from "./codes.js";
+import { codeElement, responseElement, responseNames, showCode } from "./codes.js";
 import { clearError, showError } from "./errors.js";
-import { depth, game, historyBody, renderRows } from "./game.js";
+import { depth, game, historyBody, isOptimal, renderRows } from "./game.js";
 import { why } from "./why.js";
 
 // Whether a key is one that moves from the first number to the second ("1 2", "1,2", "1.2", "1-2").
@@ -38,6 +38,9 @@ export const computer = {
       if (!/^\d+$/.test(text) || Number(text) > p) throw new RangeError(`${id === "c-bulls" ? "the first" : "the second"} number must be a whole number from 0 to ${p}`);
       return Number(text);
     };
+    if (!$("c-bulls").value.trim() && !$("c-cows").value.trim()) {
+      throw new RangeError(`type the answer first: two numbers, ${responseNames().hit.toLowerCase()} then ${responseNames().near.toLowerCase()} (“1 2”)`);
+    }
     const bulls = read("c-bulls");
     const cows = read("c-cows");
     if (bulls + cows > p) throw new RangeError(`the two numbers add up to ${bulls + cows}, more than the ${p} positions`);
@@ -56,14 +59,10 @@ export const computer = {
   },
 
   // Keyboard: a digit in the first field moves on to the second (games of fewer than ten positions), a
-  // separator too; Backspace in an empty second field goes back; Ctrl+Z (or ⌘Z) with both empty undoes.
+  // separator too; Backspace in an empty second field goes back.
   keys(e) {
     const first = e.target.id === "c-bulls";
-    const empty = !$("c-bulls").value && !$("c-cows").value;
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z" && empty) {
-      e.preventDefault();
-      this.undo();
-    } else if (SEPARATORS.has(e.key)) {
+    if (SEPARATORS.has(e.key)) {
       e.preventDefault();
       if (first) $("c-cows").focus();
     } else if (!first && e.key === "Backspace" && !$("c-cows").value) {
@@ -94,20 +93,26 @@ export const computer = {
       clearError();
       if (move.finished) {
         this.finish(move.secret, move.guesses);
+        move.source = null; // nothing was chosen: the game is over
       } else {
         this.guess = move.guess;
         showCode($("c-guess"), move.guess);
         $("c-turn").textContent = String(this.turns.length + 1);
         $("c-play").hidden = false;
       }
-      this.showCandidates(move.candidates, move.candidate_list, move.source);
+      this.showCandidates(move.candidates, move.candidate_list);
+      this.showSource(move);
     } catch (err) {
       if (err instanceof ApiError && err.slug === "inconsistent-history") {
         this.bad = true;
-        $("c-contradiction-text").textContent =
-          `These answers contradict each other: no secret gives them all. ${err.problem.detail}. Undo the last answer and check it.`;
+        clearError();
+        // the service's words name the turn as typed ("no code is consistent with the history: turn 3 …")
+        const why = String(err.problem.detail || "").replace(/^no code is consistent with the history:\s*/, "");
+        $("c-contradiction-text").textContent = `These answers contradict each other: no secret gives them all`
+          + `${why ? ` (${why})` : ""}. Undo the last answer and check it.`;
         $("c-contradiction").hidden = false;
         $("c-count").textContent = "0";
+        $("c-source").textContent = "";
         $("c-candidates").replaceChildren();
         $("c-undo-now").focus();
       } else {
@@ -150,9 +155,22 @@ export const computer = {
     $("c-done").hidden = false;
   },
 
-  showCandidates(count, list, source) {
+  // Where an optimal strategy's guess came from, in a player's words, with the service's note when its
+  // guess is not the strategy's own (a heuristic standing in, a tree not proven optimal).
+  showSource(move) {
+    const words = {
+      tree: "proven optimal: from a solved tree", cache: "proven optimal: from the solved positions",
+      search: "proven optimal: searched just now", job: "proven optimal: computed by a job",
+      "best-known": "from the best tree known, not proven optimal",
+      heuristic: "a heuristic's guess, not proven optimal", busy: "a heuristic's guess: the solver was busy",
+    };
+    const optimal = isOptimal($("c-strategy").value);
+    const said = [optimal && move.source ? words[move.source] || move.source : "", move.note || ""].filter(Boolean);
+    $("c-source").textContent = said.length ? `(${said.join(": ")})` : "";
+  },
+
+  showCandidates(count, list) {
     $("c-count").textContent = String(count);
-    $("c-source").textContent = source ? `(move from: ${source})` : "";
     const ul = $("c-candidates");
     ul.replaceChildren();
     for (const code of list || []) {
@@ -187,5 +205,14 @@ export const computer = {
       $(id).addEventListener("input", (e) => this.typed(e));
     }
     $("c-why").addEventListener("click", () => why.toggle("c", historyBody(this.turns), this.guess));
+    // Ctrl+Z (⌘Z) undoes the last answer wherever the focus is in this mode (after a win or a contradiction
+    // too), except inside a field with text in it, where it undoes typing as usual
+    $("panel-computer").addEventListener("keydown", (e) => {
+      if (!(e.ctrlKey || e.metaKey) || e.key.toLowerCase() !== "z") return;
+      if (e.target.matches("input, select") && e.target.value && !e.target.matches("#c-bulls, #c-cows")) return;
+      if (e.target.matches("#c-bulls, #c-cows") && ($("c-bulls").value || $("c-cows").value)) return;
+      e.preventDefault();
+      this.undo();
+    });
   },
 };

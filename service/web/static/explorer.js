@@ -2,7 +2,7 @@
 
 import { $, ApiError, api } from "./api.js";
 import { codeElement, splitResponse, words } from "./codes.js";
-import { clearError, gameControl, guarded } from "./errors.js";
+import { clearError, gameControl, guarded, showError } from "./errors.js";
 import { bestKnownLabel, bracket, game, isOptimal, service, strategyLabel } from "./game.js";
 
 const MEASURES = [
@@ -25,6 +25,7 @@ class Superseded extends Error {}
 
 export const explorer = {
   seq: 0,
+  treeShown: 0, // the question (seq) whose tree is shown
 
   // Forget what is shown (the game changed): any job being followed is left to finish on its own.
   reset() {
@@ -47,11 +48,18 @@ export const explorer = {
     return { asked, name: "entropy", label: `${strategyLabel("entropy")}: best known`, standIn: true };
   },
 
+  // Show the strategy asked for, and the one to compare with when there is one.  Both are asked at once;
+  // the first is shown as soon as it is there (a shipped tree: at once), the comparison joins it when it
+  // comes (it may be a tree a job builds, for minutes): a slow comparison never holds back the first.
   async show() {
     const seq = ++this.seq;
     const a = $("x-a").value;
     const b = $("x-b").value;
     const max = $("x-max").value;
+    // nothing of an earlier question stays under a new one
+    $("x-results").hidden = true;
+    $("x-tree").replaceChildren();
+    delete $("x-status").dataset.done;
     // the game's description first (an invalid custom game is shown by its fields, as at the top)
     if (!game.info && !(await guarded(() => game.load(), gameControl()))) return;
     const asked = b && b !== a ? [a, b] : [a];
@@ -61,37 +69,56 @@ export const explorer = {
     $("x-job-list").replaceChildren();
     $("x-jobs").hidden = true;
     const started = performance.now();
-    let stats;
-    try {
-      stats = await guarded(async () => {
-        try {
-          return await Promise.all(plans.map((p) => this.statistics(p, max, seq)));
-        } catch (err) {
-          if (err instanceof Superseded) return null;
-          throw err;
-        }
-      }, (err) => (/max_guesses/.test(err.message) ? $("x-max") : $("x-a")));
-    } finally {
-      if (seq === this.seq) $("x-jobs").hidden = true;
+    // every answer settles into {stats} or {err}: none is left to reject unheard while another is awaited
+    const asks = plans.map((p) => this.statistics(p, max, seq).then((stats) => ({ stats }), (err) => ({ err })));
+    const depthAsked = (err) => max && /max_guesses|limit|within/.test(err.message);
+    const first = await this.settle(asks[0], seq, (err) => (depthAsked(err) ? $("x-max") : $("x-a")));
+    if (first === undefined) return;
+    const shown = [first];
+    if (plans.length > 1) {
+      const pending = plans[1];
+      $("x-status").textContent = `Shown: ${plans[0].label}. ${pending.label}, to compare with, is coming…`;
+      this.render(plans.slice(0, 1), shown, max);
+      const second = await this.settle(asks[1], seq, (err) => (depthAsked(err) ? $("x-max") : $("x-b")));
+      if (seq !== this.seq) return;
+      if (second !== undefined) shown.push(second);
     }
-    if (seq !== this.seq) return;
-    if (!stats) {
-      $("x-status").textContent = "";
-      return;
-    }
-    clearError();
+    $("x-jobs").hidden = true;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    const built = plans.filter((p) => p.job).map((p) => p.label);
+    const done = plans.slice(0, shown.length);
+    const built = done.filter((p) => p.job).map((p) => p.label);
     $("x-status").textContent = built.length
       ? `Built by a job in ${seconds} s: ${built.join(", ")}. The trees are kept, so they show at once next time.`
       : `Shown in ${seconds} s.`;
     $("x-status").dataset.seconds = seconds;
     $("x-status").dataset.jobs = String(built.length);
+    this.render(done, shown, max);
+    $("x-status").dataset.done = "true";
+  },
+
+  // One answer of show(): its statistics, or undefined when it failed (shown by the control `blame` names,
+  // and nothing of it left on the page) or was made moot by a newer question.
+  async settle(ask, seq, blame) {
+    const got = await ask;
+    if (seq !== this.seq || got.err instanceof Superseded) return undefined;
+    if (got.err) {
+      showError(got.err, blame(got.err));
+      $("x-status").textContent = "";
+      return undefined;
+    }
+    clearError();
+    return got.stats;
+  },
+
+  // The summary and the chart of what is shown; the tree (and its downloads) of the first strategy, once.
+  async render(plans, stats, max) {
     this.summary(plans, stats);
     this.chart(plans, stats);
+    $("x-results").hidden = false;
+    if (this.treeShown === this.seq) return;
+    this.treeShown = this.seq;
     $("x-tree-name").textContent = plans[0].label;
     this.downloads(plans[0].name, max);
-    $("x-results").hidden = false;
     await this.tree(plans[0].name, this.query(plans[0].name, max));
   },
 
@@ -140,8 +167,8 @@ export const explorer = {
     $("x-jobs").hidden = false;
     $("x-jobs-text").textContent = "Too big to build within a request: the trees are built by jobs.";
     $("x-status").textContent = "";
-    const queuedSince = performance.now();
-    let workerChecked = false;
+    let checkedAt = performance.now();
+    let noWorker = false;
     for (;;) {
       if (seq !== this.seq) throw new Superseded();
       const p = job.progress;
@@ -158,12 +185,15 @@ export const explorer = {
       if (job.status === "running") {
         text.textContent = p.fraction ? `${Math.round(100 * p.fraction)}% of the secrets placed` : "running";
       } else {
-        text.textContent = "waiting for a worker";
-        if (!workerChecked && performance.now() - queuedSince > QUIET_WORKER_MS) {
-          workerChecked = true;
+        // whether a worker is alive, asked again every few seconds (one may start meanwhile); the answer
+        // stays shown until the next asking
+        if (performance.now() - checkedAt > QUIET_WORKER_MS) {
+          checkedAt = performance.now();
           const list = await api("GET", "/v1/jobs?status=queued&limit=1");
-          if (list.workers_alive === 0) text.textContent = "waiting: no job worker is running (start one with `bullscows worker`)";
+          noWorker = list.workers_alive === 0;
         }
+        text.textContent = noWorker ? "waiting: no job worker is running (start one with `bullscows worker`)"
+          : "waiting for a worker";
       }
       await sleep(POLL_MS);
       job = await api("GET", `/v1/jobs/${encodeURIComponent(job.id)}`);

@@ -154,9 +154,24 @@ function provenance(info) {
   return out;
 }
 
+// A command as code; a long chain of them (a record tree's, thousands of characters) folded, one more
+// click away.
+const LONG_COMMAND = 300;
+
 function provenanceItem([text, command]) {
   const li = Object.assign(document.createElement("li"), { textContent: text });
-  if (command) li.append(Object.assign(document.createElement("code"), { className: "command", textContent: command }));
+  if (!command) return li;
+  const code = Object.assign(document.createElement("code"), { className: "command", textContent: command });
+  if (command.length <= LONG_COMMAND) {
+    li.append(code);
+    return li;
+  }
+  const steps = command.split(" && ").length;
+  const fold = Object.assign(document.createElement("details"), { className: "command-chain" });
+  fold.append(Object.assign(document.createElement("summary"), {
+    textContent: `${steps} command${steps === 1 ? "" : "s"}, ${command.length} characters: show`,
+  }), code);
+  li.append(fold);
   return li;
 }
 

@@ -1,9 +1,9 @@
 // Mode 2: the person guesses the computer's secret (held encrypted in a match token).  A guess is
 // typed (Enter sends it); in a Mastermind game the colours can also be picked from a palette.
 
-import { $, api } from "./api.js";
+import { $, ApiError, api } from "./api.js";
 import { COLOURS, codeElement, pegs, responseElement } from "./codes.js";
-import { clearError, guarded } from "./errors.js";
+import { clearError, guarded, showError } from "./errors.js";
 import { depth, game, historyBody, renderRows } from "./game.js";
 import { why } from "./why.js";
 
@@ -68,6 +68,13 @@ export const person = {
 
   async guess(text) {
     if (!this.token || this.done) return;
+    // a guess already made tells nothing new: said so, not counted (the service would score it again)
+    const again = this.turns.findIndex((t) => t.guess === text);
+    if (again >= 0) {
+      showError(new ApiError({ title: "Already tried", detail: `${text} was your guess ${again + 1}: its answer is in the table below` }),
+        $("p-input"));
+      return;
+    }
     const scored = await guarded(() => api("POST", "/v1/matches/guess", { token: this.token, guess: text }),
       $("p-input"));
     if (!scored) return;

@@ -57,7 +57,7 @@ export const why = {
     const body = el("tbody");
     for (const part of x.parts) {
       const bar = el("span", { className: "part-bar" });
-      bar.style.width = `${Math.max(0.15, (6 * part.candidates) / x.largest)}rem`; // the largest part: 6rem
+      bar.style.width = `calc(var(--part-bar) * ${Math.max(0.03, part.candidates / x.largest)})`; // the largest: all
       bar.setAttribute("aria-hidden", "true");
       const tr = el("tr", {}, el("td", {}, responseElement(part.bulls, part.cows)),
         el("td", { className: "num" }, el("span", { className: "part-count", textContent: String(part.candidates) }), bar));
