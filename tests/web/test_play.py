@@ -136,6 +136,67 @@ def test_ctrl_z_undoes_and_an_impossible_answer_is_refused_in_words(page: Any, l
     page.press("#c-cows", "Enter")  # three right and one misplaced: no code gets that
     page.wait_for_selector(".field-error:not([hidden])")
     assert page.locator("#c-history tr").count() == 0
+    # Enter on an empty answer is refused, not taken for "0 0"
+    page.fill("#c-bulls", "")
+    page.fill("#c-cows", "")
+    page.press("#c-bulls", "Enter")
+    assert "type the answer first" in (page.text_content("#c-bulls-error") or "")
+    assert page.locator("#c-history tr").count() == 0
+    # a win, then Ctrl+Z from New game (which has the focus) takes the winning answer back
+    answer(page, "4.0")
+    page.wait_for_selector("#c-done:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "c-new"
+    page.keyboard.press("Control+z")
+    assert wait_turn(page, 1) == first and page.locator("#c-done").is_hidden()
+
+
+def test_a_repeated_guess_is_pointed_out_not_counted(page: Any, live: LiveServer) -> None:
+    choose(page, "bulls-cows")
+    page.click("#tab-person")
+    page.click("#p-new")
+    page.wait_for_selector("#p-form:not([hidden])")
+    for _ in range(2):
+        page.keyboard.type("0123")
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#p-input-error:not([hidden])")
+    assert "was your guess 1" in (page.text_content("#p-input-error") or "")
+    assert page.locator("#p-history tr").count() == 1
+
+
+def test_the_explorer_shows_a_record_tree_at_once_while_its_comparison_waits_for_a_job(
+        page: Any, live: LiveServer) -> None:
+    """Super Mastermind with the default comparison (minimax, a tree of 32768 secrets a job builds, and no worker
+    here): the record tree is shown at once, the comparison's progress below it."""
+    info = live.app.test_client().get("/v1/games/super-mastermind").json
+    choose(page, "super-mastermind")
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-total")
+    assert page.input_value("#x-b") == "minimax"
+    page.click("#x-show")
+    page.wait_for_selector("#x-results:not([hidden])", timeout=30_000)
+    assert page.text_content("#x-tree-name") == info["known"]["tree"]["name"]
+    total = page.locator("#x-summary tr[data-measure='total'] td").first.text_content()
+    assert total == str(info["record"]["best_known"]["total"])
+    page.wait_for_selector("#x-jobs:not([hidden]) #x-job-list progress")
+    assert "to compare with, is coming" in (page.text_content("#x-status") or "")
+    page.wait_for_selector("#x-tree details[open]")
+
+
+def test_a_depth_limit_no_strategy_meets_is_said_by_its_field(page: Any, live: LiveServer,
+                                                              page_log: PageLog) -> None:
+    page_log.expected.append(r"status of 4\d\d .* at .*/v1/strategies/mastermind/optimal-kmovers$")
+    choose(page, "mastermind")
+    page.click("#tab-explorer")
+    page.select_option("#x-a", "optimal-kmovers")
+    page.select_option("#x-b", "")
+    page.fill("#x-max", "6")
+    page.click("#x-show")
+    page.wait_for_selector("#x-status[data-done='true']")
+    page.fill("#x-max", "4")
+    page.click("#x-show")
+    page.wait_for_selector("#x-max-error:not([hidden])")
+    assert "limit of 4 guesses" in (page.text_content("#x-max-error") or "")
+    assert page.locator("#x-results").is_hidden()  # the answer for 6 is not left standing under the refusal
 
 
 def test_why_this_guess_shows_the_apis_partition_and_values(page: Any, live: LiveServer) -> None:
