@@ -32,6 +32,7 @@ export const explorer = {
     this.seq += 1;
     for (const id of ["x-results", "x-notice", "x-jobs"]) $(id).hidden = true;
     $("x-status").textContent = "";
+    delete $("x-status").dataset.done;
   },
 
   // The strategy actually shown for a strategy asked for: an optimal one whose tree cannot exist yet (an
@@ -73,7 +74,13 @@ export const explorer = {
     const asks = plans.map((p) => this.statistics(p, max, seq).then((stats) => ({ stats }), (err) => ({ err })));
     const depthAsked = (err) => max && /max_guesses|limit|within/.test(err.message);
     const first = await this.settle(asks[0], seq, (err) => (depthAsked(err) ? $("x-max") : $("x-a")));
-    if (first === undefined) return;
+    if (first === undefined) {
+      if (seq === this.seq) { // failed: a comparison still waiting for its job is not followed any more
+        this.seq += 1;
+        $("x-jobs").hidden = true;
+      }
+      return;
+    }
     const shown = [first];
     if (plans.length > 1) {
       const pending = plans[1];
@@ -166,7 +173,7 @@ export const explorer = {
     $("x-job-list").insertBefore(item, after || null);
     $("x-jobs").hidden = false;
     $("x-jobs-text").textContent = "Too big to build within a request: the trees are built by jobs.";
-    $("x-status").textContent = "";
+    if ($("x-status").textContent === "Loading…") $("x-status").textContent = ""; // the progress bars say it now
     let checkedAt = performance.now();
     let noWorker = false;
     for (;;) {
