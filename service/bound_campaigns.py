@@ -37,6 +37,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
+from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
 from solver.game import Game
 from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from solver.sweep import SweepProgress
 
 FORMAT = "bullscows-bound-campaign"
-CAMPAIGN_DIR = "campaigns"
 FLUSH_SECONDS = 10.0
 """A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
 
@@ -53,10 +54,6 @@ WAIT_SECONDS = 5.0
 """How often a unit with nothing left but parts other processes refine looks whether they are done."""
 
 Log = Callable[[str], None]
-
-
-class CampaignError(ValueError):
-    """A progress file that cannot be continued (unreadable, another game's, finished)."""
 
 
 def default_path(spec: str) -> str:

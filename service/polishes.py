@@ -23,8 +23,8 @@ import json
 import os
 from typing import Any
 
+from service.campaign_files import CAMPAIGN_DIR, CampaignError
 from service.filelock import exclusive, write_json
-from service.rollouts import CAMPAIGN_DIR, CampaignError
 from solver.game import Game
 from solver.polish import CUT, IMPROVED, OUTCOMES, Settled
 from solver.sweep import progress_from_json, progress_to_json

@@ -21,20 +21,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
+from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
 from solver.game import Code, Game
 from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess
 from solver.tree import Tree, from_compact, to_compact
 
 FORMAT = "bullscows-rollout-campaign"
-CAMPAIGN_DIR = "campaigns"
-"""Where progress files go by default (relative to the working folder, like the exact campaigns' files)."""
 
 Log = Callable[[str], None]
-
-
-class CampaignError(ValueError):
-    """A progress file that cannot be continued (unreadable, another game, other parameters)."""
 
 
 def default_path(spec: str) -> str:

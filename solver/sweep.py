@@ -30,12 +30,8 @@ import numpy as np
 
 from solver import kernels
 from solver.game import CandidateSet, Code, Game, History, Turn
-from solver.question import SolveOptions
+from solver.question import INF, SolveOptions
 from solver.search import Searcher
-from solver.ttkernels import INF as _INF
-
-INF = int(_INF)
-"""The search's infinity (no strategy within the guess limit), as a Python int."""
 
 KERNEL_AT_MOST = 60
 """Sets of at most this many candidates go to the exact search at once (a fraction of a second in 6×7)."""

@@ -151,12 +151,13 @@ def knowledge_build(sources: tuple[str, ...], folder: str | None) -> None:
     import glob
     import os
 
+    from service.campaign_files import CAMPAIGN_DIR
     from service.knowledge import KNOWLEDGE_DIR, build
     from service.positions_io import InvalidImportError
 
     if not sources:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        sources = tuple(sorted(glob.glob(os.path.join(root, "campaigns", "*.ndjson.gz"))))
+        sources = tuple(sorted(glob.glob(os.path.join(root, CAMPAIGN_DIR, "*.ndjson.gz"))))
         if not sources:
             _fail("no campaign files given, and none in campaigns/ of this checkout")
     try:
