@@ -56,8 +56,6 @@ for Super Mastermind (32768 codes), 4 GiB at this ceiling.  ``benchmarks/bench_b
 table against computed responses; the table won (see ``docs/benchmarks.md``)."""
 
 
-
-
 @dataclass(frozen=True)
 class Turn:
     """One entry of a history: a guess and the response it received."""
