@@ -134,7 +134,8 @@ def test_ctrl_z_undoes_and_an_impossible_answer_is_refused_in_words(page: Any, l
     page.fill("#c-bulls", "3")
     page.fill("#c-cows", "1")
     page.press("#c-cows", "Enter")  # three right and one misplaced: no code gets that
-    page.wait_for_selector(".field-error:not([hidden])")
+    page.wait_for_selector("#c-answer-error:not([hidden])")  # the service's refusal, by the answer's fields
+    assert page.locator("#c-bulls-error").is_hidden()  # the page's own refusal of "5 0" is gone
     assert page.locator("#c-history tr").count() == 0
     # Enter on an empty answer is refused, not taken for "0 0"
     page.fill("#c-bulls", "")
@@ -155,9 +156,12 @@ def test_a_repeated_guess_is_pointed_out_not_counted(page: Any, live: LiveServer
     page.click("#tab-person")
     page.click("#p-new")
     page.wait_for_selector("#p-form:not([hidden])")
-    for _ in range(2):
-        page.keyboard.type("0123")
-        page.keyboard.press("Enter")
+    page.keyboard.type("0123")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#p-history tr').length === 1"
+                           " && document.getElementById('p-input').value === ''")
+    page.keyboard.type("0123")
+    page.keyboard.press("Enter")
     page.wait_for_selector("#p-input-error:not([hidden])")
     assert "was your guess 1" in (page.text_content("#p-input-error") or "")
     assert page.locator("#p-history tr").count() == 1

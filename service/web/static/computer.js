@@ -55,6 +55,7 @@ export const computer = {
       showError(new ApiError({ title: "Invalid answer", detail: err.message }), $("c-bulls"));
       return;
     }
+    clearError(); // the last refusal is not this answer's: the service's answer to this one comes next
     this.answer(...answer);
   },
 

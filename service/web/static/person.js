@@ -12,6 +12,7 @@ export const person = {
   turns: [], // {guess, bulls, cows, left}
   hint: null,
   done: false,
+  queue: Promise.resolve(),
 
   async start() {
     await game.ready; // a game choice made just before (a custom size typed, then New secret) first
@@ -84,7 +85,7 @@ export const person = {
     this.hint = null;
     $("p-hint-box").hidden = true;
     why.close("p");
-    $("p-input").value = "";
+    if ($("p-input").value.trim() === text) $("p-input").value = ""; // not the next guess, if one is being typed
     this.preview();
     if (scored.solved) {
       turn.left = 1;
@@ -152,7 +153,8 @@ export const person = {
     $("p-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const text = $("p-input").value.trim();
-      if (text) this.guess(text);
+      // one guess at a time, in the order typed: a second Enter while the first is scored waits its turn
+      if (text) this.queue = this.queue.then(() => this.guess(text)).catch((err) => showError(err, $("p-input")));
     });
     $("p-input").addEventListener("input", () => this.preview());
     $("p-hint").addEventListener("click", () => this.showHint());
