@@ -26,7 +26,20 @@ from service.cli._common import (
 from solver.vocabulary import CRITERIA, DEFAULT_STRATEGY, STRATEGIES, criterion_of
 
 if TYPE_CHECKING:
+    from service.config import Settings
     from solver.game import Game, Turn
+
+
+def _settings_within(time_budget_ms: int | None) -> Settings:
+    """The service's settings, once ``time_budget_ms`` is held to their ceiling: a budget past it is refused as a
+    request's is, in the schema's words."""
+    from service.config import Settings
+
+    settings = Settings()
+    if time_budget_ms is not None and time_budget_ms > settings.max_time_budget_ms:
+        _fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
+              f"BULLSCOWS_MAX_TIME_BUDGET_MS), got {time_budget_ms}")
+    return settings
 
 
 def _chain(url: str | None) -> Any:
@@ -79,15 +92,9 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     """
     import time
 
-    from service.config import Settings
-
     if strategy not in STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
-    longest = Settings().max_time_budget_ms
-    if time_budget_ms is not None and time_budget_ms > longest:
-        # the service's ceiling, refused as a request's is (in the schema's words)
-        _fail(f"time_budget_ms: must be at most {longest} (the service's BULLSCOWS_MAX_TIME_BUDGET_MS), "
-              f"got {time_budget_ms}")
+    _settings_within(time_budget_ms)
     t0 = time.perf_counter()
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
@@ -140,14 +147,10 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     budget, the position's optimal value and the guess's own.  The same explanation as POST /v1/explain;
     --json prints its answer."""
     from service.api.parse import max_guesses_of
-    from service.config import Settings
     from service.explain import explain
     from solver.search import SolveOptions
 
-    settings = Settings()
-    if time_budget_ms is not None and time_budget_ms > settings.max_time_budget_ms:
-        _fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
-              f"BULLSCOWS_MAX_TIME_BUDGET_MS), got {time_budget_ms}")
+    settings = _settings_within(time_budget_ms)
     g, history = _load(game, alphabet, turns)
     cands = g.candidates(history)
     code = g.parse_code(guess)
