@@ -34,6 +34,7 @@ from solver.atlas import (
     solve_game,
     tighten,
 )
+from solver.errors import SolverError
 from solver.game import Game
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
@@ -225,6 +226,20 @@ def _rewrite_values(entry: dict[str, Any], change: Callable[[dict[str, Value]], 
 
 BEST_KNOWN = "best-known"
 """The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
+
+
+class NoBestKnownTreeError(SolverError):
+    """``best-known`` asked of a game that ships no such tree (the API's ``/problems/no-best-known-tree``, the CLI's
+    one-line refusal)."""
+
+    slug = "no-best-known-tree"
+
+    @classmethod
+    def of(cls, game: Game) -> NoBestKnownTreeError:
+        """The error for ``game``, in the words both the API and the CLI say it."""
+        return cls(f"game {game.spec} ships no {BEST_KNOWN} tree: only the games nothing has solved do (the atlas's "
+                   "unsolved games, Super Mastermind and five-digit Bulls-and-Cows; GET /v1/games/{game} names each "
+                   "game's best known strategy)")
 
 
 def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, path: str = ATLAS_FILE,

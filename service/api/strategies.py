@@ -19,7 +19,7 @@ from flask import Response, current_app
 
 from service.api.parse import game_of, max_guesses_of
 from service.api.submit import accepted, submit_request, wait_budget
-from service.atlas import BEST_KNOWN
+from service.atlas import BEST_KNOWN, NoBestKnownTreeError
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import fail, problem
@@ -87,10 +87,7 @@ def _known(q: TreeQuestion) -> Tree | None:
             return memory[q.key]
     tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
     if tree is None and q.strategy == BEST_KNOWN:
-        raise fail("no-best-known-tree",
-                   f"game {q.game.spec} ships no {BEST_KNOWN} tree: only the games nothing has solved do (the atlas's "
-                   "unsolved games, Super Mastermind and five-digit Bulls-and-Cows; GET /v1/games/{game} names each "
-                   "game's best known strategy)")
+        raise NoBestKnownTreeError.of(q.game)
     if tree is None:
         store: StrategyStore = current_app.extensions["bullscows_strategies"]
         text = store.get(q.game.spec, q.strategy, q.params)

@@ -459,7 +459,7 @@ def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool
 
     Why: the shipped trees are proven (or, for best-known, the best known of a game nothing has solved), and the
     bigger ones are the fruit of hours of search: saving one must give that very tree, at once."""
-    from service.atlas import BEST_KNOWN
+    from service.atlas import BEST_KNOWN, NoBestKnownTreeError
 
     if strategy != BEST_KNOWN and criterion_of(strategy) is None:
         return None
@@ -472,8 +472,7 @@ def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool
 
     stored = TreeLibrary().get(g, strategy, max_guesses)
     if stored is None and strategy == BEST_KNOWN:
-        _fail(f"game {g.spec} ships no {BEST_KNOWN} tree: only the games nothing has solved do (the atlas's unsolved "
-              "games, Super Mastermind and five-digit Bulls-and-Cows)")
+        raise NoBestKnownTreeError.of(g)  # one line and exit 2, by _solver_errors
     return None if stored is None else stored.tree
 
 
