@@ -38,15 +38,15 @@ function colourOf(symbol) {
 }
 
 // The colour names of a code, for screen readers ("red red blue green").
-export function spoken(code) {
+function spoken(code) {
   if (!pegs()) return code.split("").join(" ");
   return [...code].map((s) => (colourOf(s) || [s])[0]).join(" ");
 }
 
 // A code as an element: coloured pegs (each with its symbol) for Mastermind, digits otherwise.  Its
 // text is the code as typed, so that copying it or reading it in a test gives the code.
-export function codeElement(code, tag = "span") {
-  const el = document.createElement(tag);
+export function codeElement(code) {
+  const el = document.createElement("span");
   el.className = "code";
   el.dataset.code = code;
   if (!pegs()) {
