@@ -15,6 +15,7 @@ import functools
 from typing import Any, Literal, TypeAlias
 
 from service import atlas, records
+from service.trees import read_manifest
 from solver.game import Game
 
 Status: TypeAlias = Literal["solved", "best-known", "bounds", "unknown"]
@@ -23,8 +24,6 @@ Status: TypeAlias = Literal["solved", "best-known", "bounds", "unknown"]
 @functools.lru_cache(maxsize=1)
 def _shipped_trees() -> frozenset[tuple[str, str]]:
     """(game spec, strategy) of every shipped tree, from the manifest alone (no tree is loaded)."""
-    from service.trees import read_manifest
-
     return frozenset(read_manifest())
 
 
