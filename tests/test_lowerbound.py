@@ -472,6 +472,7 @@ for lb1 in (np.zeros(0, dtype=np.int64), lbb1[b].copy()):  # writable leaf table
 """
 
 
+@pytest.mark.slow
 def test_the_cached_refinement_loads_in_the_next_process_whatever_arrays_it_was_given(tmp_path: Path) -> None:
     """The refinement is a recursive kernel: numba's cache cannot load one compiled for two signatures (its
     inner call then points at code the next process does not have: a segfault on the first call, numba issue

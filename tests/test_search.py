@@ -616,6 +616,7 @@ def test_the_search_by_each_sets_branching_proves_the_same_values(spec: str, mov
     assert by_size.evaluate_guess(history, got.best_guess).value == want.value
 
 
+@pytest.mark.slow
 def test_eight_position_games_search_with_their_responses_renumbered() -> None:
     """From 8 positions the response encoding passes 64 values, more than the kernel's masks hold, and
     the searcher renumbers them: its values still equal plain exhaustive search."""

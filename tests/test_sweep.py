@@ -15,8 +15,9 @@ from solver.search import Searcher, SolveOptions
 from solver.sweep import OutOfTime, Sweeper, SweepProgress
 from solver.tree import build_tree, strategy_chooser
 
-CASES = [("4,6,0", "", None), ("4,7,0", "0123 0.2", None), ("4,6,1", "0011 0.1", None), ("4,6,1", "0012 1.0", 5),
-         ("3,6,1", "", None)]
+# the two cases of 40-60 s each run with the slow tests: distinct symbols, repeats, a limit and a small game stay fast
+CASES = [("4,6,0", "", None), pytest.param("4,7,0", "0123 0.2", None, marks=pytest.mark.slow),
+         pytest.param("4,6,1", "0011 0.1", None, marks=pytest.mark.slow), ("4,6,1", "0012 1.0", 5), ("3,6,1", "", None)]
 
 
 @pytest.mark.parametrize(("spec", "history", "limit"), CASES)

@@ -195,6 +195,7 @@ def test_a_bracketed_game_shows_its_brackets_and_its_best_tree_through_a_job(
         {"game": "4,9,1", "first_seconds": first[0], "first_jobs": first[1], "second_seconds": second[0]}))
 
 
+@pytest.mark.slow
 def test_a_game_past_the_exact_search_compares_its_trees_through_jobs(page: Any, live: LiveServer,
                                                                      workers: Workers) -> None:
     """6 of 6 with repeats (46656 codes), a custom game: its optimal strategy is out of the exact search's
