@@ -13,14 +13,19 @@ import datetime
 import functools
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
+from service import bound_campaigns, polishes, rollouts
+from service.bound_campaigns import unfinished
 from service.filelock import exclusive, write_json
+from service.knowledge import Knowledge
+from service.provenance import machine
+from service.rollouts import named_responses
+from service.trees import TREE_DIR, TreeLibrary, campaign_games, read_manifest, ship_tree, write_manifest
 from solver.atlas import (
     LABELS,
     NAMES,
@@ -36,6 +41,11 @@ from solver.atlas import (
 )
 from solver.errors import SolverError
 from solver.game import Game
+from solver.lowerbound import root_lower_bound
+from solver.polish import polish
+from solver.rollout import RolloutPlan, best_branches
+from solver.search import Searcher, SolveOptions, optimal_tree
+from solver.sweep import Sweeper
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
@@ -101,8 +111,6 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
     the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
     beside the campaign games' (Mastermind's and Bulls-and-Cows', which are left alone), and are verified
     against the atlas's numbers before they are written.  Returns the manifest entries written."""
-    from service.trees import TREE_DIR, campaign_games, read_manifest, ship_tree, write_manifest
-    from solver.search import Searcher, SolveOptions, optimal_tree
 
     folder = folder or TREE_DIR
     manifest = read_manifest(folder)
@@ -155,15 +163,9 @@ def finished(entry: dict[str, Any] | None) -> bool:
     return entry is not None and all(entry["values"][name]["exact"] for name in NAMES)
 
 
-def machine() -> str:
-    """What an entry's numbers were computed on, as its ``machine`` says it."""
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
     """One game's entry, computed in this process with one searcher for every question of the game
     (its tables are kept per question).  Runs in a worker process of :func:`run`."""
-    from solver.search import Searcher, SolveOptions
 
     game = Game.from_spec(spec)
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
@@ -255,9 +257,6 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     ``rollout``: the hybrid rolled out (:mod:`solver.rollout`), built as a resumable campaign of units
     (:mod:`service.rollouts`; ``campaign``: its ``progress`` file, ``processes``, ``scheduler`` and
     ``max_units``); None is returned, with nothing changed, while units are left."""
-    from service import rollouts
-    from service.trees import TREE_DIR
-    from solver.rollout import RolloutPlan
 
     entry = load(path)[spec]
     if finished(entry):
@@ -316,8 +315,6 @@ def with_better_branches(spec: str, tree: Any, before: dict[str, Any] | None, ma
     one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  ``before`` is
     the shipped tree's record (its ``command`` and ``seconds``).  Returns the tree and, when branches were kept
     from the shipped one, which (``responses``) and the command and time behind them."""
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.rollout import best_branches
 
     game = Game.from_spec(spec)
     stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
@@ -374,12 +371,6 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     :raises ValueError: there is no best-known tree to polish, ``progress`` belongs to another polish, or a part
         is no response to the first guess with candidates left.
     """
-    from service import polishes
-    from service.rollouts import named_responses
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.polish import polish
-    from solver.search import Searcher, SolveOptions
-    from solver.sweep import Sweeper
 
     spec = game.spec
     stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
@@ -430,8 +421,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the entry has no best-known tree to polish, or ``progress`` is another polish's.
     """
-    from service import polishes
-    from service.trees import TREE_DIR
 
     entry = load(path)[spec]
     before = entry.get("hybrid")
@@ -463,7 +452,6 @@ def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, 
     """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
     ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
     atlas's unsolved games and the records games."""
-    from service.trees import read_manifest, ship_tree, write_manifest
 
     name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
     with exclusive(os.path.join(folder, "manifest.json")):
@@ -484,7 +472,6 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
     each first guess only until its bound reaches it), raise T's and T_W's lower bounds to it, and
     record it under ``lower_bound`` (depth, target, command, time, machine) when it beats the entry's
     record.  Returns (the record, the bound with its parts)."""
-    from solver.lowerbound import root_lower_bound
 
     if load(path)[spec]["values"]["total"]["exact"]:
         raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
@@ -515,7 +502,6 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
     Unfinished, the bound its parts prove so far (:func:`service.bound_campaigns.standing`) is recorded when it
     beats the entry's, marked ``"finished": false``: every part's bound is a proof, so the bracket narrows with
     each run (the same command continues it).  Returns the record of either kind."""
-    from service import bound_campaigns
 
     if load(path)[spec]["values"]["total"]["exact"]:
         raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
@@ -539,7 +525,6 @@ def settle_parts(spec: str, responses: list[str], *, progress: str | None = None
     (:func:`service.bound_campaigns.settle`), then record the bound the file proves as it stands when it beats
     the entry's (marked ``"finished": false``, as an unfinished campaign's).  Returns (the parts' rows, the
     record or None when the file proves nothing yet)."""
-    from service import bound_campaigns
 
     if load(path)[spec]["values"]["total"]["exact"]:
         raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
@@ -562,7 +547,6 @@ def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FIL
     """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record
     under ``lower_bound``, when it beats the one recorded (or is the same unfinished campaign's, its time
     grown).  Returns whether it did."""
-    from service.bound_campaigns import unfinished
 
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
@@ -660,8 +644,6 @@ def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:
     """Start the searches of ``game`` from what its campaigns proved (the shipped knowledge, one table
     per question), so a game the project has solved by campaign (Bulls-and-Cows, Mastermind) is
     answered from those proofs instead of being searched again from nothing.  Returns what was used."""
-    from service.knowledge import Knowledge
-    from solver.search import SolveOptions
 
     used = []
     for index in Knowledge().all():
@@ -677,7 +659,6 @@ def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:
 def _witness(game: Game) -> tuple[int, int] | None:
     """(total, worst case) of the campaigns' shipped optimal-total tree of ``game``, if there is one:
     a strategy that exists, so T_k = T from its worst case on (:func:`solver.atlas.solve_game`)."""
-    from service.trees import TreeLibrary
 
     stored = TreeLibrary().get(game, "optimal-total", None)  # loaded and verified: a real strategy
     if stored is None or stored.meta.get("source") == "atlas" or stored.meta["max_guesses"] is not None:

@@ -30,21 +30,31 @@ split even a single part, the one a campaign with ``--parts`` spends its hours o
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
+import socket
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
-from solver.game import Game
-from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
-
-if TYPE_CHECKING:
-    from solver.sweep import SweepProgress
+from service.provenance import machine
+from solver import kernels
+from solver.bounds import lower_bound_tables
+from solver.errors import SolverError
+from solver.game import Game, Turn
+from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger, root_classes, root_lower_bound
+from solver.search import Searcher, SolveOptions
+from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
+from solver.symmetry import relabelling_onto
+from solver.table import MMAX
+from solver.tree import solved_depths
 
 FORMAT = "bullscows-bound-campaign"
 FLUSH_SECONDS = 10.0
@@ -95,7 +105,6 @@ def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tupl
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
-    from solver.errors import SolverError
 
     out: dict[tuple[int, int], tuple[int, int]] = {}
     try:
@@ -124,7 +133,6 @@ def ledger_below(game: Game, doc: dict[str, Any], section: str) -> dict[tuple[in
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
-    from solver.errors import SolverError
 
     kinds = BELOW[section]
     out: dict[tuple[int, ...], tuple[int, int]] = {}
@@ -257,7 +265,6 @@ class FileLedger(PartLedger):
     def claim(self, guess: int, response: int, second: int | None = None) -> bool:
         """Take the part (or its second guess) in the file's ``claims`` unless a live process of this machine
         holds it (a claim of a process gone is taken over; one of another machine is left alone)."""
-        import socket
 
         key = self._key(guess, response, second)
         me = {"pid": os.getpid(), "host": socket.gethostname()}
@@ -278,7 +285,6 @@ class FileLedger(PartLedger):
     def wait(self, guess: int, response: int, second: int | None = None) -> None:
         """Poll the file until the claim is gone or its holder (a process of this machine) is.  A claim of
         another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
-        import socket
 
         from service.jobs.runner import owner_alive
 
@@ -337,7 +343,6 @@ class FileLedger(PartLedger):
 def _gone(held: dict[str, Any]) -> bool:
     """Whether a claim is of a process of this machine that no longer runs (another machine's cannot be seen:
     it is never taken for gone)."""
-    import socket
 
     from service.jobs.runner import owner_alive
 
@@ -404,12 +409,7 @@ def standing(game: Game, doc: dict[str, Any]) -> int:
 
     Why: every part's bound is a proof, so the root's bound rises with each part a campaign finishes, not only
     when the last unit ends; a run stopped after hours still narrows the bracket."""
-    import numpy as np
 
-    from solver import kernels
-    from solver.bounds import lower_bound_tables
-    from solver.lowerbound import root_classes
-    from solver.table import MMAX
 
     lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
     bounds = ledger_bounds(game, doc)
@@ -472,13 +472,7 @@ def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
     :raises CampaignError: the file is another game's, or none of its first guesses is the tree's up to a
         symmetry.
     """
-    import numpy as np
 
-    from solver import kernels
-    from solver.bounds import lower_bound_tables
-    from solver.symmetry import relabelling_onto
-    from solver.table import MMAX
-    from solver.tree import solved_depths
 
     if doc.get("game") != game.spec or tree.game.spec != game.spec:
         raise CampaignError(f"the tree ({tree.game.spec}) and the progress file ({doc.get('game')}) are not both "
@@ -525,10 +519,6 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
 
     :raises CampaignError: a response on the path that the tree does not follow.
     """
-    from solver.game import Turn
-    from solver.lowerbound import root_lower_bound
-    from solver.search import Searcher, SolveOptions
-    from solver.tree import solved_depths
 
     searcher = Searcher(game, SolveOptions("total"))  # one for every set's bound
     depths = solved_depths(tree)
@@ -584,9 +574,6 @@ def record_of(game: Game, depth: int, target: int | None, path: str, command: st
               finished: bool) -> dict[str, Any]:
     """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
     finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
-    from service.atlas import machine
-    from solver.bounds import lower_bound_tables
-    from solver.table import MMAX
 
     return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
             "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
@@ -659,7 +646,6 @@ def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
 
     :raises CampaignError: a response that is not the game's, or a winning one (it has no part to refine).
     """
-    from solver.errors import SolverError
 
     if only_parts is None:
         return None
@@ -677,7 +663,6 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
     """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
     written to the progress file ``path`` as they are proven; it stops at a part's end once the process
     ``owner`` (the campaign's) is gone.  ``only_parts``: refine only those parts (the bound is then no unit's)."""
-    from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
     ledger = FileLedger(path, game, owner=owner, unit=guess)
@@ -712,7 +697,6 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
 
     :raises CampaignError: the file is another game's or unreadable, or ``only_parts`` not the game's.
     """
-    from solver.lowerbound import root_classes
 
     game = Game.from_spec(spec)
     parse_parts(game, only_parts)
@@ -800,7 +784,6 @@ def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | No
     """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
 
     :raises CampaignError: a code or value that is not the game's."""
-    from solver.sweep import progress_from_json
 
     if entry is None:
         return None
@@ -829,14 +812,8 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
     :raises CampaignError: the file is another game's or unreadable, or a response not the game's.
     """
-    import dataclasses
 
-    import numpy as np
 
-    from solver import kernels
-    from solver.game import Turn
-    from solver.lowerbound import root_classes
-    from solver.sweep import Sweeper, SweepProgress, progress_to_json
 
     game = Game.from_spec(spec)
     wanted = parse_parts(game, responses) or []

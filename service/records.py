@@ -19,18 +19,24 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, tree_name, with_better_branches
+from service import bound_campaigns, polishes, rollouts
+from service.atlas import BEST_KNOWN, polish_best_known, ship_best_known, tree_name, with_better_branches
+from service.bound_campaigns import unfinished
 from service.filelock import exclusive, write_json
-from solver import presets
+from service.provenance import machine
+from service.trees import TREE_DIR, TreeLibrary
+from solver import kernels, presets
+from solver.atlas import hybrid_tree
 from solver.game import Code, Game, Turn
-from solver.tree import Tree
-
-if TYPE_CHECKING:
-    from solver.rollout import RolloutPlan
+from solver.lowerbound import root_lower_bound
+from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
+from solver.search import InvalidSearchError, RootProgress, Searcher, SolveOptions
+from solver.tree import Tree, from_compact
+from solver.vocabulary import game_value
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -95,7 +101,6 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     plies, and record it when it beats the one recorded.  With ``target`` (game-level), each first guess is
     refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
     target or more, or the full bound when that is below it.  Returns the bound's record."""
-    from solver.lowerbound import root_lower_bound
 
     game = Game.from_spec(spec)
     got = root_lower_bound(game, (), depth, target=target)
@@ -122,7 +127,6 @@ def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None
 
     :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
     """
-    from service import bound_campaigns
 
     file = progress or bound_campaigns.default_path(spec)
     command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
@@ -141,7 +145,6 @@ def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_F
                      log: Callable[[str], None] = lambda _: None) -> bool:
     """Keep a proven bound's ``record`` as the game's ``lower_bound`` when it beats the one recorded (a lower
     bound only ever rises).  Returns whether it did."""
-    from service.bound_campaigns import unfinished
 
     with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
         entries = load(path)
@@ -164,7 +167,6 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
                folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
     candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
-    from solver.atlas import hybrid_tree
 
     return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
                     {"above": strategy, "exact_at_most": exact_at_most},
@@ -196,8 +198,6 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
 
     :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
     """
-    from service import rollouts
-    from solver.rollout import RolloutPlan, given_guesses
 
     plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
                        keep_width, judge_width, judge_turns, polish, judge_pool)
@@ -274,10 +274,6 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
 
     :raises CampaignError: the shipped tree opens with another guess than the campaign.
     """
-    from service import rollouts
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.rollout import assemble, branch_responses
-    from solver.tree import from_compact
 
     game = Game.from_spec(spec)
     first = game.parse_code(doc["first_guess"])
@@ -316,7 +312,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the game has no best-known tree yet, ``progress`` is another polish's, or a part is none.
     """
-    from service import polishes
 
     game = Game.from_spec(spec)
     before = load(path)[spec].get("best_known")
@@ -373,8 +368,6 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
     Why part by part, progress inside a part and shares: the biggest parts of Super Mastermind take hours,
     longer than a run may last, a run that is stopped must keep what it proved, and one part left should still
     keep every core busy."""
-    from solver import kernels
-    from solver.search import Searcher, SolveOptions
 
     options = SolveOptions("total", from_set_only=True)
     searcher = Searcher(game, options, table_capacity=1 << 22)
@@ -407,8 +400,6 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
                  log: Callable[[str], None]) -> dict[str, Any] | None:
     """One part of :func:`candidates_only_parts` (the response ``r`` to ``first``, its candidates ``cands``),
     or this run's share of it: the part's record, or None while other shares have not finished."""
-    from solver.search import InvalidSearchError, RootProgress
-    from solver.vocabulary import game_value
 
     game: Game = searcher.game
     name = game.format_response(r)
@@ -521,7 +512,6 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         raise ValueError(f"share {share[0] + 1}/{share[1]}: a share is K/N with 1 <= K <= N")
     row, game, first = _checked(spec)
     if only is not None:
-        from solver.rollout import branch_responses
 
         names = {game.format_response(r) for r in branch_responses(game, first)}
         unknown = sorted(set(only) - names)
@@ -591,8 +581,6 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
     search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
 
     :raises ValueError: no published row of the game says how to check it."""
-    from solver.search import RootProgress
-    from solver.vocabulary import game_value
 
     row, game, first = _checked(spec)
     check = load(path)[spec].get("check") or {}
@@ -660,7 +648,6 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     beyond the published worst case, then fewer guesses).  Returns its record, with ``kept``.  ``seconds``: the
     time to record when the tree was built elsewhere (a campaign's units, summed); ``campaign``: how it was
     split, recorded as it is."""
-    from service.trees import TREE_DIR
 
     game = Game.from_spec(spec)
     started = time.perf_counter()
