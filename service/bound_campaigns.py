@@ -105,7 +105,6 @@ def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tupl
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
-
     out: dict[tuple[int, int], tuple[int, int]] = {}
     try:
         for guess, parts in doc["parts"].items():
@@ -133,7 +132,6 @@ def ledger_below(game: Game, doc: dict[str, Any], section: str) -> dict[tuple[in
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
-
     kinds = BELOW[section]
     out: dict[tuple[int, ...], tuple[int, int]] = {}
 
@@ -265,7 +263,6 @@ class FileLedger(PartLedger):
     def claim(self, guess: int, response: int, second: int | None = None) -> bool:
         """Take the part (or its second guess) in the file's ``claims`` unless a live process of this machine
         holds it (a claim of a process gone is taken over; one of another machine is left alone)."""
-
         key = self._key(guess, response, second)
         me = {"pid": os.getpid(), "host": socket.gethostname()}
         granted = True
@@ -285,7 +282,6 @@ class FileLedger(PartLedger):
     def wait(self, guess: int, response: int, second: int | None = None) -> None:
         """Poll the file until the claim is gone or its holder (a process of this machine) is.  A claim of
         another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
-
         from service.jobs.runner import owner_alive
 
         key = self._key(guess, response, second)
@@ -343,7 +339,6 @@ class FileLedger(PartLedger):
 def _gone(held: dict[str, Any]) -> bool:
     """Whether a claim is of a process of this machine that no longer runs (another machine's cannot be seen:
     it is never taken for gone)."""
-
     from service.jobs.runner import owner_alive
 
     return bool(held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")))
@@ -519,7 +514,6 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
 
     :raises CampaignError: a response on the path that the tree does not follow.
     """
-
     searcher = Searcher(game, SolveOptions("total"))  # one for every set's bound
     depths = solved_depths(tree)
     node, turns = tree.root, []
@@ -574,7 +568,6 @@ def record_of(game: Game, depth: int, target: int | None, path: str, command: st
               finished: bool) -> dict[str, Any]:
     """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
     finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
-
     return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
             "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
             "work": summary["work"], "seconds": summary["seconds"],
@@ -646,7 +639,6 @@ def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
 
     :raises CampaignError: a response that is not the game's, or a winning one (it has no part to refine).
     """
-
     if only_parts is None:
         return None
     try:
@@ -663,7 +655,6 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
     """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
     written to the progress file ``path`` as they are proven; it stops at a part's end once the process
     ``owner`` (the campaign's) is gone.  ``only_parts``: refine only those parts (the bound is then no unit's)."""
-
     game = Game.from_spec(spec)
     ledger = FileLedger(path, game, owner=owner, unit=guess)
     got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger,
@@ -697,7 +688,6 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
 
     :raises CampaignError: the file is another game's or unreadable, or ``only_parts`` not the game's.
     """
-
     game = Game.from_spec(spec)
     parse_parts(game, only_parts)
     before = read(path)
@@ -784,7 +774,6 @@ def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | No
     """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
 
     :raises CampaignError: a code or value that is not the game's."""
-
     if entry is None:
         return None
     try:

@@ -23,16 +23,20 @@ from typing import Any
 
 import numpy as np
 
-from service import bound_campaigns, polishes, rollouts
-from service.atlas import BEST_KNOWN, polish_best_known, ship_best_known, tree_name, with_better_branches
-from service.bound_campaigns import unfinished
+from service import polishes, rollouts
 from service.filelock import exclusive, write_json
 from service.provenance import machine
+from service.registry import (
+    BEST_KNOWN,
+    GameRegistry,
+    polish_best_known,
+    tree_name,
+    with_better_branches,
+)
 from service.trees import TREE_DIR, TreeLibrary
 from solver import kernels, presets
 from solver.atlas import hybrid_tree
 from solver.game import Code, Game, Turn
-from solver.lowerbound import root_lower_bound
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
 from solver.search import InvalidSearchError, RootProgress, Searcher, SolveOptions
 from solver.tree import Tree, from_compact
@@ -68,23 +72,71 @@ PUBLISHED: dict[str, dict[str, Any]] = {  # "check": how `bullscows records chec
 """The games of the records and the best strategies published for them, as found (cited, not computed)."""
 
 
-def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
-    """Entries by game spec, every game of :data:`PUBLISHED` present (empty of our results until run)."""
-    found: dict[str, dict[str, Any]] = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            try:
-                found = {str(e["game"]): e for e in json.load(fh)["games"]}
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path} is not a records file ({exc})") from None
-    return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
-                                                       if k in ("lower_bound", "best_known", "check")}}
-            for spec in PUBLISHED}
+class Records(GameRegistry):
+    """The records' file as a :class:`~service.registry.GameRegistry`: the games of :data:`PUBLISHED`, each with
+    what this project proved and built of it (a bound is kept as it is: the file holds no bracket to raise)."""
+
+    group = "records"
+    bound_command = "bound"
+
+    def load(self, path: str | None = None) -> dict[str, dict[str, Any]]:
+        """Entries by game spec, every game of :data:`PUBLISHED` present (empty of our results until run)."""
+        path = path or self.file
+        found: dict[str, dict[str, Any]] = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                try:
+                    found = {str(e["game"]): e for e in json.load(fh)["games"]}
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{path} is not a records file ({exc})") from None
+        return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
+                                                           if k in ("lower_bound", "best_known", "check")}}
+                for spec in PUBLISHED}
+
+    def save(self, entries: dict[str, dict[str, Any]], path: str | None = None) -> None:
+        """Write every entry atomically (a killed run leaves the previous file)."""
+        write_json(path or self.file,
+                   {"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]})
+
+    def served(self, game: Game) -> dict[str, Any] | None:
+        """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
+        if game.spec not in PUBLISHED:
+            return None
+        return served_entry(self.shipped()[game.spec])
+
+    def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A campaign's bound states its question, as every records bound does."""
+        return {"criterion": "total", "max_guesses": None, **record}
+
+    tree_key = "best_known"
+    tree_source = "records"
+
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any],
+                   log: Callable[[str], None]) -> bool:
+        """A tree is kept when it ranks before the one recorded (:func:`tree_rank`: fewer secrets beyond the
+        published worst case, then fewer guesses)."""
+        old = entry.get("best_known")
+        limit = worst_case_target(spec)
+        rank = tree_rank(spec, stats.total, stats.histogram)
+        log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
+            f"{stats.worst_case}" + ("" if limit is None else f" ({rank[0]} secrets beyond {limit})")
+            + f", {record['seconds']:.1f} s"
+            + (f"; recorded {old['total']}, worst case {old['worst_case']}" if old else ""))
+        return old is None or rank < tree_rank(spec, int(old["total"]), old["histogram"])
+
+    def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
+        """The record says how big the shipped file is."""
+        record["bytes"] = os.path.getsize(os.path.join(folder, record["tree"]))
 
 
-def save(entries: dict[str, dict[str, Any]], path: str = RECORDS_FILE) -> None:
-    """Write every entry atomically (a killed run leaves the previous file)."""
-    write_json(path, {"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]})
+RECORDS = Records(RECORDS_FILE)
+"""The package's records; the module's functions below are its methods."""
+load = RECORDS.load
+save = RECORDS.save
+shipped = RECORDS.shipped
+served = RECORDS.served
+keep_lower_bound = RECORDS.keep_lower_bound
+add_campaign_lower_bound = RECORDS.add_campaign_lower_bound
 
 
 def spec_of(game: str) -> str:
@@ -101,9 +153,7 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     plies, and record it when it beats the one recorded.  With ``target`` (game-level), each first guess is
     refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
     target or more, or the full bound when that is below it.  Returns the bound's record."""
-
-    game = Game.from_spec(spec)
-    got = root_lower_bound(game, (), depth, target=target)
+    got = RECORDS.prove_lower_bound(spec, depth, target=target, path=path)
     record = {"value": got.value, "criterion": "total", "max_guesses": None, "depth": depth,
               **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
@@ -114,60 +164,10 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     return record
 
 
-def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
-                             processes: int = 1, max_units: int | None = None,
-                             only_parts: list[str] | None = None, path: str = RECORDS_FILE,
-                             log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """The bound of :func:`add_lower_bound` proven as a campaign (:mod:`service.bound_campaigns`, as the atlas's
-    are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
-    proven, so that a run stopped or killed continues from what it proved, on ``processes`` processes (or
-    several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, often
-    more than one run has.  Recorded like a plain bound once every unit is done, and before then what its parts
-    prove so far, marked unfinished (the same command continues); returns the record of either kind.
-
-    :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
-    """
-
-    file = progress or bound_campaigns.default_path(spec)
-    command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
-               + f" --campaign --progress {file}")
-
-    def keep(record: dict[str, Any]) -> dict[str, Any]:
-        record = {"criterion": "total", "max_guesses": None, **record}
-        keep_lower_bound(spec, record, path=path, log=log)
-        return record
-
-    return bound_campaigns.run_and_keep(spec, depth, target, file, command, keep, processes=processes,
-                                        max_units=max_units, only_parts=only_parts, log=log)
-
-
-def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_FILE,
-                     log: Callable[[str], None] = lambda _: None) -> bool:
-    """Keep a proven bound's ``record`` as the game's ``lower_bound`` when it beats the one recorded (a lower
-    bound only ever rises).  Returns whether it did."""
-
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-        entries = load(path)
-        old = entries[spec].get("lower_bound")
-        partly = unfinished(record)
-        log(f"{spec}: T >= {record['value']} "
-            + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
-            + f" ({record['work']} sets refined, "
-            f"{record['seconds']:.1f} s; size-only {record['size_only']}"
-            + (f", recorded {old['value']}" if old else "") + ")")
-        if old is not None and int(record["value"]) <= int(old["value"]) and not (
-                int(record["value"]) == int(old["value"]) and unfinished(old) and not partly):
-            return False  # a finished campaign's bound replaces an unfinished one's of the same value
-        entries[spec]["lower_bound"] = record
-        save(entries, path)
-        return True
-
-
 def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
                folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
     candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
-
     return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
                     {"above": strategy, "exact_at_most": exact_at_most},
                     f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
@@ -198,7 +198,6 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
 
     :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
     """
-
     plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
                        keep_width, judge_width, judge_turns, polish, judge_pool)
     progress = progress or rollouts.default_path(spec)
@@ -274,7 +273,6 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
 
     :raises CampaignError: the shipped tree opens with another guess than the campaign.
     """
-
     game = Game.from_spec(spec)
     first = game.parse_code(doc["first_guess"])
     asked = rollouts.named_responses(game, first, units, "--units", "unit")
@@ -312,7 +310,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the game has no best-known tree yet, ``progress`` is another polish's, or a part is none.
     """
-
     game = Game.from_spec(spec)
     before = load(path)[spec].get("best_known")
     if max_guesses is None and before is not None:
@@ -368,7 +365,6 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
     Why part by part, progress inside a part and shares: the biggest parts of Super Mastermind take hours,
     longer than a run may last, a run that is stopped must keep what it proved, and one part left should still
     keep every core busy."""
-
     options = SolveOptions("total", from_set_only=True)
     searcher = Searcher(game, options, table_capacity=1 << 22)
     a = searcher.arrays
@@ -400,7 +396,6 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
                  log: Callable[[str], None]) -> dict[str, Any] | None:
     """One part of :func:`candidates_only_parts` (the response ``r`` to ``first``, its candidates ``cands``),
     or this run's share of it: the part's record, or None while other shares have not finished."""
-
     game: Game = searcher.game
     name = game.format_response(r)
     key = share_key(name, share)
@@ -581,7 +576,6 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
     search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
 
     :raises ValueError: no published row of the game says how to check it."""
-
     row, game, first = _checked(spec)
     check = load(path)[spec].get("check") or {}
     if check.get("first_guess") != row["check"]["first_guess"]:
@@ -648,7 +642,6 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     beyond the published worst case, then fewer guesses).  Returns its record, with ``kept``.  ``seconds``: the
     time to record when the tree was built elsewhere (a campaign's units, summed); ``campaign``: how it was
     split, recorded as it is."""
-
     game = Game.from_spec(spec)
     started = time.perf_counter()
     tree = build(game)
@@ -661,29 +654,8 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
               "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
               **({} if campaign is None else {"campaign": campaign}), "command": command, "machine": machine(),
               "date": datetime.date.today().isoformat()}
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-        entries = load(path)
-        old = entries[spec].get("best_known")
-        limit = worst_case_target(spec)
-        rank = tree_rank(spec, stats.total, stats.histogram)
-        log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
-            f"{stats.worst_case}" + ("" if limit is None else f" ({rank[0]} secrets beyond {limit})")
-            + f", {seconds:.1f} s" + (f"; recorded {old['total']}, worst case {old['worst_case']}" if old else ""))
-        if old is not None and rank >= tree_rank(spec, int(old["total"]), old["histogram"]):
-            return {**record, "kept": False}
-        folder = folder or TREE_DIR
-        name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)
-        record["bytes"] = os.path.getsize(os.path.join(folder, name))
-        entries[spec]["best_known"] = record
-        save(entries, path)
-    return {**record, "kept": True}
-
-
-def served(game: Game) -> dict[str, Any] | None:
-    """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
-    if game.spec not in PUBLISHED:
-        return None
-    return served_entry(shipped()[game.spec])
+    kept = RECORDS.keep_tree(spec, tree, stats, record, fields, path=path, folder=folder, log=log)
+    return {**record, "kept": kept}
 
 
 def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -706,17 +678,6 @@ def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
                                      "command", "machine")},
             "parts": len(check.get("parts") or {}), "value": check.get("value"), "agrees": check.get("agrees")},
     }
-
-
-_SHIPPED: dict[str, dict[str, Any]] | None = None
-
-
-def shipped() -> dict[str, dict[str, Any]]:
-    """The package's records file, read once per process."""
-    global _SHIPPED
-    if _SHIPPED is None:
-        _SHIPPED = load()
-    return _SHIPPED
 
 
 def markdown(entries: dict[str, dict[str, Any]]) -> str:
