@@ -23,7 +23,7 @@ from service.filelock import write_json
 from service.knowledge import Knowledge
 from service.provenance import machine
 from service.registry import BEST_KNOWN as BEST_KNOWN  # re-exported: the strategy name the atlas serves
-from service.registry import GameRegistry, polish_best_known, tree_name, with_better_branches
+from service.registry import GameRegistry, polish_best_known, record_of, tree_name, with_better_branches
 from service.trees import TREE_DIR, TreeLibrary, campaign_games, read_manifest, ship_tree, write_manifest
 from solver.atlas import (
     LABELS,
@@ -430,7 +430,7 @@ def settle_parts(spec: str, responses: list[str], *, progress: str | None = None
     plan = (bound_campaigns.read(file) or {}).get("plan") or {}
     depth, target = int(plan.get("depth") or 1), plan.get("target")
     command = f"bullscows atlas settle -g {spec} --parts {','.join(responses)} --progress {file}"
-    record = {**bound_campaigns.record_of(game, depth, target, file, command, summary, False), "table": False}
+    record = {**record_of(game, depth, target, file, command, summary, False), "table": False}
     keep_lower_bound(spec, record, path=path, log=log)
     return rows, record
 

@@ -20,14 +20,17 @@ from typing import Any
 from service import bound_campaigns, polishes
 from service.bound_campaigns import unfinished
 from service.filelock import exclusive
+from service.provenance import machine
 from service.rollouts import named_responses
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write_manifest
+from solver.bounds import lower_bound_tables
 from solver.game import Game
 from solver.lowerbound import RootBound, root_lower_bound
 from solver.polish import polish
 from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper
+from solver.table import MMAX
 
 Log = Callable[[str], None]
 
@@ -183,7 +186,7 @@ class GameRegistry:
         default."""
 
     def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
-        """A lower-bound campaign's record (:func:`service.bound_campaigns.record_of`) as this file keeps it."""
+        """A lower-bound campaign's record (:func:`record_of`) as this file keeps it."""
         return record
 
     tree_key = ""
@@ -227,9 +230,9 @@ class GameRegistry:
 
         The one rule of both files: a proven bound is never lost nor weakened, so a record is kept only when its
         value is higher than the one recorded, or, at the same value, when the one recorded is an unfinished
-        campaign's and the new one is either that campaign finished (any finished campaign's, indeed: it claims
-        no more and rests on a whole plan) or the same unfinished campaign's, its time grown (what it cost is
-        brought up to date; its value cannot fall, every part's bound being a proof).
+        campaign's and the new one is either finished (a whole plan's bound, a plain run's or a campaign's, replaces
+        what some parts prove so far) or the same unfinished campaign's, its time grown (what it cost is brought up
+        to date; its value cannot fall, every part's bound being a proof).
 
         :raises ValueError: the record bounds another question than the optimal total without a depth limit (the
             only one either file keeps a bound of)."""
@@ -266,7 +269,7 @@ class GameRegistry:
         root part's bound written to the progress file ``progress`` as it is proven, so that a run stopped or
         killed continues from what it proved, on ``processes`` processes (or several commands on one file,
         splitting a unit's parts).  Recorded like a plain bound once every unit is done, and before then what
-        its parts prove so far (:func:`service.bound_campaigns.standing`), marked ``"finished": false``, when it
+        its parts prove so far (:func:`service.bound_files.standing`), marked ``"finished": false``, when it
         beats the one recorded: every part's bound is a proof, so the bracket narrows with each run (the same
         command continues it).  Returns the record of either kind.
 
@@ -283,8 +286,8 @@ class GameRegistry:
             self.keep_lower_bound(spec, record, path=path, log=log)
             return record
 
-        return bound_campaigns.run_and_keep(spec, depth, target, file, command, keep, processes=processes,
-                                            max_units=max_units, only_parts=only_parts, log=log)
+        return run_and_keep(spec, depth, target, file, command, keep, processes=processes, max_units=max_units,
+                            only_parts=only_parts, log=log)
 
     def prove_lower_bound(self, spec: str, depth: int, *, target: int | None = None, path: str | None = None,
                           known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
@@ -296,6 +299,33 @@ class GameRegistry:
         return root_lower_bound(Game.from_spec(spec), (), depth, known=known, target=target, progress=progress)
 
 
-def today() -> str:
-    """A record's ``date``."""
-    return datetime.date.today().isoformat()
+def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
+                 keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
+                 only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
+    """Run the campaign (:func:`service.bound_campaigns.run`) and hand ``keep`` the lower bound's record
+    (:func:`record_of`) of what its file proves: before the run (a run killed before its next part ends then
+    loses none of it), and after it, the campaign's bound once finished, else what its parts prove so far.
+    ``keep`` returns the record as it kept it; the last one is returned (:func:`service.bound_campaigns.unfinished`
+    tells which kind), None when the campaign has no file.
+    The atlas and the records keep their bounds this way (:meth:`GameRegistry.add_campaign_lower_bound`)."""
+    game = Game.from_spec(spec)
+    before = bound_campaigns.so_far(game, path)
+    if before is not None:
+        keep(record_of(game, depth, target, path, command, before, False))
+    summary = bound_campaigns.run(spec, depth, target, path, processes=processes, max_units=max_units,
+                                  only_parts=only_parts, log=log)
+    if summary is not None:
+        return keep(record_of(game, depth, target, path, command, summary, True))
+    after = bound_campaigns.so_far(game, path)
+    return None if after is None else keep(record_of(game, depth, target, path, command, after, False))
+
+
+def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],
+              finished: bool) -> dict[str, Any]:
+    """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
+    finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
+    return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
+            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+            "work": summary["work"], "seconds": summary["seconds"],
+            "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
+            "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
