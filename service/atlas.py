@@ -10,17 +10,21 @@ number means, and how it is found, is :mod:`solver.atlas`.
 from __future__ import annotations
 
 import datetime
-import functools
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from service.filelock import exclusive, write_json
+from service import bound_campaigns, polishes, rollouts
+from service.filelock import write_json
+from service.knowledge import Knowledge
+from service.provenance import machine
+from service.registry import BEST_KNOWN as BEST_KNOWN  # re-exported: the strategy name the atlas serves
+from service.registry import GameRegistry, polish_best_known, record_of, tree_name, with_better_branches
+from service.trees import TREE_DIR, TreeLibrary, campaign_games, read_manifest, ship_tree, write_manifest
 from solver.atlas import (
     LABELS,
     NAMES,
@@ -36,53 +40,98 @@ from solver.atlas import (
 )
 from solver.errors import SolverError
 from solver.game import Game
+from solver.rollout import RolloutPlan
+from solver.search import Searcher, SolveOptions, optimal_tree
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
 
-def load(path: str = ATLAS_FILE) -> dict[str, dict[str, Any]]:
-    """Entries by game spec (``"4,6,1"``); empty when the file does not exist yet."""
-    if not os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        doc = json.load(fh)
-    return {str(e["game"]): e for e in doc["games"]}
+class Atlas(GameRegistry):
+    """The atlas's file as a :class:`~service.registry.GameRegistry`: entries computed by ``atlas run``, their
+    numbers exact or bracketed, a proven bound raising T's and T_W's lower bounds (:func:`apply_lower_bound`)."""
+
+    group = "atlas"
+    bound_command = "bounds"
+
+    def load(self, path: str | None = None) -> dict[str, dict[str, Any]]:
+        """Entries by game spec (``"4,6,1"``); empty when the file does not exist yet."""
+        path = path or self.file
+        if not os.path.exists(path):
+            return {}
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        return {str(e["game"]): e for e in doc["games"]}
+
+    def save(self, entries: dict[str, dict[str, Any]], path: str | None = None) -> None:
+        """Write every entry, smallest game first, atomically (a killed run leaves the previous file)."""
+        order = {g.spec: i for i, g in enumerate(atlas_games())}
+        games = sorted(entries.values(), key=lambda e: (order.get(str(e["game"]), len(order)), str(e["game"])))
+        write_json(path or self.file, {"atlas": "bullscows", "names": list(NAMES), "games": games})
+
+    def served(self, game: Game) -> dict[str, Any] | None:
+        """A game's entry as ``GET /v1/games/{game}`` gives it (``AtlasOut``), or None outside the atlas."""
+        entry = self.shipped().get(game.spec)
+        if entry is None:
+            return None
+        values = entry["values"]
+        mean = average(entry)
+        return {
+            **{name: {"label": LABELS[name], **{k: values[name][k] for k in ("value", "exact", "lower", "upper")}}
+               for name in NAMES},
+            "average": None if mean is None else round(mean, 6),
+            "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
+            "best_known": best_known(entry),
+            "lower_bound": lower_bound_of(entry),
+        }
+
+    def refuse_solved(self, spec: str, path: str) -> None:
+        """No bound is proven of a game whose total the atlas has exactly."""
+        total = self.load(path)[spec]["values"]["total"]
+        if total["exact"]:
+            raise ValueError(f"{spec} is solved: its total is {total['value']}")
+
+    def raise_to_bound(self, entry: dict[str, Any], value: int) -> None:
+        """T's and T_W's lower bounds rise to the bound (:func:`apply_lower_bound`)."""
+        apply_lower_bound(entry, value)
+
+    def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A campaign's bound used no table."""
+        return {**record, "table": False}
+
+    tree_key = "hybrid"
+    tree_source = "hybrid"
+
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any],
+                   log: Callable[[str], None]) -> bool:
+        """A tree is kept when it needs fewer guesses than the entry's trees so far (its one-step trees and
+        hybrid)."""
+        one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
+        best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
+        if stats.total >= best:
+            log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
+            return False
+        return True
+
+    def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
+        """The open upper bounds fall to what the tree proves (:func:`tighten_entry`)."""
+        one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
+        tighten_entry(entry, {**one_step, **played_hybrid(record)})
 
 
-def save(entries: dict[str, dict[str, Any]], path: str = ATLAS_FILE) -> None:
-    """Write every entry, smallest game first, atomically (a killed run leaves the previous file)."""
-    order = {g.spec: i for i, g in enumerate(atlas_games())}
-    games = sorted(entries.values(), key=lambda e: (order.get(str(e["game"]), len(order)), str(e["game"])))
-    write_json(path, {"atlas": "bullscows", "names": list(NAMES), "games": games})
-
-
-@functools.lru_cache(maxsize=1)
-def shipped() -> dict[str, dict[str, Any]]:
-    """The package's atlas, read once per process."""
-    return load(ATLAS_FILE)
+ATLAS = Atlas(ATLAS_FILE)
+"""The package's atlas; the module's functions below are its methods."""
+load = ATLAS.load
+save = ATLAS.save
+shipped = ATLAS.shipped
+served = ATLAS.served
+keep_lower_bound = ATLAS.keep_lower_bound
+add_campaign_lower_bound = ATLAS.add_campaign_lower_bound
 
 
 def average(entry: dict[str, Any]) -> float | None:
     """Optimal guesses per secret (T / codes), when T is exact."""
     total = entry["values"]["total"]
     return float(total["value"] / entry["codes"]) if total["exact"] else None
-
-
-def served(game: Game) -> dict[str, Any] | None:
-    """A game's entry as ``GET /v1/games/{game}`` gives it (``AtlasOut``), or None outside the atlas."""
-    entry = shipped().get(game.spec)
-    if entry is None:
-        return None
-    values = entry["values"]
-    mean = average(entry)
-    return {
-        **{name: {"label": LABELS[name], **{k: values[name][k] for k in ("value", "exact", "lower", "upper")}}
-           for name in NAMES},
-        "average": None if mean is None else round(mean, 6),
-        "seconds": entry["seconds"], "machine": entry["machine"], "command": entry["command"],
-        "best_known": best_known(entry),
-        "lower_bound": lower_bound_of(entry),
-    }
 
 
 def lower_bound_of(entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -101,9 +150,6 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
     the fewest W-movers.  They go into the shipped trees' folder and manifest (:mod:`service.trees`),
     beside the campaign games' (Mastermind's and Bulls-and-Cows', which are left alone), and are verified
     against the atlas's numbers before they are written.  Returns the manifest entries written."""
-    from service.trees import TREE_DIR, campaign_games, read_manifest, ship_tree, write_manifest
-    from solver.search import Searcher, SolveOptions, optimal_tree
-
     folder = folder or TREE_DIR
     manifest = read_manifest(folder)
     presets = campaign_games()
@@ -155,16 +201,9 @@ def finished(entry: dict[str, Any] | None) -> bool:
     return entry is not None and all(entry["values"][name]["exact"] for name in NAMES)
 
 
-def machine() -> str:
-    """What an entry's numbers were computed on, as its ``machine`` says it."""
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
     """One game's entry, computed in this process with one searcher for every question of the game
     (its tables are kept per question).  Runs in a worker process of :func:`run`."""
-    from solver.search import Searcher, SolveOptions
-
     game = Game.from_spec(spec)
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
     sources = _warm_from_campaigns(game, searcher)
@@ -224,10 +263,6 @@ def _rewrite_values(entry: dict[str, Any], change: Callable[[dict[str, Value]], 
     return before, after
 
 
-BEST_KNOWN = "best-known"
-"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
-
-
 class NoBestKnownTreeError(SolverError):
     """``best-known`` asked of a game that ships no such tree (the API's ``/problems/no-best-known-tree``, the CLI's
     one-line refusal)."""
@@ -255,10 +290,6 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     ``rollout``: the hybrid rolled out (:mod:`solver.rollout`), built as a resumable campaign of units
     (:mod:`service.rollouts`; ``campaign``: its ``progress`` file, ``processes``, ``scheduler`` and
     ``max_units``); None is returned, with nothing changed, while units are left."""
-    from service import rollouts
-    from service.trees import TREE_DIR
-    from solver.rollout import RolloutPlan
-
     entry = load(path)[spec]
     if finished(entry):
         raise ValueError(f"{spec} is solved: its optimal trees are shipped")
@@ -304,115 +335,16 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
               "date": datetime.date.today().isoformat()}
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
-    kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)
+    kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
     if rollout is not None:
         rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
     return record if kept else None
 
 
-def with_better_branches(spec: str, tree: Any, before: dict[str, Any] | None, max_guesses: int | None,
-                         folder: str | None, log: Callable[[str], None]) -> tuple[Any, dict[str, Any] | None]:
-    """``tree`` with, below each response to its first guess, the shipped best-known tree's subtree where that
-    one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  ``before`` is
-    the shipped tree's record (its ``command`` and ``seconds``).  Returns the tree and, when branches were kept
-    from the shipped one, which (``responses``) and the command and time behind them."""
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.rollout import best_branches
-
-    game = Game.from_spec(spec)
-    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
-    if before is None or stored is None or stored.tree.root.guess != tree.root.guess:
-        return tree, None
-    combined, taken = best_branches(tree, stored.tree, max_guesses)
-    if not taken:
-        return tree, None
-    responses = [game.format_response(r) for r in sorted(taken)]
-    log(f"{spec}: the shipped tree's subtrees are better after {', '.join(responses)}: kept")
-    combined.strategy = f"{tree.strategy} (best per response with the tree before)"
-    return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
-
-
-def keep_hybrid(spec: str, tree: Any, stats: Any, record: dict[str, Any], *, path: str, folder: str,
-                log: Callable[[str], None]) -> bool:
-    """Keep a played-out tree of an unsolved entry when it needs fewer guesses than the entry's trees so far:
-    shipped as the game's ``best-known`` tree, recorded (``record``, given its file's name) under ``hybrid``,
-    and the bounds it proves applied.  The file is re-read under its lock (another run may have rewritten it
-    meanwhile).  Returns whether it was kept."""
-    with exclusive(path):
-        entries = load(path)
-        entry = entries[spec]
-        one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}
-        best = min(t.total for t in {**one_step, **played_hybrid(entry.get("hybrid"))}.values())
-        if stats.total >= best:
-            log(f"{spec}: no fewer guesses than the trees already known ({best}): not kept")
-            return False
-        record["tree"] = ship_best_known(spec, tree, stats, folder, "hybrid", {
-            "above": record["above"], "exact_at_most": record["exact_at_most"],
-            **({"rollout": record["rollout"]} if "rollout" in record else {})})
-        tighten_entry(entry, {**one_step, **played_hybrid(record)})
-        entry["hybrid"] = record
-        save(entries, path)
-    return True
-
-
-def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
-                      budget_s: float, max_guesses: int | None, folder: str | None,
-                      log: Callable[[str], None], keep_movers: bool = False,
-                      sweep: int | None = None, progress: str | None = None,
-                      parts: list[str] | None = None) -> tuple[Any, dict[str, Any], float, str]:
-    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
-    records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
-    ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
-    ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
-    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``:
-    positions of more candidates than that are searched by a sweep of their guesses by refined bounds
-    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.  ``progress``: the file where each position
-    is kept as soon as it is settled (:mod:`service.polishes`), and from which a run stopped before continues; the
-    caller closes it (:func:`service.polishes.finish`) once the tree is judged.  ``parts``: responses to the
-    tree's first guess (texts); only their subtrees are polished.
-
-    :raises ValueError: there is no best-known tree to polish, ``progress`` belongs to another polish, or a part
-        is no response to the first guess with candidates left.
-    """
-    from service import polishes
-    from service.rollouts import named_responses
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.polish import polish
-    from solver.search import Searcher, SolveOptions
-    from solver.sweep import Sweeper
-
-    spec = game.spec
-    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
-    if before is None or stored is None:
-        build = "atlas hybrid" if group == "atlas" else "records rollout"
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
-    tree = stored.tree
-    started = time.perf_counter()
-    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
-    sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
-                                                 searcher=searcher, log=log)
-    chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
-    named = [] if chosen is None else sorted(game.format_response(r) for r in chosen)
-    params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-              "keep_movers": keep_movers, "sweep": sweep, **({} if chosen is None else {"parts": named})}
-    known = {} if progress is None else polishes.start(progress, game, tree, params)
-    if known:
-        log(f"{spec}: {len(known)} positions settled before are taken from {progress}")
-    settle = None if progress is None else (lambda key, done: polishes.settle(progress, game, key, done))
-    report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
-                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, parts=chosen, log=log)
-    spent = time.perf_counter() - started + report.resumed_s
-    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
-        f"{report.gained} guesses saved, {spent:.1f} s")
-    field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-             **({} if sweep is None else {"sweep": sweep}),
-             **({} if chosen is None else {"parts": named}),
-             **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
-    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
-    limit += "" if sweep is None else f" --sweep {sweep}"
-    limit += "" if chosen is None else f" --parts {','.join(named)}"
-    command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
-    return tree, field, spent, command
+def hybrid_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """How a hybrid tree plays, from its record, as its manifest entry says it (:func:`ship_best_known`)."""
+    return {"above": record["above"], "exact_at_most": record["exact_at_most"],
+            **({"rollout": record["rollout"]} if "rollout" in record else {})}
 
 
 def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
@@ -430,9 +362,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the entry has no best-known tree to polish, or ``progress`` is another polish's.
     """
-    from service import polishes
-    from service.trees import TREE_DIR
-
     entry = load(path)[spec]
     before = entry.get("hybrid")
     game = Game.from_spec(spec)
@@ -453,26 +382,10 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
               "command": f"{before['command']} && {command}",
               "machine": machine(), "date": datetime.date.today().isoformat()}
     tree.strategy = f"{tree.strategy}, polished exact<={at_most}"
-    kept = keep_hybrid(spec, tree, stats, record, path=path, folder=folder or TREE_DIR, log=log)
+    kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
     if progress is not None:
         polishes.finish(progress, {"total": stats.total, "kept": kept})
     return record if kept else None
-
-
-def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, fields: dict[str, Any]) -> str:
-    """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
-    ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
-    atlas's unsolved games and the records games."""
-    from service.trees import read_manifest, ship_tree, write_manifest
-
-    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
-    with exclusive(os.path.join(folder, "manifest.json")):
-        manifest = read_manifest(folder)
-        manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
-            "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
-            "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
-        write_manifest(manifest, folder)
-    return name
 
 
 def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
@@ -484,17 +397,12 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
     each first guess only until its bound reaches it), raise T's and T_W's lower bounds to it, and
     record it under ``lower_bound`` (depth, target, command, time, machine) when it beats the entry's
     record.  Returns (the record, the bound with its parts)."""
-    from solver.lowerbound import root_lower_bound
-
-    if load(path)[spec]["values"]["total"]["exact"]:
-        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
-    game = Game.from_spec(spec)
     t0 = time.perf_counter()
 
     def progress(plies: int, done: int, total: int) -> None:
         log(f"{spec}: first guess {done + 1} of {total} at {plies} plies ({time.perf_counter() - t0:.0f} s)")
 
-    got = root_lower_bound(game, (), depth, known=known, target=target, progress=progress)
+    got = ATLAS.prove_lower_bound(spec, depth, target=target, path=path, known=known, progress=progress)
     command = f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
     record = {"value": got.value, "depth": got.depth, **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work,
@@ -505,33 +413,6 @@ def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
     return record, got
 
 
-def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
-                             processes: int = 1, max_units: int | None = None,
-                             only_parts: list[str] | None = None, path: str = ATLAS_FILE,
-                             log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """The lower bound of :func:`add_lower_bound` proven as a campaign of units, one per first guess, its
-    parts' bounds kept in the progress file ``progress`` as they are proven (:mod:`service.bound_campaigns`):
-    resumable, and run on ``processes`` processes.  Recorded like a plain bound once every unit is done.
-    Unfinished, the bound its parts prove so far (:func:`service.bound_campaigns.standing`) is recorded when it
-    beats the entry's, marked ``"finished": false``: every part's bound is a proof, so the bracket narrows with
-    each run (the same command continues it).  Returns the record of either kind."""
-    from service import bound_campaigns
-
-    if load(path)[spec]["values"]["total"]["exact"]:
-        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
-    file = progress or bound_campaigns.default_path(spec)
-    command = (f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
-               + f" --campaign --progress {file}")
-
-    def keep(record: dict[str, Any]) -> dict[str, Any]:
-        record = {**record, "table": False}
-        keep_lower_bound(spec, record, path=path, log=log)
-        return record
-
-    return bound_campaigns.run_and_keep(spec, depth, target, file, command, keep, processes=processes,
-                                        max_units=max_units, only_parts=only_parts, log=log)
-
-
 def settle_parts(spec: str, responses: list[str], *, progress: str | None = None, seconds: float | None = None,
                  kernel_at_most: int = 60, path: str = ATLAS_FILE,
                  log: Callable[[str], None] = lambda _: None) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -539,10 +420,7 @@ def settle_parts(spec: str, responses: list[str], *, progress: str | None = None
     (:func:`service.bound_campaigns.settle`), then record the bound the file proves as it stands when it beats
     the entry's (marked ``"finished": false``, as an unfinished campaign's).  Returns (the parts' rows, the
     record or None when the file proves nothing yet)."""
-    from service import bound_campaigns
-
-    if load(path)[spec]["values"]["total"]["exact"]:
-        raise ValueError(f"{spec} is solved: its total is {load(path)[spec]['values']['total']['value']}")
+    ATLAS.refuse_solved(spec, path)
     file = progress or bound_campaigns.default_path(spec)
     rows = bound_campaigns.settle(spec, file, responses, seconds=seconds, kernel_at_most=kernel_at_most, log=log)
     game = Game.from_spec(spec)
@@ -552,39 +430,9 @@ def settle_parts(spec: str, responses: list[str], *, progress: str | None = None
     plan = (bound_campaigns.read(file) or {}).get("plan") or {}
     depth, target = int(plan.get("depth") or 1), plan.get("target")
     command = f"bullscows atlas settle -g {spec} --parts {','.join(responses)} --progress {file}"
-    record = {**bound_campaigns.record_of(game, depth, target, file, command, summary, False), "table": False}
+    record = {**record_of(game, depth, target, file, command, summary, False), "table": False}
     keep_lower_bound(spec, record, path=path, log=log)
     return rows, record
-
-
-def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = ATLAS_FILE,
-                     log: Callable[[str], None] = lambda _: None) -> bool:
-    """Raise the entry's T and T_W lower bounds to a proven bound's ``record["value"]`` and keep the record
-    under ``lower_bound``, when it beats the one recorded (or is the same unfinished campaign's, its time
-    grown).  Returns whether it did."""
-    from service.bound_campaigns import unfinished
-
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-        entries = load(path)
-        entry = entries[spec]
-        old = entry.get("lower_bound")
-        partly = unfinished(record)
-        log(f"{spec}: T >= {record['value']} "
-            + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
-            + f" ({record['work']} sets refined, "
-            f"{record['seconds']:.1f} s; size-only {record['size_only']}"
-            + (f", recorded {old['value']}" if old else "") + ")")
-        same = old is not None and int(record["value"]) == int(old["value"]) and unfinished(old)
-        if old is not None and int(record["value"]) <= int(old["value"]) and not (same and (not partly or (
-                record["campaign"]["progress"] == old["campaign"]["progress"]
-                and record["seconds"] != old["seconds"]))):
-            # a finished campaign's bound replaces an unfinished one's of the same value; the same unfinished
-            # campaign's record of the same value is brought up to date (its time grows with every run)
-            return False
-        apply_lower_bound(entry, int(record["value"]))
-        entry["lower_bound"] = record
-        save(entries, path)
-        return True
 
 
 def apply_lower_bound(entry: dict[str, Any], total_lower: int) -> None:
@@ -618,25 +466,6 @@ def add_one_step(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE,
     return changed
 
 
-def tree_name(fields: dict[str, Any], kind: str = "Hybrid tree") -> str:
-    """A best-known tree's short name for people, from how it plays (``fields``: a hybrid's or a records tree's
-    record: ``above``, ``exact_at_most``, ``rollout``, ``max_guesses``, ``polish``), such as "Record tree:
-    entropy rollout, exact once ≤30 left, within 7 guesses" (the one-step strategy played, rolled out or not; the
-    optimal guess once that many candidates are left; the depth limit it keeps to; polished parts).
-
-    Why: the tree's own description (its ``strategy``) and its ``command`` grow with every rollout, polish
-    and graft that improved it, to thousands of characters; they stay as provenance, and menus and headlines
-    show this.  Derived, never stored, so that a new tree is named as it is recorded."""
-    rollout = fields.get("rollout") or {}
-    max_guesses = rollout.get("max_guesses", fields.get("max_guesses"))
-    parts = [f"{fields['above']}{' rollout' if rollout else ''}", f"exact once \u2264{fields['exact_at_most']} left"]
-    if max_guesses is not None:
-        parts.append(f"within {max_guesses} guesses")
-    if fields.get("polish") or rollout.get("polish_units"):
-        parts.append("polished")
-    return f"{kind}: {', '.join(parts)}"
-
-
 def best_known(entry: dict[str, Any]) -> dict[str, Any] | None:
     """The best strategy tree known of an entry whose total is not proven: its hybrid tree when it has
     one (shipped as ``best-known``, never worse than the one-step trees), else its best one-step
@@ -660,9 +489,6 @@ def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:
     """Start the searches of ``game`` from what its campaigns proved (the shipped knowledge, one table
     per question), so a game the project has solved by campaign (Bulls-and-Cows, Mastermind) is
     answered from those proofs instead of being searched again from nothing.  Returns what was used."""
-    from service.knowledge import Knowledge
-    from solver.search import SolveOptions
-
     used = []
     for index in Knowledge().all():
         key = index.key
@@ -677,8 +503,6 @@ def _warm_from_campaigns(game: Game, searcher: Any) -> list[str]:
 def _witness(game: Game) -> tuple[int, int] | None:
     """(total, worst case) of the campaigns' shipped optimal-total tree of ``game``, if there is one:
     a strategy that exists, so T_k = T from its worst case on (:func:`solver.atlas.solve_game`)."""
-    from service.trees import TreeLibrary
-
     stored = TreeLibrary().get(game, "optimal-total", None)  # loaded and verified: a real strategy
     if stored is None or stored.meta.get("source") == "atlas" or stored.meta["max_guesses"] is not None:
         return None

@@ -10,13 +10,8 @@ facts make the work divisible and durable:
 - every bound a refinement returns is admissible, whatever depth or room it was refined with, so a part's
   bound proven once is a valid estimate for any later refinement of it, in any run, under any plan.
 
-The progress file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by
-response: the bound and the plies whose full bound it is known to reach, or ``"exact"``), the parts' bounds
-under each of their second guesses (``seconds``: a big part of the last pass is refined one second guess at a
-time, and each is kept, so that a part that takes hours is not lost whole when its run stops) and the parts
-below each second guess (``thirds``, for the same reason one level down), written at most
-every few seconds while a unit runs and when it ends, and each finished unit's bound under the plan (depth
-and target), with the time each unit took over every run (``spent``).  A campaign killed at any moment
+The progress file (``campaigns/bounds-<game>.json``, :mod:`service.bound_files`) keeps every part's bound, written
+at most every few seconds while a unit runs and when it ends.  A campaign killed at any moment
 loses only what its running units proved since their last write; run again, it skips the finished units
 and refines the others from every part's bound already proven.  Another plan (a deeper depth, another
 target) keeps the parts and begins its units afresh.  Units run here one after another, or at once on a
@@ -30,161 +25,61 @@ split even a single part, the one a campaign with ``--parts`` spends its hours o
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
-import json
 import os
+import socket
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
+
+from service.bound_files import (
+    BELOW,
+    FORMAT,
+    Log,
+    amend,
+    claim_gone,
+    ledger_below,
+    ledger_bounds,
+    ledger_seconds,
+    ledger_thirds,
+    merge,
+    parse_parts,
+    plan_of,
+    prune_claims,
+    raise_bound,
+    record_unit,
+    same_game,
+    settling_seconds,
+    standing,
+    start,
+)
+from service.bound_files import read as read  # re-exported: importers read the campaign's file here
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
-from solver.game import Game
-from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
+from solver import kernels
+from solver.bounds import lower_bound_tables
+from solver.game import Game, Turn
+from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger, root_classes, root_lower_bound
+from solver.search import Searcher, SolveOptions
+from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
+from solver.symmetry import relabelling_onto
+from solver.table import MMAX
+from solver.tree import solved_depths
 
-if TYPE_CHECKING:
-    from solver.sweep import SweepProgress
-
-FORMAT = "bullscows-bound-campaign"
 FLUSH_SECONDS = 10.0
 """A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
 
 WAIT_SECONDS = 5.0
 """How often a unit with nothing left but parts other processes refine looks whether they are done."""
 
-Log = Callable[[str], None]
-
 
 def default_path(spec: str) -> str:
     """The progress file of a game's lower-bound campaign: ``campaigns/bounds-5-6-1.json``."""
     return os.path.join(CAMPAIGN_DIR, f"bounds-{spec.replace(',', '-')}.json")
-
-
-def read(path: str) -> dict[str, Any] | None:
-    """The progress file's document, or None when there is none yet.
-
-    :raises CampaignError: the file is not a lower-bound campaign's progress.
-    """
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-        if (not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("parts"), dict)
-                or not isinstance(doc.get("units"), dict)):
-            raise ValueError("not a lower-bound campaign's progress file")
-        return doc
-    except (OSError, ValueError) as exc:
-        raise CampaignError(f"{path}: {exc}") from None
-
-
-def _amend(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Change the progress file as it is now (re-read under its lock: other processes write to it too)."""
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            raise CampaignError(f"{path} disappeared while the campaign ran")
-        change(doc)
-        write_json(path, doc)
-        return doc
-
-
-def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tuple[int, int]]:
-    """The parts' bounds of a progress document, keyed as :class:`solver.lowerbound.PartLedger` keys them.
-
-    :raises CampaignError: a code, response or bound that does not belong to the game.
-    """
-    from solver.errors import SolverError
-
-    out: dict[tuple[int, int], tuple[int, int]] = {}
-    try:
-        for guess, parts in doc["parts"].items():
-            g = game.parse_code(guess)
-            for response, (lower, plies) in parts.items():
-                if plies == "exact":
-                    plies = EXACT_PLIES
-                if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
-                    raise ValueError(f"bound {lower!r}, {plies!r}")
-                out[(g, game.parse_response(response))] = (lower, plies)
-    except (SolverError, ValueError, TypeError, AttributeError) as exc:
-        raise CampaignError(f"a part's bound in the progress file is not {game.spec}'s: {exc}") from None
-    return out
-
-
-BELOW = {"seconds": "crc", "thirds": "crcr"}
-"""The file's sections below the root parts, and what their nested keys are (c a code, r a response): the parts'
-bounds under each second guess (first guess, response, second guess), and the parts below a second guess
-(the same, then the response to it)."""
-
-
-def ledger_below(game: Game, doc: dict[str, Any], section: str) -> dict[tuple[int, ...], tuple[int, int]]:
-    """The bounds of one of the sections of :data:`BELOW`, keyed as :class:`solver.lowerbound.PartLedger` keys
-    them (``seconds``: :meth:`~solver.lowerbound.PartLedger.get_second`; ``thirds``: ``get_third``).
-
-    :raises CampaignError: a code, response or bound that does not belong to the game.
-    """
-    from solver.errors import SolverError
-
-    kinds = BELOW[section]
-    out: dict[tuple[int, ...], tuple[int, int]] = {}
-
-    def walk(tree: Any, keys: tuple[int, ...]) -> None:
-        for text, value in tree.items():
-            kind = kinds[len(keys)]
-            key = (*keys, game.parse_code(text) if kind == "c" else game.parse_response(text))
-            if len(key) < len(kinds):
-                walk(value, key)
-                continue
-            lower, plies = value
-            if not (isinstance(lower, int) and isinstance(plies, int)) or lower < 0 or plies < 0:
-                raise ValueError(f"bound {lower!r}, {plies!r}")
-            out[key] = (lower, plies)
-
-    try:
-        walk(doc.get(section, {}), ())
-    except (SolverError, ValueError, TypeError, AttributeError) as exc:
-        what = "a second guess's bound" if section == "seconds" else "the bound of a part below a second guess"
-        raise CampaignError(f"{what} in the progress file is not {game.spec}'s: {exc}") from None
-    return out
-
-
-def ledger_seconds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int], tuple[int, int]]:
-    """The bounds of the parts under each of their second guesses (``seconds``), as :func:`ledger_below` reads them."""
-    return {(k[0], k[1], k[2]): v for k, v in ledger_below(game, doc, "seconds").items()}
-
-
-def ledger_thirds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int, int, int], tuple[int, int]]:
-    """The bounds of the parts below each second guess (``thirds``), as :func:`ledger_below` reads them."""
-    return {(k[0], k[1], k[2], k[3]): v for k, v in ledger_below(game, doc, "thirds").items()}
-
-
-def _below_keys(game: Game, section: str, key: tuple[int, ...]) -> list[str]:
-    """A key of :func:`ledger_below` as the file's nested keys."""
-    return [game.format_code(x) if kind == "c" else game.format_response(x) for kind, x in zip(BELOW[section], key,
-                                                                                                 strict=True)]
-
-
-def _raise_bound(row: dict[str, Any], key: str, lower: int, plies: int) -> None:
-    """Raise ``row[key]`` (``[bound, plies or "exact"]``) to a new proof: neither ever falls."""
-    old_lower, old_plies = row.get(key, [0, 0])
-    most = max(EXACT_PLIES if old_plies == "exact" else int(old_plies), plies)
-    row[key] = [max(int(old_lower), lower), "exact" if most >= EXACT_PLIES else most]
-
-
-def _merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[int, int]],
-           below: dict[str, dict[tuple[int, ...], tuple[int, int]]] | None = None) -> None:
-    """Raise the document's parts' bounds to ``bounds``, and those of its sections below them (:data:`BELOW`) to
-    ``below`` (never lower one: each is a proof)."""
-    for (g, r), (lower, plies) in bounds.items():
-        _raise_bound(doc["parts"].setdefault(game.format_code(g), {}), game.format_response(r), lower, plies)
-    for section, entries in (below or {}).items():
-        for key, (lower, plies) in entries.items():
-            *path, last = _below_keys(game, section, key)
-            row = doc.setdefault(section, {})
-            for name in path:
-                row = row.setdefault(name, {})
-            _raise_bound(row, last, lower, plies)
 
 
 class FileLedger(PartLedger):
@@ -257,8 +152,6 @@ class FileLedger(PartLedger):
     def claim(self, guess: int, response: int, second: int | None = None) -> bool:
         """Take the part (or its second guess) in the file's ``claims`` unless a live process of this machine
         holds it (a claim of a process gone is taken over; one of another machine is left alone)."""
-        import socket
-
         key = self._key(guess, response, second)
         me = {"pid": os.getpid(), "host": socket.gethostname()}
         granted = True
@@ -267,19 +160,17 @@ class FileLedger(PartLedger):
             nonlocal granted
             claims = doc.setdefault("claims", {})
             held = claims.get(key)
-            if held is not None and held != me and not _gone(held):
+            if held is not None and held != me and not claim_gone(held):
                 granted = False
                 return
             claims[key] = me
 
-        _amend(self.path, change)
+        amend(self.path, change)
         return granted
 
     def wait(self, guess: int, response: int, second: int | None = None) -> None:
         """Poll the file until the claim is gone or its holder (a process of this machine) is.  A claim of
         another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
-        import socket
-
         from service.jobs.runner import owner_alive
 
         key = self._key(guess, response, second)
@@ -287,7 +178,7 @@ class FileLedger(PartLedger):
             doc = read(self.path) or {}
             held = doc.get("claims", {}).get(key)
             if (held is None or held.get("pid") == os.getpid() or held.get("host") != socket.gethostname()
-                    or _gone(held)):
+                    or claim_gone(held)):
                 return
             if not owner_alive(self.owner):
                 raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
@@ -304,7 +195,7 @@ class FileLedger(PartLedger):
             if not claims:
                 doc.pop("claims", None)
 
-        _amend(self.path, change)
+        amend(self.path, change)
 
     def flush(self) -> None:
         """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
@@ -322,113 +213,16 @@ class FileLedger(PartLedger):
 
             def change(doc: dict[str, Any]) -> None:
                 nonlocal recorded
-                _merge(self.game, doc, pending, below)
+                merge(self.game, doc, pending, below)
                 if self.unit is not None:
                     times = doc.setdefault("spent", {})
                     before = float(times.get(self.unit, 0.0))
                     times[self.unit] = round(before + spent, 1)
                     recorded = times[self.unit] - before
 
-            _amend(self.path, change)
+            amend(self.path, change)
             self.counted = self.counted + recorded if self.unit is not None else now
         self.written = now
-
-
-def _gone(held: dict[str, Any]) -> bool:
-    """Whether a claim is of a process of this machine that no longer runs (another machine's cannot be seen:
-    it is never taken for gone)."""
-    import socket
-
-    from service.jobs.runner import owner_alive
-
-    return bool(held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")))
-
-
-def _prune_claims(doc: dict[str, Any]) -> None:
-    """Drop the claims of processes of this machine that are gone (killed mid-part): nobody refines those
-    parts any more, and a finished campaign's file should not look as if someone did."""
-    claims = doc.get("claims", {})
-    for key, held in list(claims.items()):
-        if _gone(held):
-            del claims[key]
-    if not claims:
-        doc.pop("claims", None)
-
-
-def plan_of(depth: int, target: int | None) -> dict[str, Any]:
-    """What a campaign's units are refined for: their bounds hold for this plan only (the parts', for all)."""
-    return {"depth": depth, "target": target}
-
-
-def start(game: Game, depth: int, target: int | None, path: str, log: Log = lambda _: None) -> dict[str, Any]:
-    """The campaign's progress for this plan: read from ``path`` (its parts kept whatever plan proved them;
-    a finished plan's units, or another plan's, set aside under ``earlier``), else begun there.
-
-    :raises CampaignError: the file is another game's, or unreadable.
-    """
-    plan = plan_of(depth, target)
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(),
-                   "plan": plan, "leaves": LEAVES, "parts": {}, "units": {}}
-        else:
-            _same_game(game, doc, path)
-            ledger_bounds(game, doc)  # refuse a corrupt file before any work
-            for section in BELOW:
-                ledger_below(game, doc, section)
-            _prune_claims(doc)
-            _compact_seconds(doc)
-            relabelled = doc.get("leaves") != LEAVES
-            if relabelled:
-                way = doc.get("leaves") or "by size"
-                _count_plies_anew(doc)
-                log(f"{game.spec}: the file's parts were proven with their sets valued another way "
-                    f"({way}); their bounds are kept, at no known depth"
-                    + (", and its units are done again" if doc["units"] or "finished" in doc else ""))
-            if doc.get("plan") != plan or relabelled:
-                if doc["units"] or "finished" in doc:
-                    doc.setdefault("earlier", []).append(
-                        {"plan": doc.get("plan"), "units": doc["units"], "spent": doc.pop("spent", {}),
-                         **({"finished": doc.pop("finished")} if "finished" in doc else {})})
-                    log(f"{game.spec}: the file's units were for {doc.get('plan')}; its parts' bounds are kept")
-                doc["plan"], doc["units"] = plan, {}
-        write_json(path, doc)
-    return doc
-
-
-def standing(game: Game, doc: dict[str, Any]) -> int:
-    """The lower bound of the game's optimal total that the file proves as it stands, finished or not: the least,
-    over the first guesses (one per class), of the guess's cost to every candidate plus its parts' bounds (each
-    the file's, else its size-only bound), or of the unit's bound when it is finished and higher.
-
-    Why: every part's bound is a proof, so the root's bound rises with each part a campaign finishes, not only
-    when the last unit ends; a run stopped after hours still narrows the bracket."""
-    import numpy as np
-
-    from solver import kernels
-    from solver.bounds import lower_bound_tables
-    from solver.lowerbound import root_classes
-    from solver.table import MMAX
-
-    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
-    bounds = ledger_bounds(game, doc)
-    arrays = game.search_arrays()
-    cands = np.arange(game.size, dtype=np.int32)
-    least: int | None = None
-    for g in root_classes(game):
-        _, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
-        sizes = np.diff(starts)
-        value = game.size + sum(max(int(lb0[int(sizes[r])]), bounds.get((g, r), (0, 0))[0])
-                                for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls)
-        unit = doc["units"].get(game.format_code(g))
-        if unit is not None:
-            try:
-                value = max(value, int(unit["bound"]))
-            except (KeyError, TypeError, ValueError) as exc:
-                raise CampaignError(f"a unit's bound in the progress file is not a number: {exc!r}") from None
-        least = value if least is None else min(least, value)
-    return int(lb0[game.size]) if least is None else least
 
 
 def so_far(game: Game, path: str) -> dict[str, Any] | None:
@@ -441,21 +235,14 @@ def so_far(game: Game, path: str) -> dict[str, Any] | None:
     doc = read(path)
     if doc is None:
         return None
-    _same_game(game, doc, path)
+    same_game(game, doc, path)
     value = standing(game, doc)  # refuses a part's bound that is not the game's
     try:
         return {"value": value, "units": len(doc["units"]),
                 "work": sum(int(u["work"]) for u in doc["units"].values()),
-                "seconds": round(sum(float(v) for v in doc.get("spent", {}).values()) + _settling_seconds(doc), 1)}
+                "seconds": round(sum(float(v) for v in doc.get("spent", {}).values()) + settling_seconds(doc), 1)}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CampaignError(f"{path}: a unit or a time that is not a number: {exc!r}") from None
-
-
-def _settling_seconds(doc: dict[str, Any]) -> float:
-    """The time the file's sweeps took, settled parts' and those under way (:func:`settle`): the depth
-    campaign's ``spent`` does not count them."""
-    return sum(float(entry.get("seconds", 0.0)) for section in ("settled", "settle")
-               for parts in doc.get(section, {}).values() for entry in parts.values())
 
 
 def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
@@ -472,13 +259,7 @@ def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
     :raises CampaignError: the file is another game's, or none of its first guesses is the tree's up to a
         symmetry.
     """
-    import numpy as np
 
-    from solver import kernels
-    from solver.bounds import lower_bound_tables
-    from solver.symmetry import relabelling_onto
-    from solver.table import MMAX
-    from solver.tree import solved_depths
 
     if doc.get("game") != game.spec or tree.game.spec != game.spec:
         raise CampaignError(f"the tree ({tree.game.spec}) and the progress file ({doc.get('game')}) are not both "
@@ -525,11 +306,6 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
 
     :raises CampaignError: a response on the path that the tree does not follow.
     """
-    from solver.game import Turn
-    from solver.lowerbound import root_lower_bound
-    from solver.search import Searcher, SolveOptions
-    from solver.tree import solved_depths
-
     searcher = Searcher(game, SolveOptions("total"))  # one for every set's bound
     depths = solved_depths(tree)
     node, turns = tree.root, []
@@ -556,120 +332,9 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
             "gap": sum(row["gap"] for row in rows), "parts": rows}
 
 
-def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
-                 keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
-                 only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
-    """Run the campaign (:func:`run`) and hand ``keep`` the lower bound's record (:func:`record_of`) of what its
-    file proves: before the run (a run killed before its next part ends then loses none of it), and after it,
-    the campaign's bound once finished, else what its parts prove so far.  ``keep`` returns the record as it
-    kept it; the last one is returned (:func:`unfinished` tells which kind), None when the campaign has no file.
-    The atlas and the records keep their bounds this way."""
-    game = Game.from_spec(spec)
-    before = so_far(game, path)
-    if before is not None:
-        keep(record_of(game, depth, target, path, command, before, False))
-    summary = run(spec, depth, target, path, processes=processes, max_units=max_units, only_parts=only_parts, log=log)
-    if summary is not None:
-        return keep(record_of(game, depth, target, path, command, summary, True))
-    after = so_far(game, path)
-    return None if after is None else keep(record_of(game, depth, target, path, command, after, False))
-
-
 def unfinished(record: dict[str, Any]) -> bool:
     """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
     return record.get("campaign", {}).get("finished") is False
-
-
-def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],
-              finished: bool) -> dict[str, Any]:
-    """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
-    finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
-    from service.atlas import machine
-    from solver.bounds import lower_bound_tables
-    from solver.table import MMAX
-
-    return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
-            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
-            "work": summary["work"], "seconds": summary["seconds"],
-            "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
-            "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
-
-
-def _prune(tree: dict[str, Any], drop: Callable[[tuple[str, ...], list[Any]], bool],
-           keys: tuple[str, ...] = ()) -> None:
-    """Delete the leaves (``[bound, plies]``) of a nested section for which ``drop(their keys, leaf)`` holds, and
-    the branches left empty."""
-    for key, value in list(tree.items()):
-        if isinstance(value, dict):
-            _prune(value, drop, (*keys, key))
-            if not value:
-                del tree[key]
-        elif drop((*keys, key), value):
-            del tree[key]
-
-
-def _compact_seconds(doc: dict[str, Any]) -> None:
-    """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
-    than it (a part's bound is the least of its second guesses'); and the bounds of a second guess's parts once
-    the second guess is known in full at more plies than they were proven for."""
-
-    def part(keys: tuple[str, ...]) -> int:
-        return int(doc["parts"].get(keys[0], {}).get(keys[1], [0, 0])[0])
-
-    def second(keys: tuple[str, ...]) -> int:
-        return int(doc.get("seconds", {}).get(keys[0], {}).get(keys[1], {}).get(keys[2], [0, 0])[1])
-
-    _prune(doc.get("seconds", {}), lambda keys, leaf: int(leaf[1]) == 0 and int(leaf[0]) <= part(keys))
-    _prune(doc.get("thirds", {}), lambda keys, leaf: second(keys) > int(leaf[1]))
-    for section in BELOW:
-        if not doc.get(section, True):
-            doc.pop(section)
-
-
-def _same_game(game: Game, doc: dict[str, Any], path: str) -> None:
-    """Refuse another game's progress file before anything is read from it or written to it."""
-    if doc.get("game") != game.spec:
-        raise CampaignError(f"{path} is {doc.get('game')}'s campaign, not {game.spec}'s; give another progress file")
-
-
-def _count_plies_anew(doc: dict[str, Any]) -> None:
-    """A file whose sets were valued another way than :data:`LEAVES` (by size, or by their own codes before the
-    sets' branching counted): each part's bound stays (a proof is a proof), but it reaches no known depth this
-    way (the bound this way at k plies is at least the old one's, often far higher), so its plies become 0 and
-    the parts are refined again with the old bounds as estimates; exact parts stay exact."""
-    for parts in doc["parts"].values():
-        for key, (lower, plies) in parts.items():
-            if plies != "exact":
-                parts[key] = [lower, 0]
-
-    def drop(tree: dict[str, Any]) -> None:
-        for key, value in tree.items():
-            if isinstance(value, dict):
-                drop(value)
-            else:
-                tree[key] = [value[0], 0]
-
-    for section in BELOW:
-        drop(doc.get(section, {}))
-    doc["leaves"] = LEAVES
-
-
-def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
-    """The responses of ``--parts`` ('0.5', '1.4'), or None for every part.
-
-    :raises CampaignError: a response that is not the game's, or a winning one (it has no part to refine).
-    """
-    from solver.errors import SolverError
-
-    if only_parts is None:
-        return None
-    try:
-        out = [game.parse_response(p.strip()) for p in only_parts]
-    except SolverError as exc:
-        raise CampaignError(f"--parts: {exc}") from None
-    if not out or game.all_bulls in out:
-        raise CampaignError("--parts: name the responses whose parts to refine, none of them the winning one")
-    return out
 
 
 def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
@@ -677,25 +342,12 @@ def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
     """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
     written to the progress file ``path`` as they are proven; it stops at a part's end once the process
     ``owner`` (the campaign's) is gone.  ``only_parts``: refine only those parts (the bound is then no unit's)."""
-    from solver.lowerbound import root_lower_bound
-
     game = Game.from_spec(spec)
     ledger = FileLedger(path, game, owner=owner, unit=guess)
     got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger,
                            only_parts=parse_parts(game, only_parts))
     ledger.flush()
     return guess, got.value, got.work, got.seconds
-
-
-def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
-    """Add a finished unit (a first guess's bound under the file's plan) to the progress file."""
-
-    def change(doc: dict[str, Any]) -> None:
-        old = doc["units"].get(guess)
-        if old is None or value > int(old["bound"]):  # two processes finished it: both bounds hold, keep the higher
-            doc["units"][guess] = {"bound": value, "work": work, "seconds": round(seconds, 1)}
-
-    _amend(path, change)
 
 
 def run(spec: str, depth: int, target: int | None, path: str, *, processes: int = 1, max_units: int | None = None,
@@ -712,8 +364,6 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
 
     :raises CampaignError: the file is another game's or unreadable, or ``only_parts`` not the game's.
     """
-    from solver.lowerbound import root_classes
-
     game = Game.from_spec(spec)
     parse_parts(game, only_parts)
     before = read(path)
@@ -721,7 +371,7 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
             and before.get("leaves") == LEAVES and "finished" in before):
         log(f"{spec}: {path} finished this plan already")
         if before.get("claims"):
-            _amend(path, _prune_claims)
+            amend(path, prune_claims)
         return dict(before["finished"])
     doc = start(game, depth, target, path, log)
     classes = [game.format_code(g) for g in root_classes(game)]
@@ -758,7 +408,7 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
         _run_dask(spec, path, depth, cut(), todo, processes, done, only_parts)
     doc = read(path) or doc
     if todo:
-        doc = _amend(path, lambda d: d.setdefault("runs", []).append(
+        doc = amend(path, lambda d: d.setdefault("runs", []).append(
             {"date": datetime.date.today().isoformat(), "plan": plan_of(depth, target), "units": len(todo),
              **({} if only_parts is None else {"parts": list(only_parts)}),
              "where": f"{max(processes, 1)} process(es)", "wall_seconds": round(time.perf_counter() - started, 1)}))
@@ -770,7 +420,7 @@ def run(spec: str, depth: int, target: int | None, path: str, *, processes: int 
                "work": sum(int(u["work"]) for u in units.values()),
                "seconds": round(sum(max(float(doc.get("spent", {}).get(g, 0.0)), float(u["seconds"]))
                                     for g, u in units.items()), 1), "units": len(units)}
-    _amend(path, lambda d: d.update({"finished": {**summary, "date": datetime.date.today().isoformat()}}))
+    amend(path, lambda d: d.update({"finished": {**summary, "date": datetime.date.today().isoformat()}}))
     return summary
 
 
@@ -800,8 +450,6 @@ def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | No
     """A part's sweep progress as the file keeps it (``settle``: game-level values, codes as text).
 
     :raises CampaignError: a code or value that is not the game's."""
-    from solver.sweep import progress_from_json
-
     if entry is None:
         return None
     try:
@@ -829,14 +477,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
     :raises CampaignError: the file is another game's or unreadable, or a response not the game's.
     """
-    import dataclasses
 
-    import numpy as np
-
-    from solver import kernels
-    from solver.game import Turn
-    from solver.lowerbound import root_classes
-    from solver.sweep import Sweeper, SweepProgress, progress_to_json
 
     game = Game.from_spec(spec)
     wanted = parse_parts(game, responses) or []
@@ -846,7 +487,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
             doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(), "plan": None,
                    "leaves": LEAVES, "parts": {}, "units": {}}
             write_json(path, doc)
-        _same_game(game, doc, path)
+        same_game(game, doc, path)
     ledger_bounds(game, doc)
     ledger_below(game, doc, "seconds")
     for first in doc.get("settle", {}).values():
@@ -895,7 +536,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                      spent_before: float = spent_before, clock: float = clock) -> None:
                 entry = {**progress_to_json(game, progress),
                          "seconds": round(spent_before + time.perf_counter() - clock, 1)}
-                _amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
+                amend(path, lambda d: d.setdefault("settle", {}).setdefault(guess, {}).__setitem__(response, entry))
                 if progress.left is None:
                     return  # a part of the guess under way: kept, not told
                 log(f"{spec}: {guess} {response}: {len(progress.refuted)} guesses refuted"
@@ -912,7 +553,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
                 def settled(d: dict[str, Any], guess: str = guess, response: str = response, value: int = value,
                             best: str = best, spent: float = spent, n: int = n) -> None:
-                    _raise_bound(d["parts"].setdefault(guess, {}), response, value - n, EXACT_PLIES)
+                    raise_bound(d["parts"].setdefault(guess, {}), response, value - n, EXACT_PLIES)
                     d.setdefault("settled", {}).setdefault(guess, {})[response] = {
                         "value": value, "guess": best, "seconds": spent, "date": datetime.date.today().isoformat()}
                     for section in ("settle", *BELOW):  # what the value makes redundant
@@ -922,7 +563,7 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                         if not d.get(section, True):
                             d.pop(section)
 
-                _amend(path, settled)
+                amend(path, settled)
                 rows.append({**row, "value": value, "exact": True, "guess": best, "seconds": spent})
                 log(f"{spec}: {guess} {response} ({n} codes) needs exactly {value} ({best} next; {spent:.0f} s)")
             else:

@@ -12,25 +12,33 @@ improves on the one recorded, so the file is the campaign's progress too.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import datetime
 import json
 import os
 import shlex
 import time
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
-from service.atlas import BEST_KNOWN, machine, polish_best_known, ship_best_known, tree_name, with_better_branches
+from service import polishes, rollouts
 from service.filelock import exclusive, write_json
+from service.provenance import machine
+from service.record_checks import CHECK_PROGRESS_EVERY_S, candidates_only_parts
+from service.registry import (
+    BEST_KNOWN,
+    GameRegistry,
+    polish_best_known,
+    tree_name,
+    with_better_branches,
+)
+from service.trees import TREE_DIR, TreeLibrary
 from solver import presets
+from solver.atlas import hybrid_tree
 from solver.game import Code, Game, Turn
-from solver.tree import Tree
-
-if TYPE_CHECKING:
-    from solver.rollout import RolloutPlan
+from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
+from solver.search import RootProgress
+from solver.tree import Tree, from_compact
+from solver.vocabulary import game_value
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -62,23 +70,71 @@ PUBLISHED: dict[str, dict[str, Any]] = {  # "check": how `bullscows records chec
 """The games of the records and the best strategies published for them, as found (cited, not computed)."""
 
 
-def load(path: str = RECORDS_FILE) -> dict[str, dict[str, Any]]:
-    """Entries by game spec, every game of :data:`PUBLISHED` present (empty of our results until run)."""
-    found: dict[str, dict[str, Any]] = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            try:
-                found = {str(e["game"]): e for e in json.load(fh)["games"]}
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path} is not a records file ({exc})") from None
-    return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
-                                                       if k in ("lower_bound", "best_known", "check")}}
-            for spec in PUBLISHED}
+class Records(GameRegistry):
+    """The records' file as a :class:`~service.registry.GameRegistry`: the games of :data:`PUBLISHED`, each with
+    what this project proved and built of it (a bound is kept as it is: the file holds no bracket to raise)."""
+
+    group = "records"
+    bound_command = "bound"
+
+    def load(self, path: str | None = None) -> dict[str, dict[str, Any]]:
+        """Entries by game spec, every game of :data:`PUBLISHED` present (empty of our results until run)."""
+        path = path or self.file
+        found: dict[str, dict[str, Any]] = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                try:
+                    found = {str(e["game"]): e for e in json.load(fh)["games"]}
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{path} is not a records file ({exc})") from None
+        return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
+                                                           if k in ("lower_bound", "best_known", "check")}}
+                for spec in PUBLISHED}
+
+    def save(self, entries: dict[str, dict[str, Any]], path: str | None = None) -> None:
+        """Write every entry atomically (a killed run leaves the previous file)."""
+        write_json(path or self.file,
+                   {"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]})
+
+    def served(self, game: Game) -> dict[str, Any] | None:
+        """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
+        if game.spec not in PUBLISHED:
+            return None
+        return served_entry(self.shipped()[game.spec])
+
+    def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A campaign's bound states its question, as every records bound does."""
+        return {"criterion": "total", "max_guesses": None, **record}
+
+    tree_key = "best_known"
+    tree_source = "records"
+
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any],
+                   log: Callable[[str], None]) -> bool:
+        """A tree is kept when it ranks before the one recorded (:func:`tree_rank`: fewer secrets beyond the
+        published worst case, then fewer guesses)."""
+        old = entry.get("best_known")
+        limit = worst_case_target(spec)
+        rank = tree_rank(spec, stats.total, stats.histogram)
+        log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
+            f"{stats.worst_case}" + ("" if limit is None else f" ({rank[0]} secrets beyond {limit})")
+            + f", {record['seconds']:.1f} s"
+            + (f"; recorded {old['total']}, worst case {old['worst_case']}" if old else ""))
+        return old is None or rank < tree_rank(spec, int(old["total"]), old["histogram"])
+
+    def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
+        """The record says how big the shipped file is."""
+        record["bytes"] = os.path.getsize(os.path.join(folder, record["tree"]))
 
 
-def save(entries: dict[str, dict[str, Any]], path: str = RECORDS_FILE) -> None:
-    """Write every entry atomically (a killed run leaves the previous file)."""
-    write_json(path, {"records": "bullscows", "games": [entries[s] for s in PUBLISHED if s in entries]})
+RECORDS = Records(RECORDS_FILE)
+"""The package's records; the module's functions below are its methods."""
+load = RECORDS.load
+save = RECORDS.save
+shipped = RECORDS.shipped
+served = RECORDS.served
+keep_lower_bound = RECORDS.keep_lower_bound
+add_campaign_lower_bound = RECORDS.add_campaign_lower_bound
 
 
 def spec_of(game: str) -> str:
@@ -95,10 +151,7 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     plies, and record it when it beats the one recorded.  With ``target`` (game-level), each first guess is
     refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
     target or more, or the full bound when that is below it.  Returns the bound's record."""
-    from solver.lowerbound import root_lower_bound
-
-    game = Game.from_spec(spec)
-    got = root_lower_bound(game, (), depth, target=target)
+    got = RECORDS.prove_lower_bound(spec, depth, target=target, path=path)
     record = {"value": got.value, "criterion": "total", "max_guesses": None, "depth": depth,
               **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
@@ -109,63 +162,10 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     return record
 
 
-def add_campaign_lower_bound(spec: str, depth: int, *, target: int | None = None, progress: str | None = None,
-                             processes: int = 1, max_units: int | None = None,
-                             only_parts: list[str] | None = None, path: str = RECORDS_FILE,
-                             log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """The bound of :func:`add_lower_bound` proven as a campaign (:mod:`service.bound_campaigns`, as the atlas's
-    are): a unit per first guess, every root part's bound written to the progress file ``progress`` as it is
-    proven, so that a run stopped or killed continues from what it proved, on ``processes`` processes (or
-    several commands on one file, splitting a unit's parts).  Why: a records game's next ply costs hours, often
-    more than one run has.  Recorded like a plain bound once every unit is done, and before then what its parts
-    prove so far, marked unfinished (the same command continues); returns the record of either kind.
-
-    :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
-    """
-    from service import bound_campaigns
-
-    file = progress or bound_campaigns.default_path(spec)
-    command = (f"bullscows records bound -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
-               + f" --campaign --progress {file}")
-
-    def keep(record: dict[str, Any]) -> dict[str, Any]:
-        record = {"criterion": "total", "max_guesses": None, **record}
-        keep_lower_bound(spec, record, path=path, log=log)
-        return record
-
-    return bound_campaigns.run_and_keep(spec, depth, target, file, command, keep, processes=processes,
-                                        max_units=max_units, only_parts=only_parts, log=log)
-
-
-def keep_lower_bound(spec: str, record: dict[str, Any], *, path: str = RECORDS_FILE,
-                     log: Callable[[str], None] = lambda _: None) -> bool:
-    """Keep a proven bound's ``record`` as the game's ``lower_bound`` when it beats the one recorded (a lower
-    bound only ever rises).  Returns whether it did."""
-    from service.bound_campaigns import unfinished
-
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-        entries = load(path)
-        old = entries[spec].get("lower_bound")
-        partly = unfinished(record)
-        log(f"{spec}: T >= {record['value']} "
-            + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
-            + f" ({record['work']} sets refined, "
-            f"{record['seconds']:.1f} s; size-only {record['size_only']}"
-            + (f", recorded {old['value']}" if old else "") + ")")
-        if old is not None and int(record["value"]) <= int(old["value"]) and not (
-                int(record["value"]) == int(old["value"]) and unfinished(old) and not partly):
-            return False  # a finished campaign's bound replaces an unfinished one's of the same value
-        entries[spec]["lower_bound"] = record
-        save(entries, path)
-        return True
-
-
 def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
                folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
     candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
-    from solver.atlas import hybrid_tree
-
     return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
                     {"above": strategy, "exact_at_most": exact_at_most},
                     f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
@@ -196,9 +196,6 @@ def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, fro
 
     :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
     """
-    from service import rollouts
-    from solver.rollout import RolloutPlan, given_guesses
-
     plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
                        keep_width, judge_width, judge_turns, polish, judge_pool)
     progress = progress or rollouts.default_path(spec)
@@ -274,11 +271,6 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
 
     :raises CampaignError: the shipped tree opens with another guess than the campaign.
     """
-    from service import rollouts
-    from service.trees import TREE_DIR, TreeLibrary
-    from solver.rollout import assemble, branch_responses
-    from solver.tree import from_compact
-
     game = Game.from_spec(spec)
     first = game.parse_code(doc["first_guess"])
     asked = rollouts.named_responses(game, first, units, "--units", "unit")
@@ -316,8 +308,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
 
     :raises ValueError: the game has no best-known tree yet, ``progress`` is another polish's, or a part is none.
     """
-    from service import polishes
-
     game = Game.from_spec(spec)
     before = load(path)[spec].get("best_known")
     if max_guesses is None and before is not None:
@@ -334,164 +324,6 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
     if progress is not None:
         polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
     return record
-
-
-CHECK_PROGRESS_EVERY_S = 60.0
-"""How often a part being searched writes how far it has come (a stopped run loses at most this much)."""
-
-
-def share_key(name: str, share: tuple[int, int]) -> str:
-    """Where a check keeps the progress of one share of a part (the part's own name for the whole search)."""
-    mine, shares = share
-    return name if shares == 1 else f"{name} share {mine + 1}/{shares}"
-
-
-def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str, dict[str, Any]]], *,
-                          keep: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
-                          only: Collection[str] | None = None,
-                          progress: Callable[[], dict[str, dict[str, Any]]] = dict,
-                          keep_progress: Callable[[str, dict[str, Any]], None] = lambda _r, _p: None,
-                          share: tuple[int, int] = (0, 1),
-                          every: float | None = None,
-                          log: Callable[[str], None] = lambda _: None) -> int | None:
-    """The optimal total of ``game`` among the strategies that open with ``first`` and then play only codes that
-    are still possible (the from-set-only search, :class:`solver.search.Searcher`), one response to ``first``
-    at a time, smallest first.  ``known()``: the parts solved so far, by formatted response, as ``keep`` was told
-    each (``{"candidates", "value", "seconds"}``, the value counting every guess of the game, ``first``
-    included); it is asked again before each part, so that a stopped run continues with the parts it had not
-    solved, and several runs share the parts.  ``only``: the responses this run may solve (the others are taken
-    from ``known()`` if they are there).  Returns the total (the parts' values, and 1 for the secret ``first``
-    itself), or None while a part is missing.
-
-    Inside a part, ``keep_progress`` is told at most every ``every`` seconds (default
-    :data:`CHECK_PROGRESS_EVERY_S`) how far its search has come (``{"search": RootProgress as JSON,
-    "seconds"}``, under :func:`share_key`), and ``progress()`` gives all of it back to a later run, which
-    continues the part from there (the part's ``seconds`` then count every run's).  ``share`` (k, n): this run
-    searches only the second guesses k, k + n, ... of each part (:meth:`Searcher.search_root`), cut by the best
-    value the other shares have written; the share that finds all n done writes the part.
-
-    Why part by part, progress inside a part and shares: the biggest parts of Super Mastermind take hours,
-    longer than a run may last, a run that is stopped must keep what it proved, and one part left should still
-    keep every core busy."""
-    from solver import kernels
-    from solver.search import Searcher, SolveOptions
-
-    options = SolveOptions("total", from_set_only=True)
-    searcher = Searcher(game, options, table_capacity=1 << 22)
-    a = searcher.arrays
-    order, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
-    sizes = np.diff(starts)
-    total: int | None = 0
-    for r in sorted(np.flatnonzero(sizes).tolist(), key=lambda r: (int(sizes[r]), r)):
-        if r == game.all_bulls:
-            total = None if total is None else total + 1
-            continue
-        name = game.format_response(r)
-        part = known().get(name)
-        if part is not None and int(part["candidates"]) != int(sizes[r]):
-            part = None  # another game's or another guess's part: never counted
-        if part is None and (only is None or name in only):
-            part = _search_part(searcher, first, r, order[starts[r]:starts[r + 1]], share, progress, keep_progress,
-                                CHECK_PROGRESS_EVERY_S if every is None else every, log)
-            if part is not None:
-                keep(name, part)
-                log(f"{game.spec}: after {game.format_code(first)} {name}, {part['candidates']} candidates: "
-                    f"{part['value']} guesses ({part['seconds']} s)")
-        total = None if part is None or total is None else total + int(part["value"])
-    return total
-
-
-def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[int, int],
-                 progress: Callable[[], dict[str, dict[str, Any]]],
-                 keep_progress: Callable[[str, dict[str, Any]], None], period: float,
-                 log: Callable[[str], None]) -> dict[str, Any] | None:
-    """One part of :func:`candidates_only_parts` (the response ``r`` to ``first``, its candidates ``cands``),
-    or this run's share of it: the part's record, or None while other shares have not finished."""
-    from solver.search import InvalidSearchError, RootProgress
-    from solver.vocabulary import game_value
-
-    game: Game = searcher.game
-    name = game.format_response(r)
-    key = share_key(name, share)
-    mine, shares = share
-    size = int(cands.shape[0])
-    history = [Turn(first, r)]
-    where = f"{game.spec}: after {game.format_code(first)} {key}"
-    digest = searcher.root_digest(history, cands=cands)
-
-    def state_of(saved: dict[str, Any] | None) -> RootProgress | None:
-        """A kept progress of this search (None if unreadable or of another search)."""
-        try:
-            state = RootProgress.from_json(saved["search"]) if saved is not None else None
-        except (ValueError, TypeError, KeyError):
-            return None
-        return state if state is not None and state.order == digest else None
-
-    def others() -> dict[str, dict[str, Any]]:
-        """The progress kept for this part: the whole search's and every share's."""
-        return {k: v for k, v in progress().items() if k == name or k.startswith(f"{name} share ")}
-
-    kept = others()
-    before, resume = 0.0, state_of(kept.get(key))
-    if kept.get(key) is not None and resume is None:
-        log(f"{where}: the progress kept is unreadable or of another search; it starts over")
-    if resume is not None:
-        before = float(kept[key].get("seconds", 0.0))
-    elif key != name and state_of(kept.get(name)) is not None:
-        resume = state_of(kept.get(name))  # every guess before the whole search's `done` is done: any share goes on
-        if resume is not None and resume.done % shares != mine:
-            resume = dataclasses.replace(resume, parts=0, acc=0, per={})  # that guess is another share's
-    if resume is not None:
-        log(f"{where}: continuing from guess {resume.done} of {resume.guesses} ({before:.0f} s searched before)")
-    started = last = time.perf_counter()
-
-    def guessed(guess: Code | None) -> dict[str, str]:
-        """The part record's ``guess`` entry, left out when the search names no guess."""
-        return {} if guess is None else {"guess": game.format_code(guess)}
-
-    def checkpoint(state: RootProgress) -> None:
-        nonlocal last
-        now = time.perf_counter()
-        final = shares > 1 and state.done >= state.guesses  # the other shares need it to finish the part
-        if now - last < period and not final:
-            return
-        last = now
-        keep_progress(key, {"search": state.to_json(), "seconds": round(before + now - started, 1)})
-        best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, "total"))
-        log(f"{where}, {size} candidates: guess {state.done} of {state.guesses} ({state.parts} parts of it "
-            f"searched), best so far {best}, {before + now - started:.0f} s")
-
-    if shares == 1:
-        res = searcher.solve(history, cands=cands, resume=resume, checkpoint=checkpoint)
-        if not res.exact or res.value is None:
-            raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
-        seconds = round(before + time.perf_counter() - started, 1)
-        return {"candidates": size, "value": int(res.value), "seconds": seconds, **guessed(res.best_guess)}
-
-    def elsewhere() -> int | None:
-        values = [s.best_value for k, v in others().items() if k != key
-                  for s in [state_of(v)] if s is not None and s.best_value is not None]
-        return min(values, default=None)
-
-    try:
-        searcher.search_root(history, cands=cands, slot=share, elsewhere=elsewhere, resume=resume,
-                             checkpoint=checkpoint)
-    except InvalidSearchError:
-        raise RuntimeError(f"the progress kept for {key} does not fit its search") from None  # checked above
-    kept = others()
-    finals = [state_of(kept.get(share_key(name, (j, shares)))) for j in range(shares)]
-    if any(s is None or s.done < s.guesses for s in finals):
-        log(f"{where}: this share is done; the part waits for the others")
-        return None
-    bests = [(s.best_value, s.best_guess) for s in finals if s is not None and s.best_value is not None]
-    if not bests:  # the first guess of the order is searched with no bound by whichever share has it
-        raise RuntimeError(f"no share of part {name} has a value: its progress is not of one search")
-    value, guess = min(bests, key=lambda b: b[0])
-    seconds = sum(float(kept[share_key(name, (j, shares))]["seconds"]) for j in range(shares))
-    if state_of(kept.get(name)) is not None:
-        seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
-    return {"candidates": size, "value": game_value(value, size, 2, "total"), "seconds": round(seconds, 1),
-            "shares": shares, **guessed(guess)}
 
 
 def _checked(spec: str) -> tuple[dict[str, Any], Game, Code]:
@@ -521,7 +353,6 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
         raise ValueError(f"share {share[0] + 1}/{share[1]}: a share is K/N with 1 <= K <= N")
     row, game, first = _checked(spec)
     if only is not None:
-        from solver.rollout import branch_responses
 
         names = {game.format_response(r) for r in branch_responses(game, first)}
         unknown = sorted(set(only) - names)
@@ -573,7 +404,7 @@ def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | No
             save(entries, path)
 
     value = candidates_only_parts(game, first, known, keep=keep, only=only, progress=progress,
-                                  keep_progress=keep_progress, share=share, log=log)
+                                  keep_progress=keep_progress, share=share, every=CHECK_PROGRESS_EVERY_S, log=log)
     with exclusive(path):
         entries = load(path)
         entries[spec]["check"] = result = record(parts_of(entries), value, searching_of(entries))
@@ -591,9 +422,6 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
     search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
 
     :raises ValueError: no published row of the game says how to check it."""
-    from solver.search import RootProgress
-    from solver.vocabulary import game_value
-
     row, game, first = _checked(spec)
     check = load(path)[spec].get("check") or {}
     if check.get("first_guess") != row["check"]["first_guess"]:
@@ -660,8 +488,6 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
     beyond the published worst case, then fewer guesses).  Returns its record, with ``kept``.  ``seconds``: the
     time to record when the tree was built elsewhere (a campaign's units, summed); ``campaign``: how it was
     split, recorded as it is."""
-    from service.trees import TREE_DIR
-
     game = Game.from_spec(spec)
     started = time.perf_counter()
     tree = build(game)
@@ -674,29 +500,8 @@ def add_tree(spec: str, build: Callable[[Game], Tree], fields: dict[str, Any], c
               "first_guess": game.format_code(tree.root.guess), "seconds": round(seconds, 1),
               **({} if campaign is None else {"campaign": campaign}), "command": command, "machine": machine(),
               "date": datetime.date.today().isoformat()}
-    with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-        entries = load(path)
-        old = entries[spec].get("best_known")
-        limit = worst_case_target(spec)
-        rank = tree_rank(spec, stats.total, stats.histogram)
-        log(f"{spec}: {record['strategy']}: total {stats.total} ({record['average']}), worst case "
-            f"{stats.worst_case}" + ("" if limit is None else f" ({rank[0]} secrets beyond {limit})")
-            + f", {seconds:.1f} s" + (f"; recorded {old['total']}, worst case {old['worst_case']}" if old else ""))
-        if old is not None and rank >= tree_rank(spec, int(old["total"]), old["histogram"]):
-            return {**record, "kept": False}
-        folder = folder or TREE_DIR
-        name = record["tree"] = ship_best_known(spec, tree, stats, folder, "records", fields)
-        record["bytes"] = os.path.getsize(os.path.join(folder, name))
-        entries[spec]["best_known"] = record
-        save(entries, path)
-    return {**record, "kept": True}
-
-
-def served(game: Game) -> dict[str, Any] | None:
-    """A records game as ``GET /v1/games/{game}`` gives it (``RecordOut``), or None for any other game."""
-    if game.spec not in PUBLISHED:
-        return None
-    return served_entry(shipped()[game.spec])
+    kept = RECORDS.keep_tree(spec, tree, stats, record, fields, path=path, folder=folder, log=log)
+    return {**record, "kept": kept}
 
 
 def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
@@ -719,17 +524,6 @@ def served_entry(entry: dict[str, Any]) -> dict[str, Any]:
                                      "command", "machine")},
             "parts": len(check.get("parts") or {}), "value": check.get("value"), "agrees": check.get("agrees")},
     }
-
-
-_SHIPPED: dict[str, dict[str, Any]] | None = None
-
-
-def shipped() -> dict[str, dict[str, Any]]:
-    """The package's records file, read once per process."""
-    global _SHIPPED
-    if _SHIPPED is None:
-        _SHIPPED = load()
-    return _SHIPPED
 
 
 def markdown(entries: dict[str, dict[str, Any]]) -> str:

@@ -1,0 +1,331 @@
+"""One registry of games: what the atlas (:mod:`service.atlas`) and the records (:mod:`service.records`) share.
+
+Why: both are a JSON file of games, rewritten under its lock as campaigns improve it, and read once per process to
+serve ``GET /v1/games/{game}``; both keep a proven lower bound of a game's optimal total and a best-known strategy
+tree shipped beside the optimal ones.  What they share is said once here: the file's loading, saving and serving
+(:class:`GameRegistry`, of which the atlas and the records are the two kinds), the one rule by which a proven lower
+bound is kept (:meth:`GameRegistry.keep_lower_bound`), the lower-bound campaigns that prove them, and the steps of
+building, polishing and shipping a best-known tree.  What differs (the atlas's exact numbers and brackets, the
+records' published rivals and checks) stays in each kind's module.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service import bound_campaigns, polishes
+from service.bound_campaigns import unfinished
+from service.filelock import exclusive
+from service.provenance import machine
+from service.rollouts import named_responses
+from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write_manifest
+from solver.bounds import lower_bound_tables
+from solver.game import Game
+from solver.lowerbound import RootBound, root_lower_bound
+from solver.polish import polish
+from solver.rollout import best_branches
+from solver.search import Searcher, SolveOptions
+from solver.sweep import Sweeper
+from solver.table import MMAX
+
+Log = Callable[[str], None]
+
+
+BEST_KNOWN = "best-known"
+"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
+
+
+def with_better_branches(spec: str, tree: Any, before: dict[str, Any] | None, max_guesses: int | None,
+                         folder: str | None, log: Callable[[str], None]) -> tuple[Any, dict[str, Any] | None]:
+    """``tree`` with, below each response to its first guess, the shipped best-known tree's subtree where that
+    one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  ``before`` is
+    the shipped tree's record (its ``command`` and ``seconds``).  Returns the tree and, when branches were kept
+    from the shipped one, which (``responses``) and the command and time behind them."""
+    game = Game.from_spec(spec)
+    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if before is None or stored is None or stored.tree.root.guess != tree.root.guess:
+        return tree, None
+    combined, taken = best_branches(tree, stored.tree, max_guesses)
+    if not taken:
+        return tree, None
+    responses = [game.format_response(r) for r in sorted(taken)]
+    log(f"{spec}: the shipped tree's subtrees are better after {', '.join(responses)}: kept")
+    combined.strategy = f"{tree.strategy} (best per response with the tree before)"
+    return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
+
+
+def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
+                      budget_s: float, max_guesses: int | None, folder: str | None,
+                      log: Callable[[str], None], keep_movers: bool = False,
+                      sweep: int | None = None, progress: str | None = None,
+                      parts: list[str] | None = None) -> tuple[Any, dict[str, Any], float, str]:
+    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
+    records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
+    ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
+    ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
+    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``:
+    positions of more candidates than that are searched by a sweep of their guesses by refined bounds
+    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.  ``progress``: the file where each position
+    is kept as soon as it is settled (:mod:`service.polishes`), and from which a run stopped before continues; the
+    caller closes it (:func:`service.polishes.finish`) once the tree is judged.  ``parts``: responses to the
+    tree's first guess (texts); only their subtrees are polished.
+
+    :raises ValueError: there is no best-known tree to polish, ``progress`` belongs to another polish, or a part
+        is no response to the first guess with candidates left.
+    """
+    spec = game.spec
+    stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
+    if before is None or stored is None:
+        build = "atlas hybrid" if group == "atlas" else "records rollout"
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
+    tree = stored.tree
+    started = time.perf_counter()
+    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
+                                                 searcher=searcher, log=log)
+    chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
+    named = [] if chosen is None else sorted(game.format_response(r) for r in chosen)
+    params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+              "keep_movers": keep_movers, "sweep": sweep, **({} if chosen is None else {"parts": named})}
+    known = {} if progress is None else polishes.start(progress, game, tree, params)
+    if known:
+        log(f"{spec}: {len(known)} positions settled before are taken from {progress}")
+    settle = None if progress is None else (lambda key, done: polishes.settle(progress, game, key, done))
+    report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
+                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, parts=chosen, log=log)
+    spent = time.perf_counter() - started + report.resumed_s
+    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
+        f"{report.gained} guesses saved, {spent:.1f} s")
+    field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
+             **({} if sweep is None else {"sweep": sweep}),
+             **({} if chosen is None else {"parts": named}),
+             **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
+    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
+    limit += "" if sweep is None else f" --sweep {sweep}"
+    limit += "" if chosen is None else f" --parts {','.join(named)}"
+    command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
+    return tree, field, spent, command
+
+
+def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, fields: dict[str, Any]) -> str:
+    """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
+    ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
+    atlas's unsolved games and the records games."""
+    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
+    with exclusive(os.path.join(folder, "manifest.json")):
+        manifest = read_manifest(folder)
+        manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
+            "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+            "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
+        write_manifest(manifest, folder)
+    return name
+
+
+def tree_name(fields: dict[str, Any], kind: str = "Hybrid tree") -> str:
+    """A best-known tree's short name for people, from how it plays (``fields``: a hybrid's or a records tree's
+    record: ``above``, ``exact_at_most``, ``rollout``, ``max_guesses``, ``polish``), such as "Record tree:
+    entropy rollout, exact once ≤30 left, within 7 guesses" (the one-step strategy played, rolled out or not; the
+    optimal guess once that many candidates are left; the depth limit it keeps to; polished parts).
+
+    Why: the tree's own description (its ``strategy``) and its ``command`` grow with every rollout, polish
+    and graft that improved it, to thousands of characters; they stay as provenance, and menus and headlines
+    show this.  Derived, never stored, so that a new tree is named as it is recorded."""
+    rollout = fields.get("rollout") or {}
+    max_guesses = rollout.get("max_guesses", fields.get("max_guesses"))
+    parts = [f"{fields['above']}{' rollout' if rollout else ''}", f"exact once \u2264{fields['exact_at_most']} left"]
+    if max_guesses is not None:
+        parts.append(f"within {max_guesses} guesses")
+    if fields.get("polish") or rollout.get("polish_units"):
+        parts.append("polished")
+    return f"{kind}: {', '.join(parts)}"
+
+
+class GameRegistry:
+    """A file of games (:attr:`file`, entries by game spec) that campaigns improve and the service serves: the
+    shape the atlas and the records share.  A kind says how its file is read and written (:meth:`load`,
+    :meth:`save`), what it serves of a game (:meth:`served`), which games a bound may no longer be proven for
+    (:meth:`refuse_solved`) and what a proven bound changes besides its record (:meth:`raise_to_bound`); the rule by
+    which a bound is kept, and the campaigns that prove them, are the same for every kind."""
+
+    group = ""
+    """The command group that writes the file (``bullscows atlas …``, ``bullscows records …``)."""
+    bound_command = ""
+    """Its command that proves a lower bound (``atlas bounds``, ``records bound``)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self._shipped: dict[str, dict[str, Any]] | None = None
+
+    def load(self, path: str | None = None) -> dict[str, dict[str, Any]]:
+        """The file's entries by game spec (``path``: another file than the package's)."""
+        raise NotImplementedError
+
+    def save(self, entries: dict[str, dict[str, Any]], path: str | None = None) -> None:
+        """Write every entry atomically (a killed run leaves the previous file)."""
+        raise NotImplementedError
+
+    def served(self, game: Game) -> dict[str, Any] | None:
+        """The game as ``GET /v1/games/{game}`` gives it, or None when the file does not hold it."""
+        raise NotImplementedError
+
+    def shipped(self) -> dict[str, dict[str, Any]]:
+        """The package's file, read once per process."""
+        if self._shipped is None:
+            self._shipped = self.load(self.file)
+        return self._shipped
+
+    def refuse_solved(self, spec: str, path: str) -> None:
+        """Refuse to prove a bound of a game whose total is proven exactly (:class:`ValueError`); none by default."""
+
+    def raise_to_bound(self, entry: dict[str, Any], value: int) -> None:
+        """What a proven lower bound ``value`` of the total changes in ``entry`` besides its record; none by
+        default."""
+
+    def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A lower-bound campaign's record (:func:`record_of`) as this file keeps it."""
+        return record
+
+    tree_key = ""
+    """Where an entry records its best-known tree (``hybrid``, ``best_known``)."""
+    tree_source = ""
+    """What the shipped tree's manifest entry says made it (:func:`ship_best_known`'s ``source``)."""
+
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any], log: Log) -> bool:
+        """Whether a played-out tree (``stats``, its ``record``) is better than what ``entry`` holds (telling
+        ``log`` why not, or what it is measured against)."""
+        raise NotImplementedError
+
+    def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
+        """What keeping a tree changes in ``entry`` besides its record (``record["tree"]`` names its file in
+        ``folder``); none by default."""
+
+    def keep_tree(self, spec: str, tree: Any, stats: Any, record: dict[str, Any], fields: dict[str, Any], *,
+                  path: str | None = None, folder: str | None = None, log: Log = lambda _: None) -> bool:
+        """Keep a played-out strategy tree of the game when it beats the one recorded (:meth:`tree_beats`):
+        shipped as the game's ``best-known`` tree (:func:`ship_best_known`, ``fields`` how it plays), its
+        ``record`` given the file's name and kept under :attr:`tree_key`, and :meth:`tree_kept` applied.  The
+        file is re-read under its lock (another run may have rewritten it meanwhile).  Returns whether it was
+        kept."""
+        path = path or self.file
+        with exclusive(path):
+            entries = self.load(path)
+            entry = entries[spec]
+            if not self.tree_beats(spec, entry, stats, record, log):
+                return False
+            folder = folder or TREE_DIR
+            record["tree"] = ship_best_known(spec, tree, stats, folder, self.tree_source, fields)
+            self.tree_kept(entry, record, folder)
+            entry[self.tree_key] = record
+            self.save(entries, path)
+        return True
+
+    def keep_lower_bound(self, spec: str, record: dict[str, Any], *, path: str | None = None,
+                         log: Log = lambda _: None) -> bool:
+        """Keep a proven bound's ``record`` as the game's ``lower_bound`` (:meth:`raise_to_bound` applied) when it
+        beats the one recorded.  Returns whether it did.
+
+        The one rule of both files: a proven bound is never lost nor weakened, so a record is kept only when its
+        value is higher than the one recorded, or, at the same value, when the one recorded is an unfinished
+        campaign's and the new one is either finished (a whole plan's bound, a plain run's or a campaign's, replaces
+        what some parts prove so far) or the same unfinished campaign's, its time grown (what it cost is brought up
+        to date; its value cannot fall, every part's bound being a proof).
+
+        :raises ValueError: the record bounds another question than the optimal total without a depth limit (the
+            only one either file keeps a bound of)."""
+        if record.get("criterion", "total") != "total" or record.get("max_guesses") is not None:
+            raise ValueError(f"{spec}: a bound of {record.get('criterion')} within {record.get('max_guesses')} "
+                             "guesses is not a bound of the optimal total")
+        path = path or self.file
+        with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
+            entries = self.load(path)
+            entry = entries[spec]
+            old = entry.get("lower_bound")
+            partly = unfinished(record)
+            log(f"{spec}: T >= {record['value']} "
+                + ("from the unfinished campaign's parts" if partly else f"at {record['depth']} plies")
+                + f" ({record['work']} sets refined, "
+                f"{record['seconds']:.1f} s; size-only {record['size_only']}"
+                + (f", recorded {old['value']}" if old else "") + ")")
+            same = old is not None and int(record["value"]) == int(old["value"]) and unfinished(old)
+            if old is not None and int(record["value"]) <= int(old["value"]) and not (same and (not partly or (
+                    record["campaign"]["progress"] == old["campaign"]["progress"]
+                    and record["seconds"] != old["seconds"]))):
+                return False
+            self.raise_to_bound(entry, int(record["value"]))
+            entry["lower_bound"] = record
+            self.save(entries, path)
+            return True
+
+    def add_campaign_lower_bound(self, spec: str, depth: int, *, target: int | None = None,
+                                 progress: str | None = None, processes: int = 1, max_units: int | None = None,
+                                 only_parts: list[str] | None = None, path: str | None = None,
+                                 log: Log = lambda _: None) -> dict[str, Any] | None:
+        """The game's lower bound (:func:`solver.lowerbound.root_lower_bound`, ``depth`` plies, ``target``
+        game-level or None) proven as a campaign (:mod:`service.bound_campaigns`): a unit per first guess, every
+        root part's bound written to the progress file ``progress`` as it is proven, so that a run stopped or
+        killed continues from what it proved, on ``processes`` processes (or several commands on one file,
+        splitting a unit's parts).  Recorded like a plain bound once every unit is done, and before then what
+        its parts prove so far (:func:`service.bound_files.standing`), marked ``"finished": false``, when it
+        beats the one recorded: every part's bound is a proof, so the bracket narrows with each run (the same
+        command continues it).  Returns the record of either kind.
+
+        :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
+        """
+        path = path or self.file
+        self.refuse_solved(spec, path)
+        file = progress or bound_campaigns.default_path(spec)
+        command = (f"bullscows {self.group} {self.bound_command} -g {spec} --depth {depth}"
+                   + ("" if target is None else f" --target {target}") + f" --campaign --progress {file}")
+
+        def keep(record: dict[str, Any]) -> dict[str, Any]:
+            record = self.campaign_bound(record)
+            self.keep_lower_bound(spec, record, path=path, log=log)
+            return record
+
+        return run_and_keep(spec, depth, target, file, command, keep, processes=processes, max_units=max_units,
+                            only_parts=only_parts, log=log)
+
+    def prove_lower_bound(self, spec: str, depth: int, *, target: int | None = None, path: str | None = None,
+                          known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
+                          progress: Callable[[int, int, int], None] | None = None) -> RootBound:
+        """Prove a lower bound of the game's optimal total (no depth limit) by refining its first ``depth``
+        plies (:func:`solver.lowerbound.root_lower_bound`; ``target``: each first guess refined only until its
+        bound reaches it; ``known``: a table's proven parts), once the game is one a bound may be proven for."""
+        self.refuse_solved(spec, path or self.file)
+        return root_lower_bound(Game.from_spec(spec), (), depth, known=known, target=target, progress=progress)
+
+
+def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
+                 keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
+                 only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
+    """Run the campaign (:func:`service.bound_campaigns.run`) and hand ``keep`` the lower bound's record
+    (:func:`record_of`) of what its file proves: before the run (a run killed before its next part ends then
+    loses none of it), and after it, the campaign's bound once finished, else what its parts prove so far.
+    ``keep`` returns the record as it kept it; the last one is returned (:func:`service.bound_campaigns.unfinished`
+    tells which kind), None when the campaign has no file.
+    The atlas and the records keep their bounds this way (:meth:`GameRegistry.add_campaign_lower_bound`)."""
+    game = Game.from_spec(spec)
+    before = bound_campaigns.so_far(game, path)
+    if before is not None:
+        keep(record_of(game, depth, target, path, command, before, False))
+    summary = bound_campaigns.run(spec, depth, target, path, processes=processes, max_units=max_units,
+                                  only_parts=only_parts, log=log)
+    if summary is not None:
+        return keep(record_of(game, depth, target, path, command, summary, True))
+    after = bound_campaigns.so_far(game, path)
+    return None if after is None else keep(record_of(game, depth, target, path, command, after, False))
+
+
+def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],
+              finished: bool) -> dict[str, Any]:
+    """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
+    finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
+    return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
+            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+            "work": summary["work"], "seconds": summary["seconds"],
+            "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
+            "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
