@@ -53,7 +53,6 @@ from solver.fallback import cut_note, fallback_move, step_note
 from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.heuristics import _nlogn
 from solver.question import (
-    CRITERIA,
     INF,
     InvalidSearchError,
     SearchTooDeepError,
@@ -65,7 +64,7 @@ from solver.question import (
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
 from solver.tree import Tree, build_tree
-from solver.vocabulary import game_value, win_value
+from solver.vocabulary import criterion_code, game_value, win_value
 
 MAX_PLY = 64
 """Plies of the search's workspace in big games (far beyond any strategy's depth)."""
@@ -202,7 +201,7 @@ class Searcher:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
         (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
         m = MMAX if k is None else max(k - turn + 1, 0)
-        return int(self._lb[0, CRITERIA[self.options.criterion], m, size])
+        return int(self._lb[0, criterion_code(self.options.criterion), m, size])
 
     def request_stop(self) -> None:
         """Ask the search running in another thread to stop at its next node (it then answers as
@@ -290,7 +289,7 @@ class Searcher:
 
     def _params(self, k: int | None) -> npt.NDArray[np.int64]:
         o = self.options
-        crit = CRITERIA[o.criterion]
+        crit = criterion_code(o.criterion)
         prm = np.zeros(sk.PARAMS, dtype=np.int64)
         prm[sk.P_CRITERION] = crit
         prm[sk.P_MDE] = o.mde if o.mde is not None else 1 << 30
@@ -375,8 +374,8 @@ class Searcher:
         prm = self._params(k)
         value = sk.search(
             np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, self._ktable, a.codes,
-            a.masks, a.counts, self._lb[0, CRITERIA[o.criterion]],
-            self._lb[1, CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
+            a.masks, a.counts, self._lb[0, criterion_code(o.criterion)],
+            self._lb[1, criterion_code(o.criterion)], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,
@@ -657,7 +656,7 @@ class Searcher:
         o = self.options
         g = self.game
         n = int(cands.shape[0])
-        crit = CRITERIA[o.criterion]
+        crit = criterion_code(o.criterion)
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else max(m - 1, 0)
         lb_part = self._lb[0, crit, child_m]
@@ -696,7 +695,7 @@ class Searcher:
         """
         g = self.game
         a = self.arrays
-        crit = CRITERIA[self.options.criterion]
+        crit = criterion_code(self.options.criterion)
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else m - 1
         lb_part = self._lb[0, crit, max(child_m, 0)]
@@ -840,7 +839,7 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
 
 
 __all__ = [  # the searcher, and what every caller of a search needs along with it (re-exported)
-    "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "RootProgress", "SearchTooDeepError", "Searcher",
+    "INF", "MAX_PLY", "InvalidSearchError", "RootProgress", "SearchTooDeepError", "Searcher",
     "SolveOptions", "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree",
     "require_response_table", "require_searchable", "searchable", "solve", "step_note", "valid_response_count",
 ]
