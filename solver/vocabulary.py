@@ -36,7 +36,7 @@ def criterion_code(criterion: str) -> int:
 
     :raises ValueError: not a criterion.
     """
-    return CRITERIA.index(criterion)  # type: ignore[arg-type]
+    return CRITERIA.index(criterion)
 
 OptimalStrategy: TypeAlias = Literal["optimal-total", "optimal-kmovers"]
 """The strategies that play a criterion's optimum (exact where the product knows or can search it)."""
