@@ -41,7 +41,8 @@ from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: 
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
 from solver.game import Game
-from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger
+from solver.lowerbound import LEAVES
+from solver.partledger import EXACT_PLIES, PartLedger
 
 if TYPE_CHECKING:
     from solver.sweep import SweepProgress
