@@ -66,9 +66,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
+    from solver.boundkernels import _ascending, _canonical_guesses, _one_ply
     from solver.bounds import compact_responses, lower_bound_tables
     from solver.game import Game
-    from solver.lowerbound import _ascending, _canonical_guesses, _one_ply
     from solver.table import MMAX
 
     game = Game.from_spec(args.game)

@@ -63,7 +63,8 @@ from service.filelock import exclusive, write_json
 from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Game, Turn
-from solver.lowerbound import EXACT_PLIES, LEAVES, PartLedger, root_classes, root_lower_bound
+from solver.lowerbound import LEAVES, root_classes, root_lower_bound
+from solver.partledger import EXACT_PLIES, PartLedger
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
 from solver.symmetry import relabelling_onto

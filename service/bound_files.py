@@ -1,5 +1,5 @@
 """The progress file of a lower-bound campaign (:mod:`service.bound_campaigns`): its format, read and amended
-under its lock, its parts' bounds as :class:`solver.lowerbound.PartLedger` keys them, its upkeep, and the bound
+under its lock, its parts' bounds as :class:`solver.partledger.PartLedger` keys them, its upkeep, and the bound
 it proves as it stands.
 
 The file (``campaigns/bounds-<game>.json``) keeps the parts' bounds (below each first guess, by response: the
@@ -31,7 +31,8 @@ from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.errors import SolverError
 from solver.game import Game
-from solver.lowerbound import EXACT_PLIES, LEAVES, root_classes
+from solver.lowerbound import LEAVES, root_classes
+from solver.partledger import EXACT_PLIES
 from solver.table import MMAX
 
 Log = Callable[[str], None]
@@ -70,7 +71,7 @@ def amend(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]
 
 
 def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tuple[int, int]]:
-    """The parts' bounds of a progress document, keyed as :class:`solver.lowerbound.PartLedger` keys them.
+    """The parts' bounds of a progress document, keyed as :class:`solver.partledger.PartLedger` keys them.
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """
@@ -96,8 +97,8 @@ bounds under each second guess (first guess, response, second guess), and the pa
 
 
 def ledger_below(game: Game, doc: dict[str, Any], section: str) -> dict[tuple[int, ...], tuple[int, int]]:
-    """The bounds of one of the sections of :data:`BELOW`, keyed as :class:`solver.lowerbound.PartLedger` keys
-    them (``seconds``: :meth:`~solver.lowerbound.PartLedger.get_second`; ``thirds``: ``get_third``).
+    """The bounds of one of the sections of :data:`BELOW`, keyed as :class:`solver.partledger.PartLedger` keys
+    them (``seconds``: :meth:`~solver.partledger.PartLedger.get_second`; ``thirds``: ``get_third``).
 
     :raises CampaignError: a code, response or bound that does not belong to the game.
     """

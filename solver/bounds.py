@@ -125,7 +125,7 @@ def kernel_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDAr
     """(table, size of the response encoding, winning response) with at most 64 responses: the least the search
     kernel needs, and what :func:`compact_responses` gives the games it does not renumber.
 
-    The kernel marks each response as a bit of a 64-bit word (``searchkernels.part_counts``), and
+    The kernel marks each response as a bit of a 64-bit word (``searchparts.part_counts``), and
     the game's encoding, ``bulls * (positions + 1) + cows``, passes 63 from 8 positions on although
     those games have only 44 possible responses.  Their table is then renumbered densely, a copy made
     once per game (cached, like the table itself); smaller games keep the shared table and its

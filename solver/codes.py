@@ -13,15 +13,23 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from solver import kernels
 
-if TYPE_CHECKING:
-    from solver.game import Turn
+
+class Guessed(Protocol):
+    """An entry of a history as this module sees it: only its guess (:class:`solver.game.Turn` is one).
+
+    Why not ``Turn`` itself: the arrays sit below :mod:`solver.game`, which builds them; naming the one
+    field they read keeps the dependency one way."""
+
+    @property
+    def guess(self) -> int:
+        """The guessed code (its index)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,7 @@ class GameArrays:
         return [(r, order[starts[r]:starts[r + 1]]) for r in sorted(np.flatnonzero(sizes).tolist(),
                                                                      key=lambda r: (-int(sizes[r]), r))]
 
-    def called(self, history: Sequence[Turn]) -> int:
+    def called(self, history: Sequence[Guessed]) -> int:
         """Mask of the symbols guessed in ``history``.
 
         The symbols outside it that some candidate holds are interchangeable (they are the

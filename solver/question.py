@@ -13,9 +13,8 @@ from solver import ttkernels as tk
 from solver.errors import SolverError
 from solver.game import Code, Game, History
 from solver.table import MMAX, TableKey
+from solver.vocabulary import CRITERIA
 
-CRITERIA: dict[str, int] = {"total": 0, "kmovers": 1}
-"""Criterion names and the kernel's identifiers."""
 INF: int = int(tk.INF)
 """The kernel's "no strategy fits" value (:data:`solver.ttkernels.INF`) as a Python int: the one every Python-side
 module (search, sweep, lower bounds, the service) imports, from here or through :mod:`solver.search`."""

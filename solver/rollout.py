@@ -24,29 +24,15 @@ from solver import kernels
 from solver.codes import GameArrays
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
+from solver.hybrid import hybrid_chooser, ranked_guesses
+from solver.polish import polish, subtree_cost
+from solver.search import Searcher, SolveOptions
 from solver.tree import Chooser, Node, Tree, build_tree
 
 Log = Callable[[str], None]
 
 OVER = 1 << 40
 """A secret beyond the depth limit costs this much: more than any total (limits are met first)."""
-
-
-def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.NDArray[np.int32],
-                   width: int, arrays: GameArrays) -> list[int]:
-    """The ``width`` guesses of ``pool`` (canonical: one per class of interchangeable symbols) with the
-    highest entropy of the partition of ``cands`` (ties: candidates first, then the lower code)."""
-    a = arrays
-    absent, uncalled = kernels.digit_classes(cands, a.masks, np.int64(a.called(path)), game.symbols)
-    canonical = kernels.class_lowest_codes(a.codes, np.int64(absent), np.int64(uncalled))
-    guesses = np.ascontiguousarray(pool[np.isin(pool, canonical)], dtype=np.int32)
-    counts = kernels.partition_matrix(*a.kernel_args(), guesses, cands, game.n_responses).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        plogp = np.where(counts > 0, counts * np.log2(np.maximum(counts, 1)), 0.0).sum(axis=1)
-    splits = counts.max(axis=1) < cands.shape[0]
-    in_set = np.isin(guesses, cands)
-    order = np.lexsort((guesses, ~in_set, np.round(plogp, 9)))
-    return [int(guesses[i]) for i in order if splits[i]][:width]
 
 
 def rollout_chooser(game: Game, base: Chooser, *, width: int, levels: int, min_size: int, from_turn: int = 1,
@@ -199,7 +185,7 @@ class RolloutPlan:
 
     keep_width: int | None = None
     """With ``max_guesses``: the hybrid's big positions near the limit try up to this many guesses to keep it
-    (:func:`solver.atlas.hybrid_chooser`)."""
+    (:func:`solver.hybrid.hybrid_chooser`)."""
 
     judge_width: int | None = None
     """At the rolled-out positions of guesses ``judge_turns``, the rollout plays the cheapest of its this many
@@ -305,11 +291,8 @@ def given_guesses(game: Game, play: tuple[str, ...] | list[str]) -> dict[tuple[T
 
 def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
                  log: Log = lambda _: None) -> tuple[Chooser, GameArrays]:
-    """The rollout chooser of ``plan`` over its hybrid (:func:`solver.atlas.hybrid_chooser`), with the arrays
+    """The rollout chooser of ``plan`` over its hybrid (:func:`solver.hybrid.hybrid_chooser`), with the arrays
     it plays on.  ``searcher``: a :class:`solver.search.Searcher` of the game to reuse (default: a new one)."""
-    from solver.atlas import hybrid_chooser
-    from solver.search import Searcher, SolveOptions
-
     given = given_guesses(game, plan.play)
 
     def playing(chooser: Chooser) -> Chooser:
@@ -336,7 +319,7 @@ def rollout_tree(game: Game, strategy: str, exact_at_most: int, *, width: int, l
                  from_turn: int = 1, max_guesses: int | None = None, searcher: object = None,
                  log: Log = lambda _: None) -> Tree:
     """The whole tree of a rollout over the hybrid ``strategy`` above ``exact_at_most`` candidates, optimal
-    below (:func:`solver.atlas.hybrid_chooser`), tried at guesses ``from_turn`` to ``levels`` wherever more than
+    below (:func:`solver.hybrid.hybrid_chooser`), tried at guesses ``from_turn`` to ``levels`` wherever more than
     ``min_size`` candidates are left, ``width`` guesses each besides the hybrid's own.  ``max_guesses``: the
     hybrid's small positions keep to it where they can, and the rollout puts it first (fewest secrets beyond
     it, then fewest guesses)."""
@@ -360,14 +343,10 @@ def branch_tree(game: Game, plan: RolloutPlan, first: Code, response: int, log: 
     of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before.  With
     the plan's ``polish``, the subtree is then polished with that searcher (its tables warm from the rollout);
     the polish's searches are cut by time, so only the rollout's part of a polished unit is repeatable."""
-    from solver.search import Searcher, SolveOptions
-
     searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
     choose, arrays = plan_chooser(game, plan, searcher, log=log)
     tree = build_tree(game, choose, [Turn(first, response)], arrays=arrays, strategy=plan.name())
     if plan.polish is not None:
-        from solver.polish import polish
-
         above, at_most, budget_s = plan.polish
         report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s,
                         max_guesses=plan.max_guesses, log=log)
@@ -415,8 +394,6 @@ def best_branches(new: Tree, old: Tree, max_guesses: int | None = None) -> tuple
 
     :raises ValueError: the trees are not of the same game, position and first guess.
     """
-    from solver.polish import subtree_cost
-
     if (new.game.spec, new.history, new.root.guess) != (old.game.spec, old.history, old.root.guess):
         raise ValueError("only trees of the same position with the same first guess can be combined")
     turn = len(new.history) + 2

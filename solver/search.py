@@ -19,41 +19,34 @@ The recursion itself is :func:`solver.searchkernels.search`; this module builds 
 bound tables, equivalence-set pools for the first two plies, workspace, the transposition table)
 and turns its integers into results.  The question and answer types live in :mod:`solver.question`,
 the lower bounds in :mod:`solver.bounds`, the heuristic stand-in and its notes in
-:mod:`solver.fallback`; they are re-exported here.  No I/O.
+:mod:`solver.fallback`, a root search's progress in :mod:`solver.rootprogress`; they are re-exported here.
+What a searcher keeps between calls (tables, workspace) and the raw kernel call are its base class's,
+:class:`solver.searchstate.SearchState`.  No I/O.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
-import numpy.typing as npt
 
 from solver import kernels
 from solver import searchkernels as sk
 from solver.bounds import (
-    branching_tables,
-    compact_responses,
     lower_bound_tables,
     require_response_table,
     require_searchable,
     searchable,
     valid_response_count,
 )
-from solver.codes import GameArrays
 from solver.errors import SolverError
 from solver.fallback import cut_note, fallback_move, step_note
 from solver.game import CandidateSet, Code, Game, History, Turn
-from solver.heuristics import _nlogn
 from solver.question import (
-    CRITERIA,
     INF,
     InvalidSearchError,
     SearchTooDeepError,
@@ -62,78 +55,16 @@ from solver.question import (
     finished_result,
     no_next_guess,
 )
-from solver.symmetry import equivalence_set
-from solver.table import MMAX, TableKey, TranspositionTable
+from solver.rootprogress import RootProgress, order_digest
+from solver.searchstate import MAX_PLY, SearchState
+from solver.table import MMAX
 from solver.tree import Tree, build_tree
-from solver.vocabulary import game_value, win_value
-
-MAX_PLY = 64
-"""Plies of the search's workspace in big games (far beyond any strategy's depth)."""
-
+from solver.vocabulary import criterion_code, game_value, win_value
 
 SPLIT_ROOT_MAX_CODES = 8192
 """Games up to this size split a short history's root guess by guess (symmetry prunes a ply deeper)."""
 DIRECT_SET_MAX = 256
 """In bigger games, sets up to this size are searched in one kernel call (measured not slower up to 150)."""
-
-
-_NO_BRANCHING = np.zeros((2, 0, 1), dtype=np.int64)
-_NO_BRANCHING.flags.writeable = False  # the kernel's one signature: every bound table it reads is read-only
-
-
-@dataclasses.dataclass(frozen=True)
-class RootProgress:
-    """How far the search of one position's guesses, one at a time (:meth:`Searcher.solve` of a short history),
-    had come: enough to continue it after the process stopped, with the same value.
-
-    The root tries its guesses in a fixed order, each against the best value found so far (β); a guess
-    that reaches β is done with, whatever its exact value.  So the guesses finished (``done``), the best one
-    among them and the lowest bound of the others (``fail``) are all the later guesses need; inside the guess
-    being tried, its parts are searched largest first and the sum of the finished ones (``acc``) is all the
-    next part needs.  Values are the kernel's (turn-independent); ``order`` names the guess order (its
-    digest), so that progress of another position, depth limit or version of the search is refused.
-
-    Why: the biggest positions of Super Mastermind's checks take hours, longer than any run that may stop."""
-
-    order: str
-    guesses: int
-    """How many guesses the order holds (to tell how far ``done`` is)."""
-    done: int = 0
-    best_value: int | None = None
-    best_guess: int | None = None
-    best_per: dict[int, int | None] = dataclasses.field(default_factory=dict)
-    fail: int | None = None
-    parts: int = 0
-    acc: int = 0
-    per: dict[int, int | None] = dataclasses.field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """As a JSON object (responses as strings of their numbers)."""
-        out = dataclasses.asdict(self)
-        out["best_per"] = {str(r): v for r, v in self.best_per.items()}
-        out["per"] = {str(r): v for r, v in self.per.items()}
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> RootProgress:
-        """Back from :meth:`to_json`.
-
-        :raises ValueError: not such an object."""
-        fields = {f.name for f in dataclasses.fields(cls)}
-        if not isinstance(obj, dict) or set(obj) != fields:
-            raise ValueError(f"not the progress of a search: fields {sorted(obj) if isinstance(obj, dict) else obj!r}"
-                             f" instead of {sorted(fields)}")
-        try:
-            def opt(v: Any) -> int | None:
-                return None if v is None else int(v)
-
-            return cls(order=str(obj["order"]), guesses=int(obj["guesses"]), done=int(obj["done"]),
-                       best_value=opt(obj["best_value"]), best_guess=opt(obj["best_guess"]), fail=opt(obj["fail"]),
-                       parts=int(obj["parts"]), acc=int(obj["acc"]),
-                       best_per={int(r): None if v is None else int(v) for r, v in obj["best_per"].items()},
-                       per={int(r): None if v is None else int(v) for r, v in obj["per"].items()})
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"not the progress of a search: {exc}") from None
 
 
 def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts: int, acc: int,
@@ -142,13 +73,7 @@ def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts:
     checkpoint(dataclasses.replace(at, parts=parts, acc=acc, per=dict(per)))
 
 
-def order_digest(order: list[tuple[int, int, int]], n: int, k: int | None, beta: int) -> str:
-    """What a :class:`RootProgress` refers to: the root's guess order, its set's size, depth limit and bound."""
-    text = f"{n}:{k}:{beta}:" + ",".join(f"{lb}/{g}" for lb, _, g in order)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-class Searcher:
+class Searcher(SearchState):
     """Solves positions of one game under one set of options, keeping its transposition tables.
 
     Reuse one searcher for many positions of the same question: the tables carry over.
@@ -156,62 +81,12 @@ class Searcher:
 
     def __init__(self, game: Game, options: SolveOptions, *, table_capacity: int = 1 << 20,
                  export_threshold: int = 64, branching: bool = True) -> None:
-        self.game = game
-        self.options = options
-        self.arrays: GameArrays = require_response_table(game)
-        self.n_valid = valid_response_count(game)
-        self._ktable, self._kresponses, self._kwin = compact_responses(game, self.arrays.table)
-        self._lb = lower_bound_tables(game, game.size)
-        self._lbb = branching_tables(game, game.size)
-        """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own);
-        ``branching=False`` gives it none (the same values, for the tests and benchmarks that compare)."""
-        if not branching:
-            self._lbb = _NO_BRANCHING
-        self._tables: dict[TableKey, TranspositionTable] = {}
-        self._capacity = table_capacity
-        self._threshold = export_threshold
-        n = game.size
-        # Each ply of the search removes at least one code (guesses that do not split are never
-        # tried), so n + 1 plies always suffice (every one-position game); bigger games get MAX_PLY,
-        # far beyond any strategy's depth, and the kernel stops rather than write past it.
-        plies = min(n + 1, MAX_PLY)
-        self._ws_keys = np.zeros((plies, n), dtype=np.int64)
-        self._ws_parts = np.zeros((plies, n), dtype=np.int32)
-        self._ws_buf = np.zeros((plies, n), dtype=np.uint8)
-        self._ws_inset = np.zeros((plies, n), dtype=np.uint8)
-        self._ws_pool = np.zeros((plies, n), dtype=np.int32)
-        self._ws_best = np.zeros(plies + 1, dtype=np.int64)
-        self._log2n, self._lnn = _nlogn(n)
-        self.stats = np.zeros(sk.STATS, dtype=np.int64)
-        self._node_cap = 0
-        """Absolute value of the node counter at which the current call aborts (0 = never)."""
-        self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
+        super().__init__(game, options, table_capacity=table_capacity, export_threshold=export_threshold,
+                         branching=branching)
         self.progress: Callable[[int, int], None] | None = None
         """Called with (guesses tried, guesses to try) while the root is searched."""
         self._resume: RootProgress | None = None
         self._checkpoint: Callable[[RootProgress], None] | None = None
-        hsize = 1 << int(np.ceil(np.log2(2 * n + 2)))
-        self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
-        self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
-        self._ws_acc = np.zeros(n, dtype=np.uint64)
-        self._ws_pc = np.zeros((plies, -(-n // 8) * 8), dtype=np.uint8)
-        """Per ply, into how many parts every code splits the node's set (``searchkernels.part_counts``;
-        rows padded with zeros to whole 8-byte words, which the kernel reads at once)."""
-
-    def lower_bound(self, size: int, turn: int, k: int | None) -> int:
-        """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
-        (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
-        m = MMAX if k is None else max(k - turn + 1, 0)
-        return int(self._lb[0, CRITERIA[self.options.criterion], m, size])
-
-    def request_stop(self) -> None:
-        """Ask the search running in another thread to stop at its next node (it then answers as
-        if its node limit had been reached).  Stays set until :meth:`clear_stop`."""
-        self.stats[sk.S_STOP] = 1
-
-    def clear_stop(self) -> None:
-        """Allow searches again after :meth:`request_stop`."""
-        self.stats[sk.S_STOP] = 0
 
     def solve_within(self, history: History, seconds: float, *, cands: CandidateSet | None = None,
                      guess: Code | None = None, options: SolveOptions | None = None) -> SolveResult:
@@ -231,171 +106,6 @@ class Searcher:
             timer.cancel()
             self.clear_stop()
 
-    @contextlib.contextmanager
-    def _asking(self, options: SolveOptions | None) -> Iterator[None]:
-        """``options`` for the length of one call (None: the searcher's own).  The tables are kept per
-        question (criterion, k and hybrid parameters are in their key), so one searcher serves any
-        options of its game: a job's phases, a bound of the caller's, a node limit."""
-        if options is None:
-            yield
-            return
-        own = self.options
-        self.options = options
-        try:
-            yield
-        finally:
-            self.options = own
-
-    @property
-    def nodes(self) -> int:
-        """Nodes searched since the searcher was made (every call counted)."""
-        return int(self.stats[sk.S_NODES])
-
-    def work(self) -> dict[str, int]:
-        """Where this searcher's work went, summed over its calls: nodes, nodes expanded (stored in the
-        table), the candidates' rows read to count every code's parts (``mask_rows``), and the guesses
-        whose responses were read (their partition bound, or their split when the search reached them)
-        with the responses read for them, candidates and other codes apart.  What
-        ``benchmarks/profile_search.py`` reports: the node count alone does not say what a node costs."""
-        st = self.stats
-        return {"nodes": int(st[sk.S_NODES]), "expanded": int(st[sk.S_TABLE_STORES]),
-                "table_hits": int(st[sk.S_TABLE_HITS]), "mask_rows": int(st[sk.S_MASK_ROWS]),
-                "scanned_candidates": int(st[sk.S_SCANNED_CANDIDATES]),
-                "scanned_others": int(st[sk.S_SCANNED_OTHERS]),
-                "reads_candidates": int(st[sk.S_READS_CANDIDATES]), "reads_others": int(st[sk.S_READS_OTHERS])}
-
-    def table(self, max_guesses: int | None = None) -> TranspositionTable:
-        """The transposition table of the question being asked (per k, for the k-movers chain).
-
-        Keyed by the whole question (criterion, k, hybrid parameters), never by k alone: a searcher asked
-        for totals within k and then for the k-movers must not read one's values as the other's."""
-        k = self.options.max_guesses if max_guesses is None else max_guesses
-        key = self.options.table_key(self.game, k)
-        if key not in self._tables:
-            self._tables[key] = TranspositionTable(
-                self.game, key, capacity=self._capacity, export_threshold=self._threshold,
-            )
-        return self._tables[key]
-
-    def table_for(self, options: SolveOptions) -> TranspositionTable:
-        """The table of another question of this game, e.g. to warm it with proven entries before
-        that question is asked (its key comes from ``options``, as :meth:`table`'s from the searcher's)."""
-        with self._asking(options):
-            return self.table()
-
-    @property
-    def tables(self) -> list[TranspositionTable]:
-        """Every table used so far."""
-        return list(self._tables.values())
-
-    def _params(self, k: int | None) -> npt.NDArray[np.int64]:
-        o = self.options
-        crit = CRITERIA[o.criterion]
-        prm = np.zeros(sk.PARAMS, dtype=np.int64)
-        prm[sk.P_CRITERION] = crit
-        prm[sk.P_MDE] = o.mde if o.mde is not None else 1 << 30
-        prm[sk.P_HYBRID_MODE] = 0 if o.mde is None else (2 if o.from_set_only else 1)
-        prm[sk.P_HEURISTIC] = kernels.CRUSH if crit == 1 else kernels.LARMOUTH
-        prm[sk.P_FROM_SET_ONLY] = 1 if (o.from_set_only and o.mde is None) else 0
-        prm[sk.P_MMAX] = MMAX
-        prm[sk.P_CODES] = self.game.size
-        prm[sk.P_RESPONSES] = self._kresponses
-        prm[sk.P_WIN] = self._kwin
-        prm[sk.P_TURN_KEYED] = 1 if o.mde is not None else 0
-        prm[sk.P_EXPORT_THRESHOLD] = self._threshold
-        prm[sk.P_NODE_LIMIT] = self._node_cap
-        prm[sk.P_VALID_RESPONSES] = self.n_valid
-        prm[sk.P_SYMBOLS] = self.game.symbols
-        return prm
-
-    def pools(self, history: History) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
-                                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Equivalence-set pools: for the root, and (short histories) for each root guess's children.
-
-        Cached: they depend on the moves only (and on the responses from two turns on, Lemma 9).
-        """
-        key = tuple((t.guess, t.response if len(history) > 1 else -1) for t in history)
-        hit = self._pool_cache.get(key)
-        if hit is None:
-            hit, whole = self._pools(history)
-            if not whole:  # stopped half-way: good for this call, which stops too, not for the next one
-                return hit
-            if len(self._pool_cache) > 4096:
-                self._pool_cache.clear()
-            self._pool_cache[key] = hit
-        return hit
-
-    def _pools(self, history: History) -> tuple[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
-                                                      npt.NDArray[np.int64], npt.NDArray[np.int64]], bool]:
-        """The pools, and whether they are whole: a stop request (a budget's end) ends the children's pools
-        early, since they are Python work outside the kernel that the timer stops (a first question of a game of
-        many codes spent most of a second here); the root's pool alone is a valid pool set, only a weaker one."""
-        g = self.game
-        moves = [t.guess for t in history]
-        responses = [t.response for t in history]
-        pool0 = equivalence_set(g, moves, responses if len(history) > 1 else None)
-        n = g.size
-        empty_rows = np.zeros((0, 1), dtype=np.int32)
-        row_of = np.full(n, -1, dtype=np.int64)
-        if len(history) > 1 or pool0.shape[0] >= n - len(moves):
-            return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), True
-        rows = []
-        for c in pool0:
-            if self.stats[sk.S_STOP]:
-                return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), False
-            rows.append(equivalence_set(g, [*moves, int(c)]))
-        width = max(1, max(r.shape[0] for r in rows))
-        pools1 = np.full((len(rows), width), -1, dtype=np.int32)
-        lens = np.zeros(len(rows), dtype=np.int64)
-        for i, (c, r) in enumerate(zip(pool0, rows, strict=True)):
-            pools1[i, : r.shape[0]] = r
-            lens[i] = r.shape[0]
-            row_of[int(c)] = i
-        return (pool0, pools1, lens, row_of), True
-
-    def called(self, history: History) -> int:
-        """Mask of the symbols guessed in ``history`` (the others are interchangeable for the kernel)."""
-        return self.arrays.called(history)
-
-    def _run(self, cands: CandidateSet, turn: int, k: int | None, beta: int,
-             pools: tuple[Any, ...] | None, called: int = -1) -> tuple[int, int]:
-        """Raw kernel call: (turn-independent value, best guess).  ``called``: mask of the symbols of
-        the guesses that led to ``cands`` (-1, every symbol, when the history is not known)."""
-        o = self.options
-        m = MMAX if k is None else k - turn + 1
-        if o.criterion == "kmovers" and k is not None:
-            m = k - turn + 1
-        tt = self.table(k)
-        a = self.arrays
-        if pools is None:
-            empty32 = np.zeros(0, dtype=np.int32)
-            pools = (empty32, np.zeros((0, 1), dtype=np.int32), np.zeros(0, dtype=np.int64),
-                     np.full(1, -1, dtype=np.int64))
-        pool0, pools1, lens, row_of = pools
-        prm = self._params(k)
-        value = sk.search(
-            np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, self._ktable, a.codes,
-            a.masks, a.counts, self._lb[0, CRITERIA[o.criterion]],
-            self._lb[1, CRITERIA[o.criterion]], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
-            self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
-            self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
-            tt.log_n, self.stats, self._log2n, self._lnn,
-            self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc, self._lbb[0], self._lbb[1],
-        )
-        if self.stats[sk.S_TOO_DEEP]:
-            self.stats[sk.S_TOO_DEEP] = 0
-            raise SearchTooDeepError(
-                f"this position needs a search deeper than {self._ws_keys.shape[0]} guesses, more than "
-                "the solver's workspace holds")
-        return int(value), int(self._ws_best[0])
-
-    def _own_call(self) -> None:
-        """Start a call without a node limit of its own.  A search stopped before (a deadline's cut) leaves its
-        abort flag and node cap set, and the next call would read them as its own and answer that no strategy
-        fits."""
-        self.stats[sk.S_ABORTED] = 0
-        self._node_cap = 0
-
     def fits(self, history: History, cands: CandidateSet, max_guesses: int) -> bool:
         """Whether some strategy finds every one of ``cands`` (the candidates after ``history``) by guess
         ``max_guesses``.
@@ -411,11 +121,6 @@ class Searcher:
         with self._asking(SolveOptions("total", max_guesses)):
             value, _, _ = self._solve_root(list(history), cands, turn, max_guesses, INF + 1)
         return value < INF
-
-    def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:
-        """(turn-independent value, best guess) of a set at a turn, without symmetry pools."""
-        kk = self.options.max_guesses if k is None else k
-        return self._run(cands, turn, kk, INF + 1, None)
 
     def _begin(self, history: History, cands: CandidateSet | None
                ) -> tuple[int, CandidateSet, int, float, int, int]:
@@ -657,7 +362,7 @@ class Searcher:
         o = self.options
         g = self.game
         n = int(cands.shape[0])
-        crit = CRITERIA[o.criterion]
+        crit = criterion_code(o.criterion)
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else max(m - 1, 0)
         lb_part = self._lb[0, crit, child_m]
@@ -696,7 +401,7 @@ class Searcher:
         """
         g = self.game
         a = self.arrays
-        crit = CRITERIA[self.options.criterion]
+        crit = criterion_code(self.options.criterion)
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else m - 1
         lb_part = self._lb[0, crit, max(child_m, 0)]
@@ -840,7 +545,7 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
 
 
 __all__ = [  # the searcher, and what every caller of a search needs along with it (re-exported)
-    "CRITERIA", "INF", "MAX_PLY", "InvalidSearchError", "RootProgress", "SearchTooDeepError", "Searcher",
+    "INF", "MAX_PLY", "InvalidSearchError", "RootProgress", "SearchTooDeepError", "Searcher",
     "SolveOptions", "SolveResult", "cut_note", "fallback_move", "lower_bound_tables", "optimal_tree",
     "require_response_table", "require_searchable", "searchable", "solve", "step_note", "valid_response_count",
 ]

@@ -1,8 +1,9 @@
 """The exact branch-and-bound search as one recursive numba kernel.
 
 Kept apart from :mod:`solver.kernels` because it is large and has its own workspace conventions;
-like it, it does no I/O and takes only arrays.  :mod:`solver.search` prepares every array and is the
-only caller.
+like it, it does no I/O and takes only arrays.  What it asks of a node's set and parts (part counts,
+perfect guesses, partition-bound filters, repeated splits, small sets' values) are the kernels of
+:mod:`solver.searchparts`.  :mod:`solver.search` prepares every array and is the only caller.
 
 Values are *turn-independent* where possible:
 
@@ -41,18 +42,30 @@ search kernel releases the GIL, so a watcher can ask a long search to stop), S_T
 deeper than its workspace (it stops, aborted, instead of writing past it).  Where the work goes
 (``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
 responses are read (by :func:`_collect` for their partition bound, or, for the other codes that
-:func:`_prefilter` keeps, when the search reaches them), S_READS_CANDIDATES and S_READS_OTHERS the
+:func:`solver.searchparts._prefilter` keeps, when the search reaches them), S_READS_CANDIDATES and S_READS_OTHERS the
 responses read for them (counted per guess, so the inner loops stay as they were), S_MASK_ROWS the
-candidates' rows read by :func:`part_counts` (n per set counted).
+candidates' rows read by :func:`solver.searchparts.part_counts` (n per set counted).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from solver.kernels import best_guess, digit_classes, is_canonical, response_row
+from solver.searchparts import (
+    _branching,
+    _part_hash,
+    _prefilter,
+    _prefilter_list,
+    _reach,
+    _seen_before,
+    _seen_split,
+    _tiny_value,
+    part_counts,
+    perfect_candidate,
+    perfect_other,
+)
 from solver.ttkernels import (  # the table the search reads and writes, and its value conventions
     FLAG_EXACT,
     FLAG_LOWER,
@@ -118,208 +131,19 @@ def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost
     log_n[1] = pos + S.shape[0]
 
 
-@intrinsic
-def popcount(typingctx, x):  # type: ignore[no-untyped-def]
-    """Number of bits set in an unsigned integer: LLVM's ``ctpop``, one instruction (and vectorized
-    in loops) where a loop of bit tricks costs a branch per bit."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-@njit(cache=True)
-def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
-    """``pc[g]``: into how many parts code ``g`` splits ``S``, for every code at once.
-
-    Each code's responses from the secrets of ``S`` are collected as one bit each of ``acc[g]``, one
-    candidate's row after another: each pass reads a contiguous row of the table and ORs one bit per
-    code, a loop the compiler turns into vector instructions (a quarter of a microsecond per candidate
-    on 5040 codes), and the last pass stores the popcounts.  One count answers both "does g split S
-    into singletons" and "how low can g's partition bound be" for every code, where reading
-    responses code by code, with a branch per read, cost most of the search's time.  Needs fewer
-    than 64 responses (:func:`solver.bounds.compact_responses`).
-    """
-    one = np.uint64(1)
-    n = S.shape[0]
-    row = table[S[0]]
-    for g in range(acc.shape[0]):
-        acc[g] = one << row[g]
-    for k in range(1, n - 1):
-        row = table[S[k]]
-        for g in range(acc.shape[0]):
-            acc[g] |= one << row[g]
-    row = table[S[n - 1]]
-    for g in range(acc.shape[0]):
-        pc[g] = popcount(acc[g] | (one << row[g]))
-
-
-LOW_BYTES = np.uint64(0x0101010101010101)
-HIGH_BITS = np.uint64(0x8080808080808080)
-
-
-@njit(cache=True)
-def _next_at_least(words, w, t):  # type: ignore[no-untyped-def]
-    """The first word from ``w`` on holding a byte >= ``t`` (1..127; bytes are at most 64), or
-    ``words.shape[0]``: eight part counts tested at once (adding 128 - t sets a byte's high bit
-    exactly when it is >= t, with no carry into the next byte)."""
-    add = np.uint64(128 - t) * LOW_BYTES
-    while w < words.shape[0]:
-        if (words[w] + add) & HIGH_BITS:
-            return w
-        w += 1
-    return w
-
-
-@njit(cache=True)
-def perfect_candidate(table, S):  # type: ignore[no-untyped-def]
-    """The first candidate of S splitting S into singletons, or -1.
-
-    Read along each candidate's own row, at the other candidates only: n² reads with an early stop
-    at the first repeated response, far less than masking every code, which only the search for a
-    non-candidate needs (:func:`perfect_other`)."""
-    n = S.shape[0]
-    one = np.uint64(1)
-    for i in range(n):
-        row = table[S[i]]
-        seen = np.uint64(0)
-        ok = True
-        for k in range(n):
-            bit = one << row[S[k]]
-            if seen & bit:
-                ok = False
-                break
-            seen |= bit
-        if ok:
-            return S[i]
-    return -1
-
-
-@njit(cache=True)
-def perfect_other(pc, n, inset, codes, absent, uncalled):  # type: ignore[no-untyped-def]
-    """The lowest code outside the set splitting its ``n`` codes into singletons, one per symbol class
-    (:func:`is_canonical`), or -1; ``pc`` holds the set's :func:`part_counts` (its length a multiple
-    of 8, zero past the codes), read eight at a time."""
-    words = pc.view(np.uint64)
-    w = _next_at_least(words, 0, n)
-    while w < words.shape[0]:
-        for g in range(8 * w, 8 * w + 8):
-            if pc[g] == n and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
-                return g
-        w = _next_at_least(words, w + 1, n)
-    return -1
-
-
-@njit(cache=True)
-def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
-    """``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
-    codes in all (INF where no such parts exist).
-
-    Because ``lbrow`` is convex (its steps never shrink: see :func:`solver.bounds.lower_bound_tables`)
-    and zero for an empty set, no ``p`` parts of ``n`` codes cost less than the most even ones: ``r``
-    parts of ``q + 1`` and ``p - r`` of ``q``, with ``n = qp + r``.  That is the exact partition bound
-    of a guess whenever its parts are that even, which the small sets that most nodes hold nearly
-    always are.
-    """
-    bnd = np.full(65, INF, dtype=np.int64)
-    if n == 0:
-        bnd[0] = base
-    for p in range(1, (64 if n > 64 else n) + 1):
-        q = n // p
-        r = n - q * p
-        lo = lbrow[q]
-        hi = lbrow[q + 1] if r > 0 else np.int64(0)
-        if lo < INF and hi < INF:
-            v = base + r * hi + (p - r) * lo
-            bnd[p] = v if v < INF else INF
-    return bnd
-
-
-@njit(cache=True)
-def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail):  # type: ignore[no-untyped-def]
-    """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
-    ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
-    ``nk``.  The bound of those left out lowers ``fail[0]``.
-
-    A non-candidate with ``P`` parts (``pc``: :func:`part_counts`) costs at least :func:`_even_bounds`
-    ``[P]``, so nearly every code this drops is one whose responses would have proven it, and the
-    order of the rest is nearly the exact bounds'.  Their responses are read only when the search
-    reaches them.  One part does not split S.  The even bound never grows with ``P`` (splitting a
-    part never costs more, the bounds being convex and zero for nothing), so the codes kept are those
-    with at least ``pmin`` parts, found eight at a time, and those dropped cost at least
-    ``bnd[pmin - 1]``.
-    """
-    bnd = _even_bounds(n, lbrow, base)
-    top = 64 if n > 64 else n
-    pmin = 2
-    while pmin <= top and bnd[pmin] >= beta:
-        pmin += 1
-    if pmin > 2 and bnd[pmin - 1] < fail[0]:
-        fail[0] = bnd[pmin - 1]
-    k = nk
-    if pmin > top:
-        return k
-    words = pc.view(np.uint64)
-    w = _next_at_least(words, 0, pmin)
-    while w < words.shape[0]:
-        for g in range(8 * w, 8 * w + 8):
-            p = pc[g]
-            if p >= pmin and inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
-                keys[k] = bnd[p] * n_codes + g
-                k += 1
-        w = _next_at_least(words, w + 1, pmin)
-    return k
-
-
-@njit(cache=True)
-def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,
-                    beta, out, fail):  # type: ignore[no-untyped-def]
-    """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
-    may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
-    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
-
-    :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
-    exact bounds and splits: the pools of the first two plies, whose sets are large, and the
-    candidates of a node whose masks are already known.  A candidate's own code is its winning
-    part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.
-    """
-    bnd = _even_bounds(n - (1 - phase), lbrow, base)
-    k = 0
-    low = fail[0]
-    for i in range(count):
-        g = src[i]
-        if (inset[g] == 1) != (phase == 0):
-            continue
-        p = np.int64(pc[g]) - (1 - phase)
-        b = bnd[p]
-        if b >= beta:
-            if (phase == 0 or p > 1) and b < low:
-                low = b
-            continue
-        if canonical_only and not is_canonical(codes, g, absent, uncalled):
-            continue
-        out[k] = g
-        k += 1
-    fail[0] = low
-    return k
-
-
 @njit(cache=True)
 def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absent, uncalled, z1, lbrow,
              base, step, win, beta, n_codes, keys, nk, cnt, zs, touched, hkey, hstamp, node_id,
              fail, stats):  # type: ignore[no-untyped-def]
     """Lower-bound pass over one phase's guesses (0: candidates, 1: the others), appending sort keys.
 
-    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0, one per
-    symbol class: :func:`is_canonical`).  The other codes come here only as the equivalence sets of
-    the first two plies, filtered by :func:`_prefilter_list` (below them, :func:`_prefilter` orders
-    them without reading their responses, and the search reads them lazily).  A guess is dropped when it
-    does not split S, when its partition bound reaches ``beta`` (its bound then lowers ``fail[0]``,
-    the smallest bound proven for a dropped guess), or when it splits S exactly like a guess already
-    kept (equivalent splits).  Returns the new ``nk``.
+    Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0, one per symbol class:
+    :func:`is_canonical`).  The other codes come here only as the equivalence sets of the first two plies,
+    filtered by :func:`solver.searchparts._prefilter_list` (below them, :func:`solver.searchparts._prefilter`
+    orders them without reading their responses, and the search reads them lazily).  A guess is dropped when it
+    does not split S, when its partition bound reaches ``beta`` (its bound then lowers ``fail[0]``, the smallest
+    bound proven for a dropped guess), or when it splits S exactly like a guess already kept (equivalent
+    splits).  Returns the new ``nk``.
 
     The bound is kept up to date while the guess's responses are read: the parts seen so far cost
     at least their ``lbrow`` values, and every code not yet read adds at least ``step`` more (1 for
@@ -393,92 +217,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     return nk
 
 
-@njit(cache=True)
-def _part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
-    """One part's term of a split's signature: ``c`` codes whose ``z1`` keys sum to ``z``.
-
-    Parts of one or two codes are worth the same whatever they hold, so they hash by size alone, each
-    size with its own constant (c*K would let two singletons equal one pair); the winning part too.
-    """
-    if is_win:
-        return np.uint64(0xA0761D6478BD642F)
-    if c == 1:
-        return np.uint64(0xD6E8FEB86659FD93)
-    if c == 2:
-        return np.uint64(0x8EBC6AF09C88C6E3)
-    h = z ^ (z >> np.uint64(31))
-    h *= np.uint64(0x94D049BB133111EB)
-    return h ^ (h >> np.uint64(29))
-
-
-@njit(cache=True)
-def _seen_before(sig, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
-    """Whether signature ``sig`` is already in this node's set (stamp ``node_id``, open addressing in
-    ``hkey``, whose stamps need no clearing between nodes); adds it otherwise."""
-    hmask = hkey.shape[0] - 1
-    slot = np.int64(sig & np.uint64(hmask))
-    while hstamp[slot] == node_id:
-        if hkey[slot] == sig:
-            return True
-        slot = (slot + 1) & hmask
-    hstamp[slot] = node_id
-    hkey[slot] = sig
-    return False
-
-
-@njit(cache=True)
-def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
-    """Whether a guess tried before at this node (stamp ``node_id``) split S exactly like this one,
-    whose parts are ``parts[starts[r]:starts[r + 1]]``; records it otherwise.  The split's
-    signature is :func:`_collect`'s, for the other codes."""
-    sig = np.uint64(2) * np.uint64(0x9E3779B97F4A7C15)
-    for r in range(n_resp):
-        c = starts[r + 1] - starts[r]
-        if c == 0:
-            continue
-        z = np.uint64(0)
-        if c > 2:
-            for t in range(starts[r], starts[r + 1]):
-                z += z1[parts[t]]
-        sig += _part_hash(c, z, r == win)
-    return _seen_before(sig, hkey, hstamp, node_id)
-
-
-@njit(cache=True)
-def _branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
-    """The most non-winning parts any code makes of the node's set (``pc``: :func:`part_counts`; a code of the
-    set has its winning part among them), at most ``b_max``: no guess splits any set below this one into more
-    (a subset's parts under a guess are among the set's), so its counting bound holds for every one of them."""
-    b = np.int64(1)
-    for g in range(n_codes):
-        p = np.int64(pc[g]) - np.int64(inset[g])
-        if p > b:
-            b = p
-    return b if b < b_max else np.int64(b_max)
-
-
-@njit(cache=True)
-def _reach(b, m, first):  # type: ignore[no-untyped-def]
-    """The most secrets ``m`` guesses can find below a branching of ``b`` non-winning parts, the first guess
-    finding one (``first`` 1) or none (0, a code outside the set): a set of more needs more guesses."""
-    total = np.int64(first)
-    level = np.int64(1)
-    for _ in range(1, m):
-        level = level * b if level < (np.int64(1) << np.int64(40)) else level
-        total += level
-    return total
-
-
-@njit(cache=True)
-def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
-    """Value of a set of one or two codes with ``m`` guesses left (guess one of them, then the other)."""
-    if m <= 0 or (n == 2 and m == 1):
-        return INF
-    if crit == 0:
-        return np.int64(2 * n - 1)
-    return np.int64(1) if m == n else np.int64(0)
-
-
 @njit(cache=True, nogil=True)
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
@@ -494,13 +232,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     and ``pools1[pool1_row[g], :pools1_len[...]]`` (ply 1, below root guess ``g``) restrict the
     guesses tried to equivalence sets; empty arrays mean "no restriction".  ``lb_tab[m, s]`` bounds
     any set of ``s`` codes, ``nc_tab[m, s]`` any guess outside the set.  ``ws_pc[ply]`` receives
-    S's :func:`part_counts` (``ws_acc`` is their scratch), computed at most once per node, when a
+    S's :func:`solver.searchparts.part_counts` (``ws_acc`` is their scratch), computed at most once per node, when a
     perfect split or the other codes are looked for.
 
     ``lbb[b, s]``, ``lbb1[b, s]`` (:func:`solver.bounds.branching_tables`; no rows: not used) are the totals'
     bounds of a set below which no guess makes more than ``b`` non-winning parts: a total values each node and
-    its parts by the node's own branching (:func:`_branching`), far above the game's response count deep in the
-    permutation games (within a depth limit, by the larger of that and the limit's bound).
+    its parts by the node's own branching (:func:`solver.searchparts._branching`), far above the game's response
+    count deep in the permutation games (within a depth limit, by the larger of that and the limit's bound).
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]

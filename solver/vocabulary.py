@@ -27,6 +27,17 @@ Criterion: TypeAlias = Literal["total", "kmovers"]
 allowed guess (Φ_k)."""
 CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
 
+
+def criterion_code(criterion: str) -> int:
+    """The kernels' integer for ``criterion``: its index in :data:`CRITERIA` (``total`` 0, ``kmovers`` 1).
+
+    The kernels take the criterion as an int (``searchkernels.P_CRITERION``, the table's ``tt_bounds``, the
+    lower-bound tables' second axis); this is the one place that numbers them.
+
+    :raises ValueError: not a criterion.
+    """
+    return CRITERIA.index(criterion)
+
 OptimalStrategy: TypeAlias = Literal["optimal-total", "optimal-kmovers"]
 """The strategies that play a criterion's optimum (exact where the product knows or can search it)."""
 OneStepStrategy: TypeAlias = Literal["minimax", "most-parts", "entropy", "expected-size", "larmouth", "crush",

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from service import atlas
 from solver.atlas import atlas_games
 from solver.game import DEFAULT_ALPHABET, Game, Turn
-from solver.lowerbound import EXACT_PLIES, PartLedger, root_classes, root_lower_bound
+from solver.lowerbound import root_classes, root_lower_bound
+from solver.partledger import EXACT_PLIES, PartLedger
 from solver.search import Searcher, SolveOptions
 from tests import reference
 
@@ -186,8 +187,8 @@ def test_a_sets_own_codes_bound_it_between_its_size_and_one_ply(spec: str, data:
     outside it at least that well)."""
     import numpy as np
 
+    from solver.boundkernels import _leaf_bound
     from solver.bounds import kernel_responses, lower_bound_tables
-    from solver.lowerbound import _leaf_bound
     from solver.table import MMAX
 
     game = Game.from_spec(spec)
@@ -416,8 +417,9 @@ def test_a_refinement_lets_other_threads_run() -> None:
 
     import numpy as np
 
+    from solver.boundkernels import refine_set
+    from solver.boundmemo import new_memo
     from solver.bounds import branching_tables, kernel_responses, lower_bound_tables
-    from solver.lowerbound import new_memo, refine_set
     from solver.table import MMAX, zobrist
 
     # 4x9 with repetition at three plies: seconds of kernel (4x10's three plies, 0.4 s once the one-ply kernel
@@ -455,7 +457,8 @@ import sys
 import numpy as np
 from solver.bounds import branching_tables, kernel_responses, lower_bound_tables
 from solver.game import Game
-from solver.lowerbound import new_memo, refine_set
+from solver.boundkernels import refine_set
+from solver.boundmemo import new_memo
 from solver.table import MMAX, zobrist
 
 game = Game.from_spec("3,5,0")
@@ -520,8 +523,8 @@ def test_a_sets_branching_is_the_most_parts_any_code_makes_of_it(spec: str, move
     any code of the game makes of the set: checked against every code, one by one."""
     import numpy as np
 
+    from solver.boundkernels import _canonical_guesses, _one_ply_branching
     from solver.bounds import branching_tables, kernel_responses
-    from solver.lowerbound import _canonical_guesses, _one_ply_branching
 
     game = Game.from_spec(spec)
     secret = data.draw(st.integers(0, game.size - 1))
@@ -573,7 +576,7 @@ def test_the_refinements_order_is_a_stable_sort(values: list[int]) -> None:
     must be the merge sort's, INF last and bounds far apart (past the counted span) included."""
     import numpy as np
 
-    from solver.lowerbound import _ascending
+    from solver.boundkernels import _ascending
 
     bound = np.asarray(values, dtype=np.int64)
     assert np.asarray(_ascending(bound)).tolist() == np.argsort(bound, kind="mergesort").tolist()
@@ -586,8 +589,8 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
     refinement is built from are those of the game's own numbering."""
     import numpy as np
 
+    from solver.boundkernels import _one_ply, _one_ply_branching
     from solver.bounds import branching_tables, compact_responses, lower_bound_tables
-    from solver.lowerbound import _one_ply, _one_ply_branching
     from solver.table import MMAX
 
     game = Game.from_spec(spec)

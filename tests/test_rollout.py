@@ -97,7 +97,7 @@ def test_a_hybrid_that_keeps_the_limit_mends_its_big_positions() -> None:
     entropy guesses at guess 2 leave parts too big for the three guesses left.  Trying up to every guess of best
     entropy there (``keep_width``) keeps every secret within 5; so does trying the entropy guess alone, where the
     worst-case search then finds the guesses that keep the limit, whatever their entropy."""
-    from solver.atlas import hybrid_chooser
+    from solver.hybrid import hybrid_chooser
 
     game = Game.from_spec("mastermind")
 

@@ -495,7 +495,7 @@ def test_part_counts_and_perfect_splits_agree_with_the_partitions(
     canonical other code that does, as reading every response would find."""
     import numpy as np
 
-    from solver import searchkernels as sk
+    from solver import searchparts as sk
 
     game, cands, absent, uncalled = position
     a = game.arrays(table=True)
@@ -525,7 +525,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     bound below beta."""
     import numpy as np
 
-    from solver import searchkernels as sk
+    from solver import searchparts as sk
     from solver.bounds import lower_bound_tables
     from solver.question import INF
 
