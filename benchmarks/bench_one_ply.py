@@ -1,4 +1,4 @@
-"""The lower bound's innermost kernel (``solver.lowerbound._one_ply``: every guess's one-ply bound of a set)
+"""The lower bound's innermost kernel (``solver.boundkernels._one_ply``: every guess's one-ply bound of a set)
 against the way it counted before, guess by guess.  Prints JSON.
 
 Why: a refinement several plies deep spends nearly all its time there (each set refined scores every

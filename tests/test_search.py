@@ -561,7 +561,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
 
 def test_lower_bound_rows_are_convex() -> None:
     """The prefilter's bound for a code with P parts is the most even P parts' (see
-    ``searchkernels._prefilter``), which holds because every row of the bound tables is zero for no
+    ``searchparts._prefilter``), which holds because every row of the bound tables is zero for no
     code and never steps down until it turns INF for good: checked on every game the atlas covers."""
     import numpy as np
 
