@@ -9,13 +9,12 @@ import structlog
 from apiflask import APIBlueprint
 from flask import current_app, url_for
 
-from service.answers import AnswerChain
 from service.api import parse
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.schemas import NextMoveIn, NextMoveOut
+from service.services import services
 from service.store.db import StorageError
-from service.store.jobs import JobStore
 from service.store.models import Job
 from solver.game import Game, Turn
 from solver.search import SolveOptions
@@ -45,10 +44,9 @@ def next_move(body: NextMoveIn) -> Any:
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
     max_guesses = parse.max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
-    chain: AnswerChain = current_app.extensions["bullscows_answers"]
-    move = chain.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
-                           budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
-                           from_set_only=body.from_set_only)
+    move = services().answers.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
+                                        budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
+                                        from_set_only=body.from_set_only)
     job = _hand_off(game, history, body.strategy, max_guesses) if move.unfinished and body.job else None
     out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
     out.update(max_guesses=max_guesses)
@@ -67,7 +65,7 @@ def _hand_off(game: Game, history: list[Turn], strategy: str, max_guesses: int |
     settings: Settings = current_app.config["SETTINGS"]
     criterion = criterion_of(strategy)
     assert criterion is not None
-    jobs: JobStore = current_app.extensions["bullscows_jobs"]
+    jobs = services().jobs
     req = JobRequest.of(game, history, SolveOptions(criterion, max_guesses))
     try:
         found = jobs.find(req)

@@ -24,7 +24,8 @@ from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import fail, problem
 from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
-from service.store.strategies import StrategyStore, tree_params
+from service.services import services
+from service.store.strategies import tree_params
 from service.trees import download_name
 from solver.compare import lengths_lines
 from solver.game import Game
@@ -41,9 +42,7 @@ _lock = threading.Lock()
 
 def _memory() -> OrderedDict[tuple[Any, ...], Tree]:
     """This app's trees in memory (per app: two apps in one process may use different databases)."""
-    cache: OrderedDict[tuple[Any, ...], Tree] = current_app.extensions.setdefault(
-        "bullscows_tree_cache", OrderedDict())
-    return cache
+    return services().tree_memory
 
 
 @dataclass(frozen=True)
@@ -89,8 +88,7 @@ def _known(q: TreeQuestion) -> Tree | None:
     if tree is None and q.strategy == BEST_KNOWN:
         raise NoBestKnownTreeError.of(q.game)
     if tree is None:
-        store: StrategyStore = current_app.extensions["bullscows_strategies"]
-        text = store.get(q.game.spec, q.strategy, q.params)
+        text = services().strategies.get(q.game.spec, q.strategy, q.params)
         if text is None:
             return None
         tree = from_compact(text)
@@ -136,8 +134,8 @@ def _build(q: TreeQuestion) -> Tree:
     else:
         tree = optimal_tree(q.game, options, first=q.first)
     stats = tree.stats()
-    store: StrategyStore = current_app.extensions["bullscows_strategies"]
-    store.put(q.game.spec, q.strategy, q.params, to_compact(tree), stats.total, stats.nodes, exact=options is not None)
+    services().strategies.put(q.game.spec, q.strategy, q.params, to_compact(tree), stats.total, stats.nodes,
+                              exact=options is not None)
     _remember(q, tree)
     return tree
 
@@ -160,19 +158,18 @@ def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
     not proven optimal) for an unsolved atlas game."""
     if criterion_of(strategy) is None and strategy != BEST_KNOWN:
         return None
-    library = current_app.extensions["bullscows_trees"]
-    stored = library.get(game, strategy, max_guesses)
+    stored = services().trees.get(game, strategy, max_guesses)
     if stored is None:
         return None
     tree: Tree = stored.tree
-    current_app.extensions.setdefault("bullscows_tree_meta", {})[id(tree)] = stored.meta
+    services().tree_meta[id(tree)] = stored.meta
     return tree
 
 
 def _about(q: TreeQuestion, tree: Tree) -> dict[str, Any]:
     """Whether the tree is proven optimal for the question, the depth limit it answers under (the value
     used, shipped or built), and a shipped tree's other parameters."""
-    meta = current_app.extensions.get("bullscows_tree_meta", {}).get(id(tree))
+    meta = services().tree_meta.get(id(tree))
     if meta is not None:
         out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": q.max_guesses,
                "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
