@@ -10,6 +10,7 @@ from flask import current_app
 from service.api import parse
 from service.config import Settings
 from service.explain import explain as explain_guess
+from service.rules import max_guesses_of
 from service.schemas import ExplainIn, ExplainOut
 from service.services import services
 from solver.search import SolveOptions
@@ -29,7 +30,7 @@ def explain(body: ExplainIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses))
+    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses))
     chain = services().answers
     return explain_guess(chain, game, history, cands, game.parse_code(body.guess), options,
                          parse.budget(settings, body.time_budget_ms)).as_dict()

@@ -12,6 +12,7 @@ from flask import current_app, url_for
 from service.api import parse
 from service.config import Settings
 from service.jobs.plan import JobRequest
+from service.rules import max_guesses_of
 from service.schemas import NextMoveIn, NextMoveOut
 from service.services import services
 from service.store.db import StorageError
@@ -43,7 +44,7 @@ def next_move(body: NextMoveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    max_guesses = parse.max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
+    max_guesses = max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
     move = services().answers.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
                                         budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
                                         from_set_only=body.from_set_only)

@@ -12,6 +12,7 @@ from service.api import parse
 from service.api import submit as jobs
 from service.config import Settings
 from service.jobs.plan import JobRequest
+from service.rules import max_guesses_of
 from service.schemas import SolveIn, SolveOut
 from service.services import services
 from service.store.models import Job
@@ -57,7 +58,7 @@ def solve(body: SolveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses),
+    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses),
                            body.depth_count, body.mde, body.from_set_only, body.upper_bound)
     guess = game.parse_code(body.guess) if body.guess is not None else None
     chain = services().answers

@@ -3,7 +3,7 @@
 One-step strategies are built on demand (about a second for Bulls-and-Cows); optimal strategies by
 the exact search, for games small enough to do it within a request (at most ``STRATEGY_MAX_CODES``
 codes), with ``max_guesses`` as a query parameter, resolved as every route resolves it
-(:func:`service.api.parse.max_guesses_of`) and echoed as the value used.  A built tree is kept in memory
+(:func:`service.rules.max_guesses_of`) and echoed as the value used.  A built tree is kept in memory
 and in the ``strategies`` table, so that no process sharing the database builds it again.
 """
 
@@ -17,12 +17,13 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import Response, current_app
 
-from service.api.parse import game_of, max_guesses_of
+from service.api.parse import game_of
 from service.api.submit import accepted, submit_request, wait_budget
 from service.atlas import BEST_KNOWN, NoBestKnownTreeError
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import fail, problem
+from service.rules import max_guesses_of
 from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
 from service.services import services
 from service.store.strategies import tree_params

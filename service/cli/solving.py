@@ -102,7 +102,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     if criterion is None:
         max_guesses = None  # one-step strategies take no limit, as the API's answer says
     elif criterion == "kmovers" and max_guesses is None:
-        from service.api.parse import max_guesses_of  # the API's rule: the game's proven smallest worst case
+        from service.rules import max_guesses_of  # the API's rule: the game's proven smallest worst case
 
         max_guesses = max_guesses_of(g, criterion, None)
     move = _chain(url).next_move(g, history, cands, strategy, max_guesses=max_guesses, budget_ms=time_budget_ms,
@@ -146,8 +146,8 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     words, and part sizes, the largest part first), the expected and largest part, and, when known within the
     budget, the position's optimal value and the guess's own.  The same explanation as POST /v1/explain;
     --json prints its answer."""
-    from service.api.parse import max_guesses_of
     from service.explain import explain
+    from service.rules import max_guesses_of
     from solver.search import SolveOptions
 
     settings = _settings_within(time_budget_ms)
