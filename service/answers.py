@@ -229,8 +229,8 @@ def tree_result(game: Game, stored: StoredTree, node: Node, turn: int, options: 
 
     def value(n: Node, t: int) -> int:
         if crit == "total":
-            secrets, remaining, _ = stored.below[id(n)]
-            return game_value(remaining, secrets, t, crit)
+            below = n.subtree
+            return game_value(below.total, below.secrets, t, crit)
         assert k is not None
         return _count_at(n, k - t + 1)
 
@@ -238,7 +238,7 @@ def tree_result(game: Game, stored: StoredTree, node: Node, turn: int, options: 
     if node.hit:
         per[game.all_bulls] = win_value(turn, crit, k)
     v = value(node, turn)
-    secrets = stored.below[id(node)][0]
+    secrets = node.subtree.secrets
     return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
                        None if crit == "total" else k, {} if crit == "total" or k is None else {k: v})
 
@@ -333,8 +333,8 @@ class AnswerChain:
         if found is None:
             return None
         stored, node, relabel = found
-        secrets, remaining, worst = stored.below[id(node)]
-        if max_guesses is not None and len(history) + worst > max_guesses:
+        below = node.subtree
+        if max_guesses is not None and len(history) + below.height > max_guesses:
             return None
         self._told("best-known")
         meta = stored.meta
@@ -343,7 +343,8 @@ class AnswerChain:
         note = None if n == 1 else (
             f"the best strategy known for this game ({built_by}: {stored.meta['total']} guesses over every "
             "secret); not proven optimal")
-        return Move(relabel.invert(game, node.guess), n == 1, "best-known", remaining / secrets, worst, note)
+        return Move(relabel.invert(game, node.guess), n == 1, "best-known", below.total / below.secrets, below.height,
+                    note)
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               canon: _Labelling | None = None, *, shipped: bool = True) -> Answer | None:
@@ -548,10 +549,10 @@ class AnswerChain:
         found = self.tree_node(game, history, strategy, max_guesses)
         if found is not None:
             stored, node, relabel = found
-            secrets, remaining, worst = stored.below[id(node)]
+            below = node.subtree
             self._told("tree")
             return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
-                        remaining / secrets, worst, tree_note(stored, max_guesses))
+                        below.total / below.secrets, below.height, tree_note(stored, max_guesses))
         # a game's best-known tree answers at once while the history follows it: the strategy is played through
         # every secret, where a search within a budget would often end in the heuristic (and a different game)
         from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
