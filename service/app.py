@@ -79,15 +79,18 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     from service.store.jobs import JobStore
     from service.store.strategies import StrategyStore
     from service.store.tokens import TokenStore
+    from service.strategy_trees import StrategyTrees
     from service.trees import TreeLibrary
 
     database = Database(url)
     store = PositionStore(database)
     pool = SolverPool(store, settings, Knowledge())
     trees = TreeLibrary(shared=True)  # read only: the answer chain and the routes never change a tree
+    strategy_store = StrategyStore(database)
     app.extensions[KEY] = Services(
-        database=database, positions=store, strategies=StrategyStore(database), pool=pool, jobs=JobStore(database),
-        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_solve))
+        database=database, positions=store, strategies=strategy_store, pool=pool, jobs=JobStore(database),
+        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_solve),
+        strategy_trees=StrategyTrees(strategy_store, trees))
     problems.init_app(app)
 
     from service import logs, metrics, web

@@ -9,10 +9,8 @@ builds it; nothing else stores anything of ours in ``app.extensions`` (flask-lim
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from cryptography.fernet import Fernet
 from flask import Flask, current_app
@@ -25,8 +23,8 @@ from service.store.jobs import JobStore
 from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore
 from service.store.tokens import TokenStore
+from service.strategy_trees import StrategyTrees
 from service.trees import TreeLibrary
-from solver.tree import Tree
 
 KEY = "bullscows"
 """The one key of ``app.extensions`` that is ours."""
@@ -45,14 +43,14 @@ class Services:
     trees: TreeLibrary
     """The shipped trees, read only: the answer chain and the routes never change a tree."""
     answers: AnswerChain
+    strategy_trees: StrategyTrees
+    """The trees of ``/v1/strategies``: this app's memory of them, over the shipped ones and the table."""
     limiter: Limiter | None = None
     """Set once the blueprints are wrapped (:func:`service.limits.init_app`)."""
     fernet: Fernet | None = None
     """The match tokens' cipher, made from the instance's key when first needed."""
     clock: Callable[[], float] = time.time
     """What match tokens are stamped and checked with; a test moves it instead of sleeping."""
-    tree_memory: OrderedDict[tuple[Any, ...], Tree] = field(default_factory=OrderedDict)
-    tree_meta: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def services(app: Flask | None = None) -> Services:
