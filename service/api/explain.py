@@ -11,7 +11,7 @@ from service.api import parse
 from service.config import Settings
 from service.explain import explain as explain_guess
 from service.rules import max_guesses_of
-from service.schemas import ExplainIn, ExplainOut
+from service.schemas.moves import ExplainIn, ExplainOut
 from service.services import services
 from solver.search import SolveOptions
 

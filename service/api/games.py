@@ -25,7 +25,7 @@ from service import atlas, known, records
 from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
-from service.schemas import (
+from service.schemas.games import (
     GameOut,
     GamesOut,
     MatchGuessIn,

@@ -18,7 +18,7 @@ from service.config import Settings
 from service.jobs import manage
 from service.problems import problem
 from service.rules import max_guesses_of
-from service.schemas import JobIn, JobList, JobListQuery, JobOut, JobQuery
+from service.schemas.jobs import JobIn, JobList, JobListQuery, JobOut, JobQuery
 from solver.search import SolveOptions
 
 bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")

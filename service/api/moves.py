@@ -12,7 +12,7 @@ from service.api import parse
 from service.config import Settings
 from service.jobs.manage import hand_off
 from service.rules import max_guesses_of
-from service.schemas import NextMoveIn, NextMoveOut
+from service.schemas.moves import NextMoveIn, NextMoveOut
 from service.services import services
 from solver.vocabulary import criterion_of
 

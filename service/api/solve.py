@@ -13,7 +13,7 @@ from service.api import submit as jobs
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.rules import max_guesses_of
-from service.schemas import SolveIn, SolveOut
+from service.schemas.moves import SolveIn, SolveOut
 from service.services import services
 from service.store.models import Job
 from solver.errors import GameTooLargeError

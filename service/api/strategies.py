@@ -20,7 +20,7 @@ from service.api.submit import accepted, submit_request, wait_budget
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import fail, problem
-from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
+from service.schemas.strategies import TreeBuildIn, TreePartQuery, TreeQuery
 from service.services import services
 from service.strategy_trees import FoundTree, TreeQuestion
 from service.trees import download_name
