@@ -20,11 +20,11 @@ import pytest
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
-from service.answers import cached_solve
 from service.cli import main as cli
 from service.jobs import manage, runner
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
+from service.lookups import cached_solve
 from service.services import services
 from service.store import db as store_db
 from service.store import jobs as store_jobs
