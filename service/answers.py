@@ -27,10 +27,9 @@ only through :class:`service.store.positions.PositionStore`.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +39,7 @@ from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
+from service.lookups import Labelling, cached_solve, canonical_labelling, labellings, mapped_back, tree_result
 from service.store.db import StorageError
 from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
@@ -47,8 +47,8 @@ from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
 from solver.question import finished_result, no_next_guess
 from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
-from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history, relabelling_onto
-from solver.table import position_entries, split_parts
+from solver.symmetry import Relabelling, relabelling_onto
+from solver.table import position_entries
 from solver.tree import Node
 from solver.vocabulary import (
     Source,
@@ -57,7 +57,6 @@ from solver.vocabulary import (
     remaining_guesses,
     remaining_value,
     strategy_of,
-    win_value,
 )
 
 OnAnswer = Callable[[str, int], None]
@@ -130,125 +129,6 @@ class Move:
             "note": self.note,
             "elapsed_ms": round(elapsed_ms, 3),
         }
-
-
-@dataclass(frozen=True)
-class _Labelling:
-    """A position at one labelling: its history, candidates, and the map from the caller's labels."""
-
-    history: list[Turn]
-    cands: CandidateSet
-    relabel: Relabelling
-
-
-def _canonical(game: Game, history: Sequence[Turn], cands: CandidateSet) -> _Labelling:
-    canon, relabel = canonical_history(game, history)
-    # the caller's candidates mapped, never the image filtered again (Relabelling.apply_set says why)
-    return _Labelling(canon, relabel.apply_set(game, cands), relabel)
-
-
-def _labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon: _Labelling, *,
-                every_order: bool = False) -> Iterator[_Labelling]:
-    """Where a position may be stored, most likely first: at its canonical labelling, and at the
-    caller's own (a job's entries are at the labelling they were asked at).  ``every_order`` adds the
-    smallest image of each order of its turns: a search stores the positions below its root at the
-    labelling its own guesses give them (its pools play the smallest member of each class), which is
-    where a campaign's are.  Lazy: a lookup that finds the position early computes no other image."""
-    yield canon
-    seen = {tuple(canon.history)}
-    if not canon.relabel.is_identity:
-        seen.add(tuple(history))
-        yield _Labelling(list(history), cands, Relabelling.identity(game))
-    if every_order:
-        orders = itertools.permutations(history) if len(history) <= PERMUTED_TURNS_MAX else [tuple(history)]
-        for order in orders:
-            image, relabel = canonical_history(game, order, keep_order=True)
-            if tuple(image) not in seen:
-                seen.add(tuple(image))
-                yield _Labelling(image, relabel.apply_set(game, cands), relabel)
-
-
-def _mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
-    if relabel.is_identity or result.best_guess is None:
-        return result
-    return dataclasses.replace(result, best_guess=relabel.invert(game, result.best_guess))
-
-
-def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], options: SolveOptions,
-                 cands: CandidateSet) -> SolveResult | None:
-    """The answer from the database alone (the root and every part of its best guess), or None.
-
-    ``cands`` are the candidates after ``history``.  Values are stored remaining (turn-independent)
-    and converted to game-level ones here, with :func:`solver.vocabulary.game_value`.
-    """
-    if options.depth_count is not None or options.upper_bound is not None:
-        return None
-    t0 = time.perf_counter()
-    turn = len(history) + 1
-    crit, k = options.criterion, options.max_guesses
-    key = options.table_key(game)
-    root_codes = tuple(int(c) for c in cands)
-    root = store.lookup(key, [root_codes], remaining_guesses(k, turn), turn).get(root_codes)
-    if root is None or not root.exact:
-        return None
-    n = len(root_codes)
-    movers = k if crit == "kmovers" else None
-    # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
-    chain: dict[int, int | None] = {} if movers is None else {movers: root.value}
-    if root.value is None:
-        return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers, chain)
-    if root.best_guess is None:
-        return None
-    parts = split_parts(game, cands, root.best_guess)
-    sub = store.lookup(key, [codes for r, codes in parts if r != game.all_bulls and len(codes) > 1],
-                       remaining_guesses(k, turn + 1), turn + 1)
-    per: dict[int, int | None] = {}
-    for r, codes in parts:
-        if r == game.all_bulls:
-            per[r] = win_value(turn, crit, k)
-        elif len(codes) == 1:
-            per[r] = win_value(turn + 1, crit, k)
-        else:
-            e = sub.get(codes)
-            if e is None or not e.exact or e.value is None:
-                return None
-            per[r] = game_value(e.value, len(codes), turn + 1, crit)
-    return SolveResult(game_value(root.value, n, turn, crit), True, True, root.best_guess, per, 0,
-                       time.perf_counter() - t0, n, movers, chain)
-
-
-def tree_result(game: Game, stored: StoredTree, node: Node, turn: int, options: SolveOptions,
-                t0: float) -> SolveResult:
-    """The exact answer a proven tree's node gives (in the tree's labelling).
-
-    A tree built by an exact search for a criterion is optimal at every node it reaches (a better
-    subtree would make a better tree), so the node carries the position's value, its best guess and
-    the value of each response: the answer of a search, without one.
-    """
-    crit, k = options.criterion, options.max_guesses
-
-    def value(n: Node, t: int) -> int:
-        if crit == "total":
-            secrets, remaining, _ = stored.below[id(n)]
-            return game_value(remaining, secrets, t, crit)
-        assert k is not None
-        return _count_at(n, k - t + 1)
-
-    per: dict[int, int | None] = {r: value(child, turn + 1) for r, child in node.children.items()}
-    if node.hit:
-        per[game.all_bulls] = win_value(turn, crit, k)
-    v = value(node, turn)
-    secrets = stored.below[id(node)][0]
-    return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
-                       None if crit == "total" else k, {} if crit == "total" or k is None else {k: v})
-
-
-def _count_at(node: Node, depth: int) -> int:
-    """Secrets solved at exactly the ``depth``-th guess from ``node`` (its own guess is the first)."""
-    if depth <= 0:
-        return 0
-    here = 1 if node.hit and depth == 1 else 0
-    return here + sum(_count_at(child, depth - 1) for child in node.children.values())
 
 
 def _plain(options: SolveOptions) -> bool:
@@ -333,8 +213,8 @@ class AnswerChain:
         if found is None:
             return None
         stored, node, relabel = found
-        secrets, remaining, worst = stored.below[id(node)]
-        if max_guesses is not None and len(history) + worst > max_guesses:
+        below = node.subtree
+        if max_guesses is not None and len(history) + below.height > max_guesses:
             return None
         self._told("best-known")
         meta = stored.meta
@@ -343,10 +223,11 @@ class AnswerChain:
         note = None if n == 1 else (
             f"the best strategy known for this game ({built_by}: {stored.meta['total']} guesses over every "
             "secret); not proven optimal")
-        return Move(relabel.invert(game, node.guess), n == 1, "best-known", remaining / secrets, worst, note)
+        return Move(relabel.invert(game, node.guess), n == 1, "best-known", below.total / below.secrets, below.height,
+                    note)
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
-              canon: _Labelling | None = None, *, shipped: bool = True) -> Answer | None:
+              canon: Labelling | None = None, *, shipped: bool = True) -> Answer | None:
         """The answer without a search of the position: a proven tree, the shipped knowledge, else the
         table; None when none of them knows.  ``shipped`` False asks the table only (the caller has
         asked the trees and the knowledge already)."""
@@ -355,29 +236,29 @@ class AnswerChain:
         if shipped and _plain(options):
             found = self.tree_node(game, history, strategy_of(options.criterion), options.max_guesses)
             if found is not None and found[0].answers(options.max_guesses):
-                stored, node, relabel = found
-                result = tree_result(game, stored, node, turn, options, t0)
+                _, node, relabel = found
+                result = tree_result(game, node, turn, options, t0)
                 self._told("tree")
-                return Answer(_mapped_back(result, relabel, game), "tree", True)
-        canon = canon or _canonical(game, history, cands)
+                return Answer(mapped_back(result, relabel, game), "tree", True)
+        canon = canon or canonical_labelling(game, history, cands)
         from_knowledge = self._shipped(game, history, cands, options, canon) if shipped else None
         if from_knowledge is not None:
             at, known = from_knowledge
             full = self._with_parts(game, at, options, known, t0)
             if full is not None:
                 self._told("tree")
-                return Answer(_mapped_back(full, at.relabel, game), "tree", True)
+                return Answer(mapped_back(full, at.relabel, game), "tree", True)
         if self.store is None:
             return None
-        for at in _labellings(game, history, cands, canon):
+        for at in labellings(game, history, cands, canon):
             hit = cached_solve(self.store, game, at.history, options, at.cands)
             if hit is not None:
                 self._told("cache")
-                return Answer(_mapped_back(hit, at.relabel, game), "cache", True)
+                return Answer(mapped_back(hit, at.relabel, game), "cache", True)
         return None
 
     def _shipped(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
-                 canon: _Labelling) -> tuple[_Labelling, Known] | None:
+                 canon: Labelling) -> tuple[Labelling, Known] | None:
         """What the shipped knowledge proves exactly about the position (at the labelling it found it)."""
         knowledge = self.pool.knowledge
         if knowledge is None or not _plain(options):
@@ -386,13 +267,13 @@ class AnswerChain:
         if index is None:
             return None
         m = remaining_guesses(options.max_guesses, len(history) + 1)
-        for at in _labellings(game, history, cands, canon, every_order=True):
+        for at in labellings(game, history, cands, canon, every_order=True):
             known = index.lookup(game, at.cands, m)
             if known is not None and known.exact and (known.best_guess is not None or known.lower >= INF):
                 return at, known
         return None
 
-    def _with_parts(self, game: Game, at: _Labelling, options: SolveOptions, known: Known,
+    def _with_parts(self, game: Game, at: Labelling, options: SolveOptions, known: Known,
                     t0: float) -> SolveResult | None:
         """The full answer of a position the knowledge proves: its value and best guess are known; the
         value of each response comes from an evaluation of that guess by the warm searcher, whose table
@@ -415,7 +296,7 @@ class AnswerChain:
 
     def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True, fresh: bool = False,
-              progress: Callable[[int, int], None] | None = None, canon: _Labelling | None = None,
+              progress: Callable[[int, int], None] | None = None, canon: Labelling | None = None,
               shipped: bool = True) -> Answer:
         """The value of a position: :meth:`known` (unless ``lookup`` is False, or ``guess`` asks to
         evaluate one guess), else a search of the canonical position within ``budget_ms`` of
@@ -431,7 +312,7 @@ class AnswerChain:
             self._told("history")
             return Answer(finished_result(game, history, options), "history", True)
         options.validate(game, len(history) + 1)
-        canon = canon or _canonical(game, history, cands)
+        canon = canon or canonical_labelling(game, history, cands)
         if guess is None and lookup and not fresh:
             hit = self.known(game, history, cands, options, canon, shipped=shipped)
             if hit is not None:
@@ -442,9 +323,9 @@ class AnswerChain:
             why = ("this game's exact search is still being prepared (once per process)" if source == "preparing"
                    else None)
             return Answer(result, "busy", False, why)
-        return Answer(_mapped_back(result, canon.relabel, game), "search", complete)
+        return Answer(mapped_back(result, canon.relabel, game), "search", complete)
 
-    def _search(self, game: Game, at: _Labelling, options: SolveOptions, budget_ms: int | None,
+    def _search(self, game: Game, at: Labelling, options: SolveOptions, budget_ms: int | None,
                 guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True,
                 fresh: bool = False) -> tuple[SolveResult, str, bool]:
         """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
@@ -548,10 +429,10 @@ class AnswerChain:
         found = self.tree_node(game, history, strategy, max_guesses)
         if found is not None:
             stored, node, relabel = found
-            secrets, remaining, worst = stored.below[id(node)]
+            below = node.subtree
             self._told("tree")
             return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
-                        remaining / secrets, worst, tree_note(stored, max_guesses))
+                        below.total / below.secrets, below.height, tree_note(stored, max_guesses))
         # a game's best-known tree answers at once while the history follows it: the strategy is played through
         # every secret, where a search within a budget would often end in the heuristic (and a different game)
         from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
@@ -560,7 +441,7 @@ class AnswerChain:
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
-        canon = _canonical(game, history, cands)
+        canon = canonical_labelling(game, history, cands)
         shipped = self._shipped(game, history, cands, options, canon)
         if shipped is not None and (best := shipped[1].best_guess) is not None:
             at, known = shipped
@@ -616,4 +497,4 @@ def _unfinished(cands: CandidateSet) -> SolveResult:
                        seconds=0.0, candidates=int(cands.shape[0]))
 
 
-__all__ = ["Answer", "AnswerChain", "Move", "cached_solve", "tree_result"]
+__all__ = ["Answer", "AnswerChain", "Move"]

@@ -9,7 +9,7 @@ from apiflask import APIFlask
 
 from service import problems
 from service.config import Settings
-from service.store import db as store_db
+from service.store.db import Database
 from service.store.positions import PositionStore
 
 INSTANCE_DB = "bullscows.sqlite3"
@@ -35,11 +35,14 @@ def warm(app: APIFlask, *, every_tree: bool = False) -> None:
     shipped knowledge and the solver's kernels, and with ``every_tree`` every shipped tree (eight seconds more, most
     of them for the big games' best-known trees: what a server does before it forks its workers, so that no first
     question of a game waits for its tree; not what every app of a test run needs).  Idempotent."""
-    trees = app.extensions["bullscows_trees"]
+    from service.services import services
+
+    held = services(app)
+    trees = held.trees
     trees.presets()  # the others load when first asked for, unless:
     if every_tree:
         trees.all()  # a server's first move of a big game must not wait for its tree
-    knowledge = app.extensions["bullscows_pool"].knowledge
+    knowledge = held.pool.knowledge
     if knowledge is not None:
         knowledge.all()
     from service.engine import warm_up
@@ -69,29 +72,25 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     app.config["AUTO_OPERATION_ID"] = True
     app.config["INFO"] = {"description": "Solver for Bulls-and-Cows, Mastermind and their variants: next moves, "
                                          "exact solutions, a shared persistent transposition table."}
-    database = store_db.init_app(app, url)
-    store = PositionStore(database)
-    app.extensions["bullscows_store"] = store
-    from service.store.strategies import StrategyStore
-
-    app.extensions["bullscows_strategies"] = StrategyStore(database)
-    from service.knowledge import Knowledge
-
-    pool = SolverPool(store, settings, Knowledge())
-    app.extensions["bullscows_pool"] = pool
-    from service.store.jobs import JobStore
-
-    app.extensions["bullscows_jobs"] = JobStore(database)
-    from service.store.tokens import TokenStore
-
-    app.extensions["bullscows_tokens"] = TokenStore(database)
     from service.answers import AnswerChain
+    from service.knowledge import Knowledge
     from service.metrics import record_solve
+    from service.services import KEY, Services, services
+    from service.store.jobs import JobStore
+    from service.store.strategies import StrategyStore
+    from service.store.tokens import TokenStore
+    from service.strategy_trees import StrategyTrees
     from service.trees import TreeLibrary
 
+    database = Database(url)
+    store = PositionStore(database)
+    pool = SolverPool(store, settings, Knowledge())
     trees = TreeLibrary(shared=True)  # read only: the answer chain and the routes never change a tree
-    app.extensions["bullscows_trees"] = trees
-    app.extensions["bullscows_answers"] = AnswerChain(pool, trees, on_answer=record_solve)
+    strategy_store = StrategyStore(database)
+    app.extensions[KEY] = Services(
+        database=database, positions=store, strategies=strategy_store, pool=pool, jobs=JobStore(database),
+        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_solve),
+        strategy_trees=StrategyTrees(strategy_store, trees))
     problems.init_app(app)
 
     from service import logs, metrics, web
@@ -108,7 +107,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     app.register_blueprint(web.bp)
     from service import limits
 
-    limits.init_app(app, settings)
+    services(app).limiter = limits.init_app(app, settings)
     if settings.trusted_proxies:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

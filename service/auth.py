@@ -8,10 +8,11 @@ presented, else per address.
 
 from __future__ import annotations
 
-from flask import Response, current_app, g, request
+from flask import Response, g, request
 
 from service.problems import problem
-from service.store.tokens import TokenInfo, TokenStore
+from service.services import services
+from service.store.tokens import TokenInfo
 
 
 def presented() -> str | None:
@@ -27,8 +28,7 @@ def _token() -> TokenInfo | None:
     """The request's valid token, if any (looked up once per request)."""
     if "bullscows_token" not in g:
         token = presented()
-        store: TokenStore = current_app.extensions["bullscows_tokens"]
-        g.bullscows_token = None if token is None else store.check(token)
+        g.bullscows_token = None if token is None else services().tokens.check(token)
     info: TokenInfo | None = g.bullscows_token
     return info
 

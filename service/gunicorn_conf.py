@@ -31,7 +31,7 @@ preload_app = True
 def post_fork(server: Any, worker: Any) -> None:
     """A forked worker opens database connections of its own, never the master's (SQLAlchemy's rule
     for a pool created before a fork)."""
-    from service.store.db import get_db
+    from service.services import get_db
 
     get_db(server.app.wsgi()).engine.dispose(close=False)
 
@@ -52,7 +52,9 @@ def post_worker_init(worker: Any) -> None:
 
     def handle_exit(sig: int, frame: Any) -> None:
         if app is not None:
-            app.extensions["bullscows_pool"].stop_all()
+            from service.services import services
+
+            services(app).pool.stop_all()
         exit_gracefully(sig, frame)
 
     worker.handle_exit = handle_exit

@@ -34,7 +34,8 @@ LIMITED = {
 
 
 def init_app(app: APIFlask, settings: Settings) -> Limiter:
-    """Wrap the costly endpoints of ``app`` (call after the blueprints are registered)."""
+    """Wrap the costly endpoints of ``app`` (call after the blueprints are registered); the app keeps the
+    limiter in its :class:`service.services.Services`."""
     limiter = Limiter(client_id, app=app, storage_uri=settings.rate_limit_storage, headers_enabled=False,
                       strategy="moving-window", key_prefix=settings.rate_limit_prefix)
 
@@ -50,5 +51,4 @@ def init_app(app: APIFlask, settings: Settings) -> Limiter:
     for endpoint, setting in LIMITED.items():
         view = app.view_functions[endpoint]
         app.view_functions[endpoint] = limiter.limit(getattr(settings, setting))(view)  # type: ignore[assignment]
-    app.extensions["bullscows_limiter"] = limiter
     return limiter

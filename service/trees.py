@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solver.game import Game
-from solver.tree import Node, Tree, TreeStats, from_compact, to_compact
+from solver.tree import Tree, TreeStats, from_compact, to_compact
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
 
@@ -42,12 +42,10 @@ SPECS: list[dict[str, Any]] = [
 
 @dataclass
 class StoredTree:
-    """A loaded tree with, per node, the secrets below it and the guesses they still need."""
+    """A loaded tree and its manifest entry (each node measures its own subtree: :attr:`solver.tree.Node.subtree`)."""
 
     meta: dict[str, Any]
     tree: Tree
-    below: dict[int, tuple[int, int, int]]
-    """id(node) → (secrets, total guesses still needed from this node, most guesses still needed)."""
 
     def answers(self, max_guesses: int | None) -> bool:
         """Whether this tree is exactly optimal for its strategy's question with ``max_guesses``: the
@@ -61,23 +59,6 @@ class StoredTree:
             return True
         return (self.meta["criterion"] == "total" and built is None and max_guesses is not None
                 and max_guesses >= int(self.meta["worst_case"]))
-
-
-def _annotate(tree: Tree) -> dict[int, tuple[int, int, int]]:
-    out: dict[int, tuple[int, int, int]] = {}
-
-    def walk(node: Node) -> tuple[int, int, int]:
-        secrets, total, worst = (1, 1, 1) if node.hit else (0, 0, 0)
-        for child in node.children.values():
-            s, t, w = walk(child)
-            secrets += s
-            total += t + s  # every secret below also pays this node's guess
-            worst = max(worst, w + 1)
-        out[id(node)] = (secrets, total, worst)
-        return secrets, total, worst
-
-    walk(tree.root)
-    return out
 
 
 def campaign_games() -> set[str]:
@@ -166,13 +147,13 @@ class TreeLibrary:
         if loaded is None:
             # verified outside the locks: the lookups of the trees already loaded do not wait for this one
             tree = from_compact(text)
-            loaded = StoredTree(meta, tree, _annotate(tree))
+            loaded = StoredTree(meta, tree)
             if self.shared:
                 with _LOAD_LOCK:
                     _LOADED[digest] = loaded
                     while len(_LOADED) > LOADED_MAX:
                         _LOADED.popitem(last=False)
-        stored = loaded if loaded.meta == meta else StoredTree(meta, loaded.tree, loaded.below)
+        stored = loaded if loaded.meta == meta else StoredTree(meta, loaded.tree)
         with self._lock:
             return self._trees.setdefault(key, stored)
 

@@ -51,6 +51,49 @@ class Node:
     """Whether some candidate splits the others into singletons (its guess could be recomputed)."""
     children: dict[Response, Node] = field(default_factory=dict)
     """Sub-trees by response, the winning response excluded."""
+    _subtree: Subtree | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def subtree(self) -> Subtree:
+        """The figures of the subtree under this node: what a proven tree answers with at a position, and the
+        worst case a browser is shown at each node of a part.
+
+        Measured the first time any node above or at this one is asked (every node below is measured in the same
+        pass, bottom up and without recursion: trees may be deep), then kept on the node, so that the answer
+        chain and the routes pay for it once per loaded tree.  A tree is finished (built, loaded, polished)
+        before anyone measures it: a node whose children change afterwards would keep its old figures."""
+        if self._subtree is not None:
+            return self._subtree
+        order: list[Node] = []
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node._subtree is None:  # a measured subtree is not walked again
+                order.append(node)
+                stack.extend(node.children.values())
+        for node in reversed(order):  # children before their parents
+            secrets = total = 1 if node.hit else 0
+            height = 0
+            for child in node.children.values():
+                below = child.subtree
+                secrets += below.secrets
+                total += below.total + below.secrets  # every secret below also pays this node's guess
+                height = max(height, below.height)
+            measured = Subtree(secrets, total, height + 1)
+            node._subtree = measured
+        return measured  # the last one measured is this node
+
+
+@dataclass(frozen=True)
+class Subtree:
+    """What a node's subtree holds (:attr:`Node.subtree`), counted in guesses from that node on, its own included."""
+
+    secrets: int
+    """Secrets solved at the node or below it."""
+    total: int
+    """Guesses those secrets still need, summed."""
+    height: int
+    """Most guesses any of them still needs: the node's worst case, from the node on."""
 
 
 @dataclass(frozen=True)

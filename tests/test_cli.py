@@ -37,7 +37,7 @@ def test_next_defaults_and_history_forms() -> None:
 
 def test_next_speaks_the_apis_vocabulary() -> None:
     """Same default (optimal-total) and the same strategies as POST /v1/next-move."""
-    from service.schemas import NextMoveIn
+    from service.schemas.moves import NextMoveIn
 
     top = run_json("next", "-g", "mastermind")
     assert (top["guess"], top["strategy"], top["exact"], top["source"]) == ("0012", "optimal-total", True, "tree")

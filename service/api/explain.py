@@ -7,11 +7,12 @@ from typing import Any
 from apiflask import APIBlueprint
 from flask import current_app
 
-from service.answers import AnswerChain
 from service.api import parse
 from service.config import Settings
 from service.explain import explain as explain_guess
-from service.schemas import ExplainIn, ExplainOut
+from service.rules import max_guesses_of
+from service.schemas.moves import ExplainIn, ExplainOut
+from service.services import services
 from solver.search import SolveOptions
 
 bp = APIBlueprint("explain", __name__, tag="explain", url_prefix="/v1")
@@ -29,7 +30,7 @@ def explain(body: ExplainIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses))
-    chain: AnswerChain = current_app.extensions["bullscows_answers"]
+    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses))
+    chain = services().answers
     return explain_guess(chain, game, history, cands, game.parse_code(body.guess), options,
                          parse.budget(settings, body.time_budget_ms)).as_dict()

@@ -14,7 +14,6 @@ import hashlib
 import os
 import secrets
 import tempfile
-import time
 from typing import Any
 
 import orjson
@@ -26,7 +25,7 @@ from service import atlas, known, records
 from service.api import parse
 from service.config import Settings
 from service.problems import ProblemException, problem
-from service.schemas import (
+from service.schemas.games import (
     GameOut,
     GamesOut,
     MatchGuessIn,
@@ -36,6 +35,7 @@ from service.schemas import (
     MatchRevealIn,
     MatchRevealOut,
 )
+from service.services import services
 from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game
 from solver.presets import PRESETS
@@ -121,18 +121,17 @@ def _key_material(settings: Settings) -> bytes:
 
 
 def _fernet() -> Fernet:
-    f: Fernet | None = current_app.extensions.get("bullscows_fernet")
-    if f is None:
+    held = services()
+    if held.fernet is None:
         digest = hashlib.sha256(b"bullscows-match\0" + _key_material(current_app.config["SETTINGS"])).digest()
-        f = current_app.extensions["bullscows_fernet"] = Fernet(base64.urlsafe_b64encode(digest))
-    return f
+        held.fernet = Fernet(base64.urlsafe_b64encode(digest))
+    return held.fernet
 
 
 def now() -> int:
     """The clock match tokens are stamped and checked with: ``time.time`` unless the app was given
-    another (``app.extensions["bullscows_clock"]``; a test moves it instead of sleeping)."""
-    clock = current_app.extensions.get("bullscows_clock", time.time)
-    return int(clock())
+    another (:attr:`service.services.Services.clock`; a test moves it instead of sleeping)."""
+    return int(services().clock())
 
 
 def _open(token: str) -> tuple[Game, int]:

@@ -10,7 +10,7 @@ from flask import current_app
 
 from service.problems import problem
 from service.schemas import Health
-from service.store.db import get_db
+from service.services import get_db
 
 bp = APIBlueprint("health", __name__, tag="health")
 

@@ -17,7 +17,8 @@ from service.api.submit import accepted, store, submit, wait_budget
 from service.config import Settings
 from service.jobs import manage
 from service.problems import problem
-from service.schemas import JobIn, JobList, JobListQuery, JobOut, JobQuery
+from service.rules import max_guesses_of
+from service.schemas.jobs import JobIn, JobList, JobListQuery, JobOut, JobQuery
 from solver.search import SolveOptions
 
 bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
@@ -33,7 +34,7 @@ def post_job(body: JobIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, _ = parse.history_of(game, body.history, settings)
-    max_guesses = parse.max_guesses_of(game, body.criterion, body.max_guesses)
+    max_guesses = max_guesses_of(game, body.criterion, body.max_guesses)
     options = SolveOptions(body.criterion, max_guesses, body.depth_count, body.mde, body.from_set_only)
     job = submit(game, history, options, wait_budget(settings, body.wait_ms, 0))
     if job.status != "done":

@@ -5,26 +5,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import structlog
 from apiflask import APIBlueprint
 from flask import current_app, url_for
 
-from service.answers import AnswerChain
 from service.api import parse
 from service.config import Settings
-from service.jobs.plan import JobRequest
-from service.schemas import NextMoveIn, NextMoveOut
-from service.store.db import StorageError
-from service.store.jobs import JobStore
-from service.store.models import Job
-from solver.game import Game, Turn
-from solver.search import SolveOptions
+from service.jobs.manage import hand_off
+from service.rules import max_guesses_of
+from service.schemas.moves import NextMoveIn, NextMoveOut
+from service.services import services
 from solver.vocabulary import criterion_of
 
 bp = APIBlueprint("moves", __name__, tag="moves", url_prefix="/v1")
-
-HANDOFF = "service:next-move"
-"""Submitter of the jobs next moves hand off (see :func:`_hand_off`)."""
 
 
 @bp.post("/next-move")
@@ -44,12 +36,12 @@ def next_move(body: NextMoveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    max_guesses = parse.max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
-    chain: AnswerChain = current_app.extensions["bullscows_answers"]
-    move = chain.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
-                           budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
-                           from_set_only=body.from_set_only)
-    job = _hand_off(game, history, body.strategy, max_guesses) if move.unfinished and body.job else None
+    max_guesses = max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
+    move = services().answers.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
+                                        budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
+                                        from_set_only=body.from_set_only)
+    job = (hand_off(services().jobs, game, history, body.strategy, max_guesses, settings.handoff_jobs)
+           if move.unfinished and body.job else None)
     out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
     out.update(max_guesses=max_guesses)
     if job is None:
@@ -57,30 +49,3 @@ def next_move(body: NextMoveIn) -> Any:
         return out
     out.update(job=job.id, job_url=url_for("jobs.get_job", job_id=job.id))
     return out, 200, {"Location": out["job_url"]}
-
-
-def _hand_off(game: Game, history: list[Turn], strategy: str, max_guesses: int | None) -> Job | None:
-    """The job that finishes this optimal question: an identical one is reused, else one is queued
-    while fewer than ``BULLSCOWS_HANDOFF_JOBS`` handed-off jobs are active (they are the service's,
-    not the client's: its free job budget is not spent).  None when none can be queued; the move is
-    answered either way."""
-    settings: Settings = current_app.config["SETTINGS"]
-    criterion = criterion_of(strategy)
-    assert criterion is not None
-    jobs: JobStore = current_app.extensions["bullscows_jobs"]
-    req = JobRequest.of(game, history, SolveOptions(criterion, max_guesses))
-    try:
-        found = jobs.find(req)
-        if found is not None:
-            return found
-        if jobs.active_count(HANDOFF) >= settings.handoff_jobs:
-            structlog.get_logger().info("next move not handed to a job", reason="handed-off jobs at their limit")
-            return None
-        job, created = jobs.submit(req, HANDOFF)
-    except StorageError as exc:
-        structlog.get_logger().warning("next move not handed to a job", reason=exc.detail)
-        return None
-    from service.metrics import record_job
-
-    record_job("handed-off" if created else "reused")
-    return job

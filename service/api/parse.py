@@ -3,7 +3,8 @@ the depth limit.
 
 Validation happens here, once, at the HTTP boundary (the schemas have checked the shapes and the bounds,
 the history's length and the budget among them): a game within the service's size limit, a history whose
-codes, responses and consistency hold, and the ``max_guesses`` a question is answered under.  Errors are
+codes, responses and consistency hold.  The rules the CLI applies too (the history's length, the ``max_guesses`` a
+question is answered under) are :mod:`service.rules`'.  Errors are
 :class:`solver.errors.SolverError` subclasses, which the app turns into ``application/problem+json``.
 """
 
@@ -11,31 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from service import atlas
 from service.config import Settings
+from service.rules import check_history_length
 from service.schemas import GameSpec, TurnIn
-from solver.errors import SolverError
 from solver.game import DEFAULT_ALPHABET, Game, Turn
-
-
-class MaxGuessesNeededError(SolverError):
-    """A k-movers question without its k, in a game whose smallest worst case the service does not know."""
-
-    slug = "max-guesses-needed"
-
-
-class HistoryTooLongError(SolverError):
-    """More turns than the service takes: what the schema says of a request (in the same words), for the callers
-    that have no schema (the CLI)."""
-
-    slug = "validation-error"
-
-
-def check_history_length(turns: int, settings: Settings) -> None:
-    """:raises HistoryTooLongError: more than ``BULLSCOWS_MAX_HISTORY`` turns."""
-    if turns > settings.max_history:
-        raise HistoryTooLongError(f"history: must have at most {settings.max_history} turns (the service's "
-                                  f"BULLSCOWS_MAX_HISTORY), got {turns}")
 
 
 def game_of(spec: str | GameSpec, settings: Settings) -> Game:
@@ -54,30 +34,6 @@ def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tup
     turns = [game.parse_turn(it) if isinstance(it, str)
              else Turn(game.parse_code(it.guess), game.encode_response(it.bulls, it.cows)) for it in items]
     return turns, game.candidates(turns)  # raises InconsistentHistoryError naming the turn
-
-
-def smallest_worst_case(game: Game) -> int | None:
-    """The fewest guesses that solve every secret of the game, when proven (the atlas's games, the
-    presets among them); None otherwise."""
-    entry = atlas.shipped().get(game.spec)
-    if entry is None or not entry["values"]["worst_case"]["exact"]:
-        return None
-    return int(entry["values"]["worst_case"]["value"])
-
-
-def max_guesses_of(game: Game, criterion: str | None, asked: int | None) -> int | None:
-    """The depth limit a question is answered under, the same for every route (next-move, solve, jobs,
-    strategies): the one asked for; for k-movers without one, the game's proven smallest worst case (the
-    k of the shipped k-movers trees), else :class:`MaxGuessesNeededError`; for a total without one, none.
-    ``criterion`` None is a one-step strategy, which takes no limit (None whatever was asked)."""
-    if criterion is None or asked is not None or criterion != "kmovers":
-        return None if criterion is None else asked
-    known = smallest_worst_case(game)
-    if known is None:
-        raise MaxGuessesNeededError(
-            f"max_guesses: the kmovers criterion needs it (the k of k-movers), and game {game.spec}'s smallest "
-            "worst case, its default, is not known (the atlas's games and the presets have one)")
-    return known
 
 
 def budget(settings: Settings, asked: int | None) -> int:

@@ -18,6 +18,7 @@ from service import auth
 from service.positions_io import InvalidImportError, read_entries, row_line
 from service.problems import problem
 from service.schemas import PositionsQuery
+from service.services import services
 from service.store.positions import PositionStore
 from solver.game import Game
 
@@ -26,8 +27,7 @@ NDJSON = "application/x-ndjson"
 
 
 def _store() -> PositionStore:
-    store: PositionStore = current_app.extensions["bullscows_store"]
-    return store
+    return services().positions
 
 
 @bp.get("/positions")

@@ -8,12 +8,13 @@ import orjson
 from apiflask import APIBlueprint
 from flask import current_app
 
-from service.answers import AnswerChain
 from service.api import parse
 from service.api import submit as jobs
 from service.config import Settings
 from service.jobs.plan import JobRequest
-from service.schemas import SolveIn, SolveOut
+from service.rules import max_guesses_of
+from service.schemas.moves import SolveIn, SolveOut
+from service.services import services
 from service.store.models import Job
 from solver.errors import GameTooLargeError
 from solver.game import Game, Turn
@@ -57,10 +58,10 @@ def solve(body: SolveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, parse.max_guesses_of(game, body.criterion, body.max_guesses),
+    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses),
                            body.depth_count, body.mde, body.from_set_only, body.upper_bound)
     guess = game.parse_code(body.guess) if body.guess is not None else None
-    chain: AnswerChain = current_app.extensions["bullscows_answers"]
+    chain = services().answers
     if game.won(history):  # a finished game is valued at once, whatever its size: no search, no job
         return _echoed(chain.solve(game, history, cands, options, None, guess).as_dict(game), options)
     options.validate(game, len(history) + 1)

@@ -3,190 +3,56 @@
 One-step strategies are built on demand (about a second for Bulls-and-Cows); optimal strategies by
 the exact search, for games small enough to do it within a request (at most ``STRATEGY_MAX_CODES``
 codes), with ``max_guesses`` as a query parameter, resolved as every route resolves it
-(:func:`service.api.parse.max_guesses_of`) and echoed as the value used.  A built tree is kept in memory
-and in the ``strategies`` table, so that no process sharing the database builds it again.
+(:func:`service.rules.max_guesses_of`) and echoed as the value used.  A built tree is kept in memory
+and in the ``strategies`` table, so that no process sharing the database builds it again: the trees and their
+cache are :mod:`service.strategy_trees`'; this module parses and answers.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 from apiflask import APIBlueprint
 from flask import Response, current_app
 
-from service.api.parse import game_of, max_guesses_of
+from service.api.parse import game_of
 from service.api.submit import accepted, submit_request, wait_budget
-from service.atlas import BEST_KNOWN, NoBestKnownTreeError
 from service.config import Settings
 from service.jobs.plan import JobRequest
 from service.problems import fail, problem
-from service.schemas import TreeBuildIn, TreePartQuery, TreeQuery
-from service.store.strategies import StrategyStore, tree_params
+from service.schemas.strategies import TreeBuildIn, TreePartQuery, TreeQuery
+from service.services import services
+from service.strategy_trees import FoundTree, TreeQuestion
 from service.trees import download_name
 from solver.compare import lengths_lines
-from solver.game import Game
-from solver.heuristics import STRATEGIES, get_strategy
-from solver.search import SolveOptions, optimal_tree, require_searchable
-from solver.tree import Node, Tree, build_tree, from_compact, strategy_chooser, to_compact, to_json
-from solver.vocabulary import STRATEGIES as ALL_STRATEGIES
-from solver.vocabulary import criterion_of
+from solver.search import require_searchable
+from solver.tree import Node, to_json
 
 bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
-STRATEGY_MAX_CODES = 2000
-_lock = threading.Lock()
-
-
-def _memory() -> OrderedDict[tuple[Any, ...], Tree]:
-    """This app's trees in memory (per app: two apps in one process may use different databases)."""
-    cache: OrderedDict[tuple[Any, ...], Tree] = current_app.extensions.setdefault(
-        "bullscows_tree_cache", OrderedDict())
-    return cache
-
-
-@dataclass(frozen=True)
-class TreeQuestion:
-    """Which tree a request asks for: the game, the strategy and its parameters."""
-
-    game: Game
-    strategy: str
-    max_guesses: int | None
-    """The depth limit used: as asked, or the k-movers default; None for a one-step strategy."""
-    first: int | None
-    """A forced first guess (GET only), None for the strategy's own."""
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        return (self.game.spec, self.strategy, self.max_guesses, self.first)
-
-    @property
-    def params(self) -> str:
-        return tree_params(self.max_guesses, self.first)
 
 
 def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
-    """The question, validated: the game, a known strategy, a first guess of the game, and the depth
-    limit it is answered under."""
-    settings = current_app.config["SETTINGS"]
-    game = game_of(game_spec, settings)
-    if strategy not in STRATEGIES and criterion_of(strategy) is None and strategy != BEST_KNOWN:
-        raise fail("unknown-strategy", f"unknown strategy {strategy!r}; known: {', '.join(ALL_STRATEGIES)}, "
-                                       f"and {BEST_KNOWN} for the unsolved games that ship one")
-    used = max_guesses_of(game, criterion_of(strategy), max_guesses)
-    return TreeQuestion(game, strategy, used, game.parse_code(first) if first else None)
+    """The question, validated: the game (within the service's limits), then the rest (:meth:`TreeQuestion.of`)."""
+    return TreeQuestion.of(game_of(game_spec, current_app.config["SETTINGS"]), strategy, max_guesses, first)
 
 
-def _known(q: TreeQuestion) -> Tree | None:
-    """The tree if it exists already: in this app's memory, shipped, or stored by any process."""
-    memory = _memory()
-    with _lock:
-        if q.key in memory:
-            memory.move_to_end(q.key)
-            return memory[q.key]
-    tree = _shipped(q.game, q.strategy, q.max_guesses) if q.first is None else None
-    if tree is None and q.strategy == BEST_KNOWN:
-        raise NoBestKnownTreeError.of(q.game)
-    if tree is None:
-        store: StrategyStore = current_app.extensions["bullscows_strategies"]
-        text = store.get(q.game.spec, q.strategy, q.params)
-        if text is None:
-            return None
-        tree = from_compact(text)
-    _remember(q, tree)
-    return tree
-
-
-def _remember(q: TreeQuestion, tree: Tree) -> None:
-    memory = _memory()
-    with _lock:
-        memory[q.key] = tree
-        while len(memory) > 32:
-            memory.popitem(last=False)
-
-
-def too_long_for_a_request(q: TreeQuestion) -> str | None:
-    """Why the tree cannot be built within a request (None when it can): one-step trees of games over
-    ``tree_max_codes`` codes, optimal ones over ``STRATEGY_MAX_CODES``.  Such trees are built by jobs."""
-    limit = current_app.config["SETTINGS"].tree_max_codes if q.strategy in STRATEGIES else STRATEGY_MAX_CODES
-    if q.game.size <= limit:
-        return None
-    return (f"building the {q.strategy} tree of game {q.game.spec} ({q.game.size} codes) takes too long for a "
-            f"request: within a request {q.strategy} trees are built for games of at most {limit} codes; "
-            f"POST /v1/strategies/{q.game.spec}/{q.strategy} builds it as a job")
-
-
-def _options(q: TreeQuestion) -> SolveOptions | None:
-    """An optimal strategy's question (validated for the game), None for a one-step strategy."""
-    criterion = criterion_of(q.strategy)
-    if criterion is None:
-        return None
-    options = SolveOptions(criterion, q.max_guesses)
-    options.validate(q.game, 1)
-    return options
-
-
-def _build(q: TreeQuestion) -> Tree:
-    """Build the tree here (within the request) and keep it, in memory and in the table."""
-    options = _options(q)
-    if options is None:
-        tree = build_tree(q.game, strategy_chooser(q.game, get_strategy(q.strategy)), first=q.first,
-                          strategy=q.strategy)
-    else:
-        tree = optimal_tree(q.game, options, first=q.first)
-    stats = tree.stats()
-    store: StrategyStore = current_app.extensions["bullscows_strategies"]
-    store.put(q.game.spec, q.strategy, q.params, to_compact(tree), stats.total, stats.nodes, exact=options is not None)
-    _remember(q, tree)
-    return tree
-
-
-def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion, Tree]:
+def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion, FoundTree]:
     """The tree a GET asks for: known, or built within the request; else a 422 pointing at the job."""
     q = _question(game_spec, strategy, query.max_guesses, query.first)
-    tree = _known(q)
-    if tree is not None:
-        return q, tree
-    reason = too_long_for_a_request(q)
+    trees = services().strategy_trees
+    found = trees.known(q)
+    if found is not None:
+        return q, found
+    reason = q.too_long_for_a_request(current_app.config["SETTINGS"])
     if reason is not None:
         raise fail("strategy-too-expensive", reason)
-    return q, _build(q)
+    return q, trees.build(q)
 
 
-def _shipped(game: Game, strategy: str, max_guesses: int | None) -> Tree | None:
-    """A shipped tree (service/data/trees) answering this question (k-movers: with this k, which is the
-    game's smallest worst case by default, the k of its shipped tree); a ``best-known`` tree (a hybrid's,
-    not proven optimal) for an unsolved atlas game."""
-    if criterion_of(strategy) is None and strategy != BEST_KNOWN:
-        return None
-    library = current_app.extensions["bullscows_trees"]
-    stored = library.get(game, strategy, max_guesses)
-    if stored is None:
-        return None
-    tree: Tree = stored.tree
-    current_app.extensions.setdefault("bullscows_tree_meta", {})[id(tree)] = stored.meta
-    return tree
-
-
-def _about(q: TreeQuestion, tree: Tree) -> dict[str, Any]:
-    """Whether the tree is proven optimal for the question, the depth limit it answers under (the value
-    used, shipped or built), and a shipped tree's other parameters."""
-    meta = current_app.extensions.get("bullscows_tree_meta", {}).get(id(tree))
-    if meta is not None:
-        out = {"optimal": bool(meta["exact"]), "source": "shipped", "max_guesses": q.max_guesses,
-               "mde": meta["mde"], "from_set_only": meta["from_set_only"]}
-        if meta.get("source") in ("hybrid", "records"):
-            out["hybrid"] = {"above": meta["above"], "exact_at_most": meta["exact_at_most"],
-                             "rollout": meta.get("rollout")}
-        return out
-    return {"optimal": criterion_of(q.strategy) is not None, "source": "built", "max_guesses": q.max_guesses}
-
-
-def _statistics(q: TreeQuestion, tree: Tree) -> dict[str, Any]:
+def _statistics(q: TreeQuestion, found: FoundTree) -> dict[str, Any]:
     """The answer of ``GET`` and ``POST``: the question, the tree's origin and its statistics (the worst
     case among them, always)."""
-    return {"game": tree.game.name, "strategy": q.strategy, **_about(q, tree), **tree.stats().as_dict()}
+    return {"game": found.tree.game.name, "strategy": q.strategy, **found.about(q), **found.tree.stats().as_dict()}
 
 
 @bp.get("/strategies/<game>/<strategy>")
@@ -211,20 +77,21 @@ def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
     client or process, is answered at once.  Waits up to ``wait_ms`` for the job before answering 202."""
     settings: Settings = current_app.config["SETTINGS"]
     q = _question(game, strategy, body.max_guesses, None)  # errors: the app's solver handlers
-    tree = _known(q)
-    if tree is None and too_long_for_a_request(q) is None:
-        tree = _build(q)
-    if tree is None:
-        options = _options(q)
+    trees = services().strategy_trees
+    found = trees.known(q)
+    if found is None and q.too_long_for_a_request(settings) is None:
+        found = trees.build(q)
+    if found is None:
+        options = q.options()
         if options is not None:
             require_searchable(q.game)
         req = JobRequest.tree(q.game, strategy, "total" if options is None else options.criterion, q.max_guesses)
         job = submit_request(req, wait_budget(settings, body.wait_ms, 0))
         if job.status != "done":
             return accepted(job)
-        tree = _known(q)
-        assert tree is not None, "a finished tree job stores its tree"
-    return _statistics(q, tree)
+        found = trees.known(q)
+        assert found is not None, "a finished tree job stores its tree"
+    return _statistics(q, found)
 
 
 @bp.get("/strategies/<game>/<strategy>/tree")
@@ -241,7 +108,8 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
 
     ``format=lengths`` writes the whole tree as ``CODE LENGTH`` lines instead (text/plain, ``#`` lines first), and
     ``download=true`` adds ``Content-Disposition: attachment`` with a file name, for a browser to save."""
-    q, tree = _tree(game, strategy, query)
+    q, found = _tree(game, strategy, query)
+    tree = found.tree
     # an optimal tree is named with the depth limit it answers under: two limits, two files
     named = strategy if q.max_guesses is None else f"{strategy} within {q.max_guesses} guesses"
     headers: dict[str, str] = {}
@@ -258,12 +126,11 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
         return problem("not-in-tree",
                        f"the tree of {strategy} does not play {query.path!r} (each turn must be the tree's "
                        "guess followed by a response it has a branch for)")
-    heights = _heights(node)
     turn = tree.root_depth + len(turns)
 
     def enc(n: Node, at: int, left: int) -> dict[str, Any]:
         out: dict[str, Any] = {"guess": g.format_code(n.guess), "candidates": n.size, "hit": n.hit,
-                               "worst_case": at - 1 + heights[id(n)]}
+                               "worst_case": at - 1 + n.subtree.height}
         if n.children and left > 0:
             out["children"] = {g.format_response(r): enc(c, at + 1, left - 1) for r, c in sorted(n.children.items())}
         elif n.children:
@@ -272,19 +139,4 @@ def whole_tree(game: str, strategy: str, query: TreePartQuery) -> Any:
 
     return {"game": g.name, "strategy": strategy, "max_guesses": q.max_guesses,
             "path": [g.format_turn(t) for t in turns], "turn": turn,
-            "worst_case": turn - 1 + heights[id(node)], "node": enc(node, turn, query.depth or 1)}, 200, headers
-
-
-def _heights(top: Node) -> dict[int, int]:
-    """Guesses still needed at most from each node under ``top`` (its own guess included), by ``id``:
-    one pass over the part of the tree, bottom up, without recursion (trees may be deep)."""
-    order: list[Node] = []
-    stack = [top]
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        stack.extend(n.children.values())
-    heights: dict[int, int] = {}
-    for n in reversed(order):
-        heights[id(n)] = 1 + max((heights[id(c)] for c in n.children.values()), default=0)
-    return heights
+            "worst_case": turn - 1 + node.subtree.height, "node": enc(node, turn, query.depth or 1)}, 200, headers

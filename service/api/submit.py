@@ -12,6 +12,7 @@ from service.config import Settings
 from service.jobs import manage
 from service.jobs.plan import JobRequest
 from service.problems import ProblemException
+from service.services import services
 from service.store.jobs import JobStore
 from service.store.models import Job
 from solver.game import SEARCH_MAX_CODES, Game, Turn
@@ -20,8 +21,7 @@ from solver.search import InvalidSearchError, SolveOptions, require_searchable, 
 
 def store() -> JobStore:
     """The app's job store."""
-    jobs: JobStore = current_app.extensions["bullscows_jobs"]
-    return jobs
+    return services().jobs
 
 
 def wait_budget(settings: Settings, asked: int | None, default: int) -> float:

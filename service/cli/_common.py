@@ -209,7 +209,7 @@ def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, 
     if len(history) > settings.max_history:
         # the service's own error and words, imported only when needed: it brings the API's schemas, which a
         # command that stays within the limit never pays for
-        from service.api.parse import check_history_length
+        from service.rules import check_history_length
 
         check_history_length(len(history), settings)
     return g, history

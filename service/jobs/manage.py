@@ -9,16 +9,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
+import structlog
 
 from service.jobs.compute import next_phase, phase_entries
 from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan, tree_plan
+from service.store.db import StorageError
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
 from solver import kernels
-from solver.game import Game
-from solver.search import INF, Searcher
+from solver.game import Game, Turn
+from solver.search import INF, Searcher, SolveOptions
 from solver.table import MMAX
+from solver.vocabulary import criterion_of
 
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
@@ -261,4 +264,34 @@ def wait_for(jobs: JobStore, job_id: str, timeout_s: float, poll_s: float = 0.05
     while job is not None and job.status not in ("done", "failed", "cancelled") and time.monotonic() < deadline:
         time.sleep(min(poll_s, max(0.0, deadline - time.monotonic())))
         job = jobs.get(job_id)
+    return job
+
+
+HANDOFF = "service:next-move"
+"""Submitter of the jobs next moves hand off (:func:`hand_off`): the service's, not a client's."""
+
+
+def hand_off(jobs: JobStore, game: Game, history: list[Turn], strategy: str, max_guesses: int | None,
+             limit: int) -> Job | None:
+    """The job that finishes an optimal question a next move could not: an identical one is reused, else one is
+    queued while fewer than ``limit`` (``BULLSCOWS_HANDOFF_JOBS``) handed-off jobs are active (they are the
+    service's, not the client's: its free job budget is not spent).  None when none can be queued; the move is
+    answered either way, so a storage failure is logged, not raised."""
+    criterion = criterion_of(strategy)
+    assert criterion is not None
+    req = JobRequest.of(game, history, SolveOptions(criterion, max_guesses))
+    try:
+        found = jobs.find(req)
+        if found is not None:
+            return found
+        if jobs.active_count(HANDOFF) >= limit:
+            structlog.get_logger().info("next move not handed to a job", reason="handed-off jobs at their limit")
+            return None
+        job, created = jobs.submit(req, HANDOFF)
+    except StorageError as exc:
+        structlog.get_logger().warning("next move not handed to a job", reason=exc.detail)
+        return None
+    from service.metrics import record_job
+
+    record_job("handed-off" if created else "reused")
     return job

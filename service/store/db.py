@@ -1,4 +1,4 @@
-"""Engine and sessions.  ``init_app`` attaches one :class:`Database` to a Flask app."""
+"""Engine and sessions.  An app holds one :class:`Database` (:attr:`service.services.Services.database`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-
-EXTENSION = "bullscows_db"
 
 
 def normalise_url(url: str) -> str:
@@ -117,16 +115,3 @@ class Database:
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
-
-
-def init_app(app: Any, url: str) -> Database:
-    """Attach a :class:`Database` for ``url`` to ``app``."""
-    db = Database(url)
-    app.extensions[EXTENSION] = db
-    return db
-
-
-def get_db(app: Any) -> Database:
-    """The app's :class:`Database`."""
-    db: Database = app.extensions[EXTENSION]
-    return db

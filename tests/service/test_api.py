@@ -13,7 +13,8 @@ from flask.testing import FlaskClient
 
 from service.atlas import BEST_KNOWN
 from service.migrate import downgrade, upgrade
-from service.store.db import Database, get_db
+from service.services import get_db, services
+from service.store.db import Database
 from service.store.positions import PositionStore
 from service.trees import TreeLibrary
 from solver.game import Game
@@ -27,7 +28,7 @@ MM5 = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_bud
 
 
 def store_of(app: APIFlask) -> PositionStore:
-    store: PositionStore = app.extensions["bullscows_store"]
+    store: PositionStore = services(app).positions
     return store
 
 
@@ -252,7 +253,7 @@ def test_next_move_budget_is_wall_clock_time(client: FlaskClient) -> None:
     # a process's first question of a game does not wait for its search to be made: it says so ...
     first = client.post("/v1/next-move", json={**body, "time_budget_ms": 1}).json
     assert first["source"] == "heuristic" and "being prepared" in first["note"], first
-    client.application.extensions["bullscows_pool"].slot(Game.from_spec("bulls-cows"), SolveOptions("total"))
+    services(client.application).pool.slot(Game.from_spec("bulls-cows"), SolveOptions("total"))
     # ... and once it is made, the search runs, and is cut by the clock
     t0 = time.perf_counter()
     r = client.post("/v1/next-move", json=body)
@@ -290,7 +291,7 @@ def test_handed_off_jobs_have_their_own_budget(db_url: str) -> None:
 
 
 def test_next_move_answers_at_once_when_every_search_is_busy(app: Any) -> None:
-    pool = app.extensions["bullscows_pool"]
+    pool = services(app).pool
     client = app.test_client()
     body = {"game": "mastermind", "strategy": "optimal-total", "history": ["0000 0.0"], "time_budget_ms": 5000,
             "job": True}

@@ -18,6 +18,7 @@ from werkzeug.test import TestResponse
 import service.api.parse
 import service.app
 from service.problems import PROBLEM_BASE, PROBLEM_JSON, PROBLEMS
+from service.services import services
 from service.store.db import storage_error
 from solver.errors import InvalidTreeError, SolverError
 from solver.question import SearchTooDeepError
@@ -62,7 +63,7 @@ def test_every_solver_error_is_a_problem_of_the_table(client: FlaskClient, app: 
     """Each SolverError class names its own slug (none falls back to a parent's, or to its class name),
     and whatever route raises it answers with that slug's status and title."""
     assert "slug" in vars(error), f"{error.__name__} has no slug of its own"
-    jobs = app.extensions["bullscows_jobs"]
+    jobs = services(app).jobs
 
     def fails(*_: Any, **__: Any) -> Any:
         raise error(f"a {error.__name__}")
@@ -80,7 +81,7 @@ def _broken(app: APIFlask, exc: Exception) -> Callable[[FlaskClient], TestRespon
         raise exc
 
     def ask(client: FlaskClient) -> TestResponse:
-        app.extensions["bullscows_jobs"].list_jobs = fails
+        services(app).jobs.list_jobs = fails
         return client.get("/v1/jobs")
 
     return ask

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import event, func, select
 
 from service.migrate import downgrade, upgrade
-from service.store.db import get_db
+from service.services import get_db, services
 from service.store.models import Job, Position
 from tests.service.conftest import PG_URL, make_app
 from tests.service.test_positions_strategies import _line
@@ -158,7 +158,7 @@ def test_a_read_only_sqlite_database_serves_reads_and_refuses_writes_clearly(tmp
     upgrade(url)
     app = make_app(url)
     client = app.test_client()
-    _, token = app.extensions["bullscows_tokens"].create("mirror", ["import"])
+    _, token = services(app).tokens.create("mirror", ["import"])
     assert client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5,
                                           "history": ["0011 1.0"]}).status_code == 200
     before = _count(app, Position)
@@ -183,7 +183,7 @@ def test_a_full_sqlite_database_refuses_an_import_whole(tmp_path: Path) -> None:
     upgrade(url)
     app = make_app(url)
     client = app.test_client()
-    _, token = app.extensions["bullscows_tokens"].create("mirror", ["import"])
+    _, token = services(app).tokens.create("mirror", ["import"])
     with get_db(app).engine.connect() as conn:
         pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
     _pragma(app, f"PRAGMA max_page_count = {int(pages or 0) + 2}")  # what a full disk does

@@ -46,7 +46,7 @@ schema = schemathesis.openapi.from_wsgi("/openapi.json", APP)
 @pytest.fixture(scope="module", autouse=True)
 def _close_app() -> Iterator[None]:
     yield
-    from service.store.db import get_db
+    from service.services import get_db
 
     get_db(APP).dispose()
 

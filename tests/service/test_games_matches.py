@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.api.games import KEY_FILE
+from service.services import services
 from solver.game import Game
 from solver.presets import PRESETS
 from tests.service.conftest import backend_agnostic, make_app
@@ -135,7 +136,7 @@ def test_match_tokens_need_the_same_key_and_expire(db_url: str, tmp_path: Path,
     assert other.post("/v1/matches/guess", json={"token": token, "guess": "0123"}).status_code == 400
     short_app = make_app(db_url, SECRET_KEY="k", MATCH_TTL_S=60)
     clock = [1_000_000.0]
-    short_app.extensions["bullscows_clock"] = lambda: clock[0]  # moved by the test, instead of sleeping
+    services(short_app).clock = lambda: clock[0]  # moved by the test, instead of sleeping
     short = short_app.test_client()
     token = short.post("/v1/matches", json={"game": "bulls-cows"}).json["token"]
     clock[0] += 60

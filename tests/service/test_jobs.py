@@ -20,11 +20,12 @@ import pytest
 from click.testing import CliRunner
 from flask.testing import FlaskClient
 
-from service.answers import cached_solve
 from service.cli import main as cli
 from service.jobs import manage, runner
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
+from service.lookups import cached_solve
+from service.services import services
 from service.store import db as store_db
 from service.store import jobs as store_jobs
 from service.store.jobs import JobStore, as_aware
@@ -196,7 +197,7 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
     assert all(u["attempts"] == (1 if u["status"] == "done" else 0) for u in units), units  # none ran twice
     assert {u["status"] for u in units} <= {"done", "skipped"}
     # the job's proof is in the table: the chain's table step answers it with no search
-    cached = cached_solve(app.extensions["bullscows_store"], mm, [], MM_TOTAL, mm.all_codes)
+    cached = cached_solve(services(app).positions, mm, [], MM_TOTAL, mm.all_codes)
     assert cached is not None and cached.nodes == 0 and cached.value == 5625
     assert {mm.format_response(k): v for k, v in cached.per_response.items()} == result["per_response"]
     asked = client.post("/v1/solve", json={"game": "mastermind"}).json

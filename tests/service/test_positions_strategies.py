@@ -10,7 +10,7 @@ import pytest
 from apiflask import APIFlask
 from flask.testing import FlaskClient
 
-from service.store.db import get_db
+from service.services import get_db, services
 from service.store.positions import PositionStore
 from tests.service.conftest import backend_agnostic, make_app
 
@@ -19,12 +19,12 @@ TOKEN = ""  # set by the tapp fixture: a token made in the test database
 
 def import_token(application: APIFlask, name: str = "importer") -> str:
     """A new token with the 'import' scope in that app's database."""
-    _, token = application.extensions["bullscows_tokens"].create(name, ["import"])
+    _, token = services(application).tokens.create(name, ["import"])
     return str(token)
 
 
 def store_of(app: APIFlask) -> PositionStore:
-    store: PositionStore = app.extensions["bullscows_store"]
+    store: PositionStore = services(app).positions
     return store
 
 

@@ -255,7 +255,7 @@ def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskCl
     moved = psi.apply(game, root.guess)
     history = [f"{game.format_code(moved)} {game.format_response(response)}"]
     second = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
-    assert second["source"] == "best-known" and second["value"]["worst_case"] == stored.below[id(child)][2]
+    assert second["source"] == "best-known" and second["value"]["worst_case"] == child.subtree.height
     # the tree's guess under a symmetry mapping the history onto the tree's path: it splits the relabelled
     # candidates exactly as the tree's guess splits the tree's
     cands = game.candidates(game.parse_history(history))
@@ -263,7 +263,7 @@ def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskCl
     sizes = sorted(np.bincount([game.response(game.parse_code(second["guess"]), int(c)) for c in cands]))
     tree_sizes = sorted(np.bincount([game.response(child.guess, int(c)) for c in tree_cands]))
     assert sizes == tree_sizes
-    worst = stored.below[id(root)][2]
+    worst = root.subtree.height
     limited = client.post("/v1/next-move", json={"game": spec, "max_guesses": worst - 1}).get_json()
     assert limited["source"] == "heuristic"
 

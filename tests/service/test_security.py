@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from service.cli import main as cli
-from service.store.db import get_db
+from service.services import get_db, services
 from service.store.models import ApiToken, Job
 from tests.service.conftest import make_app
 from tests.service.test_positions_strategies import _line
@@ -73,7 +73,7 @@ def test_jobs_beyond_the_free_budget_need_a_token(db_url: str) -> None:
     # another client has its own budget; a token with the jobs scope lifts it
     other = client.post("/v1/jobs", json={**JOB, "max_guesses": 7}, environ_base={"REMOTE_ADDR": "10.1.2.3"})
     assert other.status_code == 202
-    _, token = app.extensions["bullscows_tokens"].create("batch", ["jobs"])
+    _, token = services(app).tokens.create("batch", ["jobs"])
     ok = client.post("/v1/jobs", json={**JOB, "max_guesses": 8}, headers={"Authorization": f"Bearer {token}"})
     assert ok.status_code == 202
     with get_db(app).session() as s:

@@ -128,7 +128,7 @@ def test_a_cheap_tree_is_built_within_the_request(db_url: str) -> None:
 
 
 def test_an_optimal_tree_job_searches_on_the_dask_slots(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from service.api import strategies
+    from service import strategy_trees as strategies
 
     monkeypatch.setattr(strategies, "STRATEGY_MAX_CODES", 10)
     monkeypatch.setattr(runner, "_SEARCHERS", OrderedDict())  # a cold searcher: this database's own proofs

@@ -49,7 +49,7 @@ def test_shipped_trees_play_every_secret(library: TreeLibrary, published: dict[s
             assert meta["exact"] is True and meta["mde"] is None and meta["max_guesses"] is None
             assert meta["total"] == published["min_total"]["bulls-cows"]["optimum_total"] == 26274
             assert tree.root.guess == game.parse_code("0123")
-            per = {game.format_response(r): stored.below[id(child)][1] + stored.below[id(child)][0]
+            per = {game.format_response(r): child.subtree.total + child.subtree.secrets
                    for r, child in tree.root.children.items()}
             per["4.0"] = 1
             assert per == {r: row[exact] for r, row in table.items() if r not in ("_columns", "total")}
@@ -107,10 +107,10 @@ def test_which_questions_a_tree_answers(library: TreeLibrary) -> None:
     assert mm is not None and mm.meta["max_guesses"] is None and mm.meta["worst_case"] == 6
     assert mm.answers(None) and mm.answers(6) and mm.answers(9) and not mm.answers(5)
     assert library.get(Game.from_spec("mastermind"), "optimal-total", 5) is None
-    limited = StoredTree({**mm.meta, "max_guesses": 6}, mm.tree, mm.below)
+    limited = StoredTree({**mm.meta, "max_guesses": 6}, mm.tree)
     assert limited.answers(6) and not limited.answers(None) and not limited.answers(7)
     assert tree_note(limited, 6) is None and "within 6 guesses" in (tree_note(limited, None) or "")
-    heuristic = StoredTree({**mm.meta, "exact": False}, mm.tree, mm.below)
+    heuristic = StoredTree({**mm.meta, "exact": False}, mm.tree)
     assert not heuristic.answers(None) and "not proven optimal" in (tree_note(heuristic, None) or "")
 
 

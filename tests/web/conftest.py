@@ -62,7 +62,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     app = create_app({"DATABASE_URL": url, **NO_LIMITS, "SECRET_KEY": "test-key"})
     with LiveServer(app, url) as server:
         yield server
-    from service.store.db import get_db
+    from service.services import get_db
 
     get_db(app).dispose()
 

@@ -1,0 +1,117 @@
+"""The models of ``/v1/jobs``: a job's question, its progress and units, and its result."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from service.schemas import Query, WaitMs
+from service.schemas.moves import JobResult, PositionQuestion
+
+
+class TreeJobResult(BaseModel):
+    """A finished tree job's answer: the whole tree's statistics (the tree itself is then served by
+    ``GET /v1/strategies/{game}/{strategy}`` and ``…/tree`` at once)."""
+
+    strategy: str
+    value: int = Field(description="Total guesses over every secret, each secret played through the tree.")
+    possible: bool
+    exact: bool = Field(description="The total is the tree's own, played out (not a claim of optimality).")
+    best_guess: str | None = Field(description="The tree's first guess.")
+    secrets: int
+    average: float | None
+    worst_case: int
+    histogram: dict[str, int] = Field(description="Secrets by the number of guesses the tree needs for them.")
+    nodes: int = Field(description="Nodes of the tree.")
+    seconds: float
+    candidates: int
+    statistics: str = Field(description="Where the tree's statistics are served.")
+
+
+class JobIn(PositionQuestion):
+    """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
+
+    wait_ms: WaitMs = Field(default=0, description="Wait this long for the result before answering 202.")
+
+
+JobStatus = Literal["queued", "planning", "running", "done", "failed", "cancelled"]
+
+
+class JobListQuery(Query):
+    """Which jobs ``GET /v1/jobs`` lists, newest first."""
+
+    status: JobStatus | None = None
+    limit: int = Field(default=50, ge=1, le=200)
+    offset: int = Field(default=0, ge=0, le=2**31 - 1)
+
+
+class JobQuery(Query):
+    """What ``GET /v1/jobs/{id}`` shows."""
+
+    units: bool = Field(default=False, description="List the job's units too.")
+
+
+class JobProgress(BaseModel):
+    """How far a job got."""
+
+    phase: int | None = Field(description="The k being searched (k-movers chains), else null.")
+    units_total: int
+    units_done: int
+    units_running: int
+    nodes: int
+    best_value: int | None = Field(description="Value of the best complete strategy found so far.")
+    best_exact: bool = Field(description="Whether best_value is proven optimal.")
+    lower_bound: int | None
+    eta_seconds: float | None
+    fraction: float | None = Field(default=None, description=(
+        "Share of the work done, 0 to 1: of the planned units' expected cost for a solve, of the secrets "
+        "placed for a tree job; null before planning."))
+
+
+class JobUnitOut(BaseModel):
+    """One unit of a job."""
+
+    id: int
+    kind: Literal["root", "part", "guess", "tree", "opt-tree"]
+    status: str
+    attempts: int
+    first_guess: str | None
+    response: str | None
+    second_guess: str | None
+    candidates: int
+    value: int | None
+    exact: bool | None
+    beta: int | None
+    nodes: int
+    seconds: float
+    worker: str | None
+    checkpoints: int = Field(default=0, description=(
+        "How many times the unit saved the positions it had proven while it ran (every "
+        "BULLSCOWS_JOB_CHECKPOINT_S seconds), over all its attempts."))
+    saved_nodes: int = Field(default=0, description=(
+        "The running attempt's node count at its last save: a worker dying loses only the nodes past it."))
+
+
+class JobOut(BaseModel):
+    """A job: its question, status, progress and, once done, its result."""
+
+    id: str
+    status: JobStatus
+    request: dict[str, object]
+    created_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    error: str | None
+    result: JobResult | TreeJobResult | None
+    progress: JobProgress
+    units: list[JobUnitOut] | None = None
+    note: str | None = Field(default=None, description=(
+        "On a job just accepted (202) while no worker is alive on the service's database: that it waits for one."))
+
+
+class JobList(BaseModel):
+    """Jobs, newest first, and how many workers are alive to run them."""
+
+    jobs: list[JobOut]
+    workers_alive: int
