@@ -51,12 +51,12 @@ from solver.symmetry import Relabelling, relabelling_onto
 from solver.table import position_entries
 from solver.tree import Node
 from solver.vocabulary import (
+    Criterion,
     Source,
     criterion_of,
     game_value,
     remaining_guesses,
     remaining_value,
-    strategy_of,
 )
 
 OnAnswer = Callable[[str, int], None]
@@ -234,7 +234,7 @@ class AnswerChain:
         t0 = time.perf_counter()
         turn = len(history) + 1
         if shipped and _plain(options):
-            found = self.tree_node(game, history, strategy_of(options.criterion), options.max_guesses)
+            found = self.tree_node(game, history, Criterion(options.criterion).strategy, options.max_guesses)
             if found is not None and found[0].answers(options.max_guesses):
                 _, node, relabel = found
                 result = tree_result(game, node, turn, options, t0)

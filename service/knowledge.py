@@ -35,7 +35,7 @@ import numpy.typing as npt
 from solver import ttkernels as tk
 from solver.game import CandidateSet, Game
 from solver.table import MMAX, Entry, TableKey, TranspositionTable, set_key
-from solver.vocabulary import criterion_code
+from solver.vocabulary import Criterion
 
 KNOWLEDGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "knowledge")
 FORMAT = "bullscows-knowledge/1"
@@ -77,7 +77,7 @@ class QuestionIndex:
         k1, k2 = set_key(game, cands)
         lo = int(np.searchsorted(self.k1, np.uint64(k1), side="left"))
         hi = int(np.searchsorted(self.k1, np.uint64(k1), side="right"))
-        crit = criterion_code(self.key.criterion)
+        crit = Criterion(self.key.criterion).code
         best: Known | None = None
         for row in range(lo, hi):
             if int(self.k2[row]) != k2:

@@ -24,7 +24,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.search import INF, Searcher, SolveOptions, lower_bound_tables
 from solver.table import MMAX, Entry, TableKey
-from solver.vocabulary import CRITERIA, criterion_code
+from solver.vocabulary import CRITERIA, Criterion
 
 FIELDS = {"game", "criterion", "max_guesses", "mde", "heuristic", "from_set_only", "bitset", "m", "turn",
           "exact", "value", "best_guess", "cost"}
@@ -113,7 +113,7 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
     if value is not None:
         if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidImportError("value must be an integer or null")
-        crit = criterion_code(obj["criterion"])
+        crit = Criterion(obj["criterion"]).code
         bound = int(_bounds(game)[0, crit, obj["m"], len(codes)])
         ceiling = len(codes) if crit == 1 else len(codes) * obj["m"] if obj["m"] < MMAX else len(codes) ** 2
         if not bound <= value <= ceiling:

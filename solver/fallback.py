@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from solver.game import CandidateSet, Code, Game, History
 from solver.heuristics import get_strategy
-from solver.vocabulary import FALLBACKS
+from solver.vocabulary import Criterion
 
 
 def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
@@ -15,7 +15,7 @@ def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: 
     """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says
     what the exact answer lacked (default: the game cannot be searched).  ``budget_s`` and ``work_s`` bound the
     heuristic's scan too (see :meth:`solver.heuristics.Strategy.choose`)."""
-    name = FALLBACKS[criterion]
+    name = Criterion(criterion).fallback
     if why is None:
         why = (f"exact search takes games of at most {game.search_max_codes} codes here (its response table grows "
                f"with the square), and this one has {game.size}")

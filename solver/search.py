@@ -59,7 +59,7 @@ from solver.rootprogress import RootProgress, order_digest
 from solver.searchstate import MAX_PLY, SearchState
 from solver.table import MMAX
 from solver.tree import Tree, build_tree
-from solver.vocabulary import criterion_code, game_value, win_value
+from solver.vocabulary import Criterion, game_value, win_value
 
 SPLIT_ROOT_MAX_CODES = 8192
 """Games up to this size split a short history's root guess by guess (symmetry prunes a ply deeper)."""
@@ -362,7 +362,7 @@ class Searcher(SearchState):
         o = self.options
         g = self.game
         n = int(cands.shape[0])
-        crit = criterion_code(o.criterion)
+        crit = Criterion(o.criterion).code
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else max(m - 1, 0)
         lb_part = self._lb[0, crit, child_m]
@@ -401,7 +401,7 @@ class Searcher(SearchState):
         """
         g = self.game
         a = self.arrays
-        crit = criterion_code(self.options.criterion)
+        crit = Criterion(self.options.criterion).code
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else m - 1
         lb_part = self._lb[0, crit, max(child_m, 0)]

@@ -31,7 +31,7 @@ from solver.heuristics import _nlogn
 from solver.question import INF, SearchTooDeepError, SolveOptions
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
-from solver.vocabulary import criterion_code
+from solver.vocabulary import Criterion
 
 MAX_PLY = 64
 """Plies of the search's workspace in big games (far beyond any strategy's depth)."""
@@ -90,7 +90,7 @@ class SearchState:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
         (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
         m = MMAX if k is None else max(k - turn + 1, 0)
-        return int(self._lb[0, criterion_code(self.options.criterion), m, size])
+        return int(self._lb[0, Criterion(self.options.criterion).code, m, size])
 
     def request_stop(self) -> None:
         """Ask the search running in another thread to stop at its next node (it then answers as
@@ -160,7 +160,7 @@ class SearchState:
 
     def _params(self, k: int | None) -> npt.NDArray[np.int64]:
         o = self.options
-        crit = criterion_code(o.criterion)
+        crit = Criterion(o.criterion).code
         prm = np.zeros(sk.PARAMS, dtype=np.int64)
         prm[sk.P_CRITERION] = crit
         prm[sk.P_MDE] = o.mde if o.mde is not None else 1 << 30
@@ -245,8 +245,8 @@ class SearchState:
         prm = self._params(k)
         value = sk.search(
             np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, self._ktable, a.codes,
-            a.masks, a.counts, self._lb[0, criterion_code(o.criterion)],
-            self._lb[1, criterion_code(o.criterion)], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
+            a.masks, a.counts, self._lb[0, Criterion(o.criterion).code],
+            self._lb[1, Criterion(o.criterion).code], tt.z1, tt.z2, tt.k1, tt.k2, tt.info,
             self._ws_keys, self._ws_parts, self._ws_buf, self._ws_inset, self._ws_pool,
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,

@@ -52,7 +52,7 @@ import numpy.typing as npt
 from solver import kernels
 from solver import ttkernels as tk
 from solver.game import Game
-from solver.vocabulary import MMAX, criterion_code, remaining_guesses, remaining_value
+from solver.vocabulary import MMAX, Criterion, remaining_guesses, remaining_value
 
 __all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable", "position_entries", "set_key", "split_parts",
            "zobrist"]
@@ -198,7 +198,7 @@ class TranspositionTable:
         slot = tk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
         if slot < 0:
             return None
-        crit = criterion_code(self.key.criterion)
+        crit = Criterion(self.key.criterion).code
         lo, hi, best = tk.tt_bounds(self.info, slot, m, crit, MMAX)
         return int(lo), int(hi), int(best)
 

@@ -20,23 +20,59 @@ No imports beyond the standard library: the CLI reads this before it loads numpy
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal, TypeAlias, get_args
 
-Criterion: TypeAlias = Literal["total", "kmovers"]
-"""``total``: fewest guesses summed over the secrets (Λ); ``kmovers``: fewest secrets needing the last
-allowed guess (Φ_k)."""
-CRITERIA: tuple[Criterion, ...] = get_args(Criterion)
+CriterionName: TypeAlias = Literal["total", "kmovers"]
+"""The criteria as the HTTP API, the CLI and stored rows spell them: the boundary's type, parsed once into a
+:class:`Criterion`."""
+CRITERION_NAMES: tuple[str, ...] = get_args(CriterionName)
 
 
-def criterion_code(criterion: str) -> int:
-    """The kernels' integer for ``criterion``: its index in :data:`CRITERIA` (``total`` 0, ``kmovers`` 1).
+class Criterion(StrEnum):
+    """What an optimal strategy minimises: ``TOTAL``, the guesses summed over the secrets (Λ); ``KMOVERS``, the
+    secrets needing the last allowed guess (Φ_k).
 
-    The kernels take the criterion as an int (``searchkernels.P_CRITERION``, the table's ``tt_bounds``, the
-    lower-bound tables' second axis); this is the one place that numbers them.
-
-    :raises ValueError: not a criterion.
+    The one home of what a criterion carries: its kernels' integer, the one-step strategy that stands in for
+    it, the optimal strategy that plays it, and the value rule (:func:`game_value`).  Members are strings (they
+    compare, hash and serialise as their names), so a name read from JSON, a database row or a command line is
+    parsed once, with :meth:`parse`, and everything past that boundary holds a member.
     """
-    return CRITERIA.index(criterion)
+
+    TOTAL = "total"
+    KMOVERS = "kmovers"
+
+    @classmethod
+    def parse(cls, name: str) -> Criterion:
+        """The criterion called ``name``.
+
+        :raises ValueError: not a criterion's name (the message lists them).
+        """
+        try:
+            return cls(name)
+        except ValueError:
+            raise ValueError(f"unknown criterion {name!r}; use one of {', '.join(CRITERION_NAMES)}") from None
+
+    @property
+    def code(self) -> int:
+        """The kernels' integer (``searchkernels.P_CRITERION``, the table's ``tt_bounds``, the lower-bound tables'
+        second axis): ``TOTAL`` 0, ``KMOVERS`` 1, the order of :data:`CRITERIA`."""
+        return CRITERIA.index(self)
+
+    @property
+    def fallback(self) -> OneStepStrategy:
+        """The one-step strategy that answers when the exact answer is not known in time (the article's hybrids
+        pair them the same way: Larmouth for totals, crush for k-movers)."""
+        return "larmouth" if self is Criterion.TOTAL else "crush"
+
+    @property
+    def strategy(self) -> OptimalStrategy:
+        """The optimal strategy that plays this criterion."""
+        return "optimal-total" if self is Criterion.TOTAL else "optimal-kmovers"
+
+
+CRITERIA: tuple[Criterion, ...] = tuple(Criterion)
+assert tuple(CRITERIA) == CRITERION_NAMES
 
 OptimalStrategy: TypeAlias = Literal["optimal-total", "optimal-kmovers"]
 """The strategies that play a criterion's optimum (exact where the product knows or can search it)."""
@@ -78,10 +114,6 @@ LABELS: dict[str, str] = {
 }
 """A short name per strategy, for menus (the web page's)."""
 
-FALLBACKS: dict[str, OneStepStrategy] = {"total": "larmouth", "kmovers": "crush"}
-"""The one-step strategy that answers for a criterion whose exact answer is not known in time (the
-article's hybrids pair them the same way)."""
-
 Source: TypeAlias = Literal["history", "tree", "cache", "search", "job", "busy", "heuristic", "best-known"]
 """Which step of the answer chain answered (see :mod:`service.answers`)."""
 SOURCES: tuple[str, ...] = get_args(Source)
@@ -105,16 +137,7 @@ MMAX: int = 64
 
 def criterion_of(strategy: str) -> Criterion | None:
     """The criterion an optimal strategy plays; None for a one-step strategy."""
-    if strategy == "optimal-total":
-        return "total"
-    if strategy == "optimal-kmovers":
-        return "kmovers"
-    return None
-
-
-def strategy_of(criterion: str) -> OptimalStrategy:
-    """The optimal strategy that plays ``criterion``."""
-    return "optimal-total" if criterion == "total" else "optimal-kmovers"
+    return next((c for c in CRITERIA if c.strategy == strategy), None)
 
 
 def remaining_guesses(max_guesses: int | None, turn: int) -> int:
@@ -126,15 +149,15 @@ def game_value(remaining: int, size: int, turn: int, criterion: str) -> int:
     """The game-level value of a set of ``size`` secrets whose *remaining* value is ``remaining``, at
     guess number ``turn``: each secret has already paid the ``turn - 1`` guesses before it (totals);
     k-movers count the same secrets either way."""
-    return remaining + size * (turn - 1) if criterion == "total" else remaining
+    return remaining + size * (turn - 1) if criterion == Criterion.TOTAL else remaining
 
 
 def remaining_value(value: int, size: int, turn: int, criterion: str) -> int:
     """Inverse of :func:`game_value`."""
-    return value - size * (turn - 1) if criterion == "total" else value
+    return value - size * (turn - 1) if criterion == Criterion.TOTAL else value
 
 
 def win_value(turn: int, criterion: str, max_guesses: int | None) -> int:
     """Game-level value of the secret guessed at guess number ``turn``: that guess count (totals), or
     whether it is the last allowed guess (k-movers)."""
-    return turn if criterion == "total" else int(max_guesses == turn)
+    return turn if criterion == Criterion.TOTAL else int(max_guesses == turn)

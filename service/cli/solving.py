@@ -23,7 +23,7 @@ from service.cli._common import (
     _solver_errors,
     main,
 )
-from solver.vocabulary import CRITERIA, DEFAULT_STRATEGY, STRATEGIES, criterion_of
+from solver.vocabulary import CRITERION_NAMES, DEFAULT_STRATEGY, STRATEGIES, criterion_of
 
 if TYPE_CHECKING:
     from service.config import Settings
@@ -129,7 +129,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_game_options
 @_history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
-@click.option("--criterion", "-c", type=click.Choice(CRITERIA), default="total", show_default=True,
+@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default="total", show_default=True,
               help="What the optimal values count (as for solve).")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
               help="Guesses allowed in the whole game (kmovers: default the game's proven smallest worst case).")
@@ -184,7 +184,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @main.command("solve")
 @_game_options
 @_history_options
-@click.option("--criterion", "-c", type=click.Choice(CRITERIA), default="total",
+@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default="total",
               show_default=True, help="total: fewest guesses in all; kmovers: fewest secrets "
                                       "needing exactly --max-guesses guesses.")
 @_search_options

@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
-from solver.vocabulary import MMAX, SOURCE_MEANINGS, Criterion
+from solver.vocabulary import MMAX, SOURCE_MEANINGS, CriterionName
 
 SETTING = "x-setting"
 """The OpenAPI extension naming the setting a bound comes from (its value is the bound)."""
@@ -141,7 +141,7 @@ class PositionsQuery(Query):
     """Filters of the positions export."""
 
     game: str | None = Field(default=None, max_length=100, description="A preset or 'positions,symbols,repetition'.")
-    criterion: Criterion | None = None
+    criterion: CriterionName | None = None
 
 
 class Health(BaseModel):

@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.schemas import SOURCE_DOC, Game, History, MaxGuesses, TimeBudget, WaitMs
 from solver.game import Family
-from solver.vocabulary import DEFAULT_STRATEGY, MMAX, Criterion, Source, StrategyName
+from solver.vocabulary import DEFAULT_STRATEGY, MMAX, CriterionName, Source, StrategyName
 
 
 class NextMoveIn(BaseModel):
@@ -76,7 +76,7 @@ class PositionQuestion(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     game: Game = "bulls-cows"
     history: History = Field(default_factory=list)
-    criterion: Criterion = "total"
+    criterion: CriterionName = "total"
     max_guesses: MaxGuesses = None
     depth_count: int | None = Field(default=None, ge=1, le=MMAX - 1)
     mde: int | None = Field(default=None, ge=0, le=MMAX - 1)
@@ -105,7 +105,7 @@ class ExplainIn(BaseModel):
     history: History = Field(default_factory=list)
     guess: str = Field(min_length=1, max_length=15, description=(
         "Any code of the game, a possible secret or not (the guess to explain)."))
-    criterion: Criterion = Field(default="total", description="What the optimal values count (as for /v1/solve).")
+    criterion: CriterionName = Field(default="total", description="What the optimal values count (as for /v1/solve).")
     max_guesses: MaxGuesses = None
     time_budget_ms: TimeBudget = Field(default=None, description=(
         "Wall-clock budget of the searches of the optimal values (default and maximum: the service's settings); "
@@ -146,7 +146,7 @@ class GuessValueOut(BaseModel):
 class ExplainOptimal(BaseModel):
     """What optimal play is worth here, when the service can know it within the budget (never by a job)."""
 
-    criterion: Criterion
+    criterion: CriterionName
     max_guesses: int | None = Field(description="The depth limit used (the kmovers default when none was asked).")
     position: PositionValueOut | None = Field(description="Null when not known (then `note` says why).")
     guess: GuessValueOut | None = Field(description="Null when not known (then `note` says why).")
