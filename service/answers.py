@@ -359,16 +359,13 @@ class AnswerChain:
                     self._told("busy")
                 return _unfinished(at.cands), "busy", False
             try:
-                searcher.progress = progress
-                try:
-                    if deadline is None:
-                        result = (searcher.solve(at.history, cands=at.cands, options=options) if guess is None
-                                  else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
-                    else:
-                        result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
-                                                       guess=guess, options=options)
-                finally:
-                    searcher.progress = None
+                if deadline is None:
+                    result = (searcher.solve(at.history, cands=at.cands, options=options, progress=progress)
+                              if guess is None
+                              else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
+                else:
+                    result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
+                                                   guess=guess, options=options, progress=progress)
                 exported = [e for t in searcher.tables for e in t.export()]
             finally:
                 lock.release()

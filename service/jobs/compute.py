@@ -142,7 +142,6 @@ def solve_locally(req: JobRequest, searcher: Searcher | None = None, *,
     nodes = 0
     while True:
         s = searcher or Searcher(game, req.options(k))
-        s.options = req.options(k)
         plan, specs = make_plan(req, k, s, **plan_args)
         if on_plan is not None:
             on_plan(plan, s)

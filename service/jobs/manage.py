@@ -26,13 +26,12 @@ from solver.vocabulary import criterion_of
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
     """Cut the job's current phase into units and start it (the caller holds it in ``planning``).
-    A solve needs a searcher of its question; a tree job needs none."""
+    A solve needs a searcher of its game (it is asked the phase's question call by call); a tree job needs none."""
     req = JobRequest.from_json(job.request)
     if req.is_tree:
         return plan_tree_job(jobs, job, worker)
     assert searcher is not None
     k = job.phase or None
-    searcher.options = req.options(k)
     plan, units = make_plan(req, k, searcher)
     positions.save_entries([e for t in searcher.tables for e in t.export()], source=f"job:{job.id}")
     if req.mde is None:
