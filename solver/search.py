@@ -135,7 +135,7 @@ class Searcher(SearchState):
         if n <= 1 or turn > max_guesses:
             return n == 0 or (n == 1 and turn <= max_guesses)
         self._own_call()
-        call = _Call(SolveOptions("total", max_guesses))
+        call = _Call(SolveOptions(Criterion.TOTAL, max_guesses))
         value, _, _ = self._solve_root(call, list(history), cands, turn, max_guesses, INF + 1)
         return value < INF
 
@@ -194,7 +194,7 @@ class Searcher(SearchState):
             k_used = k
             value, best, per = self._solve_root(call, history, cands, turn, k,
                                                 beta if k == ks[0] else INF + 1)
-            if o.criterion == "kmovers" and k is not None:
+            if o.criterion == Criterion.KMOVERS and k is not None:
                 chain[k] = None if value >= INF else value
             if self.stats[sk.S_ABORTED] or value != 0:
                 break
@@ -212,7 +212,7 @@ class Searcher(SearchState):
             nodes=int(self.stats[sk.S_NODES]) - nodes0,
             seconds=time.perf_counter() - t0,
             candidates=n,
-            movers=k_used if o.criterion == "kmovers" else None,
+            movers=k_used if o.criterion == Criterion.KMOVERS else None,
             chain=chain,
             stats={"table_hits": int(self.stats[sk.S_TABLE_HITS]), "table_stores": int(self.stats[sk.S_TABLE_STORES]),
                    "fast_estimates": int(self.stats[sk.S_FAST_ESTIMATES])},
@@ -488,7 +488,7 @@ class Searcher(SearchState):
             value=(value + offset) if value < INF and not aborted else None, possible=possible,
             exact=exact, best_guess=guess, per_response=per if exact else {},
             nodes=int(self.stats[sk.S_NODES]) - nodes0, seconds=time.perf_counter() - t0, candidates=n,
-            movers=o.max_guesses if o.criterion == "kmovers" else None, cut=aborted,
+            movers=o.max_guesses if o.criterion == Criterion.KMOVERS else None, cut=aborted,
         )
 
     def _per_response(self, o: SolveOptions, cands: CandidateSet, turn: int, k: int | None, guess: Code,
@@ -530,7 +530,7 @@ class Searcher(SearchState):
             self._own_call()
             while True:
                 value, best, _ = self._solve_root(call, turns, cands, turn, k, INF + 1)
-                if (o.criterion != "kmovers" or k is None or value != 0
+                if (o.criterion != Criterion.KMOVERS or k is None or value != 0
                         or k - 1 < max(lowest_k or k, turn)):
                     break
                 k -= 1
@@ -556,8 +556,8 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
     to ``options.depth_count`` (default: down to the next guess number, as the article's trees do)."""
     s = searcher or Searcher(game, options)
     lowest = options.depth_count if options.depth_count is not None else 1
-    name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
-    return build_tree(game, s.chooser(lowest, options=options), history, first=first, strategy=name,
+    return build_tree(game, s.chooser(lowest, options=options), history, first=first,
+                      strategy=Criterion(options.criterion).strategy,
                       arrays=s.arrays, on_solved=on_solved)
 
 

@@ -228,7 +228,7 @@ class SearchState:
         """Raw kernel call for question ``o``: (turn-independent value, best guess).  ``called``: mask of the
         symbols of the guesses that led to ``cands`` (-1, every symbol, when the history is not known)."""
         m = MMAX if k is None else k - turn + 1
-        if o.criterion == "kmovers" and k is not None:
+        if o.criterion == Criterion.KMOVERS and k is not None:
             m = k - turn + 1
         tt = self.table(k, options=o)
         a = self.arrays

@@ -21,7 +21,7 @@ from solver import kernels
 from solver.game import Game, Turn
 from solver.search import INF, Searcher, SolveOptions
 from solver.table import MMAX
-from solver.vocabulary import criterion_of
+from solver.vocabulary import Criterion, criterion_of
 
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
@@ -61,7 +61,7 @@ def seed_plan(plan: Plan, req: JobRequest, searcher: Searcher, positions: Positi
     hybrids = positions.hybrid_questions(opts.table_key(game))
     if not hybrids:
         return 0
-    total = opts.criterion == "total"
+    total = opts.criterion == Criterion.TOTAL
     turn = plan.turn + 1
     m = MMAX if plan.k is None else plan.k - turn + 1
     cands = game.candidates(req.turns())
@@ -109,7 +109,7 @@ def result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, chain: 
         "nodes": nodes,
         "seconds": round(seconds, 3),
         "candidates": plan.n,
-        "movers": plan.k if req.criterion == "kmovers" else None,
+        "movers": plan.k if req.criterion == Criterion.KMOVERS else None,
         "chain": chain,
     }
 
@@ -163,7 +163,7 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
     chain: dict[str, int | None] = {}
     if job.result:
         chain = dict(orjson.loads(job.result).get("chain", {}))
-    if req.criterion == "kmovers" and plan.k is not None:
+    if req.criterion == Criterion.KMOVERS and plan.k is not None:
         chain[str(plan.k)] = outcome.value
     unit_nodes = sum(int(u.nodes) for u in units)
     nk = next_phase(req, plan, outcome)
