@@ -201,13 +201,13 @@ class AnswerChain:
         relabel = relabelling_onto(game, [t.guess for t in history], targets)
         return None if relabel is None else (stored, node, relabel)
 
-    def best_known_move(self, game: Game, history: Sequence[Turn], criterion: str, max_guesses: int | None,
+    def best_known_move(self, game: Game, history: Sequence[Turn], criterion: Criterion, max_guesses: int | None,
                         n: int) -> Move | None:
         """The guess of the game's shipped best-known tree (a hybrid or its rollout: :mod:`service.records`), for
         a game no proven tree answers, while the history follows the tree under some relabelling; None otherwise.  Only
         for totals, and only when the tree keeps within ``max_guesses``: it is the best strategy known for
         them, not a proven optimum, so ``exact`` stays false until one candidate is left."""
-        if criterion != "total":
+        if criterion != Criterion.TOTAL:
             return None
         found = self.tree_node(game, history, BEST_KNOWN, None)
         if found is None:
@@ -281,7 +281,7 @@ class AnswerChain:
         keep cost a few nodes).  None if that evaluation does not end within the default budget."""
         n = int(at.cands.shape[0])
         turn = len(at.history) + 1
-        movers = options.max_guesses if options.criterion == "kmovers" else None
+        movers = options.max_guesses if options.criterion == Criterion.KMOVERS else None
         if known.lower >= INF:
             return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers,
                                {} if movers is None else {movers: None})
@@ -359,16 +359,13 @@ class AnswerChain:
                     self._told("busy")
                 return _unfinished(at.cands), "busy", False
             try:
-                searcher.progress = progress
-                try:
-                    if deadline is None:
-                        result = (searcher.solve(at.history, cands=at.cands, options=options) if guess is None
-                                  else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
-                    else:
-                        result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
-                                                       guess=guess, options=options)
-                finally:
-                    searcher.progress = None
+                if deadline is None:
+                    result = (searcher.solve(at.history, cands=at.cands, options=options, progress=progress)
+                              if guess is None
+                              else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
+                else:
+                    result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
+                                                   guess=guess, options=options, progress=progress)
                 exported = [e for t in searcher.tables for e in t.export()]
             finally:
                 lock.release()
@@ -446,7 +443,7 @@ class AnswerChain:
         if shipped is not None and (best := shipped[1].best_guess) is not None:
             at, known = shipped
             self._told("tree")
-            expected = known.lower / n if criterion == "total" else None
+            expected = known.lower / n if criterion == Criterion.TOTAL else None
             return Move(at.relabel.invert(game, best), True, "tree", expected, 1 if n == 1 else None)
         if shipped is not None:  # proven impossible
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
@@ -458,8 +455,8 @@ class AnswerChain:
         result = answer.result
         if answer.complete and result.exact and result.best_guess is not None:
             expected = None
-            if criterion == "total" and result.value is not None:
-                expected = remaining_value(result.value, n, len(history) + 1, "total") / n
+            if criterion == Criterion.TOTAL and result.value is not None:
+                expected = remaining_value(result.value, n, len(history) + 1, Criterion.TOTAL) / n
             return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
         if answer.complete and result.exact and not result.possible:
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")

@@ -26,7 +26,7 @@ from solver.heuristics import get_strategy
 from solver.search import Searcher, SolveOptions, fallback_move
 from solver.table import TableKey, TranspositionTable, position_entries
 from solver.tree import build_tree, from_compact, strategy_chooser, to_compact
-from solver.vocabulary import ONE_STEP_STRATEGIES
+from solver.vocabulary import ONE_STEP_STRATEGIES, Criterion
 
 
 def warm_searcher(store: PositionStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
@@ -154,7 +154,7 @@ def warm_up() -> None:
         if _WARM.is_set():
             return
         game = Game(2, 3, True)
-        for options in (SolveOptions("total"), SolveOptions("kmovers", 3)):
+        for options in (SolveOptions(Criterion.TOTAL), SolveOptions(Criterion.KMOVERS, 3)):
             searcher = Searcher(game, options, table_capacity=1024)
             result = searcher.solve(())
             key = searcher.table().key
@@ -162,7 +162,7 @@ def warm_up() -> None:
             table.load(position_entries(game, key, game.all_codes, 0, result.value, result.best_guess,
                                         result.per_response))  # a warm start from the database's entries
             table.probe(game.all_codes, game.size, 0)  # a lookup in the table, as the answer chain makes
-        for criterion in ("total", "kmovers"):
+        for criterion in Criterion:
             fallback_move(game, game.all_codes, [], criterion)
         cands = game.candidates((Turn(0, game.response(0, 1)),))  # a history's candidates
         from solver.symmetry import Relabelling
@@ -185,7 +185,7 @@ def warm_up() -> None:
             tree = build_tree(game, strategy_chooser(game, get_strategy(name), arrays), arrays=arrays)
             from_compact(to_compact(tree))
         empty = np.zeros(0, dtype=np.uint64)  # the bulk load of shipped knowledge into a search's table
-        TranspositionTable(game, TableKey(game.spec, "total", None, None, False, False), 64).load_keys(
+        TranspositionTable(game, TableKey(game.spec, Criterion.TOTAL, None, None, False, False), 64).load_keys(
             empty, empty, np.zeros((0, 6), dtype=np.int64))
         _WARM.set()
 

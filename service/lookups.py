@@ -20,7 +20,7 @@ from solver.search import SolveOptions, SolveResult
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history
 from solver.table import split_parts
 from solver.tree import Node
-from solver.vocabulary import game_value, remaining_guesses, win_value
+from solver.vocabulary import Criterion, game_value, remaining_guesses, win_value
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], opti
     if root is None or not root.exact:
         return None
     n = len(root_codes)
-    movers = k if crit == "kmovers" else None
+    movers = k if crit == Criterion.KMOVERS else None
     # a searched k-movers answer names the k it counted (its one-step chain); so does the cached one
     chain: dict[int, int | None] = {} if movers is None else {movers: root.value}
     if root.value is None:
@@ -120,7 +120,7 @@ def tree_result(game: Game, node: Node, turn: int, options: SolveOptions, t0: fl
     crit, k = options.criterion, options.max_guesses
 
     def value(n: Node, t: int) -> int:
-        if crit == "total":
+        if crit == Criterion.TOTAL:
             below = n.subtree
             return game_value(below.total, below.secrets, t, crit)
         assert k is not None
@@ -132,7 +132,7 @@ def tree_result(game: Game, node: Node, turn: int, options: SolveOptions, t0: fl
     v = value(node, turn)
     secrets = node.subtree.secrets
     return SolveResult(v, True, True, node.guess, dict(sorted(per.items())), 0, time.perf_counter() - t0, secrets,
-                       None if crit == "total" else k, {} if crit == "total" or k is None else {k: v})
+                       None if crit == Criterion.TOTAL else k, {} if crit == Criterion.TOTAL or k is None else {k: v})
 
 
 def _count_at(node: Node, depth: int) -> int:

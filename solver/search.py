@@ -67,6 +67,23 @@ DIRECT_SET_MAX = 256
 """In bigger games, sets up to this size are searched in one kernel call (measured not slower up to 150)."""
 
 
+@dataclasses.dataclass
+class _Call:
+    """What one call asks, handed down its recursion as an argument: its question and who it reports to.
+
+    Nothing of a call is set on the searcher, which a pool shares between threads (a call at a time, under the
+    pool's lock) and whose transposition tables alone carry over from call to call; so no call can read another's
+    question or report to another's caller."""
+
+    options: SolveOptions
+    progress: Callable[[int, int], None] | None = None
+    """Told (guesses tried, guesses to try) while the root is searched guess by guess."""
+    checkpoint: Callable[[RootProgress], None] | None = None
+    """Told how far a root searched guess by guess has come (see :meth:`Searcher.solve`)."""
+    resume: RootProgress | None = None
+    """Where the first root searched guess by guess starts; taken by it, so the first depth limit of a chain only."""
+
+
 def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts: int, acc: int,
             per: dict[int, int | None]) -> None:
     """Tell ``checkpoint`` that the guess ``at`` was trying has ``parts`` parts searched, summing to ``acc``."""
@@ -74,26 +91,26 @@ def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts:
 
 
 class Searcher(SearchState):
-    """Solves positions of one game under one set of options, keeping its transposition tables.
+    """Solves positions of one game, keeping its transposition tables.
 
-    Reuse one searcher for many positions of the same question: the tables carry over.
+    Reuse one searcher for many positions of the same question: the tables carry over.  Its ``options`` (fixed at
+    construction) are the question of a call that names none; a call's own ``options``, ``progress``,
+    ``checkpoint`` and ``resume`` are arguments of that call only.
     """
 
     def __init__(self, game: Game, options: SolveOptions, *, table_capacity: int = 1 << 20,
                  export_threshold: int = 64, branching: bool = True) -> None:
         super().__init__(game, options, table_capacity=table_capacity, export_threshold=export_threshold,
                          branching=branching)
-        self.progress: Callable[[int, int], None] | None = None
-        """Called with (guesses tried, guesses to try) while the root is searched."""
-        self._resume: RootProgress | None = None
-        self._checkpoint: Callable[[RootProgress], None] | None = None
 
     def solve_within(self, history: History, seconds: float, *, cands: CandidateSet | None = None,
-                     guess: Code | None = None, options: SolveOptions | None = None) -> SolveResult:
+                     guess: Code | None = None, options: SolveOptions | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> SolveResult:
         """:meth:`solve` (or :meth:`evaluate_guess` of ``guess``) stopped after ``seconds`` of
         wall-clock time: a timer thread stops the kernel from outside (it frees the GIL while it
         searches), so the answer is cut (``exact`` False) at the deadline, not after a node count
-        whose duration depends on the position and the machine's load."""
+        whose duration depends on the position and the machine's load.  ``progress`` as for :meth:`solve`
+        (an evaluation of one guess has no root to try guess by guess, and tells it nothing)."""
         self.clear_stop()
         timer = threading.Timer(max(0.0, seconds), self.request_stop)
         timer.daemon = True
@@ -101,7 +118,7 @@ class Searcher(SearchState):
         try:
             if guess is not None:
                 return self.evaluate_guess(history, guess, cands=cands, options=options)
-            return self.solve(history, cands=cands, options=options)
+            return self.solve(history, cands=cands, options=options, progress=progress)
         finally:
             timer.cancel()
             self.clear_stop()
@@ -118,16 +135,15 @@ class Searcher(SearchState):
         if n <= 1 or turn > max_guesses:
             return n == 0 or (n == 1 and turn <= max_guesses)
         self._own_call()
-        with self._asking(SolveOptions("total", max_guesses)):
-            value, _, _ = self._solve_root(list(history), cands, turn, max_guesses, INF + 1)
+        call = _Call(SolveOptions(Criterion.TOTAL, max_guesses))
+        value, _, _ = self._solve_root(call, list(history), cands, turn, max_guesses, INF + 1)
         return value < INF
 
-    def _begin(self, history: History, cands: CandidateSet | None
+    def _begin(self, o: SolveOptions, history: History, cands: CandidateSet | None
                ) -> tuple[int, CandidateSet, int, float, int, int]:
-        """Start a call: validate, find the candidates, arm the node limit.  Returns (turn,
+        """Start a call of question ``o``: validate, find the candidates, arm the node limit.  Returns (turn,
         candidates, their count, start time, node counter, offset from turn-independent values to
         game-level ones)."""
-        o = self.options
         turn = len(history) + 1
         o.validate(self.game, turn)
         cands = self.game.candidates(history) if cands is None else cands
@@ -140,10 +156,14 @@ class Searcher(SearchState):
 
     def solve(self, history: History = (), *, cands: CandidateSet | None = None,
               options: SolveOptions | None = None, resume: RootProgress | None = None,
-              checkpoint: Callable[[RootProgress], None] | None = None) -> SolveResult:
+              checkpoint: Callable[[RootProgress], None] | None = None,
+              progress: Callable[[int, int], None] | None = None) -> SolveResult:
         """Value, best guess and per-response values of the position after ``history`` (``cands`` its
         candidates, when the caller has them), under ``options`` for this call (default: the
         searcher's own).
+
+        ``progress`` is told (guesses tried, guesses to try) before each guess at the root, when the root is
+        searched guess by guess.
 
         ``checkpoint`` is told how far the search has come (:class:`RootProgress`) after each part of each
         guess at the root, when the root is searched guess by guess (short histories of big sets); the same
@@ -152,18 +172,14 @@ class Searcher(SearchState):
 
         :raises InvalidSearchError: ``resume`` is the progress of another question (position, depth limit,
             bound or version of the search)."""
-        self._resume, self._checkpoint = resume, checkpoint
-        try:
-            with self._asking(options):
-                return self._solve(history, cands)
-        finally:
-            self._resume = self._checkpoint = None
+        call = _Call(self._question(options), progress, checkpoint, resume)
+        return self._solve(call, history, cands)
 
-    def _solve(self, history: History, cands: CandidateSet | None) -> SolveResult:
-        o = self.options
+    def _solve(self, call: _Call, history: History, cands: CandidateSet | None) -> SolveResult:
+        o = call.options
         if self.game.won(history):  # a finished game: its value is its length, nothing to search
             return finished_result(self.game, history, o)
-        turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
+        turn, cands, n, t0, nodes0, offset = self._begin(o, history, cands)
         chain: dict[int, int | None] = {}
         beta = INF + 1
         if o.upper_bound is not None:  # a bound past INF bounds nothing (and would not fit the kernel's int64)
@@ -176,9 +192,9 @@ class Searcher(SearchState):
         k_used = ks[0]
         for k in ks:
             k_used = k
-            value, best, per = self._solve_root(history, cands, turn, k,
+            value, best, per = self._solve_root(call, history, cands, turn, k,
                                                 beta if k == ks[0] else INF + 1)
-            if o.criterion == "kmovers" and k is not None:
+            if o.criterion == Criterion.KMOVERS and k is not None:
                 chain[k] = None if value >= INF else value
             if self.stats[sk.S_ABORTED] or value != 0:
                 break
@@ -186,7 +202,7 @@ class Searcher(SearchState):
         possible = bool(value < INF)
         exact = bool(not aborted and (value < beta or value >= INF))
         if exact and possible and best >= 0 and not per:
-            per = self._per_response(cands, turn, k_used, best, self.called(history))
+            per = self._per_response(o, cands, turn, k_used, best, self.called(history))
         return SolveResult(
             value=(value + offset) if possible else None,
             possible=possible or not exact,
@@ -196,17 +212,17 @@ class Searcher(SearchState):
             nodes=int(self.stats[sk.S_NODES]) - nodes0,
             seconds=time.perf_counter() - t0,
             candidates=n,
-            movers=k_used if o.criterion == "kmovers" else None,
+            movers=k_used if o.criterion == Criterion.KMOVERS else None,
             chain=chain,
             stats={"table_hits": int(self.stats[sk.S_TABLE_HITS]), "table_stores": int(self.stats[sk.S_TABLE_STORES]),
                    "fast_estimates": int(self.stats[sk.S_FAST_ESTIMATES])},
             cut=aborted,
         )
 
-    def _split_root(self, moves: int, n: int, turn: int) -> bool:
+    def _split_root(self, o: SolveOptions, moves: int, n: int, turn: int) -> bool:
         """Whether a root of ``n`` candidates after ``moves`` guesses is searched guess by guess (and so can be
-        checkpointed and shared) rather than in one kernel call."""
-        hybrid_root = self.options.mde is not None and turn > self.options.mde
+        checkpointed and shared) rather than in one kernel call, under question ``o``."""
+        hybrid_root = o.mde is not None and turn > o.mde
         # Splitting the root costs one equivalence-set computation per (guess, part), linear in the game's
         # codes; beyond the atlas's sizes that dwarfs the search of a small set (five-digit Bulls-and-Cows,
         # sets of 21-30 after two guesses: 50 s split, 0.17 s in one kernel call, same values), so small sets
@@ -214,12 +230,15 @@ class Searcher(SearchState):
         small_in_big = self.game.size > SPLIT_ROOT_MAX_CODES and n <= DIRECT_SET_MAX
         return not (moves > 2 or n <= self.n_valid or hybrid_root or small_in_big)
 
-    def keeps_progress(self, history: History, *, cands: CandidateSet | None = None) -> bool:
-        """Whether :meth:`solve` of this position tells a ``checkpoint`` how far it has come: only a root searched
-        guess by guess does (the short histories of big sets); the others are one kernel call each."""
+    def keeps_progress(self, history: History, *, cands: CandidateSet | None = None,
+                       options: SolveOptions | None = None) -> bool:
+        """Whether :meth:`solve` of this position (with these ``options``) tells a ``checkpoint`` how far it has
+        come: only a root searched guess by guess does (the short histories of big sets); the others are one
+        kernel call each."""
+        o = self._question(options)
         cands = self.game.candidates(history) if cands is None else cands
-        turn, k = len(history) + 1, self.options.max_guesses
-        return self._split_root(len(history), int(cands.shape[0]), turn) and self._by_guess(turn, k)
+        turn, k = len(history) + 1, o.max_guesses
+        return self._split_root(o, len(history), int(cands.shape[0]), turn) and self._by_guess(turn, k)
 
     @staticmethod
     def _by_guess(turn: int, k: int | None) -> bool:
@@ -228,30 +247,32 @@ class Searcher(SearchState):
         calls would add nothing and the kernel settles the whole position in one call."""
         return k is None or k - turn + 1 > 2
 
-    def _solve_root(self, history: History, cands: CandidateSet, turn: int, k: int | None,
+    def _solve_root(self, call: _Call, history: History, cands: CandidateSet, turn: int, k: int | None,
                     beta: int) -> tuple[int, int, dict[int, int | None]]:
-        """(value, best guess, per-response game values) of the root, turn-independent value.
+        """(value, best guess, per-response game values) of the root, turn-independent value, for ``call``.
 
         Short histories are searched here, one kernel call per (guess, response) part with that
         part's own equivalence-set pools, so symmetry prunes three plies deep instead of two; the
         best guess's parts come out exact, which gives the per-response values for free.  Longer
         histories, tiny sets and hybrid turns go to the kernel in one call.
         """
+        o = call.options
         n = int(cands.shape[0])
-        if not self._split_root(len(history), n, turn):
+        if not self._split_root(o, len(history), n, turn):
             pools = self.pools(history)
-            value, best = self._run(cands, turn, k, beta, pools, self.called(history))
+            value, best = self._run(o, cands, turn, k, beta, pools, self.called(history))
             return value, best, {}
         m = MMAX if k is None else k - turn + 1
-        known = self.table(k).probe(cands, m, turn)
+        known = self.table(k, options=o).probe(cands, m, turn)
         if known is not None and known[0] == known[1] < beta and known[2] >= 0:
             return known[0], known[2], {}  # proven before (a campaign's table): no search
         if not self._by_guess(turn, k):
-            value, best = self._run(cands, turn, k, beta, self.pools(history), self.called(history))
+            value, best = self._run(o, cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}
-        order = self.guess_order(history, cands, turn, k)
-        resume, self._resume = self._resume, None  # the first depth limit of a chain only
-        state = self._root_guesses(history, cands, turn, k, beta, order, resume, self._checkpoint)
+        order = self.guess_order(history, cands, turn, k, options=o)
+        resume, call.resume = call.resume, None  # the first depth limit of a chain only
+        state = self._root_guesses(o, history, cands, turn, k, beta, order, resume, call.checkpoint,
+                                   progress=call.progress)
         if state is None:
             return INF, -1, {}
         if state.best_guess is not None and state.best_value is not None:
@@ -259,14 +280,15 @@ class Searcher(SearchState):
         fail = INF if state.fail is None else state.fail
         return max(fail, beta) if fail < INF else INF, -1, {}
 
-    def _root_guesses(self, history: History, cands: CandidateSet, turn: int, k: int | None, beta: int,
-                      order: list[tuple[int, int, int]], resume: RootProgress | None,
+    def _root_guesses(self, o: SolveOptions, history: History, cands: CandidateSet, turn: int, k: int | None,
+                      beta: int, order: list[tuple[int, int, int]], resume: RootProgress | None,
                       checkpoint: Callable[[RootProgress], None] | None, slot: tuple[int, int] = (0, 1),
-                      elsewhere: Callable[[], int | None] | None = None) -> RootProgress | None:
-        """Try the root's guesses in ``order`` (those of ``slot``: place ``slot[0]`` modulo ``slot[1]``), each
-        against the best value so far (its own, ``elsewhere()``'s — the other slots' — and ``beta``), from
-        ``resume`` on, telling ``checkpoint`` after each part and each guess.  Returns the last progress (every
-        guess done), or None when the search was stopped."""
+                      elsewhere: Callable[[], int | None] | None = None, *,
+                      progress: Callable[[int, int], None] | None = None) -> RootProgress | None:
+        """Try the root's guesses in ``order`` (those of ``slot``: place ``slot[0]`` modulo ``slot[1]``) under
+        question ``o``, each against the best value so far (its own, ``elsewhere()``'s — the other slots' — and
+        ``beta``), from ``resume`` on, telling ``progress`` before each guess and ``checkpoint`` after each part
+        and each guess.  Returns the last progress (every guess done), or None when the search was stopped."""
         n = int(cands.shape[0])
         digest = order_digest(order, n, k, beta) if resume is not None or checkpoint is not None else ""
         if resume is not None and (resume.order != digest or resume.guesses != len(order)
@@ -282,8 +304,8 @@ class Searcher(SearchState):
                 state = dataclasses.replace(state, done=i + 1, parts=0, acc=0, per={})
                 continue
             lb, _, guess = order[i]
-            if self.progress is not None:
-                self.progress(i, len(order))
+            if progress is not None:
+                progress(i, len(order))
             cur_beta = beta if state.best_value is None else min(beta, state.best_value)
             other = None if elsewhere is None else elsewhere()
             if other is not None:
@@ -294,7 +316,7 @@ class Searcher(SearchState):
                 break
             inside = (state.parts, state.acc, dict(state.per)) if state.parts else None
             on_part = None if checkpoint is None else functools.partial(_inside, checkpoint, state)
-            acc, per, ok = self._try_guess(history, cands, turn, k, guess, cur_beta, lb, inside=inside,
+            acc, per, ok = self._try_guess(o, history, cands, turn, k, guess, cur_beta, lb, inside=inside,
                                            on_part=on_part)
             if self.stats[sk.S_ABORTED]:
                 return None
@@ -314,11 +336,10 @@ class Searcher(SearchState):
                     options: SolveOptions | None = None) -> str:
         """The ``order`` that :meth:`search_root` (or :meth:`solve`, splitting its root) gives its progress for
         this position: what tells the progress of this search from any other."""
-        with self._asking(options):
-            o = self.options
-            turn, cands, n, _, _, offset = self._begin(history, cands)
-            beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
-            return order_digest(self.guess_order(history, cands, turn, o.max_guesses), n, o.max_guesses, beta)
+        o = self._question(options)
+        turn, cands, n, _, _, offset = self._begin(o, history, cands)
+        beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
+        return order_digest(self.guess_order(history, cands, turn, o.max_guesses, options=o), n, o.max_guesses, beta)
 
     def search_root(self, history: History, *, cands: CandidateSet | None = None, slot: tuple[int, int] = (0, 1),
                     elsewhere: Callable[[], int | None] | None = None, resume: RootProgress | None = None,
@@ -343,23 +364,23 @@ class Searcher(SearchState):
         mine, slots = slot
         if not 0 <= mine < slots:
             raise InvalidSearchError(f"slot {mine} of {slots}: a share is a number from 0 to {slots - 1}")
-        with self._asking(options):
-            o = self.options
-            if o.depth_count is not None:
-                raise InvalidSearchError("a share of a search asks one depth limit, not a chain")
-            turn, cands, _, _, _, offset = self._begin(history, cands)
-            if o.mde is not None and turn > o.mde:
-                raise InvalidSearchError(f"guess {turn} is the heuristic's (mde {o.mde}): it has no search to share")
-            beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
-            order = self.guess_order(history, cands, turn, o.max_guesses)
-            return self._root_guesses(history, cands, turn, o.max_guesses, beta, order, resume, checkpoint, slot,
-                                      elsewhere)
+        o = self._question(options)
+        if o.depth_count is not None:
+            raise InvalidSearchError("a share of a search asks one depth limit, not a chain")
+        turn, cands, _, _, _, offset = self._begin(o, history, cands)
+        if o.mde is not None and turn > o.mde:
+            raise InvalidSearchError(f"guess {turn} is the heuristic's (mde {o.mde}): it has no search to share")
+        beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
+        order = self.guess_order(history, cands, turn, o.max_guesses, options=o)
+        return self._root_guesses(o, history, cands, turn, o.max_guesses, beta, order, resume, checkpoint, slot,
+                                  elsewhere)
 
-    def guess_order(self, history: History, cands: CandidateSet, turn: int,
-                    k: int | None) -> list[tuple[int, int, int]]:
-        """The guesses worth trying at a position, best bound first: (lower bound, 0 for a candidate
-        else 1, guess), one per equivalence class, without guesses that cannot split the set."""
-        o = self.options
+    def guess_order(self, history: History, cands: CandidateSet, turn: int, k: int | None, *,
+                    options: SolveOptions | None = None) -> list[tuple[int, int, int]]:
+        """The guesses worth trying at a position under ``options`` (default: the searcher's), best bound
+        first: (lower bound, 0 for a candidate else 1, guess), one per equivalence class, without guesses that
+        cannot split the set."""
+        o = self._question(options)
         g = self.game
         n = int(cands.shape[0])
         crit = Criterion(o.criterion).code
@@ -385,13 +406,13 @@ class Searcher(SearchState):
         order = np.lexsort((guesses, flag, lbs))
         return list(zip(lbs[order].tolist(), flag[order].tolist(), guesses[order].tolist(), strict=True))
 
-    def _try_guess(self, history: History, cands: CandidateSet, turn: int, k: int | None, guess: Code,
-                   beta: int, lb: int | None = None, *,
+    def _try_guess(self, o: SolveOptions, history: History, cands: CandidateSet, turn: int, k: int | None,
+                   guess: Code, beta: int, lb: int | None = None, *,
                    inside: tuple[int, int, dict[int, int | None]] | None = None,
                    on_part: Callable[[int, int, dict[int, int | None]], None] | None = None,
                    ) -> tuple[int, dict[int, int | None], bool]:
-        """Value of playing ``guess`` (turn-independent) with every part below it searched on its own,
-        largest first, with the part's equivalence-set pools and a β shared out part by part.
+        """Value of playing ``guess`` (turn-independent) under question ``o`` with every part below it searched on
+        its own, largest first, with the part's equivalence-set pools and a β shared out part by part.
 
         Returns (value, game-level value per response, True) when the value is below ``beta``, else
         (a lower bound >= ``beta``, the parts seen so far, False).  ``lb`` is the guess's own lower
@@ -401,7 +422,7 @@ class Searcher(SearchState):
         """
         g = self.game
         a = self.arrays
-        crit = Criterion(self.options.criterion).code
+        crit = Criterion(o.criterion).code
         m = MMAX if k is None else k - turn + 1
         child_m = MMAX if k is None else m - 1
         lb_part = self._lb[0, crit, max(child_m, 0)]
@@ -432,17 +453,17 @@ class Searcher(SearchState):
             budget = beta - acc - rest
             sub = order_parts[int(starts[r]):int(starts[r + 1])]
             sub_history = [*history, Turn(guess, r)]
-            v, _ = self._run(sub, turn + 1, k, budget, self.pools(sub_history), self.called(sub_history))
+            v, _ = self._run(o, sub, turn + 1, k, budget, self.pools(sub_history), self.called(sub_history))
             if self.stats[sk.S_ABORTED]:
                 return INF, per, False
             acc = min(acc + v, INF)
-            per[r] = None if v >= INF else game_value(v, size, turn + 1, self.options.criterion)
+            per[r] = None if v >= INF else game_value(v, size, turn + 1, o.criterion)
             if acc + rest >= beta:
                 return min(acc + rest, INF), per, False
             if on_part is not None:
                 on_part(i + 1, acc, per)
         if has_win:
-            per[win] = win_value(turn, self.options.criterion, k)
+            per[win] = win_value(turn, o.criterion, k)
         return acc, dict(sorted(per.items())), True
 
     def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None,
@@ -454,16 +475,12 @@ class Searcher(SearchState):
         β: the result is then a lower bound (``exact`` False), which is how a split job's sibling
         guesses are cut by the best one found so far.  ``options`` as for :meth:`solve`.
         """
-        with self._asking(options):
-            return self._evaluate_guess(history, guess, cands)
-
-    def _evaluate_guess(self, history: History, guess: Code, cands: CandidateSet | None) -> SolveResult:
-        o = self.options
+        o = self._question(options)
         if self.game.won(history):
             raise no_next_guess(history)
-        turn, cands, n, t0, nodes0, offset = self._begin(history, cands)
+        turn, cands, n, t0, nodes0, offset = self._begin(o, history, cands)
         beta = INF + 1 if o.upper_bound is None else min(max(0, o.upper_bound - offset), INF + 1)
-        value, per, ok = self._try_guess(list(history), cands, turn, o.max_guesses, guess, beta)
+        value, per, ok = self._try_guess(o, list(history), cands, turn, o.max_guesses, guess, beta)
         aborted = bool(self.stats[sk.S_ABORTED])
         possible = aborted or value < INF
         exact = not aborted and (ok or value >= INF)
@@ -471,24 +488,24 @@ class Searcher(SearchState):
             value=(value + offset) if value < INF and not aborted else None, possible=possible,
             exact=exact, best_guess=guess, per_response=per if exact else {},
             nodes=int(self.stats[sk.S_NODES]) - nodes0, seconds=time.perf_counter() - t0, candidates=n,
-            movers=o.max_guesses if o.criterion == "kmovers" else None, cut=aborted,
+            movers=o.max_guesses if o.criterion == Criterion.KMOVERS else None, cut=aborted,
         )
 
-    def _per_response(self, cands: CandidateSet, turn: int, k: int | None, guess: Code,
+    def _per_response(self, o: SolveOptions, cands: CandidateSet, turn: int, k: int | None, guess: Code,
                       called: int = -1) -> dict[int, int | None]:
-        """Value of each response's part after ``guess``; largest parts first, and once one proves
+        """Value of each response's part after ``guess`` under question ``o``; largest parts first, and once one proves
         impossible the others are left out (the sum is impossible anyway).  ``called``: the symbols
         guessed before ``guess``."""
         g = self.game
         a = self.arrays
         out: dict[int, int | None] = {}
-        crit = self.options.criterion
+        crit = o.criterion
         for r, part in a.parts(guess, cands, g.n_responses):
             size = int(part.shape[0])
             if r == g.all_bulls:
                 out[r] = win_value(turn, crit, k)
                 continue
-            v, _ = self._run(part, turn + 1, k, INF + 1, None,
+            v, _ = self._run(o, part, turn + 1, k, INF + 1, None,
                              called | int(a.masks[guess]) if called >= 0 else -1)
             if self.stats[sk.S_ABORTED]:
                 break
@@ -502,7 +519,8 @@ class Searcher(SearchState):
         """A tree chooser playing the optimal guesses of ``options`` (default: this searcher's own).
         K-movers follow the article's chain: where the count of k-movers is 0, minimise (k-1)-movers,
         and so on down to ``lowest_k``."""
-        o = options or self.options
+        o = self._question(options)
+        call = _Call(o)
 
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             if cands.shape[0] <= 2:
@@ -511,9 +529,8 @@ class Searcher(SearchState):
             k = o.max_guesses
             self._own_call()
             while True:
-                with self._asking(o):
-                    value, best, _ = self._solve_root(turns, cands, turn, k, INF + 1)
-                if (o.criterion != "kmovers" or k is None or value != 0
+                value, best, _ = self._solve_root(call, turns, cands, turn, k, INF + 1)
+                if (o.criterion != Criterion.KMOVERS or k is None or value != 0
                         or k - 1 < max(lowest_k or k, turn)):
                     break
                 k -= 1
@@ -539,8 +556,8 @@ def optimal_tree(game: Game, options: SolveOptions, history: History = (), *,
     to ``options.depth_count`` (default: down to the next guess number, as the article's trees do)."""
     s = searcher or Searcher(game, options)
     lowest = options.depth_count if options.depth_count is not None else 1
-    name = f"optimal-{options.criterion if options.criterion == 'total' else 'kmovers'}"
-    return build_tree(game, s.chooser(lowest, options=options), history, first=first, strategy=name,
+    return build_tree(game, s.chooser(lowest, options=options), history, first=first,
+                      strategy=Criterion(options.criterion).strategy,
                       arrays=s.arrays, on_solved=on_solved)
 
 

@@ -3,14 +3,13 @@
 :class:`SearchState` holds a game's searches' state: the bound tables, the transposition tables (one per
 question), the kernel's workspace and statistics, and the equivalence-set pools; it builds the kernel's
 parameters from a question (:meth:`SearchState._params`) and makes the raw call
-(:meth:`SearchState._run`).  The searcher, a subclass, decides what to search: the root guess by guess
+(:meth:`SearchState._run`).  The question is an argument of each call, never state: the tables are what carries
+over between calls, one per question.  The searcher, a subclass, decides what to search: the root guess by guess
 or in one call, depth-limit chains, per-response values, shares of a root (:mod:`solver.search`).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -42,14 +41,20 @@ _NO_BRANCHING.flags.writeable = False  # the kernel's one signature: every bound
 
 
 class SearchState:
-    """A game's searches' state under a question (``options``, which a call may swap for its own: see
-    :meth:`_asking`), and the kernel call that reads and updates it.  Subclassed by
-    :class:`solver.search.Searcher`, the only thing built on it."""
+    """A game's searches' state, and the kernel call that reads and updates it.  Subclassed by
+    :class:`solver.search.Searcher`, the only thing built on it.
+
+    ``options`` is the searcher's own question, fixed at construction: what a call asks when it names none.  A call
+    that names its own (a job's phase, a bound of the caller's, a node limit) hands it down its recursion as an
+    argument, so a searcher shared between threads (a pool's, each call under its lock) never holds another call's
+    question; the tables are kept per question (criterion, k and hybrid parameters are in their key), so one
+    searcher serves any options of its game."""
 
     def __init__(self, game: Game, options: SolveOptions, *, table_capacity: int = 1 << 20,
                  export_threshold: int = 64, branching: bool = True) -> None:
         self.game = game
         self.options = options
+        """The question of a call that names none (never reassigned: a call passes its own down instead)."""
         self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
         self._ktable, self._kresponses, self._kwin = compact_responses(game, self.arrays.table)
@@ -86,11 +91,16 @@ class SearchState:
         """Per ply, into how many parts every code splits the node's set (``searchparts.part_counts``;
         rows padded with zeros to whole 8-byte words, which the kernel reads at once)."""
 
-    def lower_bound(self, size: int, turn: int, k: int | None) -> int:
+    def _question(self, options: SolveOptions | None) -> SolveOptions:
+        """The question a call asks: its own ``options``, or the searcher's when it names none."""
+        return self.options if options is None else options
+
+    def lower_bound(self, size: int, turn: int, k: int | None, *, options: SolveOptions | None = None) -> int:
         """Admissible turn-independent lower bound of any set of ``size`` codes at guess ``turn``
-        (``k`` the depth limit, None = unlimited); INF when no strategy can fit."""
+        (``k`` the depth limit, None = unlimited) under ``options``' criterion (default: the searcher's);
+        INF when no strategy can fit."""
         m = MMAX if k is None else max(k - turn + 1, 0)
-        return int(self._lb[0, Criterion(self.options.criterion).code, m, size])
+        return int(self._lb[0, Criterion(self._question(options).criterion).code, m, size])
 
     def request_stop(self) -> None:
         """Ask the search running in another thread to stop at its next node (it then answers as
@@ -100,21 +110,6 @@ class SearchState:
     def clear_stop(self) -> None:
         """Allow searches again after :meth:`request_stop`."""
         self.stats[sk.S_STOP] = 0
-
-    @contextlib.contextmanager
-    def _asking(self, options: SolveOptions | None) -> Iterator[None]:
-        """``options`` for the length of one call (None: the searcher's own).  The tables are kept per
-        question (criterion, k and hybrid parameters are in their key), so one searcher serves any
-        options of its game: a job's phases, a bound of the caller's, a node limit."""
-        if options is None:
-            yield
-            return
-        own = self.options
-        self.options = options
-        try:
-            yield
-        finally:
-            self.options = own
 
     @property
     def nodes(self) -> int:
@@ -134,13 +129,15 @@ class SearchState:
                 "scanned_others": int(st[sk.S_SCANNED_OTHERS]),
                 "reads_candidates": int(st[sk.S_READS_CANDIDATES]), "reads_others": int(st[sk.S_READS_OTHERS])}
 
-    def table(self, max_guesses: int | None = None) -> TranspositionTable:
-        """The transposition table of the question being asked (per k, for the k-movers chain).
+    def table(self, max_guesses: int | None = None, *, options: SolveOptions | None = None) -> TranspositionTable:
+        """The transposition table of the question ``options`` (default: the searcher's), at depth limit
+        ``max_guesses`` (default: the question's; per k, for the k-movers chain).
 
         Keyed by the whole question (criterion, k, hybrid parameters), never by k alone: a searcher asked
         for totals within k and then for the k-movers must not read one's values as the other's."""
-        k = self.options.max_guesses if max_guesses is None else max_guesses
-        key = self.options.table_key(self.game, k)
+        o = self._question(options)
+        k = o.max_guesses if max_guesses is None else max_guesses
+        key = o.table_key(self.game, k)
         if key not in self._tables:
             self._tables[key] = TranspositionTable(
                 self.game, key, capacity=self._capacity, export_threshold=self._threshold,
@@ -150,16 +147,15 @@ class SearchState:
     def table_for(self, options: SolveOptions) -> TranspositionTable:
         """The table of another question of this game, e.g. to warm it with proven entries before
         that question is asked (its key comes from ``options``, as :meth:`table`'s from the searcher's)."""
-        with self._asking(options):
-            return self.table()
+        return self.table(options=options)
 
     @property
     def tables(self) -> list[TranspositionTable]:
         """Every table used so far."""
         return list(self._tables.values())
 
-    def _params(self, k: int | None) -> npt.NDArray[np.int64]:
-        o = self.options
+    def _params(self, o: SolveOptions, k: int | None) -> npt.NDArray[np.int64]:
+        """The kernel's parameters for question ``o`` at depth limit ``k`` (and the current call's node cap)."""
         crit = Criterion(o.criterion).code
         prm = np.zeros(sk.PARAMS, dtype=np.int64)
         prm[sk.P_CRITERION] = crit
@@ -227,22 +223,21 @@ class SearchState:
         """Mask of the symbols guessed in ``history`` (the others are interchangeable for the kernel)."""
         return self.arrays.called(history)
 
-    def _run(self, cands: CandidateSet, turn: int, k: int | None, beta: int,
+    def _run(self, o: SolveOptions, cands: CandidateSet, turn: int, k: int | None, beta: int,
              pools: tuple[Any, ...] | None, called: int = -1) -> tuple[int, int]:
-        """Raw kernel call: (turn-independent value, best guess).  ``called``: mask of the symbols of
-        the guesses that led to ``cands`` (-1, every symbol, when the history is not known)."""
-        o = self.options
+        """Raw kernel call for question ``o``: (turn-independent value, best guess).  ``called``: mask of the
+        symbols of the guesses that led to ``cands`` (-1, every symbol, when the history is not known)."""
         m = MMAX if k is None else k - turn + 1
-        if o.criterion == "kmovers" and k is not None:
+        if o.criterion == Criterion.KMOVERS and k is not None:
             m = k - turn + 1
-        tt = self.table(k)
+        tt = self.table(k, options=o)
         a = self.arrays
         if pools is None:
             empty32 = np.zeros(0, dtype=np.int32)
             pools = (empty32, np.zeros((0, 1), dtype=np.int32), np.zeros(0, dtype=np.int64),
                      np.full(1, -1, dtype=np.int64))
         pool0, pools1, lens, row_of = pools
-        prm = self._params(k)
+        prm = self._params(o, k)
         value = sk.search(
             np.ascontiguousarray(cands, dtype=np.int32), 0, turn, m, beta, prm, self._ktable, a.codes,
             a.masks, a.counts, self._lb[0, Criterion(o.criterion).code],
@@ -265,7 +260,10 @@ class SearchState:
         fits."""
         self.stats[sk.S_ABORTED] = 0
         self._node_cap = 0
-    def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None) -> tuple[int, int]:
-        """(turn-independent value, best guess) of a set at a turn, without symmetry pools."""
-        kk = self.options.max_guesses if k is None else k
-        return self._run(cands, turn, kk, INF + 1, None)
+    def best_guess_at(self, cands: CandidateSet, turn: int, k: int | None = None, *,
+                      options: SolveOptions | None = None) -> tuple[int, int]:
+        """(turn-independent value, best guess) of a set at a turn under ``options`` (default: the searcher's),
+        without symmetry pools."""
+        o = self._question(options)
+        kk = o.max_guesses if k is None else k
+        return self._run(o, cands, turn, kk, INF + 1, None)

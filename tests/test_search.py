@@ -289,11 +289,11 @@ def test_evaluate_guess_with_upper_bound_stops_at_beta(mastermind: Game) -> None
     s = Searcher(mastermind, SolveOptions("total", max_guesses=5))
     exact = s.evaluate_guess([], mastermind.parse_code("0011")).value
     assert exact == 5702
-    s.options = SolveOptions("total", max_guesses=5, upper_bound=5702)
-    cut = s.evaluate_guess([], mastermind.parse_code("0011"))
+    cut = s.evaluate_guess([], mastermind.parse_code("0011"),
+                           options=SolveOptions("total", max_guesses=5, upper_bound=5702))
     assert not cut.exact and cut.value is not None and 5702 <= cut.value <= exact
-    s.options = SolveOptions("total", max_guesses=5, upper_bound=5703)
-    again = s.evaluate_guess([], mastermind.parse_code("0011"))
+    again = s.evaluate_guess([], mastermind.parse_code("0011"),
+                             options=SolveOptions("total", max_guesses=5, upper_bound=5703))
     assert again.exact and again.value == 5702
 
 

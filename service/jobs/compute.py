@@ -16,7 +16,7 @@ from solver.heuristics import get_strategy
 from solver.search import INF, Searcher, optimal_tree
 from solver.table import Entry, position_entries
 from solver.tree import Tree, build_tree, strategy_chooser
-from solver.vocabulary import criterion_of
+from solver.vocabulary import Criterion, criterion_of
 
 
 @dataclass
@@ -124,7 +124,7 @@ def phase_entries(req: JobRequest, plan: Plan, outcome: Outcome, game: Game) -> 
 
 def next_phase(req: JobRequest, plan: Plan, outcome: Outcome) -> int | None:
     """The k of the next phase of a k-movers chain, or None when the job is over."""
-    if (req.criterion != "kmovers" or req.depth_count is None or plan.k is None or outcome.value != 0
+    if (req.criterion != Criterion.KMOVERS or req.depth_count is None or plan.k is None or outcome.value != 0
             or plan.k - 1 < max(req.depth_count, plan.turn)):
         return None
     return plan.k - 1
@@ -142,7 +142,6 @@ def solve_locally(req: JobRequest, searcher: Searcher | None = None, *,
     nodes = 0
     while True:
         s = searcher or Searcher(game, req.options(k))
-        s.options = req.options(k)
         plan, specs = make_plan(req, k, s, **plan_args)
         if on_plan is not None:
             on_plan(plan, s)
@@ -167,7 +166,7 @@ def solve_locally(req: JobRequest, searcher: Searcher | None = None, *,
             st.per_response = res.per_response
         outcome = aggregate(plan, states)
         assert outcome.finished
-        if k is not None and req.criterion == "kmovers":
+        if k is not None and req.criterion == Criterion.KMOVERS:
             chain[k] = outcome.value
         nk = next_phase(req, plan, outcome)
         if nk is None:

@@ -21,18 +21,17 @@ from solver import kernels
 from solver.game import Game, Turn
 from solver.search import INF, Searcher, SolveOptions
 from solver.table import MMAX
-from solver.vocabulary import criterion_of
+from solver.vocabulary import Criterion, criterion_of
 
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
     """Cut the job's current phase into units and start it (the caller holds it in ``planning``).
-    A solve needs a searcher of its question; a tree job needs none."""
+    A solve needs a searcher of its game (it is asked the phase's question call by call); a tree job needs none."""
     req = JobRequest.from_json(job.request)
     if req.is_tree:
         return plan_tree_job(jobs, job, worker)
     assert searcher is not None
     k = job.phase or None
-    searcher.options = req.options(k)
     plan, units = make_plan(req, k, searcher)
     positions.save_entries([e for t in searcher.tables for e in t.export()], source=f"job:{job.id}")
     if req.mde is None:
@@ -62,7 +61,7 @@ def seed_plan(plan: Plan, req: JobRequest, searcher: Searcher, positions: Positi
     hybrids = positions.hybrid_questions(opts.table_key(game))
     if not hybrids:
         return 0
-    total = opts.criterion == "total"
+    total = opts.criterion == Criterion.TOTAL
     turn = plan.turn + 1
     m = MMAX if plan.k is None else plan.k - turn + 1
     cands = game.candidates(req.turns())
@@ -110,7 +109,7 @@ def result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, chain: 
         "nodes": nodes,
         "seconds": round(seconds, 3),
         "candidates": plan.n,
-        "movers": plan.k if req.criterion == "kmovers" else None,
+        "movers": plan.k if req.criterion == Criterion.KMOVERS else None,
         "chain": chain,
     }
 
@@ -164,7 +163,7 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
     chain: dict[str, int | None] = {}
     if job.result:
         chain = dict(orjson.loads(job.result).get("chain", {}))
-    if req.criterion == "kmovers" and plan.k is not None:
+    if req.criterion == Criterion.KMOVERS and plan.k is not None:
         chain[str(plan.k)] = outcome.value
     unit_nodes = sum(int(u.nodes) for u in units)
     nk = next_phase(req, plan, outcome)

@@ -104,14 +104,15 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
               split_min: int = SPLIT_MIN, max_units: int = MAX_UNITS) -> tuple[Plan, list[UnitSpec]]:
     """The plan and units of one phase (``k`` its depth limit) of ``req``.
 
-    ``searcher`` must be set up for the phase's question; small parts are solved with it.  One unit
+    ``searcher`` is one of the job's game, asked the phase's question (``req.options(k)``) call by call, so
+    that whatever it is shared with keeps its own; small parts are solved with it.  One unit
     per response of each first guess; then the biggest responses (at least ``split_min``
     candidates, on exactly searched turns) become one unit per second guess, biggest first, as
     long as the plan stays within ``max_units`` units.  A position with more first guesses than
     ``max_units`` (deep in a game, where little symmetry is left) is one root unit.
     """
     game = searcher.game
-    opts = searcher.options
+    opts = req.options(k)
     history = req.turns()
     turn = len(history) + 1
     cands = game.candidates(history)
@@ -124,16 +125,16 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         return opts.mde is None or t <= opts.mde
 
     if n <= searcher.n_valid or not exact_turn(turn) or (m is not None and m <= 2):
-        lb = searcher.lower_bound(n, turn, k)
+        lb = searcher.lower_bound(n, turn, k, options=opts)
         unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
         return Plan(k, turn, n, "root"), [unit]
 
-    order_g1 = searcher.guess_order(history, cands, turn, k)
+    order_g1 = searcher.guess_order(history, cands, turn, k, options=opts)
     if len(order_g1) > max_units:
         # Deep in a game few symmetries are left, so thousands of first guesses would each make units
         # (a Bulls-and-Cows position after two turns: 4000 units, each a few milliseconds of search
         # and a database round trip, where the whole search takes seconds).  One unit does it all.
-        lb = searcher.lower_bound(n, turn, k)
+        lb = searcher.lower_bound(n, turn, k, options=opts)
         unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
         return Plan(k, turn, n, "root"), [unit]
     a = searcher.arrays
@@ -159,12 +160,12 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
             q_turns = [*history, Turn(g1, r)]
             q_cands = order[int(starts[r]):int(starts[r + 1])]
             if size <= small:
-                v = searcher.solve(q_turns, cands=q_cands).value
+                v = searcher.solve(q_turns, cands=q_cands, options=opts).value
                 small_values[str(r)] = v
                 fixed = None if (fixed is None or v is None) else fixed + v
                 continue
             parts[str(r)] = size
-            q_lb = searcher.lower_bound(size, turn + 1, k)
+            q_lb = searcher.lower_bound(size, turn + 1, k, options=opts)
             q_off = game_value(0, size, turn + 1, opts.criterion)
             if size >= split_min and exact_turn(turn + 1):
                 splittable.append((-size, len(per_g1), len(g1_units), q_turns, q_cands))
@@ -181,7 +182,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
             continue
         part = per_g1[gi][pi]
         q_off = game_value(0, part.size, turn + 1, opts.criterion)
-        guesses = searcher.guess_order(q_turns, q_cands, turn + 1, k)
+        guesses = searcher.guess_order(q_turns, q_cands, turn + 1, k, options=opts)
         if total - 1 + len(guesses) > max_units:
             continue
         total += len(guesses) - 1

@@ -34,7 +34,7 @@ from solver.game import Game, Turn
 from solver.search import Searcher
 from solver.table import Entry
 from solver.tree import to_compact
-from solver.vocabulary import criterion_of
+from solver.vocabulary import Criterion, criterion_of
 
 _DBS: dict[tuple[str, int], Database] = {}
 _SEARCHERS: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
@@ -110,8 +110,8 @@ def warm_process() -> None:
     from solver.search import SolveOptions
 
     game = Game(2, 3, repetition=True)
-    Searcher(game, SolveOptions("total")).solve()
-    Searcher(game, SolveOptions("kmovers", max_guesses=4)).solve()
+    Searcher(game, SolveOptions(Criterion.TOTAL)).solve()
+    Searcher(game, SolveOptions(Criterion.KMOVERS, max_guesses=4)).solve()
 
 
 def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
