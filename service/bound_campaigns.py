@@ -272,7 +272,7 @@ def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
     rep = next((g for g in reps if relabelling_onto(game, [g], [first]) is not None), None)
     if rep is None:
         raise CampaignError(f"the progress file has no first guess that is {game.format_code(first)} relabelled")
-    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+    lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
     depths = solved_depths(tree)
     arrays = game.search_arrays()
     order, starts = kernels.split(*arrays.kernel_args(), first, np.arange(game.size, dtype=np.int32),

@@ -326,7 +326,7 @@ def record_of(game: Game, depth: int, target: int | None, path: str, command: st
     """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
     finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
     return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
-            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+            "size_only": int(lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX][game.size]),
             "work": summary["work"], "seconds": summary["seconds"],
             "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
             "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}

@@ -295,7 +295,7 @@ class Sweeper:
         n = int(cands.shape[0])
         turn = len(turns) + 1
         offset = n * len(turns)
-        lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+        lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
         ranked: list[tuple[int, int, dict[int, int]]] = []
         fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)
         known = self.upper.get(key)  # a guess an earlier, cut sweep evaluated in full: the bar to beat
