@@ -42,6 +42,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.rollout import RolloutPlan
 from solver.search import Searcher, SolveOptions, optimal_tree
+from solver.vocabulary import Criterion
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
@@ -159,11 +160,12 @@ def build_trees(specs: Iterable[str] | None = None, *, path: str = ATLAS_FILE, f
             continue
         game = Game.from_spec(spec)
         values = entry["values"]
-        searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+        searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
         worst = int(values["worst_case"]["value"])
         for strategy, options, expect in (
-                ("optimal-total", SolveOptions("total"), ("total", values["total"]["value"])),
-                ("optimal-kmovers", SolveOptions("kmovers", worst), ("movers", values["worst_case_movers"]["value"]))):
+                ("optimal-total", SolveOptions(Criterion.TOTAL), ("total", values["total"]["value"])),
+                ("optimal-kmovers", SolveOptions(Criterion.KMOVERS, worst),
+                 ("movers", values["worst_case_movers"]["value"]))):
             started = time.perf_counter()
             tree = optimal_tree(game, options, searcher=searcher)
             stats = tree.stats()
@@ -205,7 +207,7 @@ def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[st
     """One game's entry, computed in this process with one searcher for every question of the game
     (its tables are kept per question).  Runs in a worker process of :func:`run`."""
     game = Game.from_spec(spec)
-    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
     sources = _warm_from_campaigns(game, searcher)
     witness = _witness(game)
     if witness is not None:

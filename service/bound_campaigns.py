@@ -70,6 +70,7 @@ from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to
 from solver.symmetry import relabelling_onto
 from solver.table import MMAX
 from solver.tree import solved_depths
+from solver.vocabulary import Criterion
 
 FLUSH_SECONDS = 10.0
 """A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
@@ -271,7 +272,7 @@ def gaps(game: Game, doc: dict[str, Any], tree: Any) -> dict[str, Any]:
     rep = next((g for g in reps if relabelling_onto(game, [g], [first]) is not None), None)
     if rep is None:
         raise CampaignError(f"the progress file has no first guess that is {game.format_code(first)} relabelled")
-    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+    lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
     depths = solved_depths(tree)
     arrays = game.search_arrays()
     order, starts = kernels.split(*arrays.kernel_args(), first, np.arange(game.size, dtype=np.int32),
@@ -307,7 +308,7 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
 
     :raises CampaignError: a response on the path that the tree does not follow.
     """
-    searcher = Searcher(game, SolveOptions("total"))  # one for every set's bound
+    searcher = Searcher(game, SolveOptions(Criterion.TOTAL))  # one for every set's bound
     depths = solved_depths(tree)
     node, turns = tree.root, []
     for r in path:

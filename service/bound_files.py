@@ -34,6 +34,7 @@ from solver.game import Game
 from solver.lowerbound import LEAVES, root_classes
 from solver.partledger import EXACT_PLIES
 from solver.table import MMAX
+from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
 
@@ -233,7 +234,7 @@ def standing(game: Game, doc: dict[str, Any]) -> int:
     when the last unit ends; a run stopped after hours still narrows the bracket."""
 
 
-    lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+    lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
     bounds = ledger_bounds(game, doc)
     arrays = game.search_arrays()
     cands = np.arange(game.size, dtype=np.int32)

@@ -26,6 +26,7 @@ from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Response, Turn
 from solver.heuristics import partition
 from solver.search import SolveOptions
+from solver.vocabulary import Criterion
 
 
 class GameFinishedError(SolverError):
@@ -62,7 +63,7 @@ class GuessValue:
 class Optimal:
     """What optimal play knows of the position and the guess: each value, or None and a ``note`` saying why."""
 
-    criterion: str
+    criterion: Criterion
     max_guesses: int | None
     position: PositionValue | None
     guess: GuessValue | None
@@ -157,7 +158,7 @@ def explain(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Cand
 
 
 def _average(options: SolveOptions, value: int | None, n: int) -> float | None:
-    return value / n if options.criterion == "total" and value is not None else None
+    return value / n if options.criterion is Criterion.TOTAL and value is not None else None
 
 
 def _cut(answer: Answer, budget_ms: int) -> str:

@@ -77,7 +77,7 @@ class QuestionIndex:
         k1, k2 = set_key(game, cands)
         lo = int(np.searchsorted(self.k1, np.uint64(k1), side="left"))
         hi = int(np.searchsorted(self.k1, np.uint64(k1), side="right"))
-        crit = Criterion(self.key.criterion).code
+        crit = self.key.criterion.code
         best: Known | None = None
         for row in range(lo, hi):
             if int(self.k2[row]) != k2:
@@ -169,7 +169,8 @@ class Knowledge:
                 if os.path.exists(manifest):
                     with open(manifest, encoding="utf-8") as fh:
                         for q in json.load(fh)["questions"]:
-                            key = TableKey(q["game"], q["criterion"], q["max_guesses"], None, False, False)
+                            key = TableKey(q["game"], Criterion.parse(q["criterion"]), q["max_guesses"], None,
+                                           False, False)
                             with np.load(os.path.join(self.folder, q["file"])) as data:
                                 small = data["small"].astype(np.int64)
                                 info = np.zeros((small.shape[0], 6), dtype=np.int64)

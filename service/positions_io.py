@@ -24,7 +24,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.search import INF, Searcher, SolveOptions, lower_bound_tables
 from solver.table import MMAX, Entry, TableKey
-from solver.vocabulary import CRITERIA, Criterion
+from solver.vocabulary import Criterion
 
 FIELDS = {"game", "criterion", "max_guesses", "mde", "heuristic", "from_set_only", "bitset", "m", "turn",
           "exact", "value", "best_guess", "cost"}
@@ -78,8 +78,10 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
         game = games[spec]
     except SolverError as exc:
         raise InvalidImportError(str(exc)) from None
-    if obj["criterion"] not in CRITERIA:
-        raise InvalidImportError(f"unknown criterion {obj['criterion']!r}")
+    try:
+        criterion = Criterion.parse(obj["criterion"])
+    except ValueError:
+        raise InvalidImportError(f"unknown criterion {obj['criterion']!r}") from None
     ints = ("m", "turn", "cost")
     if any(not isinstance(obj[k], int) or isinstance(obj[k], bool) or obj[k] < 0 for k in ints):
         raise InvalidImportError(f"{', '.join(ints)} must be non-negative integers")
@@ -95,7 +97,7 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
     if obj["m"] != expected_m:
         raise InvalidImportError(f"m {obj['m']} does not match max_guesses {k} at turn {obj['turn']} "
                                  f"(guesses left: {expected_m})")
-    if obj["criterion"] == "kmovers" and k is None:
+    if criterion is Criterion.KMOVERS and k is None:
         raise InvalidImportError("a kmovers entry needs max_guesses")
     if obj["heuristic"] != (obj["mde"] is not None and not obj["from_set_only"]):
         raise InvalidImportError("heuristic must be true exactly when mde is set and from_set_only is false")
@@ -113,13 +115,13 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
     if value is not None:
         if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidImportError("value must be an integer or null")
-        crit = Criterion(obj["criterion"]).code
-        bound = int(_bounds(game)[0, crit, obj["m"], len(codes)])
-        ceiling = len(codes) if crit == 1 else len(codes) * obj["m"] if obj["m"] < MMAX else len(codes) ** 2
+        bound = int(_bounds(game)[0, criterion.code, obj["m"], len(codes)])
+        ceiling = (len(codes) if criterion is Criterion.KMOVERS
+                   else len(codes) * obj["m"] if obj["m"] < MMAX else len(codes) ** 2)
         if not bound <= value <= ceiling:
             raise InvalidImportError(f"value {value} is outside the provable range [{bound}, {ceiling}] of a "
                                      f"set of {len(codes)} codes with {obj['m']} guesses left")
-    key = TableKey(game.spec, obj["criterion"], obj["max_guesses"], obj["mde"], obj["heuristic"],
+    key = TableKey(game.spec, criterion, obj["max_guesses"], obj["mde"], obj["heuristic"],
                    obj["from_set_only"])
     return Entry(key, codes, obj["m"], obj["turn"], obj["exact"], value, best, obj["cost"])
 

@@ -19,7 +19,7 @@ import numpy as np
 from solver import kernels
 from solver.game import Code, Game, Turn
 from solver.search import InvalidSearchError, RootProgress, Searcher, SolveOptions
-from solver.vocabulary import game_value
+from solver.vocabulary import Criterion, game_value
 
 CHECK_PROGRESS_EVERY_S = 60.0
 """How often a part being searched writes how far it has come (a stopped run loses at most this much)."""
@@ -58,7 +58,7 @@ def candidates_only_parts(game: Game, first: Code, known: Callable[[], dict[str,
     Why part by part, progress inside a part and shares: the biggest parts of Super Mastermind take hours,
     longer than a run may last, a run that is stopped must keep what it proved, and one part left should still
     keep every core busy."""
-    options = SolveOptions("total", from_set_only=True)
+    options = SolveOptions(Criterion.TOTAL, from_set_only=True)
     searcher = Searcher(game, options, table_capacity=1 << 22)
     a = searcher.arrays
     order, starts = kernels.split(*a.kernel_args(), first, game.candidates(()), game.n_responses)
@@ -136,7 +136,7 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
             return
         last = now
         keep_progress(key, {"search": state.to_json(), "seconds": round(before + now - started, 1)})
-        best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, "total"))
+        best = "none yet" if state.best_value is None else str(game_value(state.best_value, size, 2, Criterion.TOTAL))
         log(f"{where}, {size} candidates: guess {state.done} of {state.guesses} ({state.parts} parts of it "
             f"searched), best so far {best}, {before + now - started:.0f} s")
 
@@ -169,5 +169,5 @@ def _search_part(searcher: Any, first: Code, r: int, cands: Any, share: tuple[in
     seconds = sum(float(kept[share_key(name, (j, shares))]["seconds"]) for j in range(shares))
     if state_of(kept.get(name)) is not None:
         seconds += float(kept[name].get("seconds", 0.0))  # the whole search the shares went on from
-    return {"candidates": size, "value": game_value(value, size, 2, "total"), "seconds": round(seconds, 1),
+    return {"candidates": size, "value": game_value(value, size, 2, Criterion.TOTAL), "seconds": round(seconds, 1),
             "shares": shares, **guessed(guess)}

@@ -38,7 +38,7 @@ from solver.game import Code, Game, Turn
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
 from solver.search import RootProgress
 from solver.tree import Tree, from_compact
-from solver.vocabulary import game_value
+from solver.vocabulary import Criterion, game_value
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -104,7 +104,7 @@ class Records(GameRegistry):
 
     def campaign_bound(self, record: dict[str, Any]) -> dict[str, Any]:
         """A campaign's bound states its question, as every records bound does."""
-        return {"criterion": "total", "max_guesses": None, **record}
+        return {"criterion": Criterion.TOTAL, "max_guesses": None, **record}
 
     tree_key = "best_known"
     tree_source = "records"
@@ -152,7 +152,7 @@ def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: s
     refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
     target or more, or the full bound when that is below it.  Returns the bound's record."""
     got = RECORDS.prove_lower_bound(spec, depth, target=target, path=path)
-    record = {"value": got.value, "criterion": "total", "max_guesses": None, "depth": depth,
+    record = {"value": got.value, "criterion": Criterion.TOTAL, "max_guesses": None, "depth": depth,
               **({} if target is None else {"target": target}),
               "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
               "command": f"bullscows records bound -g {spec} --depth {depth}"
@@ -439,7 +439,7 @@ def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
             state = RootProgress.from_json(kept["search"])
         except (ValueError, TypeError, KeyError):
             continue  # unreadable: the check itself says so and starts that part over
-        value = None if state.best_value is None else game_value(state.best_value, sizes[name], 2, "total")
+        value = None if state.best_value is None else game_value(state.best_value, sizes[name], 2, Criterion.TOTAL)
         if value is not None:
             best[name] = min(value, best.get(name, value))
         under_way.append({"part": name, "share": share or None, "candidates": sizes[name], "done": state.done,

@@ -31,6 +31,7 @@ from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper
 from solver.table import MMAX
+from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
 
@@ -84,7 +85,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
         raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
     tree = stored.tree
     started = time.perf_counter()
-    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
     sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
                                                  searcher=searcher, log=log)
     chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
@@ -119,7 +120,7 @@ def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, 
     with exclusive(os.path.join(folder, "manifest.json")):
         manifest = read_manifest(folder)
         manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
-            "game": spec, "strategy": BEST_KNOWN, "criterion": "total", "max_guesses": None, "mde": None,
+            "game": spec, "strategy": BEST_KNOWN, "criterion": Criterion.TOTAL, "max_guesses": None, "mde": None,
             "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
         write_manifest(manifest, folder)
     return name
@@ -236,7 +237,7 @@ class GameRegistry:
 
         :raises ValueError: the record bounds another question than the optimal total without a depth limit (the
             only one either file keeps a bound of)."""
-        if record.get("criterion", "total") != "total" or record.get("max_guesses") is not None:
+        if record.get("criterion", Criterion.TOTAL) != Criterion.TOTAL or record.get("max_guesses") is not None:
             raise ValueError(f"{spec}: a bound of {record.get('criterion')} within {record.get('max_guesses')} "
                              "guesses is not a bound of the optimal total")
         path = path or self.file
@@ -325,7 +326,7 @@ def record_of(game: Game, depth: int, target: int | None, path: str, command: st
     """A campaign's lower-bound record (value, plan, cost, the campaign and the command that continues it): a
     finished one's, or an unfinished one's, marked so (its bound is what its parts prove so far)."""
     return {"value": summary["value"], "depth": depth, **({} if target is None else {"target": target}),
-            "size_only": int(lower_bound_tables(game, game.size)[0, 0, MMAX][game.size]),
+            "size_only": int(lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX][game.size]),
             "work": summary["work"], "seconds": summary["seconds"],
             "campaign": {"units": summary["units"], "progress": path, **({} if finished else {"finished": False})},
             "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}

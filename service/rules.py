@@ -11,6 +11,7 @@ from service import atlas
 from service.config import Settings
 from solver.errors import SolverError
 from solver.game import Game
+from solver.vocabulary import Criterion
 
 
 class MaxGuessesNeededError(SolverError):
@@ -42,12 +43,12 @@ def smallest_worst_case(game: Game) -> int | None:
     return int(entry["values"]["worst_case"]["value"])
 
 
-def max_guesses_of(game: Game, criterion: str | None, asked: int | None) -> int | None:
+def max_guesses_of(game: Game, criterion: Criterion | None, asked: int | None) -> int | None:
     """The depth limit a question is answered under, the same for every route (next-move, solve, jobs,
     strategies): the one asked for; for k-movers without one, the game's proven smallest worst case (the
     k of the shipped k-movers trees), else :class:`MaxGuessesNeededError`; for a total without one, none.
     ``criterion`` None is a one-step strategy, which takes no limit (None whatever was asked)."""
-    if criterion is None or asked is not None or criterion != "kmovers":
+    if criterion is None or asked is not None or criterion is not Criterion.KMOVERS:
         return None if criterion is None else asked
     known = smallest_worst_case(game)
     if known is None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from solver.game import Game
 from solver.tree import Tree, TreeStats, from_compact, to_compact
+from solver.vocabulary import Criterion
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
 
@@ -27,15 +28,15 @@ TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tre
 # come from a campaign's table (`bullscows campaign`, then `trees build --url`): from scratch they
 # are the campaign itself, hours of search.
 SPECS: list[dict[str, Any]] = [
-    {"game": "mastermind", "strategy": "optimal-total", "criterion": "total", "max_guesses": None,
+    {"game": "mastermind", "strategy": "optimal-total", "criterion": Criterion.TOTAL, "max_guesses": None,
      "mde": None, "from_set_only": False, "exact": True},
-    {"game": "mastermind", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 5,
+    {"game": "mastermind", "strategy": "optimal-kmovers", "criterion": Criterion.KMOVERS, "max_guesses": 5,
      "mde": None, "from_set_only": False, "exact": True},
     # proven without a depth limit (`bullscows campaign --unlimited`): exact for every limit from 7 up
-    {"game": "bulls-cows", "strategy": "optimal-total", "criterion": "total", "max_guesses": None,
+    {"game": "bulls-cows", "strategy": "optimal-total", "criterion": Criterion.TOTAL, "max_guesses": None,
      "mde": None, "from_set_only": False, "exact": True},
     # fewest 7-movers (every other secret within 6); positions with none are not chained further
-    {"game": "bulls-cows", "strategy": "optimal-kmovers", "criterion": "kmovers", "max_guesses": 7,
+    {"game": "bulls-cows", "strategy": "optimal-kmovers", "criterion": Criterion.KMOVERS, "max_guesses": 7,
      "depth_count": 7, "mde": None, "from_set_only": False, "exact": True},
 ]
 
@@ -57,7 +58,7 @@ class StoredTree:
         built = self.meta["max_guesses"]
         if built == max_guesses:
             return True
-        return (self.meta["criterion"] == "total" and built is None and max_guesses is not None
+        return (self.meta["criterion"] is Criterion.TOTAL and built is None and max_guesses is not None
                 and max_guesses >= int(self.meta["worst_case"]))
 
 
@@ -68,12 +69,15 @@ def campaign_games() -> set[str]:
 
 
 def read_manifest(folder: str = TREE_DIR) -> dict[tuple[str, str], dict[str, Any]]:
-    """The shipped trees' descriptions by (game spec, strategy), without loading any tree."""
+    """The shipped trees' descriptions by (game spec, strategy), without loading any tree; each criterion is
+    parsed here, where it is read, into its :class:`~solver.vocabulary.Criterion`."""
     path = os.path.join(folder, "manifest.json")
     if not os.path.exists(path):
         return {}
     with open(path, encoding="utf-8") as fh:
-        return {(Game.from_spec(meta["game"]).spec, meta["strategy"]): meta for meta in json.load(fh)["trees"]}
+        metas = json.load(fh)["trees"]
+    return {(Game.from_spec(m["game"]).spec, m["strategy"]): {**m, "criterion": Criterion.parse(m["criterion"])}
+            for m in metas}
 
 
 def ship_tree(tree: Tree, stats: TreeStats, name: str, folder: str, meta: dict[str, Any]) -> dict[str, Any]:

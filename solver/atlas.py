@@ -33,6 +33,7 @@ from solver.hybrid import hybrid_chooser
 from solver.question import SolveOptions, SolveResult
 from solver.search import Searcher
 from solver.tree import Tree, build_tree, strategy_chooser
+from solver.vocabulary import Criterion
 
 ATLAS_MAX_CODES = 8192
 """The largest game of the atlas, in codes."""
@@ -134,7 +135,7 @@ def hybrid_tree(game: Game, strategy: str, exact_at_most: int, searcher: Any = N
     game's optimal total (a new one when None), whose table is shared by all the small positions.
     ``max_guesses``: the small positions keep to that many guesses where they can
     (:func:`solver.hybrid.hybrid_chooser`)."""
-    s = searcher if searcher is not None else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    s = searcher if searcher is not None else Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
     limit = "" if max_guesses is None else f" within {max_guesses}"
     return build_tree(game, hybrid_chooser(game, strategy, exact_at_most, s, max_guesses), arrays=s.arrays,
                       strategy=f"{strategy}+exact<={exact_at_most}{limit}")
@@ -226,7 +227,7 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
     # T: no depth limit.  Any strategy needs one guess for one secret and at least two for the others.
     if "total" not in out:
         started = time.perf_counter()
-        res = run(SolveOptions("total"))
+        res = run(SolveOptions(Criterion.TOTAL))
         if res is not None and res.value is not None:
             out["total"] = Value(res.value, res.value, res.nodes, res.seconds)
         else:
@@ -248,7 +249,8 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
                 break
             # Past W, only whether T_k reaches T matters: the search may prune at T + 1.
             bounded = worst is not None and total.exact and total.value is not None
-            res = run(SolveOptions("total", k, upper_bound=total.value + 1 if bounded and total.value else None))
+            beta = total.value + 1 if bounded and total.value else None
+            res = run(SolveOptions(Criterion.TOTAL, k, upper_bound=beta))
             if res is None:
                 break  # cut at k: every smaller k was settled
             nodes, seconds = nodes + res.nodes, seconds + res.seconds
@@ -276,7 +278,7 @@ def solve_game(game: Game, search: SearchFn, budget_s: float, known: dict[str, V
     if "worst_case_movers" not in out:
         w = out["worst_case"]
         if w.exact and w.value is not None:
-            res = run(SolveOptions("kmovers", w.value))
+            res = run(SolveOptions(Criterion.KMOVERS, w.value))
             if res is not None and res.value is not None:
                 out["worst_case_movers"] = Value(res.value, res.value, res.nodes, res.seconds)
             else:

@@ -15,6 +15,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.question import InvalidSearchError
 from solver.table import MMAX
+from solver.vocabulary import CRITERIA, Criterion
 
 
 def valid_responses(game: Game) -> list[int]:
@@ -52,7 +53,7 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
 
 @functools.lru_cache(maxsize=16)
 def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
-    out = np.full((2, 2, MMAX + 1, size + 1), tk.INF, dtype=np.int64)
+    out = np.full((2, len(CRITERIA), MMAX + 1, size + 1), tk.INF, dtype=np.int64)
     s = np.arange(size + 1, dtype=np.int64)
     for kind in (0, 1):
         level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
@@ -71,9 +72,9 @@ def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
                 remaining -= take
                 if not remaining.any():
                     break
-            out[kind, 0, m] = np.where(feasible, cost, tk.INF)
+            out[kind, Criterion.TOTAL.code, m] = np.where(feasible, cost, tk.INF)
             before = cum[m - 1] if m >= 1 else 0
-            out[kind, 1, m] = np.where(feasible, np.maximum(s - before, 0), tk.INF)
+            out[kind, Criterion.KMOVERS.code, m] = np.where(feasible, np.maximum(s - before, 0), tk.INF)
     out.flags.writeable = False
     return out
 
@@ -97,7 +98,8 @@ def branching_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
 def _branching(b_max: int, size: int) -> npt.NDArray[np.int64]:
     out = np.full((2, b_max + 1, size + 1), tk.INF, dtype=np.int64)
     for b in range(1, b_max + 1):
-        out[:, b] = _tables.__wrapped__(b, size)[:, 0, MMAX]  # not through its cache: 26 tables it needs no more
+        # not through its cache: 26 tables it needs no more
+        out[:, b] = _tables.__wrapped__(b, size)[:, Criterion.TOTAL.code, MMAX]
     # One part at a time is a chain, one secret found per guess, as long as it takes: the tables stop at MMAX
     # levels (their "no limit"), which only this row reaches (two parts pass any size by then).
     s = np.arange(size + 1, dtype=np.int64)

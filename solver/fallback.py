@@ -9,7 +9,7 @@ from solver.heuristics import get_strategy
 from solver.vocabulary import Criterion
 
 
-def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: str,
+def fallback_move(game: Game, cands: CandidateSet, history: History, criterion: Criterion,
                   why: str | None = None, budget_s: float | None = None,
                   work_s: float | None = None) -> tuple[Code, str]:
     """(guess, note) of the criterion's heuristic, standing in for an optimal answer; ``why`` says

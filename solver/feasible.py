@@ -36,6 +36,7 @@ from solver import feasiblekernels as fk
 from solver.errors import GameTooLargeError
 from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.tree import Chooser
+from solver.vocabulary import Criterion
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class Feasibility:
         if self._exact is None:
             from solver.search import Searcher, SolveOptions
 
-            self._exact = Searcher(self.game, SolveOptions("total"))
+            self._exact = Searcher(self.game, SolveOptions(Criterion.TOTAL))
         return self._exact
 
     def _witness(self, cands: CandidateSet, left: int, tries: int, history: list[Turn]

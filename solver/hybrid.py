@@ -20,6 +20,7 @@ from solver.game import CandidateSet, Game, Turn
 from solver.heuristics import get_strategy
 from solver.question import SolveOptions
 from solver.tree import strategy_chooser
+from solver.vocabulary import Criterion
 
 
 def ranked_guesses(game: Game, cands: CandidateSet, path: list[Turn], pool: npt.NDArray[np.int32],
@@ -74,7 +75,7 @@ def hybrid_chooser(game: Game, strategy: str, exact_at_most: int, searcher: Any,
         raise ValueError("keep_width keeps the hybrid to max_guesses: give both")
     heuristic = strategy_chooser(game, get_strategy(strategy), searcher.arrays)
     exact = searcher.chooser()
-    within = None if max_guesses is None else searcher.chooser(options=SolveOptions("total", max_guesses))
+    within = None if max_guesses is None else searcher.chooser(options=SolveOptions(Criterion.TOTAL, max_guesses))
     a: GameArrays = searcher.arrays
 
     def keeps(cands: Any, turns: list[Any], guess: int) -> bool:

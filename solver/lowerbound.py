@@ -86,6 +86,7 @@ from solver.search import Searcher
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, zobrist
 from solver.ttkernels import set_keys
+from solver.vocabulary import Criterion
 
 __all__ = ["LEAVES", "PartBound", "RootBound", "root_classes", "root_lower_bound"]
 
@@ -144,9 +145,9 @@ def root_classes(game: Game, history: History = (), *, searcher: Searcher | None
     """The root's guesses that :func:`root_lower_bound` refines: one per class, those that split the
     candidates, in the order it refines them (best one-ply bound first).  ``searcher``: one of the game's to
     reuse (making one costs more than the call on a small set)."""
-    searcher = searcher or Searcher(game, SolveOptions("total"))
+    searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL))
     ktable, n_resp, win = compact_responses(game, searcher.arrays.table)
-    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, 0, MMAX])
+    lb0 = np.ascontiguousarray(lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX])
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
     pool0 = np.ascontiguousarray(searcher.pools(history)[0], dtype=np.int32)
     bound = np.empty(pool0.shape[0], dtype=np.int64)
@@ -196,12 +197,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     if depth < 1:
         raise ValueError("depth must be at least 1")
     t0 = time.perf_counter()
-    searcher = searcher or Searcher(game, SolveOptions("total"))
+    searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL))
     arrays = searcher.arrays
     ktable, n_resp, win = compact_responses(game, arrays.table)
     tables = lower_bound_tables(game, game.size)
-    lb0 = _readonly(tables[0, 0, MMAX])
-    lb1 = _readonly(tables[1, 0, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
+    lb0 = _readonly(tables[0, Criterion.TOTAL.code, MMAX])
+    lb1 = _readonly(tables[1, Criterion.TOTAL.code, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
     if branching:
         by_b = branching_tables(game, game.size)
         lbb, lbb1 = _readonly(by_b[0]), _readonly(by_b[1])

@@ -21,6 +21,7 @@ from solver.question import SolveOptions
 from solver.search import Searcher
 from solver.sweep import Sweeper, SweepProgress
 from solver.tree import Node, Tree, build_tree
+from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
 
@@ -147,7 +148,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
     s = searcher
     game: Game = tree.game
     report = PolishReport()
-    limited = SolveOptions("total", max_guesses)
+    limited = SolveOptions(Criterion.TOTAL, max_guesses)
     a = s.arrays
 
     def gain(turn: int, size: int, cost: int, new_cost: int) -> None:
@@ -235,7 +236,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
                 progress = sweep.progress(path, cands=cands)
         else:
             res = s.solve_within(path, budget_s, cands=cands,
-                                 options=SolveOptions("total", max_guesses, upper_bound=bound))
+                                 options=SolveOptions(Criterion.TOTAL, max_guesses, upper_bound=bound))
             found = res.exact and res.possible and res.value is not None  # below the bound, if there is one
             cut = res.cut
         took = time.perf_counter() - started

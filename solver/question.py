@@ -13,7 +13,7 @@ from solver import ttkernels as tk
 from solver.errors import SolverError
 from solver.game import Code, Game, History
 from solver.table import MMAX, TableKey
-from solver.vocabulary import CRITERIA
+from solver.vocabulary import CRITERION_NAMES, Criterion
 
 INF: int = int(tk.INF)
 """The kernel's "no strategy fits" value (:data:`solver.ttkernels.INF`) as a Python int: the one every Python-side
@@ -36,8 +36,8 @@ class InvalidSearchError(SolverError):
 class SolveOptions:
     """What to compute about a position."""
 
-    criterion: str = "total"
-    """``total`` or ``kmovers``."""
+    criterion: Criterion = Criterion.TOTAL
+    """``total`` or ``kmovers`` (a name given as a string is parsed into its member)."""
     max_guesses: int | None = None
     """Depth limit of the whole game (required for kmovers: it is the k)."""
     depth_count: int | None = None
@@ -51,13 +51,19 @@ class SolveOptions:
     node_limit: int = 0
     """Abort after this many nodes (0 = no limit); the result is then not exact."""
 
+    def __post_init__(self) -> None:
+        """Hold a criterion given by its name as its member.  An unknown name is kept as given: the question is
+        a value, built before it is checked, and :meth:`validate` reports it as an invalid search."""
+        if not isinstance(self.criterion, Criterion) and self.criterion in CRITERION_NAMES:
+            object.__setattr__(self, "criterion", Criterion(self.criterion))
+
     def validate(self, game: Game, turn: int) -> None:
         """:raises InvalidSearchError: inconsistent parameters."""
-        if self.criterion not in CRITERIA:
+        if not isinstance(self.criterion, Criterion):
             raise InvalidSearchError(
-                f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERIA)}"
+                f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERION_NAMES)}"
             )
-        if self.criterion == "kmovers" and self.max_guesses is None:
+        if self.criterion is Criterion.KMOVERS and self.max_guesses is None:
             raise InvalidSearchError("the kmovers criterion needs max_guesses (the k of k-movers)")
         if self.max_guesses is not None and not 1 <= self.max_guesses < MMAX:
             raise InvalidSearchError(f"max_guesses must be between 1 and {MMAX - 1}, got {self.max_guesses}")
@@ -66,7 +72,7 @@ class SolveOptions:
                 f"max_guesses {self.max_guesses} is already used up: the next guess is number {turn}"
             )
         if self.depth_count is not None:
-            if self.criterion != "kmovers":
+            if self.criterion is not Criterion.KMOVERS:
                 raise InvalidSearchError("depth_count applies to the kmovers criterion only")
             assert self.max_guesses is not None
             if not turn <= self.depth_count <= self.max_guesses:
@@ -165,7 +171,7 @@ def finished_result(game: Game, history: History, options: SolveOptions) -> Solv
     options.validate(game, t)
     chain: dict[int, int | None] = {}
     movers: int | None = None
-    if options.criterion == "total":
+    if options.criterion is Criterion.TOTAL:
         value = t
     else:
         assert options.max_guesses is not None

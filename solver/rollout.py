@@ -28,6 +28,7 @@ from solver.hybrid import hybrid_chooser, ranked_guesses
 from solver.polish import polish, subtree_cost
 from solver.search import Searcher, SolveOptions
 from solver.tree import Chooser, Node, Tree, build_tree
+from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
 
@@ -306,7 +307,8 @@ def plan_chooser(game: Game, plan: RolloutPlan, searcher: object = None,
 
         return choose
 
-    s = searcher if isinstance(searcher, Searcher) else Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    s = (searcher if isinstance(searcher, Searcher)
+         else Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22))
     base = playing(hybrid_chooser(game, plan.strategy, plan.exact_at_most, s, plan.max_guesses, plan.keep_width))
     choose = rollout_chooser(game, base, width=plan.width, levels=plan.levels, min_size=plan.min_size,
                              from_turn=plan.from_turn, pool_of=lambda path: s.pools(path)[0], arrays=s.arrays,
@@ -343,7 +345,7 @@ def branch_tree(game: Game, plan: RolloutPlan, first: Code, response: int, log: 
     of its own, so that a unit gives the same subtree whichever process runs it and whatever ran before.  With
     the plan's ``polish``, the subtree is then polished with that searcher (its tables warm from the rollout);
     the polish's searches are cut by time, so only the rollout's part of a polished unit is repeatable."""
-    searcher = Searcher(game, SolveOptions("total"), table_capacity=1 << 22)
+    searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
     choose, arrays = plan_chooser(game, plan, searcher, log=log)
     tree = build_tree(game, choose, [Turn(first, response)], arrays=arrays, strategy=plan.name())
     if plan.polish is not None:

@@ -32,6 +32,7 @@ from solver import kernels
 from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.question import INF, SolveOptions
 from solver.search import Searcher
+from solver.vocabulary import Criterion
 
 KERNEL_AT_MOST = 60
 """Sets of at most this many candidates go to the exact search at once (a fraction of a second in 6×7)."""
@@ -138,7 +139,7 @@ class Sweeper:
         self.max_guesses = max_guesses
         self.kernel_at_most = kernel_at_most
         self.depth = depth
-        self.searcher = searcher or Searcher(game, SolveOptions("total", max_guesses), table_capacity=1 << 22)
+        self.searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL, max_guesses), table_capacity=1 << 22)
         self.log = log
         self.exact: dict[tuple[int, bytes], tuple[int, int]] = {}
         """(turn, candidate set) -> (turn-independent value, best guess), for sets bigger than
@@ -273,7 +274,7 @@ class Sweeper:
         left = self._deadline - time.perf_counter()
         if left <= 0:
             raise OutOfTime
-        options = SolveOptions("total", self.max_guesses, upper_bound=beta + offset if beta <= INF else None)
+        options = SolveOptions(Criterion.TOTAL, self.max_guesses, upper_bound=beta + offset if beta <= INF else None)
         if left == float("inf"):
             res = self.searcher.solve(turns, cands=cands, options=options)
         else:
@@ -294,7 +295,7 @@ class Sweeper:
         n = int(cands.shape[0])
         turn = len(turns) + 1
         offset = n * len(turns)
-        lb0 = lower_bound_tables(game, game.size)[0, 0, MMAX]
+        lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
         ranked: list[tuple[int, int, dict[int, int]]] = []
         fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)
         known = self.upper.get(key)  # a guess an earlier, cut sweep evaluated in full: the bar to beat
@@ -395,7 +396,7 @@ class Sweeper:
         search's below (both optimal): for :func:`solver.tree.build_tree` below a position a sweep proved, or below
         one where a cut sweep found a guess (:attr:`SweepResult.found`; the tree then plays that guess, and
         below it the optimum of each part, all of them proven when the guess was evaluated in full)."""
-        small = self.searcher.chooser(options=SolveOptions("total", self.max_guesses))
+        small = self.searcher.chooser(options=SolveOptions(Criterion.TOTAL, self.max_guesses))
 
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             c = np.ascontiguousarray(cands, dtype=np.int32)

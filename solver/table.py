@@ -64,8 +64,8 @@ class TableKey:
 
     game: str
     """Game spec ``"positions,symbols,repetition"``."""
-    criterion: str
-    """``total`` or ``kmovers``."""
+    criterion: Criterion
+    """``total`` or ``kmovers`` (a name given as a string is parsed into its member)."""
     max_guesses: int | None
     """Depth limit of the whole game (None = unlimited, totals only)."""
     mde: int | None
@@ -74,6 +74,14 @@ class TableKey:
     """Hybrid turns take the heuristic's guess (crush for k-movers, Larmouth for totals)."""
     from_set_only: bool
     """Hybrid turns (or every turn, with ``mde`` None) try only candidates."""
+
+    def __post_init__(self) -> None:
+        """Hold the criterion as its member, whoever built the key (a stored row's name, a manifest's).
+
+        :raises ValueError: not a criterion's name.
+        """
+        if not isinstance(self.criterion, Criterion):
+            object.__setattr__(self, "criterion", Criterion.parse(self.criterion))
 
 
 @dataclass(frozen=True)
@@ -198,7 +206,7 @@ class TranspositionTable:
         slot = tk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
         if slot < 0:
             return None
-        crit = Criterion(self.key.criterion).code
+        crit = self.key.criterion.code
         lo, hi, best = tk.tt_bounds(self.info, slot, m, crit, MMAX)
         return int(lo), int(hi), int(best)
 

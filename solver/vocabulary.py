@@ -145,19 +145,19 @@ def remaining_guesses(max_guesses: int | None, turn: int) -> int:
     return MMAX if max_guesses is None else max_guesses - turn + 1
 
 
-def game_value(remaining: int, size: int, turn: int, criterion: str) -> int:
+def game_value(remaining: int, size: int, turn: int, criterion: Criterion) -> int:
     """The game-level value of a set of ``size`` secrets whose *remaining* value is ``remaining``, at
     guess number ``turn``: each secret has already paid the ``turn - 1`` guesses before it (totals);
     k-movers count the same secrets either way."""
     return remaining + size * (turn - 1) if criterion == Criterion.TOTAL else remaining
 
 
-def remaining_value(value: int, size: int, turn: int, criterion: str) -> int:
+def remaining_value(value: int, size: int, turn: int, criterion: Criterion) -> int:
     """Inverse of :func:`game_value`."""
     return value - size * (turn - 1) if criterion == Criterion.TOTAL else value
 
 
-def win_value(turn: int, criterion: str, max_guesses: int | None) -> int:
+def win_value(turn: int, criterion: Criterion, max_guesses: int | None) -> int:
     """Game-level value of the secret guessed at guess number ``turn``: that guess count (totals), or
     whether it is the last allowed guess (k-movers)."""
     return turn if criterion == Criterion.TOTAL else int(max_guesses == turn)

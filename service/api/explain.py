@@ -30,7 +30,8 @@ def explain(body: ExplainIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses))
+    criterion = parse.criterion_named(body.criterion)
+    options = SolveOptions(criterion, max_guesses_of(game, criterion, body.max_guesses))
     chain = services().answers
     return explain_guess(chain, game, history, cands, game.parse_code(body.guess), options,
                          parse.budget(settings, body.time_budget_ms)).as_dict()

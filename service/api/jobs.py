@@ -34,8 +34,9 @@ def post_job(body: JobIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, _ = parse.history_of(game, body.history, settings)
-    max_guesses = max_guesses_of(game, body.criterion, body.max_guesses)
-    options = SolveOptions(body.criterion, max_guesses, body.depth_count, body.mde, body.from_set_only)
+    criterion = parse.criterion_named(body.criterion)
+    max_guesses = max_guesses_of(game, criterion, body.max_guesses)
+    options = SolveOptions(criterion, max_guesses, body.depth_count, body.mde, body.from_set_only)
     job = submit(game, history, options, wait_budget(settings, body.wait_ms, 0))
     if job.status != "done":
         return accepted(job)

@@ -16,6 +16,7 @@ from service.config import Settings
 from service.rules import check_history_length
 from service.schemas import GameSpec, TurnIn
 from solver.game import DEFAULT_ALPHABET, Game, Turn
+from solver.vocabulary import Criterion, CriterionName
 
 
 def game_of(spec: str | GameSpec, settings: Settings) -> Game:
@@ -24,6 +25,12 @@ def game_of(spec: str | GameSpec, settings: Settings) -> Game:
         return Game(spec.positions, spec.symbols, spec.repetition, spec.alphabet or DEFAULT_ALPHABET,
                     max_codes=settings.max_codes, search_max_codes=settings.exact_search_max_codes)
     return Game.from_spec(spec, max_codes=settings.max_codes, search_max_codes=settings.exact_search_max_codes)
+
+
+def criterion_named(name: CriterionName) -> Criterion:
+    """The criterion a request names, parsed here so that past the routes the service holds a
+    :class:`~solver.vocabulary.Criterion` (the schema has already refused any other name)."""
+    return Criterion.parse(name)
 
 
 def history_of(game: Game, items: list[TurnIn | str], settings: Settings) -> tuple[list[Turn], np.ndarray]:

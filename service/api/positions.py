@@ -15,6 +15,7 @@ from apiflask import APIBlueprint
 from flask import Response, current_app, request, stream_with_context
 
 from service import auth
+from service.api import parse
 from service.positions_io import InvalidImportError, read_entries, row_line
 from service.problems import problem
 from service.schemas import PositionsQuery
@@ -37,7 +38,8 @@ def export_positions(query: PositionsQuery) -> Response:
     """Every cached position, one JSON object per line (filters: ``game``, ``criterion``)."""
     # an unknown game is the app's invalid-game problem, as anywhere else
     game = None if query.game is None else Game.from_spec(query.game).spec
-    rows = _store().iter_rows(game, query.criterion)
+    criterion = None if query.criterion is None else parse.criterion_named(query.criterion)
+    rows = _store().iter_rows(game, criterion)
     first = next(rows, None)  # a database that is away fails here (503), not in the middle of the stream
 
     def lines() -> Iterator[bytes]:

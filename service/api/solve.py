@@ -58,7 +58,8 @@ def solve(body: SolveIn) -> Any:
     settings: Settings = current_app.config["SETTINGS"]
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
-    options = SolveOptions(body.criterion, max_guesses_of(game, body.criterion, body.max_guesses),
+    criterion = parse.criterion_named(body.criterion)
+    options = SolveOptions(criterion, max_guesses_of(game, criterion, body.max_guesses),
                            body.depth_count, body.mde, body.from_set_only, body.upper_bound)
     guess = game.parse_code(body.guess) if body.guess is not None else None
     chain = services().answers

@@ -27,6 +27,7 @@ from service.trees import download_name
 from solver.compare import lengths_lines
 from solver.search import require_searchable
 from solver.tree import Node, to_json
+from solver.vocabulary import Criterion
 
 bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
 
@@ -85,7 +86,8 @@ def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
         options = q.options()
         if options is not None:
             require_searchable(q.game)
-        req = JobRequest.tree(q.game, strategy, "total" if options is None else options.criterion, q.max_guesses)
+        req = JobRequest.tree(q.game, strategy, Criterion.TOTAL if options is None else options.criterion,
+                              q.max_guesses)
         job = submit_request(req, wait_budget(settings, body.wait_ms, 0))
         if job.status != "done":
             return accepted(job)

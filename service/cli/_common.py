@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from solver.presets import PRESETS  # standard library only, like solver.vocabulary
+from solver.vocabulary import CRITERION_NAMES, Criterion
 
 if TYPE_CHECKING:
     from solver.game import Game, Turn
@@ -85,9 +86,21 @@ def _search_options(fn: F) -> F:
 _url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
 
 
+def _criterion_parsed(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """The callback of every ``--criterion`` option: the name click has checked against
+    :data:`~solver.vocabulary.CRITERION_NAMES`, parsed into its :class:`~solver.vocabulary.Criterion` (a tuple
+    of them for a repeated option, None when not given), so that a command starts with members, and its help
+    still lists the names."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        return tuple(Criterion.parse(v) for v in value)
+    return Criterion.parse(value)
+
+
 def _game_filter_options(fn: F) -> F:
-    fn = click.option("--criterion", "-c", type=click.Choice(["total", "kmovers"]), default=None,
-                      help="Only this criterion (default: both).")(fn)
+    fn = click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=None,
+                      callback=_criterion_parsed, help="Only this criterion (default: both).")(fn)
     fn = click.option("--game", "-g", default=None, help="Only this game (default: every game).")(fn)
     return fn
 

@@ -21,6 +21,7 @@ from service.cli._common import (
     _shown,
     main,
 )
+from solver.vocabulary import Criterion
 
 _VALUE_KEYS: dict[str, tuple[type, ...]] = {"exact": (bool,), "lower": (int,), "upper": (int, type(None)),
                                             "value": (int, type(None))}
@@ -394,7 +395,7 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
     db_url = _database_url(url)
     upgrade(db_url)
     store = PositionStore(Database(db_url))
-    table = warm_searcher(store, Game.from_spec(spec), SolveOptions("total")).table()
+    table = warm_searcher(store, Game.from_spec(spec), SolveOptions(Criterion.TOTAL)).table()
     key = table.key
 
     def known(codes: tuple[int, ...]) -> tuple[int, int] | None:

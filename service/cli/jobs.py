@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from service.cli._common import (
+    _criterion_parsed,
     _database_url,
     _emit,
     _emit_json,
@@ -22,6 +23,7 @@ from service.cli._common import (
     main,
 )
 from service.cli.positions import _read_positions, _write_positions
+from solver.vocabulary import CRITERIA, CRITERION_NAMES, Criterion
 
 if TYPE_CHECKING:
     pass
@@ -96,17 +98,17 @@ def jobs_cancel(job_id: str, url: str | None) -> None:
     click.echo(f"job {job_id} cancelled")
 
 
-CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
+CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
     # (label, mde, from_set_only): the hybrid first (minutes), whose values seed the exact search's β
-    "total": [("fso", 3, True), ("exact", None, False)],
-    "kmovers": [("crush45", 3, False), ("exact", None, False)],
+    Criterion.TOTAL: [("fso", 3, True), ("exact", None, False)],
+    Criterion.KMOVERS: [("crush45", 3, False), ("exact", None, False)],
 }
 
 
 @main.command("campaign")
 @_game_options
-@click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(["total", "kmovers"]),
-              help="What to solve (repeat for both; default both, totals first).")
+@click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(CRITERION_NAMES),
+              callback=_criterion_parsed, help="What to solve (repeat for both; default both, totals first).")
 @click.option("--max-guesses", type=click.IntRange(min=1), default=7, show_default=True,
               help="Depth limit of the whole game (the k of k-movers).")
 @click.option("--unlimited", is_flag=True,
@@ -126,7 +128,7 @@ CAMPAIGN_STAGES: dict[str, list[tuple[str, int | None, bool]]] = {
 @_url_option
 @_json_option
 @_solver_errors
-def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max_guesses: int, unlimited: bool,
+def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[Criterion, ...], max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
                  checkpoint_every: float | None, url: str | None, as_json: bool) -> None:
     """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
@@ -145,11 +147,11 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[str, ...], max
 
     g = _game(game, alphabet)
     require_searchable(g)
-    if unlimited and set(criteria) != {"total"}:
+    if unlimited and set(criteria) != {Criterion.TOTAL}:
         _fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
     k: int | None = None if unlimited else max_guesses
     db_url = _database_url(url)
-    plan = [(c, *stage) for c in (criteria or ("total", "kmovers")) for stage in CAMPAIGN_STAGES[c]]
+    plan = [(c, *stage) for c in (criteria or CRITERIA) for stage in CAMPAIGN_STAGES[c]]
     for crit, _label, mde, fso in plan:
         SolveOptions(crit, k, None, mde, fso).validate(g, 1)
     from service.migrate import upgrade

@@ -17,6 +17,7 @@ from service.cli._common import (
     _url_option,
     main,
 )
+from solver.vocabulary import Criterion
 
 if TYPE_CHECKING:
     pass
@@ -28,7 +29,7 @@ def positions_group() -> None:
     or a campaign's progress carried in a repository)."""
 
 
-def _write_positions(url: str | None, game: str | None, criterion: str | None, output: str) -> int:
+def _write_positions(url: str | None, game: str | None, criterion: Criterion | None, output: str) -> int:
     """Write the stored positions (of ``game`` / ``criterion`` when given) as NDJSON to ``output``
     (gzip-compressed when it ends in .gz, stdout for -); returns how many."""
     import gzip
@@ -88,7 +89,7 @@ def _read_positions(path: str, url: str | None, source: str, verify_max_codes: i
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
               help="File to write (NDJSON, gzip-compressed when the name ends in .gz); - for stdout.")
 @_url_option
-def positions_export(game: str | None, criterion: str | None, output: str, url: str | None) -> None:
+def positions_export(game: str | None, criterion: Criterion | None, output: str, url: str | None) -> None:
     """Write the stored positions as NDJSON (the format of GET /v1/positions)."""
     from solver.errors import SolverError
     from solver.game import Game

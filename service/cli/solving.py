@@ -10,6 +10,7 @@ import click
 
 from service.cli._common import (
     NOT_KNOWN,
+    _criterion_parsed,
     _emit_json,
     _fail,
     _game_options,
@@ -23,7 +24,7 @@ from service.cli._common import (
     _solver_errors,
     main,
 )
-from solver.vocabulary import CRITERION_NAMES, DEFAULT_STRATEGY, STRATEGIES, criterion_of
+from solver.vocabulary import CRITERION_NAMES, DEFAULT_STRATEGY, STRATEGIES, Criterion, criterion_of
 
 if TYPE_CHECKING:
     from service.config import Settings
@@ -101,7 +102,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     criterion = criterion_of(strategy)
     if criterion is None:
         max_guesses = None  # one-step strategies take no limit, as the API's answer says
-    elif criterion == "kmovers" and max_guesses is None:
+    elif criterion is Criterion.KMOVERS and max_guesses is None:
         from service.rules import max_guesses_of  # the API's rule: the game's proven smallest worst case
 
         max_guesses = max_guesses_of(g, criterion, None)
@@ -129,8 +130,8 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_game_options
 @_history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
-@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default="total", show_default=True,
-              help="What the optimal values count (as for solve).")
+@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=Criterion.TOTAL.value, show_default=True,
+              callback=_criterion_parsed, help="What the optimal values count (as for solve).")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
               help="Guesses allowed in the whole game (kmovers: default the game's proven smallest worst case).")
 @click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
@@ -140,7 +141,8 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 @_json_option
 @_solver_errors
 def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-                  guess: str, criterion: str, max_guesses: int | None, time_budget_ms: int | None, url: str | None,
+                  guess: str, criterion: Criterion, max_guesses: int | None, time_budget_ms: int | None,
+                  url: str | None,
                   as_json: bool) -> None:
     """Why this guess: how the candidates split by their response to it (a table of responses, in the game's
     words, and part sizes, the largest part first), the expected and largest part, and, when known within the
@@ -166,7 +168,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     click.echo(f"parts: {out['part_count']}, largest: {out['largest']}, expected size: {out['expected_size']:.2f}, "
                f"entropy: {out['entropy_bits']:.3f} bits")
     opt = out["optimal"]
-    what = "total guesses" if criterion == "total" else f"{opt['max_guesses']}-movers"
+    what = "total guesses" if criterion is Criterion.TOTAL else f"{opt['max_guesses']}-movers"
     pos, val = opt["position"], opt["guess"]
     if pos is not None and pos["value"] is not None:
         per = f" ({pos['average']:.4f} a secret)" if pos["average"] is not None else ""
@@ -184,9 +186,9 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @main.command("solve")
 @_game_options
 @_history_options
-@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default="total",
-              show_default=True, help="total: fewest guesses in all; kmovers: fewest secrets "
-                                      "needing exactly --max-guesses guesses.")
+@click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=Criterion.TOTAL.value,
+              show_default=True, callback=_criterion_parsed,
+              help="total: fewest guesses in all; kmovers: fewest secrets needing exactly --max-guesses guesses.")
 @_search_options
 @click.option("--from-set-only", is_flag=True,
               help="Try only candidates (on the turns after --mde, or everywhere without it).")
@@ -210,7 +212,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
                    "same command with the same FILE continues a stopped search where it was.")
 @_solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
-              criterion: str, max_guesses: int | None, depth_count: int | None, mde: int | None,
+              criterion: Criterion, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
               search: bool, as_json: bool, progress: bool | None, as_job: bool, wait: bool,
               url: str | None, checkpoint: str | None) -> None:
@@ -343,10 +345,10 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
     return Answer(result, "search", True).as_dict(g)
 
 
-def _print_result(out: dict[str, Any], criterion: str, max_guesses: int | None,
+def _print_result(out: dict[str, Any], criterion: Criterion, max_guesses: int | None,
                   guess_label: str = "best guess") -> None:
     """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
-    what = "total guesses" if criterion == "total" else f"{_shown(out.get('movers'))}-movers"
+    what = "total guesses" if criterion is Criterion.TOTAL else f"{_shown(out.get('movers'))}-movers"
     if out["value"] is None and out["exact"]:
         click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
     elif out["value"] is None:

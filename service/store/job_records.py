@@ -14,6 +14,7 @@ import orjson
 
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.question import SolveOptions
+from solver.vocabulary import Criterion
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class JobRequest:
     alphabet: str | None
     history: tuple[tuple[int, int], ...]
     """(guess, response) code numbers."""
-    criterion: str = "total"
+    criterion: Criterion = Criterion.TOTAL
     max_guesses: int | None = None
     depth_count: int | None = None
     mde: int | None = None
@@ -42,7 +43,8 @@ class JobRequest:
                    options.max_guesses, options.depth_count, options.mde, options.from_set_only)
 
     @classmethod
-    def tree(cls, game: Game, strategy: str, criterion: str = "total", max_guesses: int | None = None) -> JobRequest:
+    def tree(cls, game: Game, strategy: str, criterion: Criterion = Criterion.TOTAL,
+             max_guesses: int | None = None) -> JobRequest:
         """The request to build ``strategy``'s whole tree of ``game`` (an optimal strategy's tree answers
         its ``criterion`` within ``max_guesses``; a one-step strategy's takes neither)."""
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), criterion,
@@ -65,7 +67,8 @@ class JobRequest:
     @classmethod
     def from_json(cls, text: str) -> JobRequest:
         d = orjson.loads(text)
-        return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]), d["criterion"],
+        return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]),
+                   Criterion.parse(d["criterion"]),
                    d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"))
 
     @property

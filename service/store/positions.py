@@ -19,6 +19,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from service.store.db import Database
 from service.store.models import Position
 from solver.table import Entry, TableKey
+from solver.vocabulary import Criterion
 
 BATCH = 500
 KEY_COLUMNS = ["game", "criterion", "max_guesses", "mde", "heuristic", "from_set_only", "set_hash", "m",
@@ -40,7 +41,7 @@ def game_size(spec: str) -> int:
 def _question(key: TableKey) -> dict[str, Any]:
     return {
         "game": key.game,
-        "criterion": key.criterion,
+        "criterion": key.criterion.value,
         "max_guesses": -1 if key.max_guesses is None else key.max_guesses,
         "mde": -1 if key.mde is None else key.mde,
         "heuristic": key.heuristic,
@@ -49,7 +50,7 @@ def _question(key: TableKey) -> dict[str, Any]:
 
 
 def _key_of(row: Position) -> TableKey:
-    return TableKey(row.game, row.criterion, None if row.max_guesses < 0 else row.max_guesses,
+    return TableKey(row.game, Criterion.parse(row.criterion), None if row.max_guesses < 0 else row.max_guesses,
                     None if row.mde < 0 else row.mde, row.heuristic, row.from_set_only)
 
 
@@ -203,7 +204,7 @@ class PositionStore:
         return [TableKey(key.game, key.criterion, key.max_guesses, int(mde), bool(h), bool(f))
                 for mde, h, f in sorted(rows)]
 
-    def iter_rows(self, game: str | None = None, criterion: str | None = None,
+    def iter_rows(self, game: str | None = None, criterion: Criterion | None = None,
                   batch: int = 1000) -> Iterator[Position]:
         """Every stored row (optionally of one game / criterion), in id order, streamed."""
         last = 0
@@ -213,7 +214,7 @@ class PositionStore:
                 if game is not None:
                     q = q.where(Position.game == game)
                 if criterion is not None:
-                    q = q.where(Position.criterion == criterion)
+                    q = q.where(Position.criterion == criterion.value)
                 rows = session.scalars(q).all()
             if not rows:
                 return
