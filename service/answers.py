@@ -21,7 +21,8 @@ too when it differs), and the shipped knowledge is also looked up at the smalles
 of the turns, where a campaign's search stored it (:func:`_labellings`).
 
 What this module must not do: parse HTTP or print; those are the callers'.  It talks to the database
-only through :class:`service.store.positions.PositionStore`.
+only through the table store's interface (:class:`solver.table.TTStore`; :meth:`AnswerChain.open` makes the
+database's, :class:`service.store.positions.PositionStore`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from solver.game import CandidateSet, Code, Game, Turn
 from solver.question import finished_result, no_next_guess
 from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.symmetry import Relabelling, relabelling_onto
-from solver.table import position_entries
+from solver.table import TTStore, position_entries
 from solver.tree import Node
 from solver.vocabulary import (
     Criterion,
@@ -170,10 +171,10 @@ class AnswerChain:
     def close(self) -> None:
         """Close the table's database connections, if any."""
         if self.store is not None:
-            self.store.db.dispose()
+            self.store.close()
 
     @property
-    def store(self) -> PositionStore | None:
+    def store(self) -> TTStore | None:
         """The table's database, if any."""
         return self.pool.store
 

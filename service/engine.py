@@ -19,17 +19,16 @@ import numpy as np
 
 from service.config import Settings
 from service.knowledge import Knowledge
-from service.store.positions import PositionStore
 from solver.codes import response_factors
 from solver.game import Game, Turn
 from solver.heuristics import get_strategy
 from solver.search import Searcher, SolveOptions, fallback_move
-from solver.table import TableKey, TranspositionTable, position_entries
+from solver.table import TableKey, TranspositionTable, TTStore, info_rows, position_entries
 from solver.tree import build_tree, from_compact, strategy_chooser, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES, Criterion
 
 
-def warm_searcher(store: PositionStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
+def warm_searcher(store: TTStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
                   threshold: int = 64) -> Searcher:
     """A searcher for the question of ``options`` (no budget, bound or chain: those are per call)
     whose transposition table starts with every position the store (if any) holds for that question."""
@@ -53,7 +52,7 @@ class _Slot:
 class SolverPool:
     """Warm searchers per question (LRU), each loaded from the store when created."""
 
-    def __init__(self, store: PositionStore | None, settings: Settings, knowledge: Knowledge | None = None) -> None:
+    def __init__(self, store: TTStore | None, settings: Settings, knowledge: Knowledge | None = None) -> None:
         self.store = store
         self.settings = settings
         self.knowledge = knowledge
@@ -186,7 +185,7 @@ def warm_up() -> None:
             from_compact(to_compact(tree))
         empty = np.zeros(0, dtype=np.uint64)  # the bulk load of shipped knowledge into a search's table
         TranspositionTable(game, TableKey(game.spec, Criterion.TOTAL, None, None, False, False), 64).load_keys(
-            empty, empty, np.zeros((0, 6), dtype=np.int64))
+            empty, empty, info_rows(empty, 0, 0, 0, 0))
         _WARM.set()
 
 

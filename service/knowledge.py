@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from solver import ttkernels as tk
 from solver.game import CandidateSet, Game
-from solver.table import MMAX, Entry, TableKey, TranspositionTable, set_key
+from solver.table import MMAX, Entry, TableKey, TranspositionTable, info_rows, kernel_fields, set_key
 from solver.vocabulary import Criterion
 
 KNOWLEDGE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "knowledge")
@@ -99,9 +99,8 @@ def _arrays(entries: Iterable[Entry], game: Game) -> tuple[Any, ...]:
     rows = []
     for e in entries:
         k1, k2 = set_key(game, np.array(e.codes, dtype=np.int32))
-        value = tk.INF if e.value is None else e.value
-        rows.append((k1, k2, e.m, tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER, value,
-                     -1 if e.best_guess is None else e.best_guess, e.turn))
+        flag, value, best = kernel_fields(e)
+        rows.append((k1, k2, e.m, flag, value, best, e.turn))
     # one row per set, the best knowledge of it: exact before bounds, the higher bound first (the table
     # keeps one entry per set, and a later row of the same set would overwrite an earlier one)
     rows.sort(key=lambda r: (r[0], r[1], r[3], -r[4]))
@@ -173,13 +172,7 @@ class Knowledge:
                                            False, False)
                             with np.load(os.path.join(self.folder, q["file"])) as data:
                                 small = data["small"].astype(np.int64)
-                                info = np.zeros((small.shape[0], 6), dtype=np.int64)
-                                info[:, tk.F_M] = small[:, 0]
-                                info[:, tk.F_FLAG] = small[:, 1]
-                                info[:, tk.F_TURN] = small[:, 2]
-                                info[:, tk.F_VALUE] = data["value"]
-                                info[:, tk.F_BEST] = data["best"]
-                                info[:, tk.F_COST] = 1 << 30  # proven once: never the first to be replaced
+                                info = info_rows(small[:, 0], small[:, 1], data["value"], data["best"], small[:, 2])
                                 out[key] = QuestionIndex(key, data["k1"], data["k2"], info)
                 self._indexes = out
             return self._indexes

@@ -14,11 +14,10 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from service.store.positions import PositionStore
 from solver.game import CandidateSet, Game, Turn
 from solver.search import SolveOptions, SolveResult
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history
-from solver.table import split_parts
+from solver.table import TTStore, split_parts
 from solver.tree import Node
 from solver.vocabulary import Criterion, game_value, remaining_guesses, win_value
 
@@ -67,7 +66,7 @@ def mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveR
     return dataclasses.replace(result, best_guess=relabel.invert(game, result.best_guess))
 
 
-def cached_solve(store: PositionStore, game: Game, history: Sequence[Turn], options: SolveOptions,
+def cached_solve(store: TTStore, game: Game, history: Sequence[Turn], options: SolveOptions,
                  cands: CandidateSet) -> SolveResult | None:
     """The answer from the database alone (the root and every part of its best guess), or None.
 

@@ -22,6 +22,12 @@ COST   nodes searched to produce it (replacement priority; threshold for persist
 TURN   guess number it was computed at (informational, and part of the key in hybrid searches)
 ====== =========================================================================================
 
+The columns are :mod:`solver.ttkernels`'s ``F_*`` (the kernels index them); the rows are written and read in
+Python only here: :func:`info_rows` (shipped knowledge, a loaded entry) and :func:`entry_of_row` (an exported
+one), so that a reader or writer of entries outside the kernels never indexes a column itself.  An entry proven
+elsewhere (stored, shipped) enters a table with :data:`PROVEN_COST`, above any search's own cost.  The key of a
+set is its two Zobrist sums with the turn mixed in for hybrid questions only (:meth:`TableKey.context`).
+
 Reuse (``ttkernels.tt_bounds``), clause by clause, for the same set with ``m`` guesses left:
 
 - total, exact at m_e: exact if m = m_e; a lower bound if m < m_e (less room never helps).
@@ -54,8 +60,8 @@ from solver import ttkernels as tk
 from solver.game import Game
 from solver.vocabulary import MMAX, Criterion, remaining_guesses, remaining_value
 
-__all__ = ["MMAX", "Entry", "TTStore", "TableKey", "TranspositionTable", "position_entries", "set_key", "split_parts",
-           "zobrist"]
+__all__ = ["INFO_COLUMNS", "MMAX", "PROVEN_COST", "Entry", "TTStore", "TableKey", "TranspositionTable",
+           "entry_of_row", "info_rows", "kernel_fields", "position_entries", "set_key", "split_parts", "zobrist"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,17 @@ class TableKey:
         """
         if not isinstance(self.criterion, Criterion):
             object.__setattr__(self, "criterion", Criterion.parse(self.criterion))
+
+    @property
+    def turn_keyed(self) -> bool:
+        """Whether the question's values depend on the turn: a hybrid question's (``mde`` set) do, since the
+        same set is searched exactly up to turn ``mde`` and by the hybrid rule after; an exact question's do not."""
+        return self.mde is not None
+
+    def context(self, turn: int) -> int:
+        """What a set's key mixes in for the position at guess number ``turn``: the turn where values depend on
+        it (:attr:`turn_keyed`), else 0 (so that the same set reached at another turn shares its entry)."""
+        return turn if self.turn_keyed else 0
 
 
 @dataclass(frozen=True)
@@ -126,15 +143,59 @@ class Entry:
         return tuple(int(i) for i in np.flatnonzero(bits[:n_codes]))
 
 
-class TTStore(Protocol):
-    """Persistence of entries, implemented by the service's store with bulk calls."""
+INFO_COLUMNS = 6
+"""Columns of an entry's row (``info``, the export log): :mod:`solver.ttkernels`'s ``F_*``."""
+PROVEN_COST = 1 << 30
+"""The cost an entry proven elsewhere (stored, shipped) enters a table with: above any one search's, so that the
+replacement rule (cheapest first) never drops it for a position searched here."""
 
-    def load_entries(self, key: TableKey) -> Iterable[Entry]:
-        """Every stored entry answering ``key``."""
+
+def info_rows(m: npt.ArrayLike, flag: npt.ArrayLike, value: npt.ArrayLike, best: npt.ArrayLike, turn: npt.ArrayLike,
+              cost: npt.ArrayLike = PROVEN_COST) -> npt.NDArray[np.int64]:
+    """Entries' rows, column by column (each an array, or one value for every row): the one writer of the layout
+    outside the kernels."""
+    columns = np.broadcast_arrays(*(np.asarray(c, dtype=np.int64) for c in (m, flag, value, best, cost, turn)))
+    rows = np.zeros((columns[0].size, INFO_COLUMNS), dtype=np.int64)
+    for field, column in zip((tk.F_M, tk.F_FLAG, tk.F_VALUE, tk.F_BEST, tk.F_COST, tk.F_TURN), columns,
+                             strict=True):
+        rows[:, field] = column.ravel()
+    return rows
+
+
+def kernel_fields(e: Entry) -> tuple[int, int, int]:
+    """(flag, value, best guess) of an entry as a row holds them: ``INF`` for no strategy, -1 for no guess."""
+    return (tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER, int(tk.INF) if e.value is None else e.value,
+            -1 if e.best_guess is None else e.best_guess)
+
+
+def entry_of_row(key: TableKey, codes: tuple[int, ...], row: npt.NDArray[np.int64]) -> Entry:
+    """The entry a row says of the set ``codes``: the one reader of the layout outside the kernels."""
+    value, best = int(row[tk.F_VALUE]), int(row[tk.F_BEST])
+    return Entry(key=key, codes=codes, m=int(row[tk.F_M]), turn=int(row[tk.F_TURN]),
+                 exact=int(row[tk.F_FLAG]) == tk.FLAG_EXACT, value=None if value >= tk.INF else value,
+                 best_guess=best if best >= 0 else None, cost=int(row[tk.F_COST]))
+
+
+class TTStore(Protocol):
+    """Where entries persist between processes, as the answer chain, the warm searchers and the jobs use it
+    (the service's :class:`service.store.positions.PositionStore` implements it with bulk SQL)."""
+
+    def load_entries(self, key: TableKey) -> list[Entry]:
+        """Every stored entry answering ``key`` (a search's warm start)."""
         ...
 
-    def save_entries(self, entries: Sequence[Entry]) -> None:
-        """Upsert entries (monotone: never replace better knowledge with worse)."""
+    def lookup(self, key: TableKey, sets: Iterable[tuple[int, ...]], m: int, turn: int
+               ) -> dict[tuple[int, ...], Entry]:
+        """The stored entries of these candidate sets with ``m`` guesses left at guess number ``turn``, by set."""
+        ...
+
+    def save_entries(self, entries: Sequence[Entry], source: str = "search", *, atomic: bool = True) -> int:
+        """Upsert entries, monotone (never replacing better knowledge with worse); ``source`` says which step
+        proved them; ``atomic``: all or nothing.  Returns how many were sent."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the store holds open (its connections)."""
         ...
 
 
@@ -170,10 +231,10 @@ class TranspositionTable:
         cap = max(tk.BUCKET, (capacity + tk.BUCKET - 1) // tk.BUCKET * tk.BUCKET)
         self.k1 = np.zeros(cap, dtype=np.uint64)
         self.k2 = np.zeros(cap, dtype=np.uint64)
-        self.info = np.zeros((cap, 6), dtype=np.int64)
+        self.info = np.zeros((cap, INFO_COLUMNS), dtype=np.int64)
         self.z1, self.z2 = zobrist(game.size)
         self.export_threshold = export_threshold
-        self.log_meta = np.zeros((log_capacity, 6), dtype=np.int64)
+        self.log_meta = np.zeros((log_capacity, INFO_COLUMNS), dtype=np.int64)
         self.log_sets = np.zeros(log_capacity * 64, dtype=np.int32)
         self.log_off = np.zeros(log_capacity + 1, dtype=np.int64)
         self.log_n = np.zeros(2, dtype=np.int64)
@@ -187,10 +248,6 @@ class TranspositionTable:
     def __len__(self) -> int:
         return int(np.count_nonzero(self.info[:, tk.F_FLAG]))
 
-    def turn_keyed(self) -> bool:
-        """Whether values depend on the turn (hybrid searches), making the turn part of the key."""
-        return self.key.mde is not None
-
     def clear(self) -> None:
         """Forget every entry and the export log."""
         self.k1[:] = 0
@@ -202,7 +259,7 @@ class TranspositionTable:
         """(lower, upper, best guess) the table proves for the ascending set ``codes`` with ``m``
         guesses left at guess ``turn`` (the kernel's own reuse rules), or None when it has no entry."""
         s = np.ascontiguousarray(codes, dtype=np.int32)
-        k1, k2 = tk.set_keys(s, self.z1, self.z2, turn if self.turn_keyed() else 0)
+        k1, k2 = tk.set_keys(s, self.z1, self.z2, self.key.context(turn))
         slot = tk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
         if slot < 0:
             return None
@@ -220,17 +277,7 @@ class TranspositionTable:
         for i in range(k):
             lo = int(offs[i])
             hi = int(offs[i + 1]) if i + 1 < k else int(self.log_n[1])
-            m, flag, value, best, cost, turn = (int(v) for v in self.log_meta[i])
-            out.append(Entry(
-                key=self.key,
-                codes=tuple(int(c) for c in self.log_sets[lo:hi]),
-                m=m,
-                turn=turn,
-                exact=flag == tk.FLAG_EXACT,
-                value=None if value >= tk.INF else value,
-                best_guess=best if best >= 0 else None,
-                cost=cost,
-            ))
+            out.append(entry_of_row(self.key, tuple(int(c) for c in self.log_sets[lo:hi]), self.log_meta[i]))
         if drain:
             self.log_n[:] = 0
         return out
@@ -253,14 +300,11 @@ class TranspositionTable:
             if e.key != self.key or not e.codes or max(e.codes) >= n or min(e.codes) < 0:
                 continue
             s = np.array(sorted(e.codes), dtype=np.int32)
-            ctx = e.turn if self.turn_keyed() else 0
-            k1, k2 = tk.set_keys(s, self.z1, self.z2, ctx)
-            value = tk.INF if e.value is None else e.value
-            flag = tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER
-            best = -1 if e.best_guess is None else e.best_guess
+            k1, k2 = tk.set_keys(s, self.z1, self.z2, self.key.context(e.turn))
+            flag, value, best = kernel_fields(e)
             # numba returns uint64 scalars as Python ints; keep them unsigned on the way back in
             tk.tt_store(self.k1, self.k2, self.info, np.uint64(k1), np.uint64(k2), e.m, flag, value, best,
-                        max(e.cost, 1 << 30), e.turn)
+                        max(e.cost, PROVEN_COST), e.turn)
             taken += 1
         return taken
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from solver import kernels
 from solver.game import Game
 from solver.search import Searcher, SolveOptions
-from solver.table import MMAX, Entry, TableKey, TranspositionTable
+from solver.table import MMAX, PROVEN_COST, Entry, TableKey, TranspositionTable, entry_of_row, info_rows, kernel_fields
 
 
 def test_export_then_warm_start_skips_the_search(mastermind: Game) -> None:
@@ -75,3 +77,19 @@ def test_small_table_still_solves(mastermind: Game) -> None:
     """A table far too small for the search only costs time: replacement keeps it correct."""
     r = Searcher(mastermind, SolveOptions("kmovers", max_guesses=5), table_capacity=64).solve()
     assert r.value == 539
+
+
+@given(m=st.integers(1, MMAX), turn=st.integers(1, 20), exact=st.booleans(),
+       value=st.none() | st.integers(0, 10**9), best=st.none() | st.integers(0, 5039), cost=st.integers(1, 1 << 40),
+       hybrid=st.booleans())
+def test_an_entry_survives_its_row(m: int, turn: int, exact: bool, value: int | None, best: int | None, cost: int,
+                                   hybrid: bool) -> None:
+    """The one writer and the one reader of the entry layout agree, field by field (no strategy, no guess
+    included); the turn is part of a set's key for a hybrid question only."""
+    key = TableKey("4,10,0", "total", None, 2 if hybrid else None, hybrid, False)
+    e = Entry(key, (1, 2, 3), m, turn, exact, value, best, cost)
+    row = info_rows(e.m, *kernel_fields(e), e.turn, e.cost)
+    assert row.shape == (1, 6) and entry_of_row(key, e.codes, row[0]) == e
+    assert key.context(turn) == (turn if hybrid else 0)
+    shipped = info_rows([m, m], [1, 2], [5, 7], [0, -1], [turn, turn])  # the shipped knowledge's: proven elsewhere
+    assert [entry_of_row(key, (1,), r).cost for r in shipped] == [PROVEN_COST, PROVEN_COST]

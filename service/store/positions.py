@@ -68,6 +68,10 @@ class PositionStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def close(self) -> None:
+        """Close the database's pooled connections."""
+        self.db.dispose()
+
     # -- conversions -----------------------------------------------------------------------------
 
     @staticmethod
@@ -81,7 +85,7 @@ class PositionStore:
             "size": len(entry.codes),
             "m": entry.m,
             "turn": entry.turn,
-            "turn_key": entry.turn if entry.key.mde is not None else 0,
+            "turn_key": entry.key.context(entry.turn),
             # "no strategy fits" is final, whatever the flag it was found with
             "exact": entry.exact or entry.value is None,
             "value": entry.value,
@@ -177,7 +181,7 @@ class PositionStore:
             wanted[set_hash(bits)] = (codes, bits)
         if not wanted:
             return {}
-        turn_key = turn if key.mde is not None else 0
+        turn_key = key.context(turn)
         out: dict[tuple[int, ...], Entry] = {}
         with self.db.session() as session:
             rows = session.scalars(
