@@ -42,6 +42,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.rollout import RolloutPlan
 from solver.search import Searcher, SolveOptions, optimal_tree
+from solver.tree import TreeStats
 from solver.vocabulary import Criterion
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
@@ -102,7 +103,7 @@ class Atlas(GameRegistry):
     tree_key = "hybrid"
     tree_source = "hybrid"
 
-    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any],
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: TreeStats, record: dict[str, Any],
                    log: Callable[[str], None]) -> bool:
         """A tree is kept when it needs fewer guesses than the entry's trees so far (its one-step trees and
         hybrid)."""

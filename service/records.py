@@ -37,7 +37,7 @@ from solver.atlas import hybrid_tree
 from solver.game import Code, Game, Turn
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
 from solver.search import RootProgress
-from solver.tree import Tree, from_compact
+from solver.tree import Tree, TreeStats, from_compact
 from solver.vocabulary import Criterion, game_value
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
@@ -109,7 +109,7 @@ class Records(GameRegistry):
     tree_key = "best_known"
     tree_source = "records"
 
-    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any],
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: TreeStats, record: dict[str, Any],
                    log: Callable[[str], None]) -> bool:
         """A tree is kept when it ranks before the one recorded (:func:`tree_rank`: fewer secrets beyond the
         published worst case, then fewer guesses)."""

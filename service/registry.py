@@ -31,6 +31,7 @@ from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper
 from solver.table import MMAX
+from solver.tree import Tree, TreeStats
 from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
@@ -40,8 +41,8 @@ BEST_KNOWN = "best-known"
 """The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
 
 
-def with_better_branches(spec: str, tree: Any, before: dict[str, Any] | None, max_guesses: int | None,
-                         folder: str | None, log: Callable[[str], None]) -> tuple[Any, dict[str, Any] | None]:
+def with_better_branches(spec: str, tree: Tree, before: dict[str, Any] | None, max_guesses: int | None,
+                         folder: str | None, log: Callable[[str], None]) -> tuple[Tree, dict[str, Any] | None]:
     """``tree`` with, below each response to its first guess, the shipped best-known tree's subtree where that
     one costs less (:func:`solver.rollout.best_branches`), when both open with the same guess.  ``before`` is
     the shipped tree's record (its ``command`` and ``seconds``).  Returns the tree and, when branches were kept
@@ -63,7 +64,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
                       budget_s: float, max_guesses: int | None, folder: str | None,
                       log: Callable[[str], None], keep_movers: bool = False,
                       sweep: int | None = None, progress: str | None = None,
-                      parts: list[str] | None = None) -> tuple[Any, dict[str, Any], float, str]:
+                      parts: list[str] | None = None) -> tuple[Tree, dict[str, Any], float, str]:
     """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
     records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
     ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
@@ -112,7 +113,7 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, 
     return tree, field, spent, command
 
 
-def ship_best_known(spec: str, tree: Any, stats: Any, folder: str, source: str, fields: dict[str, Any]) -> str:
+def ship_best_known(spec: str, tree: Tree, stats: TreeStats, folder: str, source: str, fields: dict[str, Any]) -> str:
     """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
     ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
     atlas's unsolved games and the records games."""
@@ -195,7 +196,7 @@ class GameRegistry:
     tree_source = ""
     """What the shipped tree's manifest entry says made it (:func:`ship_best_known`'s ``source``)."""
 
-    def tree_beats(self, spec: str, entry: dict[str, Any], stats: Any, record: dict[str, Any], log: Log) -> bool:
+    def tree_beats(self, spec: str, entry: dict[str, Any], stats: TreeStats, record: dict[str, Any], log: Log) -> bool:
         """Whether a played-out tree (``stats``, its ``record``) is better than what ``entry`` holds (telling
         ``log`` why not, or what it is measured against)."""
         raise NotImplementedError
@@ -204,7 +205,7 @@ class GameRegistry:
         """What keeping a tree changes in ``entry`` besides its record (``record["tree"]`` names its file in
         ``folder``); none by default."""
 
-    def keep_tree(self, spec: str, tree: Any, stats: Any, record: dict[str, Any], fields: dict[str, Any], *,
+    def keep_tree(self, spec: str, tree: Tree, stats: TreeStats, record: dict[str, Any], fields: dict[str, Any], *,
                   path: str | None = None, folder: str | None = None, log: Log = lambda _: None) -> bool:
         """Keep a played-out strategy tree of the game when it beats the one recorded (:meth:`tree_beats`):
         shipped as the game's ``best-known`` tree (:func:`ship_best_known`, ``fields`` how it plays), its
