@@ -157,6 +157,67 @@ def _bound_options(fn: F) -> F:
     return fn
 
 
+def _file_option(kind: str, help: str | None = None) -> Callable[[F], F]:
+    """``--file``: the results file of ``kind`` (``atlas`` or ``records``, shipped as
+    ``service/data/<kind>.json``) that the command reads and rewrites; ``help`` for a command that only
+    reads it.  One definition, so that every command of a group names its file in the same words."""
+    return click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
+                        help=help or f"The {kind} file to read and rewrite (default: the package's "
+                                     f"service/data/{kind}.json).")
+
+
+def _trees_option(role: str) -> Callable[[F], F]:
+    """``--trees``: the folder of shipped trees, ``role`` saying what the command does there (ships a tree,
+    reads the best-known one, or both)."""
+    return click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
+                        help=f"{role} (default: the package's service/data/trees).")
+
+
+def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") -> Callable[[F], F]:
+    """The options of a polish of the best-known tree (``service.polishes``), alike for ``atlas polish`` and
+    ``records polish`` after their ``--above``: ``at_most`` is the default of ``--at-most``, ``max_guesses``
+    the default ``--max-guesses`` names, ``sweep`` what ``--sweep``'s help adds for the group's games, and
+    ``kind`` the group's results file."""
+
+    def decorate(fn: F) -> F:
+        for option in reversed([
+            click.option("--at-most", type=click.IntRange(min=1), default=at_most, show_default=True,
+                         help="Search positions of at most this many candidates (the largest first on each path)."),
+            click.option("--budget", type=click.FloatRange(min=0), default=30.0, show_default=True,
+                         help="Seconds of exact search per position; a position out of time has its children "
+                              "tried."),
+            click.option("--max-guesses", type=click.IntRange(min=1), default=None,
+                         help=f"Keep to this many guesses first (default: {max_guesses})."),
+            _file_option(kind),
+            _trees_option("Where the best-known tree is, and is shipped again"),
+            click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
+                         help="Search positions of more than N candidates by a sweep of their guesses, best refined "
+                              f"bound first (solver.sweep), the exact search settling each set of N or fewer{sweep}."),
+            click.option("--progress", type=click.Path(dir_okay=False), default=None,
+                         help="Where each position is kept once settled, and from which a stopped polish continues "
+                              "(default: campaigns/polish-<game>.json)."),
+        ]):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def _one_step_checked(strategy: str) -> None:
+    """A hybrid's one-step strategy (``solver.heuristics.STRATEGIES``, played above its exact positions), or
+    the command's ``error:`` line naming the ones there are."""
+    from solver.heuristics import STRATEGIES
+
+    if strategy not in STRATEGIES:
+        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+
+
+def _log(line: str) -> None:
+    """A long command's progress line (the ``log`` its service function takes): on stderr after ``# ``, so
+    that stdout keeps only the result."""
+    click.echo(f"# {line}", err=True)
+
+
 def _refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None,
                              only_parts: str | None = None) -> None:
     """A campaign's options without ``--campaign`` are a mistake, refused before any work."""

@@ -13,12 +13,17 @@ from service.cli._common import (
     _emit_campaign,
     _emit_json,
     _fail,
+    _file_option,
     _json_option,
+    _log,
+    _one_step_checked,
     _parts_list,
+    _polish_options,
     _print_table,
     _read_json,
     _refuse_campaign_options,
     _shown,
+    _trees_option,
     main,
 )
 from solver.vocabulary import Criterion
@@ -109,8 +114,7 @@ def atlas_group() -> None:
               help="Wall-clock seconds per search; a search cut by it leaves bounds, to be resumed later.")
 @click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games computed at once, one process each.")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_file_option("atlas")
 @_json_option
 def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, path: str | None,
               as_json: bool) -> None:
@@ -140,16 +144,14 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
     if max_codes is not None:
         chosen = [g for g in chosen if g.size <= max_codes]
     file, _ = _atlas_entries(path)
-    entries = atlas.run(chosen, budget, processes=processes, path=file,
-                        log=lambda line: click.echo(f"# {line}", err=True))
+    entries = atlas.run(chosen, budget, processes=processes, path=file, log=_log)
     done = [entries[g.spec] for g in chosen if g.spec in entries]
     _emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
 
 
 @atlas_group.command("one-step")
 @click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every entry without them).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_file_option("atlas")
 @_json_option
 def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> None:
     """Build the one-step strategies' whole trees of the entries that lack them (entropy, most parts,
@@ -167,7 +169,7 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
     missing = [s for s in specs or [] if s not in entries]
     if missing:
         _fail(f"not in the atlas file: {', '.join(missing)}")
-    changed = atlas.add_one_step(specs, path=file, log=lambda line: click.echo(f"# {line}", err=True))
+    changed = atlas.add_one_step(specs, path=file, log=_log)
     _emit({"changed": changed}, as_json,
           lambda out: click.echo(f"{len(out['changed'])} entries given their one-step trees"
                                  + (f": {', '.join(out['changed'])}" if out["changed"] else "")))
@@ -179,10 +181,8 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
               help="Positions of at most this many candidates play the optimal total's guess.")
 @click.option("--strategy", default=None,
               help="The one-step strategy above that size (default: the game's best one-step strategy).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where to ship the tree (default: the package's service/data/trees).")
+@_file_option("atlas")
+@_trees_option("Where to ship the tree")
 @click.option("--rollout-width", type=click.IntRange(min=1), default=None,
               help="Roll the hybrid out (solver.rollout): try this many guesses besides the hybrid's own at its "
                    "top positions, each completed by the hybrid, and play the cheapest.")
@@ -211,11 +211,10 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     from service import atlas, rollouts
     from solver.errors import SolverError
     from solver.game import Game
-    from solver.heuristics import STRATEGIES
 
     file, entries = _atlas_entries(path)
-    if strategy is not None and strategy not in STRATEGIES:
-        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    if strategy is not None:
+        _one_step_checked(strategy)
     try:
         specs = [Game.from_spec(g).spec for g in games]
     except SolverError as exc:
@@ -236,8 +235,7 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     for spec in specs:
         try:
             kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                                          max_guesses=max_guesses, campaign=campaign,
-                                          log=lambda line: click.echo(f"# {line}", err=True))
+                                          max_guesses=max_guesses, campaign=campaign, log=_log)
         except rollouts.CampaignError as exc:
             _fail(str(exc))
     _emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
@@ -258,23 +256,8 @@ def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
 @click.option("--above", type=click.IntRange(min=0), default=None,
               help="Leave positions of this many candidates or fewer as they are (default: the tree's "
                    "--exact-at-most, where it plays the optimum already).")
-@click.option("--at-most", type=click.IntRange(min=1), default=400, show_default=True,
-              help="Search positions of at most this many candidates (the largest first on each path).")
-@click.option("--budget", type=click.FloatRange(min=0), default=30.0, show_default=True,
-              help="Seconds of exact search per position; a position out of time has its children tried.")
-@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
-              help="Keep to this many guesses first (default: the game's W when it is exact and the tree keeps it).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
-@click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
-              help="Search positions of more than N candidates by a sweep of their guesses, best refined bound "
-                   "first (solver.sweep), the exact search settling each set of N or fewer: for the deep games, "
-                   "where the search alone runs out of time on a hundred candidates.")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="Where each position is kept once settled, and from which a stopped polish continues (default: "
-                   "campaigns/polish-<game>.json).")
+@_polish_options("atlas", at_most=400, max_guesses="the game's W when it is exact and the tree keeps it",
+                 sweep=": for the deep games, where the search alone runs out of time on a hundred candidates")
 @_json_option
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
                  path: str | None, folder: str | None, sweep: int | None, progress: str | None,
@@ -295,8 +278,7 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     try:
         record = atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
                                   path=file, folder=folder, sweep=sweep,
-                                  progress=progress or polishes.default_path(spec),
-                                  log=lambda line: click.echo(f"# {line}", err=True))
+                                  progress=progress or polishes.default_path(spec), log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))
@@ -325,8 +307,7 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
               help="A database whose positions table the bound starts from (a campaign's proven parts) "
                    "and keeps the root parts' bounds in, for the searches that follow.")
 @_bound_options
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_file_option("atlas")
 @_json_option
 def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
                  progress: str | None, processes: int, max_units: int | None, only_parts: str | None,
@@ -361,16 +342,14 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
         try:
             record = atlas.add_campaign_lower_bound(specs[0], depth, target=target, progress=progress,
                                                     processes=processes, max_units=max_units,
-                                                    only_parts=_parts_list(only_parts), path=file,
-                                                    log=lambda line: click.echo(f"# {line}", err=True))
+                                                    only_parts=_parts_list(only_parts), path=file, log=_log)
         except bound_campaigns.CampaignError as exc:
             _fail(str(exc))
         _emit_campaign(specs[0], record, progress or bound_campaigns.default_path(specs[0]), as_json)
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
-        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known, target=target,
-                                            log=lambda line: click.echo(f"# {line}", err=True))
+        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known, target=target, log=_log)
         if keep is not None:
             kept = keep(got)
             click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)
@@ -412,8 +391,7 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
 
 @atlas_group.command("show")
 @click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file (default: the package's).")
+@_file_option("atlas", "The atlas file (default: the package's).")
 @_json_option
 def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
     """The atlas's numbers, one game per line; bounds are shown as [lower, upper] ('?' for an upper bound
@@ -447,8 +425,7 @@ def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
 @atlas_group.command("trees")
 @click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every exact atlas game).")
 @click.option("--folder", default=None, help="Trees folder (default: the package's service/data/trees).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file (default: the package's).")
+@_file_option("atlas", "The atlas file (default: the package's).")
 def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) -> None:
     """Build the optimal trees of the atlas's exact games (total, and fewest W-movers) into the shipped
     trees, each checked against the atlas's numbers: next-move then answers those games from them."""
@@ -478,8 +455,7 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
                    "continues).")
 @click.option("--kernel-at-most", type=click.IntRange(min=2), default=60, show_default=True,
               help="Sets of at most this many codes go to the exact search; bigger ones are swept.")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The atlas file to read and rewrite (default: the package's service/data/atlas.json).")
+@_file_option("atlas")
 @_json_option
 def atlas_settle(game: str, responses: str, progress: str | None, seconds: float | None, kernel_at_most: int,
                  path: str | None, as_json: bool) -> None:
@@ -496,8 +472,7 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
     parts = _parts_list(responses) or []
     try:
         rows, record = atlas.settle_parts(spec, parts, progress=progress, seconds=seconds,
-                                          kernel_at_most=kernel_at_most, path=file,
-                                          log=lambda line: click.echo(f"# {line}", err=True))
+                                          kernel_at_most=kernel_at_most, path=file, log=_log)
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
     _emit({"game": spec, "parts": rows, "lower_bound": record}, as_json)
@@ -507,8 +482,7 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
 @click.option("-g", "--game", required=True, help="An unsolved atlas game with a best-known tree ('6,7,0').")
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
               help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where the best-known tree is (default: the package's service/data/trees).")
+@_trees_option("Where the best-known tree is")
 @click.option("--below", default=None, metavar="RESPONSES",
               help="Look inside a part instead: the sets the tree's next guess leaves after these responses "
                    "('0.5', or '0.5 1.4' one level further), each against its bound refined --depth plies now.")

@@ -15,14 +15,22 @@ from service.cli._common import (
     _emit,
     _emit_campaign,
     _fail,
+    _file_option,
     _json_option,
+    _log,
+    _one_step_checked,
     _parts_list,
+    _polish_options,
     _print_table,
     _refuse_campaign_options,
     _share,
     _shown,
+    _trees_option,
     main,
 )
+
+_game_option = click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+"""The game of most records commands (``records check`` names the one game it can check)."""
 
 
 @main.group("records")
@@ -72,12 +80,11 @@ def _readable(path: str) -> dict[str, dict[str, Any]]:
 
 
 @records_group.command("bound")
-@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@_game_option
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=2, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
 @_bound_options
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@_file_option("records")
 @_json_option
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
                   processes: int, max_units: int | None, only_parts: str | None,
@@ -95,32 +102,26 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     file = path or records.RECORDS_FILE
     _readable(file)
-
-    def log(line: str) -> None:
-        click.echo(f"# {line}", err=True)
-
     if not campaign:
-        _emit({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=log)}, as_json)
+        _emit({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=_log)}, as_json)
         return
     try:
         record = records.add_campaign_lower_bound(spec, depth, target=target, progress=progress,
                                                   processes=processes, max_units=max_units,
-                                                  only_parts=_parts_list(only_parts), path=file, log=log)
+                                                  only_parts=_parts_list(only_parts), path=file, log=_log)
     except bound_campaigns.CampaignError as exc:
         _fail(str(exc))
     _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec), as_json)
 
 
 @records_group.command("hybrid")
-@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@_game_option
 @click.option("--strategy", default="entropy", show_default=True,
               help="The one-step strategy played at positions of more than --exact-at-most candidates.")
 @click.option("--exact-at-most", type=click.IntRange(min=1), default=30, show_default=True,
               help="Positions of at most this many candidates play the optimal total's guess.")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file to read and rewrite (default: the package's service/data/records.json).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where to ship the tree (default: the package's service/data/trees).")
+@_file_option("records")
+@_trees_option("Where to ship the tree")
 @_json_option
 def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | None, folder: str | None,
                    as_json: bool) -> None:
@@ -129,19 +130,17 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     guesses than the one recorded.  Prints its record (--json: as JSON; ``kept`` says whether it was
     shipped)."""
     from service import records
-    from solver.heuristics import STRATEGIES
 
     spec = _spec(game)
-    if strategy not in STRATEGIES:
-        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    _one_step_checked(strategy)
     _readable(path or records.RECORDS_FILE)
     record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
-                                log=lambda line: click.echo(f"# {line}", err=True))
+                                log=_log)
     _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("rollout")
-@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@_game_option
 @click.option("--strategy", default="entropy", show_default=True,
               help="The hybrid's one-step strategy, above --exact-at-most candidates.")
 @click.option("--exact-at-most", type=click.IntRange(min=1), default=30, show_default=True,
@@ -187,10 +186,8 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--graft", is_flag=True,
               help="With --units: once those units are built, take the shipped tree's subtrees for every other "
                    "response, and judge and ship the whole tree like a finished campaign's.")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file to read and rewrite (default: the package's service/data/records.json).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where to ship the tree (default: the package's service/data/trees).")
+@_file_option("records")
+@_trees_option("Where to ship the tree")
 @_campaign_options()
 @_json_option
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
@@ -218,12 +215,10 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     --polish-units polishes each unit built."""
     from service import records, rollouts
     from solver.game import Game
-    from solver.heuristics import STRATEGIES
     from solver.rollout import given_guesses
 
     spec = _spec(game)
-    if strategy not in STRATEGIES:
-        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    _one_step_checked(strategy)
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
     if over_width is not None and (max_guesses is None or over_width <= width):
@@ -268,32 +263,17 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
                                      path=path or records.RECORDS_FILE,
                                      folder=folder, progress=progress, processes=processes, scheduler=scheduler,
                                      max_units=max_units, units=None if units is None else units.split(","),
-                                     graft=graft, log=lambda line: click.echo(f"# {line}", err=True))
+                                     graft=graft, log=_log)
     except rollouts.CampaignError as exc:
         _fail(str(exc))
     _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("polish")
-@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@_game_option
 @click.option("--above", type=click.IntRange(min=0), default=60, show_default=True,
               help="Leave positions of this many candidates or fewer as they are (the hybrid's exact play).")
-@click.option("--at-most", type=click.IntRange(min=1), default=256, show_default=True,
-              help="Search positions of at most this many candidates (the largest first on each path).")
-@click.option("--budget", type=click.FloatRange(min=0), default=30.0, show_default=True,
-              help="Seconds of exact search per position; a position out of time has its children tried.")
-@click.option("--max-guesses", type=click.IntRange(min=1), default=None,
-              help="Keep to this many guesses first (default: the limit the tree was built within).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file to read and rewrite (default: the package's service/data/records.json).")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where the best-known tree is, and is shipped again (default: the package's service/data/trees).")
-@click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
-              help="Search positions of more than N candidates by a sweep of their guesses, best refined bound "
-                   "first (solver.sweep), the exact search settling each set of N or fewer.")
-@click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="Where each position is kept once settled, and from which a stopped polish continues (default: "
-                   "campaigns/polish-<game>.json).")
+@_polish_options("records", at_most=256, max_guesses="the limit the tree was built within")
 @click.option("--parts", "parts", default=None, metavar="RESPONSES",
               help="Polish only below these responses to the first guess ('0.3,1.2'): the parts a rollout with "
                    "--play changed, the others being polished already.")
@@ -317,8 +297,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         record = records.add_polish(spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
                                     path=path or records.RECORDS_FILE, folder=folder, sweep=sweep,
                                     progress=progress or polishes.default_path(spec),
-                                    parts=None if parts is None else parts.split(","),
-                                    log=lambda line: click.echo(f"# {line}", err=True))
+                                    parts=None if parts is None else parts.split(","), log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"game": spec, **record}, as_json)
@@ -335,8 +314,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 @click.option("--status", is_flag=True,
               help="Search nothing: say where the check stands in the file (parts solved, searches under way and "
                    "their best totals so far, what the missing parts may still need), in guesses of the game.")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file to read and rewrite (default: the package's service/data/records.json).")
+@_file_option("records")
 @_json_option
 def records_check(game: str, only: str | None, share: str | None, status: bool, path: str | None,
                   as_json: bool) -> None:
@@ -364,21 +342,19 @@ def records_check(game: str, only: str | None, share: str | None, status: bool, 
         return
     try:
         record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
-                                   share=(0, 1) if share is None else _share(share),
-                                   log=lambda line: click.echo(f"# {line}", err=True))
+                                   share=(0, 1) if share is None else _share(share), log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("compare")
-@click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
+@_game_option
 @click.option("--steps", "steps_path", required=True, type=click.Path(dir_okay=False),
               help="The other strategy's game lengths: one 'CODE LENGTH' line per secret.")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
               help="How many guesses deep the walk goes while both strategies play the same guesses.")
-@click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
-              help="Where the best-known tree is (default: the package's service/data/trees).")
+@_trees_option("Where the best-known tree is")
 @_json_option
 def records_compare(game: str, steps_path: str, depth: int, folder: str | None, as_json: bool) -> None:
     """Set another strategy's game lengths beside the shipped best-known tree, position by position.
@@ -442,8 +418,7 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None, 
 
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md (with sources and commands).")
-@click.option("--file", "path", type=click.Path(dir_okay=False), default=None,
-              help="The records file (default: the package's service/data/records.json).")
+@_file_option("records", "The records file (default: the package's service/data/records.json).")
 @_json_option
 def records_show(markdown: bool, path: str | None, as_json: bool) -> None:
     """The published strategies of each records game beside this project's tree and lower bound: a table per
