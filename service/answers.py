@@ -246,7 +246,7 @@ class AnswerChain:
         from_knowledge = self._shipped(position, options, canon) if shipped else None
         if from_knowledge is not None:
             at, known = from_knowledge
-            full = self._with_parts(game, at, options, known, t0)
+            full = self._with_parts(at.position, options, known, t0)
             if full is not None:
                 self._told("tree")
                 return Answer(mapped_back(full, at.relabel, game), "tree", True)
@@ -275,20 +275,19 @@ class AnswerChain:
                 return at, known
         return None
 
-    def _with_parts(self, game: Game, at: Labelling, options: SolveOptions, known: Known,
-                    t0: float) -> SolveResult | None:
+    def _with_parts(self, at: Position, options: SolveOptions, known: Known, t0: float) -> SolveResult | None:
         """The full answer of a position the knowledge proves: its value and best guess are known; the
         value of each response comes from an evaluation of that guess by the warm searcher, whose table
         holds the knowledge (the parts the campaigns proved are found there, the small ones they did not
         keep cost a few nodes).  None if that evaluation does not end within the default budget."""
-        n, turn = at.position.size, at.position.turn
+        n, turn = at.size, at.turn
         movers = options.max_guesses if options.criterion == Criterion.KMOVERS else None
         if known.lower >= INF:
             return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers,
                                {} if movers is None else {movers: None})
         assert known.best_guess is not None
         value = game_value(known.lower, n, turn, options.criterion)
-        evaluated, _, complete = self._search(game, at, options, self.pool.settings.default_time_budget_ms,
+        evaluated, _, complete = self._search(at, options, self.pool.settings.default_time_budget_ms,
                                               known.best_guess, None, count=False)
         if not complete or evaluated.value != value:
             return None
@@ -319,25 +318,25 @@ class AnswerChain:
             if hit is not None:
                 return hit
         at_guess = None if guess is None else canon.apply(guess)
-        result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress, fresh=fresh)
+        result, source, complete = self._search(canon.position, options, budget_ms, at_guess, progress, fresh=fresh)
         if source in ("busy", "preparing"):
             why = ("this game's exact search is still being prepared (once per process)" if source == "preparing"
                    else None)
             return Answer(result, "busy", False, why)
         return Answer(mapped_back(result, canon.relabel, game), "search", complete)
 
-    def _search(self, game: Game, at: Labelling, options: SolveOptions, budget_ms: int | None,
+    def _search(self, at: Position, options: SolveOptions, budget_ms: int | None,
                 guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True,
                 fresh: bool = False) -> tuple[SolveResult, str, bool]:
         """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
         warm searcher (``fresh``: a new one), and write what it proved to the table; ``count`` False
         keeps it out of the answer counts (a step of another answer)."""
-        pool = self.pool
+        pool, game = self.pool, at.game
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
             if count:
                 self._told("busy")
-            return _unfinished(at.position.cands), "busy", False
+            return _unfinished(at.cands), "busy", False
         try:
             if fresh:
                 searcher, lock = Searcher(game, base_options(options), table_capacity=pool.settings.table_capacity,
@@ -350,7 +349,7 @@ class AnswerChain:
                 if found is None:
                     if count:
                         self._told("busy")
-                    return _unfinished(at.position.cands), "preparing", False
+                    return _unfinished(at.cands), "preparing", False
                 searcher, lock = found.searcher, found.lock
             # the same question's searcher may be busy with another request: wait for it only as long
             # as the budget allows
@@ -358,13 +357,13 @@ class AnswerChain:
             if not lock.acquire(timeout=wait):
                 if count:
                     self._told("busy")
-                return _unfinished(at.position.cands), "busy", False
+                return _unfinished(at.cands), "busy", False
             try:
                 if deadline is None:
-                    result = (searcher.solve(at.position, options=options, progress=progress) if guess is None
-                              else searcher.evaluate_guess(at.position, guess, options=options))
+                    result = (searcher.solve(at, options=options, progress=progress) if guess is None
+                              else searcher.evaluate_guess(at, guess, options=options))
                 else:
-                    result = searcher.solve_within(at.position, deadline - time.monotonic(), guess=guess,
+                    result = searcher.solve_within(at, deadline - time.monotonic(), guess=guess,
                                                    options=options, progress=progress)
                 exported = [e for t in searcher.tables for e in t.export()]
             finally:
@@ -375,7 +374,7 @@ class AnswerChain:
         if self.store is not None:
             entries = exported
             if complete and guess is None and result.exact and _cacheable(options):
-                entries = entries + position_entries(game, options.table_key(game), at.position.cands, at.position.turn,
+                entries = entries + position_entries(game, options.table_key(game), at.cands, at.turn,
                                                      result.value, result.best_guess, result.per_response,
                                                      cost=result.nodes)
             try:
