@@ -233,15 +233,14 @@ class AnswerChain:
         table; None when none of them knows.  ``shipped`` False asks the table only (the caller has
         asked the trees and the knowledge already)."""
         t0 = time.perf_counter()
-        turn = len(history) + 1
+        position = Position.of(game, history, cands)
         if shipped and _plain(options):
             found = self.tree_node(game, history, Criterion(options.criterion).strategy, options.max_guesses)
             if found is not None and found[0].answers(options.max_guesses):
                 _, node, relabel = found
-                result = tree_result(game, node, turn, options, t0)
+                result = tree_result(game, node, position.turn, options, t0)
                 self._told("tree")
                 return Answer(mapped_back(result, relabel, game), "tree", True)
-        position = Position.of(game, history, cands)
         canon = canon or position.canonical()
         from_knowledge = self._shipped(position, options, canon) if shipped else None
         if from_knowledge is not None:
@@ -311,8 +310,9 @@ class AnswerChain:
                 raise no_next_guess(history)
             self._told("history")
             return Answer(finished_result(game, history, options), "history", True)
-        options.validate(game, len(history) + 1)
-        canon = canon or Position.of(game, history, cands).canonical()
+        position = Position.of(game, history, cands)
+        options.validate(game, position.turn)
+        canon = canon or position.canonical()
         if guess is None and lookup and not fresh:
             hit = self.known(game, history, cands, options, canon, shipped=shipped)
             if hit is not None:
@@ -419,7 +419,8 @@ class AnswerChain:
             return Move(choice.guess, n == 1, "heuristic", 1.0 if n == 1 else None, 1 if n == 1 else None,
                         step_note(strategy, choice.cut, budget_s), score=choice.score)
         options = SolveOptions(criterion, max_guesses)
-        options.validate(game, len(history) + 1)
+        position = Position.of(game, history, cands)
+        options.validate(game, position.turn)
         if budget_ms is None:
             budget_ms = self.pool.settings.default_time_budget_ms
         found = self.tree_node(game, history, strategy, max_guesses)
@@ -437,7 +438,6 @@ class AnswerChain:
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
-        position = Position.of(game, history, cands)
         canon = position.canonical()
         shipped = self._shipped(position, options, canon)
         if shipped is not None and (best := shipped[1].best_guess) is not None:
@@ -456,7 +456,7 @@ class AnswerChain:
         if answer.complete and result.exact and result.best_guess is not None:
             expected = None
             if criterion == Criterion.TOTAL and result.value is not None:
-                expected = remaining_value(result.value, n, len(history) + 1, Criterion.TOTAL) / n
+                expected = remaining_value(result.value, n, position.turn, Criterion.TOTAL) / n
             return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
         if answer.complete and result.exact and not result.possible:
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
