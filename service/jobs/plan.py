@@ -150,9 +150,9 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         g1_units: list[UnitSpec] = []
         # biggest responses first, equal sizes by ascending response (the children come by response)
         for r, q in sorted(children.items(), key=lambda child: -child[1].size):
-            size = q.size
             if r == win:
                 continue
+            size = q.size
             if size <= small:
                 v = searcher.solve(q, options=opts).value
                 small_values[str(r)] = v
