@@ -14,11 +14,11 @@ all go down the same steps, and the answer says which step gave it (its ``source
 Symmetry.  A history that is a relabelling of a tree's path (other symbols, positions permuted) is
 answered from that tree: :func:`solver.symmetry.relabelling_onto` maps it onto the path, and the
 tree's guess is mapped back.  Below the trees, every question is asked at the canonical representative
-of its orbit (:func:`solver.symmetry.canonical_history`): the table is read and written there, so one
+of its orbit (:meth:`solver.position.Position.canonical`): the table is read and written there, so one
 proof serves every relabelling of a position, and the answer is mapped back to the caller's labels.
 Entries that jobs wrote at the caller's own labelling are still found (the raw position is looked up
 too when it differs), and the shipped knowledge is also looked up at the smallest image of each order
-of the turns, where a campaign's search stored it (:func:`_labellings`).
+of the turns, where a campaign's search stored it (:func:`service.lookups.labellings`).
 
 What this module must not do: parse HTTP or print; those are the callers'.  It talks to the database
 only through the table store's interface (:class:`solver.table.TTStore`; :meth:`AnswerChain.open` makes the
@@ -40,12 +40,13 @@ from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
-from service.lookups import Labelling, cached_solve, canonical_labelling, labellings, mapped_back, tree_result
+from service.lookups import cached_solve, labellings, mapped_back, tree_result
 from service.store.db import StorageError
 from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
+from solver.position import Labelling, Position
 from solver.question import finished_result, no_next_guess
 from solver.search import INF, Searcher, SolveOptions, SolveResult, fallback_move, searchable, step_note
 from solver.symmetry import Relabelling, relabelling_onto
@@ -56,7 +57,6 @@ from solver.vocabulary import (
     Source,
     criterion_of,
     game_value,
-    remaining_guesses,
     remaining_value,
 )
 
@@ -233,62 +233,60 @@ class AnswerChain:
         table; None when none of them knows.  ``shipped`` False asks the table only (the caller has
         asked the trees and the knowledge already)."""
         t0 = time.perf_counter()
-        turn = len(history) + 1
+        position = Position.of(game, history, cands)
         if shipped and _plain(options):
             found = self.tree_node(game, history, Criterion(options.criterion).strategy, options.max_guesses)
             if found is not None and found[0].answers(options.max_guesses):
                 _, node, relabel = found
-                result = tree_result(game, node, turn, options, t0)
+                result = tree_result(game, node, position.turn, options, t0)
                 self._told("tree")
                 return Answer(mapped_back(result, relabel, game), "tree", True)
-        canon = canon or canonical_labelling(game, history, cands)
-        from_knowledge = self._shipped(game, history, cands, options, canon) if shipped else None
+        canon = canon or position.canonical()
+        from_knowledge = self._shipped(position, options, canon) if shipped else None
         if from_knowledge is not None:
             at, known = from_knowledge
-            full = self._with_parts(game, at, options, known, t0)
+            full = self._with_parts(at.position, options, known, t0)
             if full is not None:
                 self._told("tree")
                 return Answer(mapped_back(full, at.relabel, game), "tree", True)
         if self.store is None:
             return None
-        for at in labellings(game, history, cands, canon):
-            hit = cached_solve(self.store, game, at.history, options, at.cands)
+        for at in labellings(position, canon):
+            hit = cached_solve(self.store, game, at.position.history, options, at.position.cands)
             if hit is not None:
                 self._told("cache")
                 return Answer(mapped_back(hit, at.relabel, game), "cache", True)
         return None
 
-    def _shipped(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
-                 canon: Labelling) -> tuple[Labelling, Known] | None:
+    def _shipped(self, position: Position, options: SolveOptions, canon: Labelling) -> tuple[Labelling, Known] | None:
         """What the shipped knowledge proves exactly about the position (at the labelling it found it)."""
         knowledge = self.pool.knowledge
         if knowledge is None or not _plain(options):
             return None
+        game = position.game
         index = knowledge.index(options.table_key(game))
         if index is None:
             return None
-        m = remaining_guesses(options.max_guesses, len(history) + 1)
-        for at in labellings(game, history, cands, canon, every_order=True):
-            known = index.lookup(game, at.cands, m)
+        m = position.remaining(options.max_guesses)
+        for at in labellings(position, canon, every_order=True):
+            known = index.lookup(game, at.position.cands, m)
             if known is not None and known.exact and (known.best_guess is not None or known.lower >= INF):
                 return at, known
         return None
 
-    def _with_parts(self, game: Game, at: Labelling, options: SolveOptions, known: Known,
-                    t0: float) -> SolveResult | None:
+    def _with_parts(self, at: Position, options: SolveOptions, known: Known, t0: float) -> SolveResult | None:
         """The full answer of a position the knowledge proves: its value and best guess are known; the
         value of each response comes from an evaluation of that guess by the warm searcher, whose table
         holds the knowledge (the parts the campaigns proved are found there, the small ones they did not
         keep cost a few nodes).  None if that evaluation does not end within the default budget."""
-        n = int(at.cands.shape[0])
-        turn = len(at.history) + 1
+        n, turn = at.size, at.turn
         movers = options.max_guesses if options.criterion == Criterion.KMOVERS else None
         if known.lower >= INF:
             return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers,
                                {} if movers is None else {movers: None})
         assert known.best_guess is not None
         value = game_value(known.lower, n, turn, options.criterion)
-        evaluated, _, complete = self._search(game, at, options, self.pool.settings.default_time_budget_ms,
+        evaluated, _, complete = self._search(at, options, self.pool.settings.default_time_budget_ms,
                                               known.best_guess, None, count=False)
         if not complete or evaluated.value != value:
             return None
@@ -312,27 +310,28 @@ class AnswerChain:
                 raise no_next_guess(history)
             self._told("history")
             return Answer(finished_result(game, history, options), "history", True)
-        options.validate(game, len(history) + 1)
-        canon = canon or canonical_labelling(game, history, cands)
+        position = Position.of(game, history, cands)
+        options.validate(game, position.turn)
+        canon = canon or position.canonical()
         if guess is None and lookup and not fresh:
             hit = self.known(game, history, cands, options, canon, shipped=shipped)
             if hit is not None:
                 return hit
-        at_guess = None if guess is None else canon.relabel.apply(game, guess)
-        result, source, complete = self._search(game, canon, options, budget_ms, at_guess, progress, fresh=fresh)
+        at_guess = None if guess is None else canon.apply(guess)
+        result, source, complete = self._search(canon.position, options, budget_ms, at_guess, progress, fresh=fresh)
         if source in ("busy", "preparing"):
             why = ("this game's exact search is still being prepared (once per process)" if source == "preparing"
                    else None)
             return Answer(result, "busy", False, why)
         return Answer(mapped_back(result, canon.relabel, game), "search", complete)
 
-    def _search(self, game: Game, at: Labelling, options: SolveOptions, budget_ms: int | None,
+    def _search(self, at: Position, options: SolveOptions, budget_ms: int | None,
                 guess: Code | None, progress: Callable[[int, int], None] | None, *, count: bool = True,
                 fresh: bool = False) -> tuple[SolveResult, str, bool]:
         """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
         warm searcher (``fresh``: a new one), and write what it proved to the table; ``count`` False
         keeps it out of the answer counts (a step of another answer)."""
-        pool = self.pool
+        pool, game = self.pool, at.game
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
             if count:
@@ -361,12 +360,11 @@ class AnswerChain:
                 return _unfinished(at.cands), "busy", False
             try:
                 if deadline is None:
-                    result = (searcher.solve(at.history, cands=at.cands, options=options, progress=progress)
-                              if guess is None
-                              else searcher.evaluate_guess(at.history, guess, cands=at.cands, options=options))
+                    result = (searcher.solve(at, options=options, progress=progress) if guess is None
+                              else searcher.evaluate_guess(at, guess, options=options))
                 else:
-                    result = searcher.solve_within(at.history, deadline - time.monotonic(), cands=at.cands,
-                                                   guess=guess, options=options, progress=progress)
+                    result = searcher.solve_within(at, deadline - time.monotonic(), guess=guess,
+                                                   options=options, progress=progress)
                 exported = [e for t in searcher.tables for e in t.export()]
             finally:
                 lock.release()
@@ -376,7 +374,7 @@ class AnswerChain:
         if self.store is not None:
             entries = exported
             if complete and guess is None and result.exact and _cacheable(options):
-                entries = entries + position_entries(game, options.table_key(game), at.cands, len(at.history) + 1,
+                entries = entries + position_entries(game, options.table_key(game), at.cands, at.turn,
                                                      result.value, result.best_guess, result.per_response,
                                                      cost=result.nodes)
             try:
@@ -421,7 +419,8 @@ class AnswerChain:
             return Move(choice.guess, n == 1, "heuristic", 1.0 if n == 1 else None, 1 if n == 1 else None,
                         step_note(strategy, choice.cut, budget_s), score=choice.score)
         options = SolveOptions(criterion, max_guesses)
-        options.validate(game, len(history) + 1)
+        position = Position.of(game, history, cands)
+        options.validate(game, position.turn)
         if budget_ms is None:
             budget_ms = self.pool.settings.default_time_budget_ms
         found = self.tree_node(game, history, strategy, max_guesses)
@@ -439,13 +438,13 @@ class AnswerChain:
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)
-        canon = canonical_labelling(game, history, cands)
-        shipped = self._shipped(game, history, cands, options, canon)
+        canon = position.canonical()
+        shipped = self._shipped(position, options, canon)
         if shipped is not None and (best := shipped[1].best_guess) is not None:
             at, known = shipped
             self._told("tree")
             expected = known.lower / n if criterion == Criterion.TOTAL else None
-            return Move(at.relabel.invert(game, best), True, "tree", expected, 1 if n == 1 else None)
+            return Move(at.invert(best), True, "tree", expected, 1 if n == 1 else None)
         if shipped is not None:  # proven impossible
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
         # the trees and the knowledge were asked above: the table, then a search within what is left of three
@@ -457,7 +456,7 @@ class AnswerChain:
         if answer.complete and result.exact and result.best_guess is not None:
             expected = None
             if criterion == Criterion.TOTAL and result.value is not None:
-                expected = remaining_value(result.value, n, len(history) + 1, Criterion.TOTAL) / n
+                expected = remaining_value(result.value, n, position.turn, Criterion.TOTAL) / n
             return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
         if answer.complete and result.exact and not result.possible:
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")

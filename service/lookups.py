@@ -12,51 +12,37 @@ import dataclasses
 import itertools
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from solver.game import CandidateSet, Game, Turn
+from solver.position import Labelling, Position
 from solver.search import SolveOptions, SolveResult
-from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling, canonical_history
-from solver.table import TTStore, split_parts
+from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling
+from solver.table import TTStore
 from solver.tree import Node
 from solver.vocabulary import Criterion, game_value, remaining_guesses, win_value
 
 
-@dataclass(frozen=True)
-class Labelling:
-    """A position at one labelling: its history, candidates, and the map from the caller's labels."""
-
-    history: list[Turn]
-    cands: CandidateSet
-    relabel: Relabelling
-
-
-def canonical_labelling(game: Game, history: Sequence[Turn], cands: CandidateSet) -> Labelling:
-    """The position at the canonical representative of its orbit, where the table is read and written."""
-    canon, relabel = canonical_history(game, history)
-    # the caller's candidates mapped, never the image filtered again (Relabelling.apply_set says why)
-    return Labelling(canon, relabel.apply_set(game, cands), relabel)
-
-
-def labellings(game: Game, history: Sequence[Turn], cands: CandidateSet, canon: Labelling, *,
-                every_order: bool = False) -> Iterator[Labelling]:
-    """Where a position may be stored, most likely first: at its canonical labelling, and at the
-    caller's own (a job's entries are at the labelling they were asked at).  ``every_order`` adds the
-    smallest image of each order of its turns: a search stores the positions below its root at the
-    labelling its own guesses give them (its pools play the smallest member of each class), which is
-    where a campaign's are.  Lazy: a lookup that finds the position early computes no other image."""
+def labellings(position: Position, canon: Labelling, *, every_order: bool = False) -> Iterator[Labelling]:
+    """Where a position may be stored, most likely first: at its canonical labelling ``canon``
+    (:meth:`Position.canonical`), and at the caller's own (a job's entries are at the labelling they were asked
+    at).  ``every_order`` adds the smallest image of each order of its turns: a search stores the positions
+    below its root at the labelling its own guesses give them (its pools play the smallest member of each
+    class), which is where a campaign's are.  Lazy: a lookup that finds the position early computes no other
+    image."""
     yield canon
-    seen = {tuple(canon.history)}
+    history = position.history
+    seen = {canon.position.history}
     if not canon.relabel.is_identity:
-        seen.add(tuple(history))
-        yield Labelling(list(history), cands, Relabelling.identity(game))
+        seen.add(history)
+        yield position.as_is()
     if every_order:
-        orders = itertools.permutations(history) if len(history) <= PERMUTED_TURNS_MAX else [tuple(history)]
+        orders = itertools.permutations(history) if len(history) <= PERMUTED_TURNS_MAX else [history]
         for order in orders:
-            image, relabel = canonical_history(game, order, keep_order=True)
-            if tuple(image) not in seen:
-                seen.add(tuple(image))
-                yield Labelling(image, relabel.apply_set(game, cands), relabel)
+            # the candidates are the same whatever the order of the turns: only the labelling differs
+            image = Position(position.game, order, position.cands).canonical(keep_order=True)
+            if image.position.history not in seen:
+                seen.add(image.position.history)
+                yield image
 
 
 def mapped_back(result: SolveResult, relabel: Relabelling, game: Game) -> SolveResult:
@@ -76,11 +62,12 @@ def cached_solve(store: TTStore, game: Game, history: Sequence[Turn], options: S
     if options.depth_count is not None or options.upper_bound is not None:
         return None
     t0 = time.perf_counter()
-    turn = len(history) + 1
+    at = Position(game, tuple(history), cands)
+    turn = at.turn
     crit, k = options.criterion, options.max_guesses
     key = options.table_key(game)
     root_codes = tuple(int(c) for c in cands)
-    root = store.lookup(key, [root_codes], remaining_guesses(k, turn), turn).get(root_codes)
+    root = store.lookup(key, [root_codes], at.remaining(k), turn).get(root_codes)
     if root is None or not root.exact:
         return None
     n = len(root_codes)
@@ -91,7 +78,7 @@ def cached_solve(store: TTStore, game: Game, history: Sequence[Turn], options: S
         return SolveResult(None, False, True, None, {}, 0, time.perf_counter() - t0, n, movers, chain)
     if root.best_guess is None:
         return None
-    parts = split_parts(game, cands, root.best_guess)
+    parts = [(r, tuple(int(c) for c in child.cands)) for r, child in at.children(root.best_guess).items()]
     sub = store.lookup(key, [codes for r, codes in parts if r != game.all_bulls and len(codes) > 1],
                        remaining_guesses(k, turn + 1), turn + 1)
     per: dict[int, int | None] = {}

@@ -46,6 +46,7 @@ from solver.bounds import (
 from solver.errors import SolverError
 from solver.fallback import cut_note, fallback_move, step_note
 from solver.game import CandidateSet, Code, Game, History, Turn
+from solver.position import Position
 from solver.question import (
     INF,
     InvalidSearchError,
@@ -84,6 +85,14 @@ class _Call:
     """Where the first root searched guess by guess starts; taken by it, so the first depth limit of a chain only."""
 
 
+def _where(at: History | Position, cands: CandidateSet | None) -> tuple[History, CandidateSet | None]:
+    """The history and candidates a call asks about: a :class:`Position` carries both (``cands``, when given, are
+    still the caller's), a history alone leaves the candidates to be filtered unless ``cands`` are given."""
+    if isinstance(at, Position):
+        return at.history, at.cands if cands is None else cands
+    return at, cands
+
+
 def _inside(checkpoint: Callable[[RootProgress], None], at: RootProgress, parts: int, acc: int,
             per: dict[int, int | None]) -> None:
     """Tell ``checkpoint`` that the guess ``at`` was trying has ``parts`` parts searched, summing to ``acc``."""
@@ -103,7 +112,7 @@ class Searcher(SearchState):
         super().__init__(game, options, table_capacity=table_capacity, export_threshold=export_threshold,
                          branching=branching)
 
-    def solve_within(self, history: History, seconds: float, *, cands: CandidateSet | None = None,
+    def solve_within(self, history: History | Position, seconds: float, *, cands: CandidateSet | None = None,
                      guess: Code | None = None, options: SolveOptions | None = None,
                      progress: Callable[[int, int], None] | None = None) -> SolveResult:
         """:meth:`solve` (or :meth:`evaluate_guess` of ``guess``) stopped after ``seconds`` of
@@ -111,6 +120,7 @@ class Searcher(SearchState):
         searches), so the answer is cut (``exact`` False) at the deadline, not after a node count
         whose duration depends on the position and the machine's load.  ``progress`` as for :meth:`solve`
         (an evaluation of one guess has no root to try guess by guess, and tells it nothing)."""
+        history, cands = _where(history, cands)
         self.clear_stop()
         timer = threading.Timer(max(0.0, seconds), self.request_stop)
         timer.daemon = True
@@ -154,13 +164,13 @@ class Searcher(SearchState):
         offset = game_value(0, n, turn, o.criterion)  # game-level = remaining + offset
         return turn, cands, n, time.perf_counter(), nodes0, offset
 
-    def solve(self, history: History = (), *, cands: CandidateSet | None = None,
+    def solve(self, history: History | Position = (), *, cands: CandidateSet | None = None,
               options: SolveOptions | None = None, resume: RootProgress | None = None,
               checkpoint: Callable[[RootProgress], None] | None = None,
               progress: Callable[[int, int], None] | None = None) -> SolveResult:
         """Value, best guess and per-response values of the position after ``history`` (``cands`` its
-        candidates, when the caller has them), under ``options`` for this call (default: the
-        searcher's own).
+        candidates, when the caller has them; or a :class:`~solver.position.Position`, which has both), under
+        ``options`` for this call (default: the searcher's own).
 
         ``progress`` is told (guesses tried, guesses to try) before each guess at the root, when the root is
         searched guess by guess.
@@ -173,7 +183,7 @@ class Searcher(SearchState):
         :raises InvalidSearchError: ``resume`` is the progress of another question (position, depth limit,
             bound or version of the search)."""
         call = _Call(self._question(options), progress, checkpoint, resume)
-        return self._solve(call, history, cands)
+        return self._solve(call, *_where(history, cands))
 
     def _solve(self, call: _Call, history: History, cands: CandidateSet | None) -> SolveResult:
         o = call.options
@@ -466,15 +476,16 @@ class Searcher(SearchState):
             per[win] = win_value(turn, o.criterion, k)
         return acc, dict(sorted(per.items())), True
 
-    def evaluate_guess(self, history: History, guess: Code, *, cands: CandidateSet | None = None,
+    def evaluate_guess(self, history: History | Position, guess: Code, *, cands: CandidateSet | None = None,
                        options: SolveOptions | None = None) -> SolveResult:
         """Value of playing ``guess`` next after ``history`` (the article's Φ[T(t, *)], Λ[T(t, *)]):
         the sum of its responses' values, each found by an exact search of its own.
 
         With ``options.upper_bound`` (β) the evaluation stops as soon as the guess provably reaches
         β: the result is then a lower bound (``exact`` False), which is how a split job's sibling
-        guesses are cut by the best one found so far.  ``options`` as for :meth:`solve`.
+        guesses are cut by the best one found so far.  ``history``, ``cands`` and ``options`` as for :meth:`solve`.
         """
+        history, cands = _where(history, cands)
         o = self._question(options)
         if self.game.won(history):
             raise no_next_guess(history)

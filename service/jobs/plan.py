@@ -34,8 +34,7 @@ import numpy as np
 import orjson
 
 from service.store.job_records import JobRequest, UnitSpec, UnitState
-from solver import kernels
-from solver.game import Turn
+from solver.position import Position
 from solver.search import INF, Searcher
 from solver.vocabulary import criterion_of, game_value, win_value
 
@@ -93,11 +92,11 @@ def tree_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     another, each choice depending on the branches before it only through the table, so it is not cut
     further; one-step trees take seconds even at 30,000 codes.  Its expected cost is the number of
     secrets, which is what its progress counts."""
-    game = req.game_obj()
-    n = int(game.candidates(req.turns()).shape[0])
+    root = Position.of(req.game_obj(), req.turns())
+    n = root.size
     kind = "opt-tree" if req.strategy is not None and criterion_of(req.strategy) is not None else "tree"
     unit = UnitSpec(kind, None, None, None, req.history, n, 0, n, 1)
-    return Plan(req.max_guesses, len(req.history) + 1, n, "root"), [unit]
+    return Plan(req.max_guesses, root.turn, n, "root"), [unit]
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -113,12 +112,10 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     """
     game = searcher.game
     opts = req.options(k)
-    history = req.turns()
-    turn = len(history) + 1
-    cands = game.candidates(history)
-    n = int(cands.shape[0])
+    root = Position.of(game, req.turns())
+    turn, n = root.turn, root.size
     offset = game_value(0, n, turn, opts.criterion)  # game-level = remaining + offset
-    m = None if k is None else k - turn + 1
+    m = None if k is None else root.remaining(k)
     nodes0 = int(searcher.nodes)
 
     def exact_turn(t: int) -> bool:
@@ -129,7 +126,7 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
         unit = UnitSpec("root", None, None, None, req.history, n, min(lb + offset, INF), n * n, 1)
         return Plan(k, turn, n, "root"), [unit]
 
-    order_g1 = searcher.guess_order(history, cands, turn, k, options=opts)
+    order_g1 = searcher.guess_order(root.history, root.cands, turn, k, options=opts)
     if len(order_g1) > max_units:
         # Deep in a game few symmetries are left, so thousands of first guesses would each make units
         # (a Bulls-and-Cows position after two turns: 4000 units, each a few milliseconds of search
@@ -141,34 +138,31 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     win = game.all_bulls
     plan = Plan(k, turn, n, "split")
     per_g1: list[list[UnitSpec]] = []
-    splittable: list[tuple[int, int, int, list[Turn], np.ndarray]] = []  # (-size, g1 index, part index, …)
+    splittable: list[tuple[int, int, int, Position]] = []  # (-size, g1 index, part index, the part's position)
     for lb, _, g1 in order_g1:
-        order, starts = kernels.split(*a.kernel_args(), g1, cands, game.n_responses)
-        sizes = np.diff(starts)
+        children = root.children(g1, a)
         won = None
-        if sizes[win] > 0:
+        if win in children:
             won = win_value(turn, opts.criterion, k)
         fixed: int | None = won or 0
         small_values: dict[str, int | None] = {}
         parts: dict[str, int] = {}
         g1_units: list[UnitSpec] = []
-        for r in np.argsort(-sizes, kind="stable"):
-            r = int(r)
-            size = int(sizes[r])
-            if size == 0 or r == win:
+        # biggest responses first, equal sizes by ascending response (the children come by response)
+        for r, q in sorted(children.items(), key=lambda child: -child[1].size):
+            if r == win:
                 continue
-            q_turns = [*history, Turn(g1, r)]
-            q_cands = order[int(starts[r]):int(starts[r + 1])]
+            size = q.size
             if size <= small:
-                v = searcher.solve(q_turns, cands=q_cands, options=opts).value
+                v = searcher.solve(q, options=opts).value
                 small_values[str(r)] = v
                 fixed = None if (fixed is None or v is None) else fixed + v
                 continue
             parts[str(r)] = size
-            q_lb = searcher.lower_bound(size, turn + 1, k, options=opts)
-            q_off = game_value(0, size, turn + 1, opts.criterion)
-            if size >= split_min and exact_turn(turn + 1):
-                splittable.append((-size, len(per_g1), len(g1_units), q_turns, q_cands))
+            q_lb = searcher.lower_bound(size, q.turn, k, options=opts)
+            q_off = game_value(0, size, q.turn, opts.criterion)
+            if size >= split_min and exact_turn(q.turn):
+                splittable.append((-size, len(per_g1), len(g1_units), q))
             g1_units.append(UnitSpec("part", g1, r, None, (*req.history, (g1, r)), size, min(q_lb + q_off, INF),
                                      size * size))
         plan.guesses.append({"guess": g1, "lb": min(lb + offset, INF), "fixed": fixed, "win": won,
@@ -177,18 +171,18 @@ def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int 
     # cut the biggest responses into one unit per second guess while the plan stays within max_units
     total = sum(len(us) for us in per_g1)
     replaced: dict[tuple[int, int], list[UnitSpec]] = {}
-    for _, gi, pi, q_turns, q_cands in sorted(splittable, key=lambda t: (t[0], t[1], t[2])):
+    for _, gi, pi, q in sorted(splittable, key=lambda t: (t[0], t[1], t[2])):
         if not per_g1[gi]:
             continue
         part = per_g1[gi][pi]
-        q_off = game_value(0, part.size, turn + 1, opts.criterion)
-        guesses = searcher.guess_order(q_turns, q_cands, turn + 1, k, options=opts)
+        q_off = game_value(0, part.size, q.turn, opts.criterion)
+        guesses = searcher.guess_order(q.history, q.cands, q.turn, k, options=opts)
         if total - 1 + len(guesses) > max_units:
             continue
         total += len(guesses) - 1
         replaced[(gi, pi)] = [
             UnitSpec("guess", part.g1, part.response, g2, part.history, part.size, min(lb2 + q_off, INF),
-                     _cost(np.diff(kernels.split(*a.kernel_args(), g2, q_cands, game.n_responses)[1])))
+                     _cost(np.array([c.size for c in q.children(g2, a).values()], dtype=np.int64)))
             for lb2, _, g2 in guesses
         ]
     units: list[UnitSpec] = []
