@@ -158,7 +158,7 @@ def explain(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Cand
 
 
 def _average(options: SolveOptions, value: int | None, n: int) -> float | None:
-    return value / n if options.criterion is Criterion.TOTAL and value is not None else None
+    return value / n if options.criterion == Criterion.TOTAL and value is not None else None
 
 
 def _cut(answer: Answer, budget_ms: int) -> str:

@@ -97,7 +97,7 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
     if obj["m"] != expected_m:
         raise InvalidImportError(f"m {obj['m']} does not match max_guesses {k} at turn {obj['turn']} "
                                  f"(guesses left: {expected_m})")
-    if criterion is Criterion.KMOVERS and k is None:
+    if criterion == Criterion.KMOVERS and k is None:
         raise InvalidImportError("a kmovers entry needs max_guesses")
     if obj["heuristic"] != (obj["mde"] is not None and not obj["from_set_only"]):
         raise InvalidImportError("heuristic must be true exactly when mde is set and from_set_only is false")
@@ -116,7 +116,7 @@ def entry_of(obj: Any, games: dict[str, Game], max_codes: int) -> Entry:
         if not isinstance(value, int) or isinstance(value, bool):
             raise InvalidImportError("value must be an integer or null")
         bound = int(_bounds(game)[0, criterion.code, obj["m"], len(codes)])
-        ceiling = (len(codes) if criterion is Criterion.KMOVERS
+        ceiling = (len(codes) if criterion == Criterion.KMOVERS
                    else len(codes) * obj["m"] if obj["m"] < MMAX else len(codes) ** 2)
         if not bound <= value <= ceiling:
             raise InvalidImportError(f"value {value} is outside the provable range [{bound}, {ceiling}] of a "

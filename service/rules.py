@@ -48,7 +48,7 @@ def max_guesses_of(game: Game, criterion: Criterion | None, asked: int | None) -
     strategies): the one asked for; for k-movers without one, the game's proven smallest worst case (the
     k of the shipped k-movers trees), else :class:`MaxGuessesNeededError`; for a total without one, none.
     ``criterion`` None is a one-step strategy, which takes no limit (None whatever was asked)."""
-    if criterion is None or asked is not None or criterion is not Criterion.KMOVERS:
+    if criterion is None or asked is not None or criterion != Criterion.KMOVERS:
         return None if criterion is None else asked
     known = smallest_worst_case(game)
     if known is None:

@@ -58,7 +58,7 @@ class StoredTree:
         built = self.meta["max_guesses"]
         if built == max_guesses:
             return True
-        return (self.meta["criterion"] is Criterion.TOTAL and built is None and max_guesses is not None
+        return (self.meta["criterion"] == Criterion.TOTAL and built is None and max_guesses is not None
                 and max_guesses >= int(self.meta["worst_case"]))
 
 

@@ -108,7 +108,8 @@ class Position:
                 and np.array_equal(self.cands, other.cands))
 
     def __hash__(self) -> int:
-        return hash((self.game, self.history, self.cands.tobytes()))
+        # by value, whatever the array's integer type, as __eq__ compares
+        return hash((self.game, self.history, np.asarray(self.cands, dtype=np.int64).tobytes()))
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ class SolveOptions:
             raise InvalidSearchError(
                 f"unknown criterion {self.criterion!r}; use one of {', '.join(CRITERION_NAMES)}"
             )
-        if self.criterion is Criterion.KMOVERS and self.max_guesses is None:
+        if self.criterion == Criterion.KMOVERS and self.max_guesses is None:
             raise InvalidSearchError("the kmovers criterion needs max_guesses (the k of k-movers)")
         if self.max_guesses is not None and not 1 <= self.max_guesses < MMAX:
             raise InvalidSearchError(f"max_guesses must be between 1 and {MMAX - 1}, got {self.max_guesses}")
@@ -72,7 +72,7 @@ class SolveOptions:
                 f"max_guesses {self.max_guesses} is already used up: the next guess is number {turn}"
             )
         if self.depth_count is not None:
-            if self.criterion is not Criterion.KMOVERS:
+            if self.criterion != Criterion.KMOVERS:
                 raise InvalidSearchError("depth_count applies to the kmovers criterion only")
             assert self.max_guesses is not None
             if not turn <= self.depth_count <= self.max_guesses:
@@ -171,7 +171,7 @@ def finished_result(game: Game, history: History, options: SolveOptions) -> Solv
     options.validate(game, t)
     chain: dict[int, int | None] = {}
     movers: int | None = None
-    if options.criterion is Criterion.TOTAL:
+    if options.criterion == Criterion.TOTAL:
         value = t
     else:
         assert options.max_guesses is not None

@@ -72,9 +72,10 @@ DIRECT_SET_MAX = 256
 class _Call:
     """What one call asks, handed down its recursion as an argument: its question and who it reports to.
 
-    Nothing of a call is set on the searcher, which a pool shares between threads (a call at a time, under the
-    pool's lock) and whose transposition tables alone carry over from call to call; so no call can read another's
-    question or report to another's caller."""
+    The question and the reporting are the call's, never set on the searcher, so no call can read another's
+    question or report to another's caller.  The searcher's kernel workspace, node cap and stop flags are not
+    per call: calls on one searcher must follow one another (a pool shares a searcher between threads one call at
+    a time, under its lock), and its transposition tables carry over from call to call."""
 
     options: SolveOptions
     progress: Callable[[int, int], None] | None = None

@@ -112,3 +112,11 @@ def test_a_won_history_is_a_finished_position(spec: str) -> None:
     guess = 5
     position = Position.of(game, [Turn(guess, game.all_bulls)])
     assert position.won and position.size == 1 and int(position.cands[0]) == guess
+
+
+@given(positions())
+def test_equal_positions_hash_alike_whatever_the_arrays_integer_type(position: Position) -> None:
+    """Equality compares candidates by value, so the hash must too: the same position built from int64 candidates
+    is the same key of a dict."""
+    wide = Position(position.game, position.history, position.cands.astype(np.int64))
+    assert wide == position and hash(wide) == hash(position) and {position: 1}.get(wide) == 1

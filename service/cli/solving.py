@@ -102,7 +102,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     criterion = criterion_of(strategy)
     if criterion is None:
         max_guesses = None  # one-step strategies take no limit, as the API's answer says
-    elif criterion is Criterion.KMOVERS and max_guesses is None:
+    elif criterion == Criterion.KMOVERS and max_guesses is None:
         from service.rules import max_guesses_of  # the API's rule: the game's proven smallest worst case
 
         max_guesses = max_guesses_of(g, criterion, None)
@@ -168,7 +168,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     click.echo(f"parts: {out['part_count']}, largest: {out['largest']}, expected size: {out['expected_size']:.2f}, "
                f"entropy: {out['entropy_bits']:.3f} bits")
     opt = out["optimal"]
-    what = "total guesses" if criterion is Criterion.TOTAL else f"{opt['max_guesses']}-movers"
+    what = "total guesses" if criterion == Criterion.TOTAL else f"{opt['max_guesses']}-movers"
     pos, val = opt["position"], opt["guess"]
     if pos is not None and pos["value"] is not None:
         per = f" ({pos['average']:.4f} a secret)" if pos["average"] is not None else ""
@@ -348,7 +348,7 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -
 def _print_result(out: dict[str, Any], criterion: Criterion, max_guesses: int | None,
                   guess_label: str = "best guess") -> None:
     """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
-    what = "total guesses" if criterion is Criterion.TOTAL else f"{_shown(out.get('movers'))}-movers"
+    what = "total guesses" if criterion == Criterion.TOTAL else f"{_shown(out.get('movers'))}-movers"
     if out["value"] is None and out["exact"]:
         click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
     elif out["value"] is None:

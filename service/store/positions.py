@@ -218,7 +218,7 @@ class PositionStore:
                 if game is not None:
                     q = q.where(Position.game == game)
                 if criterion is not None:
-                    q = q.where(Position.criterion == criterion.value)
+                    q = q.where(Position.criterion == Criterion.parse(criterion).value)
                 rows = session.scalars(q).all()
             if not rows:
                 return
