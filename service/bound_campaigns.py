@@ -70,7 +70,7 @@ from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to
 from solver.symmetry import relabelling_onto
 from solver.table import MMAX
 from solver.tree import solved_depths
-from solver.vocabulary import Criterion
+from solver.vocabulary import Criterion, paid
 
 FLUSH_SECONDS = 10.0
 """A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
@@ -322,9 +322,9 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
         history = [*turns, Turn(node.guess, r)]
         cands = game.candidates(history)
         n = len(cands)
-        upper = int(depths[cands].sum()) - n * len(history)
+        upper = int(depths[cands].sum()) - paid(n, len(history) + 1)
         started = time.perf_counter()
-        lower = root_lower_bound(game, history, depth, searcher=searcher).value - n * len(history)
+        lower = root_lower_bound(game, history, depth, searcher=searcher).value - paid(n, len(history) + 1)
         rows.append({"response": game.format_response(r), "codes": n, "upper": upper, "lower": lower,
                      "gap": upper - lower, "seconds": round(time.perf_counter() - started, 1)})
         log(f"{game.format_response(r)}: {n} codes, tree {upper}, bound {lower}")

@@ -32,7 +32,7 @@ from solver import kernels
 from solver.game import CandidateSet, Code, Game, History, Turn
 from solver.question import INF, SolveOptions
 from solver.search import Searcher
-from solver.vocabulary import Criterion
+from solver.vocabulary import Criterion, paid
 
 KERNEL_AT_MOST = 60
 """Sets of at most this many candidates go to the exact search at once (a fraction of a second in 6×7)."""
@@ -176,7 +176,7 @@ class Sweeper:
         turns = list(history)
         c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
         n = int(c.shape[0])
-        offset = n * len(turns)
+        offset = paid(n, len(turns) + 1)
         b = INF + 1 if beta is None else min(max(0, int(beta) - offset), INF + 1)
         key = self._key(len(turns) + 1, c)
         if resume is not None:
@@ -232,7 +232,7 @@ class Sweeper:
         ``resume``; the exact value, when it is known, as ``found`` with nothing refuted."""
         turns = list(history)
         c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
-        return self._progress(self._key(len(turns) + 1, c), int(c.shape[0]) * len(turns))
+        return self._progress(self._key(len(turns) + 1, c), paid(int(c.shape[0]), len(turns) + 1))
 
     def _progress(self, key: tuple[int, bytes], offset: int) -> SweepProgress:
         best = self.exact.get(key) or self.upper.get(key)
@@ -270,7 +270,7 @@ class Sweeper:
 
     def _kernel(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
         n = int(cands.shape[0])
-        offset = n * len(turns)
+        offset = paid(n, len(turns) + 1)
         left = self._deadline - time.perf_counter()
         if left <= 0:
             raise OutOfTime
@@ -294,7 +294,7 @@ class Sweeper:
         game = self.game
         n = int(cands.shape[0])
         turn = len(turns) + 1
-        offset = n * len(turns)
+        offset = paid(n, len(turns) + 1)
         lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
         ranked: list[tuple[int, int, dict[int, int]]] = []
         fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)

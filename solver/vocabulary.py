@@ -145,16 +145,22 @@ def remaining_guesses(max_guesses: int | None, turn: int) -> int:
     return MMAX if max_guesses is None else max_guesses - turn + 1
 
 
+def paid(size: int, turn: int) -> int:
+    """The guesses ``size`` secrets have already paid at guess number ``turn`` (each the ``turn - 1`` before it):
+    what a total's game-level value holds beyond its remaining one."""
+    return size * (turn - 1)
+
+
 def game_value(remaining: int, size: int, turn: int, criterion: Criterion) -> int:
     """The game-level value of a set of ``size`` secrets whose *remaining* value is ``remaining``, at
-    guess number ``turn``: each secret has already paid the ``turn - 1`` guesses before it (totals);
-    k-movers count the same secrets either way."""
-    return remaining + size * (turn - 1) if criterion == Criterion.TOTAL else remaining
+    guess number ``turn``: totals add what the secrets have :func:`paid`; k-movers count the same secrets either
+    way."""
+    return remaining + paid(size, turn) if criterion == Criterion.TOTAL else remaining
 
 
 def remaining_value(value: int, size: int, turn: int, criterion: Criterion) -> int:
     """Inverse of :func:`game_value`."""
-    return value - size * (turn - 1) if criterion == Criterion.TOTAL else value
+    return value - paid(size, turn) if criterion == Criterion.TOTAL else value
 
 
 def win_value(turn: int, criterion: Criterion, max_guesses: int | None) -> int:
