@@ -197,99 +197,153 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     if depth < 1:
         raise ValueError("depth must be at least 1")
     t0 = time.perf_counter()
-    searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL))
-    arrays = searcher.arrays
-    ktable, n_resp, win = compact_responses(game, arrays.table)
-    tables = lower_bound_tables(game, game.size)
-    lb0 = _readonly(tables[0, Criterion.TOTAL.code, MMAX])
-    lb1 = _readonly(tables[1, Criterion.TOTAL.code, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
-    if branching:
-        by_b = branching_tables(game, game.size)
-        lbb, lbb1 = _readonly(by_b[0]), _readonly(by_b[1])
-    else:
-        lbb = lbb1 = _readonly(np.zeros((0, 1), dtype=np.int64))
-    b_game = max(lbb.shape[0] - 1, 1)
-    cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
-    n = int(cands.shape[0])
-    turn = len(history) + 1
-    offset = n * (turn - 1)
-    size_only = int(lb0[n]) + offset
-    work = np.zeros(2, dtype=np.int64)
-    z1, z2 = zobrist(game.size)
-    memo = new_memo()
-    if n <= 2:
-        return RootBound(size_only, int(lb0[n]), size_only, depth, None, 0, 0, 1, time.perf_counter() - t0)
-    pool0, pools1, lens, row_of = searcher.pools(history)
-    pool0 = np.ascontiguousarray(pool0, dtype=np.int32)
-    bound = np.empty(pool0.shape[0], dtype=np.int64)
-    b_root = b_game
-    if branching:  # the root's pool stands for every code (classes of the transformations fixing the history)
-        b_root = int(_one_ply_branching(ktable, cands, pool0, lbb, b_game, n_resp, win, bound))
-        lb0 = lbb[b_root]
-        if leaf_scan:
-            lb1 = lbb1[b_root]
-    else:
-        _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
-    order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
-    if guesses is not None:
-        wanted = {int(g) for g in guesses}
-        order = [i for i in order if int(pool0[i]) in wanted]
-    # ``passes``: what this run's passes proved of the root parts, each pass's estimates for the next.  The
-    # ledger's bounds (other runs', maybe deeper) come in at the last pass only: the shallow passes warm the memo
-    # for it, and a ledger whose parts cut every guess at once would leave it cold (more work, not less).
-    passes = PartLedger()
-    shared = PartLedger() if ledger is None else ledger
-    called = arrays.called(history)
-    goal = INF if target is None else max(int(target) - offset, 0)
-    parts: dict[tuple[int, int], PartBound] = {}  # every root part's best bound, from every pass
-    refined = 0
+    run = _RootRefinement(game, history, depth, searcher=searcher, leaf_scan=leaf_scan, branching=branching)
+    if run.n <= 2:
+        return RootBound(run.size_only, int(run.lb0[run.n]), run.size_only, depth, None, 0, 0, 1,
+                         time.perf_counter() - t0)
+    run.rank_root(guesses)
+    run.prepare(known=known, progress=progress, target=target, ledger=ledger, third_ply_classes=third_ply_classes,
+                second_units=second_units, only_parts=only_parts)
+    reached, remaining, best_guess = run.deepen()
+    return RootBound(remaining + run.offset if remaining < INF else INF, remaining, run.size_only, reached, best_guess,
+                     run.refined, len(run.order), int(run.work[0]), time.perf_counter() - t0, list(run.parts.values()))
 
-    codes_of: dict[tuple[int, int], tuple[int, ...]] = {}
-    probed: dict[tuple[int, int], tuple[int, int] | None] = {}
-    no_reps, no_starts = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    third: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]] = {}
-    moves = [t.guess for t in history]
 
-    def third_ply(g: int, child_pool: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+class _RootRefinement:
+    """One run of :func:`root_lower_bound`: the position's tables and what its passes share (the root's guesses in
+    order, the memo, the ledgers, every root part's best bound), and its steps as methods: the passes
+    (:meth:`one_pass`), a root part refined one second guess at a time (:meth:`by_second`) and one second guess's
+    parts one at a time (:meth:`by_third`).  Made and used once, by :func:`root_lower_bound` only."""
+
+    def __init__(self, game: Game, history: History, depth: int, *, searcher: Searcher | None, leaf_scan: bool,
+                 branching: bool) -> None:
+        """The game's tables and the root's candidates (the size-only bound is all a set of one or two needs)."""
+        self.game = game
+        self.depth = depth
+        self.history = history
+        self.leaf_scan = leaf_scan
+        self.branching = branching
+        self.searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL))
+        self.arrays = self.searcher.arrays
+        self.ktable, self.n_resp, self.win = compact_responses(game, self.arrays.table)
+        tables = lower_bound_tables(game, game.size)
+        self.lb0 = _readonly(tables[0, Criterion.TOTAL.code, MMAX])
+        self.lb1 = _readonly(tables[1, Criterion.TOTAL.code, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
+        if branching:
+            by_b = branching_tables(game, game.size)
+            self.lbb, self.lbb1 = _readonly(by_b[0]), _readonly(by_b[1])
+        else:
+            self.lbb = self.lbb1 = _readonly(np.zeros((0, 1), dtype=np.int64))
+        self.b_game = max(self.lbb.shape[0] - 1, 1)
+        self.cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
+        self.n = int(self.cands.shape[0])
+        turn = len(history) + 1
+        self.offset = self.n * (turn - 1)
+        self.size_only = int(self.lb0[self.n]) + self.offset
+        self.work = np.zeros(2, dtype=np.int64)
+        self.z1, self.z2 = zobrist(game.size)
+        self.memo = new_memo()
+
+    def rank_root(self, guesses: Sequence[int] | None) -> None:
+        """The root's guesses (one per class, or those of ``guesses``) in order of their one-ply bound, and the
+        root's branching (the bounds every set below it is valued by)."""
+        pool0, self.pools1, self.lens, self.row_of = self.searcher.pools(self.history)
+        self.pool0 = np.ascontiguousarray(pool0, dtype=np.int32)
+        self.bound = np.empty(self.pool0.shape[0], dtype=np.int64)
+        self.b_root = self.b_game
+        if self.branching:  # the root's pool stands for every code (classes of the transformations fixing the history)
+            self.b_root = int(_one_ply_branching(self.ktable, self.cands, self.pool0, self.lbb, self.b_game,
+                                                 self.n_resp, self.win, self.bound))
+            self.lb0 = self.lbb[self.b_root]
+            if self.leaf_scan:
+                self.lb1 = self.lbb1[self.b_root]
+        else:
+            _one_ply(self.ktable, self.cands, self.pool0, self.lb0, self.n_resp, self.win, self.bound)
+        bound = self.bound
+        self.order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
+        if guesses is not None:
+            wanted = {int(g) for g in guesses}
+            self.order = [i for i in self.order if int(self.pool0[i]) in wanted]
+
+    def prepare(self, *, known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None,
+                progress: Callable[[int, int, int], None] | None, target: int | None, ledger: PartLedger | None,
+                third_ply_classes: bool, second_units: int | None, only_parts: Collection[int] | None) -> None:
+        """What the passes share besides the tables: the caller's options (:func:`root_lower_bound`'s), the
+        ledgers and what the run has proven so far."""
+        self.known = known
+        self.progress = progress
+        self.third_ply_classes = third_ply_classes
+        self.second_units = second_units
+        self.only_parts = only_parts
+        # ``passes``: what this run's passes proved of the root parts, each pass's estimates for the next.  The
+        # ledger's bounds (other runs', maybe deeper) come in at the last pass only: the shallow passes warm the memo
+        # for it, and a ledger whose parts cut every guess at once would leave it cold (more work, not less).
+        self.passes = PartLedger()
+        self.shared = PartLedger() if ledger is None else ledger
+        self.called = self.arrays.called(self.history)
+        self.goal = INF if target is None else max(int(target) - self.offset, 0)
+        self.parts: dict[tuple[int, int], PartBound] = {}  # every root part's best bound, from every pass
+        self.refined = 0
+        self.codes_of: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.probed: dict[tuple[int, int], tuple[int, int] | None] = {}
+        self.no_reps, self.no_starts = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        self.third: dict[int, tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]] = {}
+        self.moves = [t.guess for t in self.history]
+
+    def deepen(self) -> tuple[int, int, int | None]:
+        """Passes of growing depth (iterative deepening): each is cheap next to the one after it, and gives it
+        tight estimates of the parts' bounds; with a target, the first pass that reaches it is the answer.
+        Returns the depth reached, the root's turn-independent bound and its guess."""
+        reached, remaining, best_guess = 1, INF, None
+        for d in range(1, self.depth + 1):
+            reached = d
+            remaining, best_guess = self.one_pass(d)
+            if remaining >= self.goal:
+                break
+        return reached, remaining, best_guess
+
+    def third_ply(self, g: int, child_pool: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int32],
+                                                                         npt.NDArray[np.int64]]:
         """The third ply's guesses below root guess ``g``, for each of its second-ply guesses in turn (one per
         class of the transformations fixing the moves, ``g`` and that guess), flat, with where each starts:
         made once per root guess, for every pass and part."""
-        if not third_ply_classes or child_pool.shape[0] == 0:
-            return no_reps, no_starts
-        if g not in third:
-            rows = [equivalence_set(game, [*moves, g, int(g2)]) for g2 in child_pool]
+        if not self.third_ply_classes or child_pool.shape[0] == 0:
+            return self.no_reps, self.no_starts
+        if g not in self.third:
+            rows = [equivalence_set(self.game, [*self.moves, g, int(g2)]) for g2 in child_pool]
             starts_ = np.zeros(len(rows) + 1, dtype=np.int64)
             starts_[1:] = np.cumsum([r.shape[0] for r in rows])
-            flat = np.ascontiguousarray(np.concatenate(rows) if rows else no_reps, dtype=np.int32)
-            third[g] = (flat, starts_)
-        return third[g]
+            flat = np.ascontiguousarray(np.concatenate(rows) if rows else self.no_reps, dtype=np.int32)
+            self.third[g] = (flat, starts_)
+        return self.third[g]
 
-    def part_codes(g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, ...]:
+    def part_codes(self, g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, ...]:
         """The root part's codes as a tuple, made once for every pass."""
-        if (g, r) not in codes_of:
-            codes_of[(g, r)] = tuple(int(c) for c in sub)
-        return codes_of[(g, r)]
+        if (g, r) not in self.codes_of:
+            self.codes_of[(g, r)] = tuple(int(c) for c in sub)
+        return self.codes_of[(g, r)]
 
-    def table_bound(g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, int] | None:
+    def table_bound(self, g: int, r: int, sub: npt.NDArray[np.int32]) -> tuple[int, int] | None:
         """What the table proves of a root part, asked once: the passes ask of the same parts again."""
-        if known is None:
+        if self.known is None:
             return None
-        if (g, r) not in probed:
-            probed[(g, r)] = known(part_codes(g, r, sub))
-        return probed[(g, r)]
+        if (g, r) not in self.probed:
+            self.probed[(g, r)] = self.known(self.part_codes(g, r, sub))
+        return self.probed[(g, r)]
 
-    def by_second(g: int, r: int, sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], k: int,
+    def by_second(self, g: int, r: int, sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], k: int,
                   beta: int) -> int:
         """The root part ``(g, r)`` refined ``k`` plies as :func:`refine_set` refines it, its first ply here: one
         call per second guess, best one-ply bound first, each guess's bound put in the ledger as it is proven
         (fail-soft like the kernel: the least bound when it is below ``beta``, else a bound of at least it)."""
-        reps, starts = third_ply(g, child_pool)
+        reps, starts = self.third_ply(g, child_pool)
         first = np.empty(child_pool.shape[0], dtype=np.int64)
-        b_sub = b_root
-        if branching:  # the child pool stands for every code at this part (classes fixing the history and g)
-            b_sub = int(_one_ply_branching(ktable, sub, child_pool, lbb, b_root, n_resp, win, first))
+        b_sub = self.b_root
+        if self.branching:  # the child pool stands for every code at this part (classes fixing the history and g)
+            b_sub = int(_one_ply_branching(self.ktable, sub, child_pool, self.lbb, self.b_root, self.n_resp, self.win,
+                                           first))
         else:
-            _one_ply(ktable, sub, child_pool, lb0, n_resp, win, first)
+            _one_ply(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
         best, fail, found = beta, INF, False
         # Processes sharing the ledger split a part's second guesses as they split a root guess's parts: one
         # another holds is put off to the end, then its bound taken in (and refined here only if still short).
@@ -305,25 +359,25 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 continue
             g2 = int(child_pool[i])
             if not first_try:
-                shared.wait(g, r, g2)
-            shared.sync()
-            lower, plies = shared.get_second(g, r, g2)
+                self.shared.wait(g, r, g2)
+            self.shared.sync()
+            lower, plies = self.shared.get_second(g, r, g2)
             if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
                 v = lower
-            elif not shared.claim(g, r, g2) and first_try:
+            elif not self.shared.claim(g, r, g2) and first_try:
                 put_off.append(i)
                 continue
             else:
-                below = no_reps
+                below = self.no_reps
                 if starts.shape[0] > 0:
                     below = reps[int(starts[i]):int(starts[i + 1])]
                 try:
-                    got = by_third(g, r, sub, g2, below, k, best, b_sub)
+                    got = self.by_third(g, r, sub, g2, below, k, best, b_sub)
                 finally:
-                    shared.release(g, r, g2)
+                    self.shared.release(g, r, g2)
                 v = max(got, lower)
-                if got < best or v > shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
-                    shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
+                if got < best or v > self.shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
+                    self.shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
             if v < best:
                 best, found = v, True
             else:
@@ -332,29 +386,29 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             return best
         return INF if fail >= INF else max(fail, beta)
 
-    def by_third(g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
+    def by_third(self, g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
                  beta: int, b_sub: int) -> int:
         """The root part ``(g, r)`` refined ``k`` plies opening with ``g2`` (``below``: the third ply's guesses),
         as :func:`refine_set` refines one guess: its parts one kernel call each, each part's bound put in the
         ledger (:meth:`PartLedger.put_third`) so that a second guess of an hour keeps what it proved.  Fail-soft:
         the bound when below ``beta``, else a bound of at least it.  ``b_sub``: the root part's branching."""
         n = int(sub.shape[0])
-        lb_sub = lbb[b_sub] if branching else lb0
-        lb1_sub = lbb1[b_sub] if branching and leaf_scan else lb1
-        part_order, starts = kernels.split(*arrays.kernel_args(), g2, sub, game.n_responses)
-        called2 = called | int(arrays.masks[g]) | int(arrays.masks[g2])
+        lb_sub = self.lbb[b_sub] if self.branching else self.lb0
+        lb1_sub = self.lbb1[b_sub] if self.branching and self.leaf_scan else self.lb1
+        part_order, starts = kernels.split(*self.arrays.kernel_args(), g2, sub, self.game.n_responses)
+        called2 = self.called | int(self.arrays.masks[g]) | int(self.arrays.masks[g2])
         est: dict[int, int] = {}
         known_any = False
-        for r2 in range(game.n_responses):
+        for r2 in range(self.game.n_responses):
             c = int(starts[r2 + 1] - starts[r2])
-            if c == 0 or r2 == game.all_bulls:
+            if c == 0 or r2 == self.game.all_bulls:
                 continue
             e = int(lb_sub[c])
             if c > 2:
                 q1, q2 = set_keys(np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32),
-                                  z1, z2, 0)
-                seen = int(memo_peek(*memo, np.uint64(q1), np.uint64(q2)))
-                proven = shared.get_third(g, r, g2, r2)[0]
+                                  self.z1, self.z2, 0)
+                seen = int(memo_peek(*self.memo, np.uint64(q1), np.uint64(q2)))
+                proven = self.shared.get_third(g, r, g2, r2)[0]
                 if max(seen, proven) > e:
                     e, known_any = max(seen, proven), True
             est[r2] = e
@@ -368,47 +422,47 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
         classed = below.shape[0] > 0
         for r2 in order:
             rest -= est[r2]
-            lower, plies = shared.get_third(g, r, g2, r2)
+            lower, plies = self.shared.get_third(g, r, g2, r2)
             if plies >= k - 1 or sizes[r2] <= 2:
                 v = est[r2]
             else:
                 room = beta - acc - rest
                 part = np.ascontiguousarray(part_order[int(starts[r2]):int(starts[r2 + 1])], dtype=np.int32)
-                got = int(refine_set(ktable, arrays.codes, arrays.masks, part, below, k - 1, lb_sub, n_resp, win,
-                                     game.symbols, called2, room, work, z1, z2, *memo, no_reps, no_starts, classed,
-                                     lb1_sub, lbb, lbb1, b_sub))
+                got = int(refine_set(self.ktable, self.arrays.codes, self.arrays.masks, part, below, k - 1, lb_sub,
+                                     self.n_resp, self.win, self.game.symbols, called2, room, self.work, self.z1,
+                                     self.z2, *self.memo, self.no_reps, self.no_starts, classed,
+                                     lb1_sub, self.lbb, self.lbb1, b_sub))
                 v = max(got, est[r2])
                 if got < room or v > max(lower, int(lb_sub[sizes[r2]])):  # a cut bound at its size's says nothing
-                    shared.put_third(g, r, g2, r2, min(v, INF), k - 1 if got < room else 0)
+                    self.shared.put_third(g, r, g2, r2, min(v, INF), k - 1 if got < room else 0)
             acc += v
             if acc + rest >= beta:
                 return max(acc + rest, beta)
         return acc
 
-    def split(sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], d: int) -> bool:
-        """Whether pass ``d`` refines this root part one second guess at a time (:func:`by_second`): only the last
+    def split_by_second(self, sub: npt.NDArray[np.int32], child_pool: npt.NDArray[np.int32], d: int) -> bool:
+        """Whether pass ``d`` refines this root part one second guess at a time (:meth:`by_second`): only the last
         pass, whose parts are the long units, and only parts big enough to be worth the file's entries."""
-        return bool(d == depth and second_units and sub.shape[0] >= second_units and d >= 3
+        return bool(d == self.depth and self.second_units and sub.shape[0] >= self.second_units and d >= 3
                     and child_pool.shape[0] > 0)
 
-    def one_pass(d: int) -> tuple[int, int | None]:
+    def one_pass(self, d: int) -> tuple[int, int | None]:
         """LB_d of the root (or, with a target, at least it) and its guess: the parts' estimates come from the
         earlier passes (and the memo below them), so a deeper pass only refines what they did not settle."""
-        nonlocal refined
-        best, best_g, fail = goal, None, INF
-        for done, i in enumerate(order):
-            if progress is not None:
-                progress(d, done, len(order))
-            if bound[i] >= best:
-                fail = min(fail, int(bound[i]))
+        best, best_g, fail = self.goal, None, INF
+        for done, i in enumerate(self.order):
+            if self.progress is not None:
+                self.progress(d, done, len(self.order))
+            if self.bound[i] >= best:
+                fail = min(fail, int(self.bound[i]))
                 break
-            g = int(pool0[i])
-            last = d == depth
+            g = int(self.pool0[i])
+            last = d == self.depth
             if last:
-                shared.sync()
-            part_order, starts = kernels.split(*arrays.kernel_args(), g, cands, game.n_responses)
+                self.shared.sync()
+            part_order, starts = kernels.split(*self.arrays.kernel_args(), g, self.cands, self.game.n_responses)
             sizes = np.diff(starts)
-            resp = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
+            resp = sorted((r for r in range(self.game.n_responses) if sizes[r] > 0 and r != self.game.all_bulls),
                           key=lambda r: (-int(sizes[r]), r))
             if d >= 2:  # the parts carry the last pass's bounds: the small ones settle the room cheaply
                 resp.reverse()
@@ -416,21 +470,24 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     for r in resp}
             est: dict[int, int] = {}
             for r in resp:
-                aside = only_parts is not None and r not in only_parts  # never refined here: what the ledger has is all
-                e = max(int(lb0[subs[r].shape[0]]), passes.get(g, r)[0], shared.get(g, r)[0] if last or aside else 0)
-                have = table_bound(g, r, subs[r])
+                # never refined here: what the ledger has is all
+                aside = self.only_parts is not None and r not in self.only_parts
+                e = max(int(self.lb0[subs[r].shape[0]]), self.passes.get(g, r)[0],
+                        self.shared.get(g, r)[0] if last or aside else 0)
+                have = self.table_bound(g, r, subs[r])
                 if have is not None:
                     e = max(e, have[0])
                 est[r] = e
             rest = sum(est.values())
-            if n + rest >= best:
-                fail = min(fail, n + rest)
+            if self.n + rest >= best:
+                fail = min(fail, self.n + rest)
                 continue
-            refined += 1
+            self.refined += 1
             child_pool = np.zeros(0, dtype=np.int32)
-            if pools1.shape[0] > 0 and row_of[g] >= 0:
-                child_pool = np.ascontiguousarray(pools1[row_of[g], : lens[row_of[g]]], dtype=np.int32)
-            acc, ok = n, True
+            if self.pools1.shape[0] > 0 and self.row_of[g] >= 0:
+                row = self.row_of[g]
+                child_pool = np.ascontiguousarray(self.pools1[row, : self.lens[row]], dtype=np.int32)
+            acc, ok = self.n, True
             # In the last pass, a part another process has claimed is put off to the end (it may be proven by
             # then), and each part first takes in what the others proved meanwhile: processes sharing a ledger
             # split a first guess's parts instead of refining the same ones.
@@ -438,14 +495,15 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             while queue or later:
                 first_try = bool(queue)
                 r = queue.pop(0) if queue else later.pop(0)
-                sub, have = subs[r], table_bound(g, r, subs[r])
-                by_seconds = split(sub, child_pool, d)  # then claimed one second guess at a time, not whole
+                sub, have = subs[r], self.table_bound(g, r, subs[r])
+                # then claimed one second guess at a time, not whole
+                by_seconds = self.split_by_second(sub, child_pool, d)
                 plies = 0
                 if last:
                     if not first_try:  # put off: let its holder finish it rather than refine it twice
-                        shared.wait(g, r)
-                    shared.sync()
-                    known_lower, plies = shared.get(g, r)
+                        self.shared.wait(g, r)
+                    self.shared.sync()
+                    known_lower, plies = self.shared.get(g, r)
                     if known_lower > est[r]:  # another process raised it meanwhile
                         rest += known_lower - est[r]
                         est[r] = known_lower
@@ -456,13 +514,13 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                 rest -= est[r]
                 if (have is not None and have[0] == have[1]) or sub.shape[0] <= 2:
                     v, exact = est[r], True
-                    for book in (passes, shared):
+                    for book in (self.passes, self.shared):
                         book.put(g, r, v, EXACT_PLIES)
-                elif only_parts is not None and r not in only_parts:
+                elif self.only_parts is not None and r not in self.only_parts:
                     v, exact = est[r], False
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
-                elif last and first_try and not by_seconds and not shared.claim(g, r):
+                elif last and first_try and not by_seconds and not self.shared.claim(g, r):
                     rest += est[r]
                     later.append(r)
                     continue
@@ -470,22 +528,24 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                     room = best - acc - rest
                     try:
                         if by_seconds:
-                            got = by_second(g, r, sub, child_pool, d - 1, room)
+                            got = self.by_second(g, r, sub, child_pool, d - 1, room)
                         else:
-                            got = int(refine_set(ktable, arrays.codes, arrays.masks, sub, child_pool, d - 1, lb0,
-                                                 n_resp, win, game.symbols, called | int(arrays.masks[g]), room, work,
-                                                 z1, z2, *memo,
+                            got = int(refine_set(self.ktable, self.arrays.codes, self.arrays.masks, sub, child_pool,
+                                                 d - 1, self.lb0, self.n_resp, self.win, self.game.symbols,
+                                                 self.called | int(self.arrays.masks[g]), room, self.work,
+                                                 self.z1, self.z2, *self.memo,
                                                  # a part refined one ply never reaches the third
-                                                 *(third_ply(g, child_pool) if d >= 3 else (no_reps, no_starts)),
-                                                 False, lb1, lbb, lbb1, b_root))
+                                                 *(self.third_ply(g, child_pool) if d >= 3
+                                                   else (self.no_reps, self.no_starts)),
+                                                 False, self.lb1, self.lbb, self.lbb1, self.b_root))
                     finally:
                         if last and not by_seconds:
-                            shared.release(g, r)
+                            self.shared.release(g, r)
                     v, exact = max(got, est[r]), False
                     # below its room the refinement found the minimum: the bound is LB_{d-1} itself
-                    for book in (passes, shared):
+                    for book in (self.passes, self.shared):
                         book.put(g, r, min(v, INF), d - 1 if got < room else 0)
-                parts[(g, r)] = PartBound(r, part_codes(g, r, sub), min(v, INF), exact)
+                self.parts[(g, r)] = PartBound(r, self.part_codes(g, r, sub), min(v, INF), exact)
                 acc += v
                 if acc + rest >= best:
                     ok = False
@@ -494,15 +554,3 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
             if ok:
                 best, best_g = acc, g
         return (best if best_g is not None else min(fail, INF)), best_g
-
-    # Passes of growing depth (iterative deepening): each is cheap next to the one after it, and gives it
-    # tight estimates of the parts' bounds; with a target, the first pass that reaches it is the answer.
-    reached, remaining, best_guess = 1, INF, None
-    for d in range(1, depth + 1):
-        reached = d
-        remaining, best_guess = one_pass(d)
-        if remaining >= goal:
-            break
-    return RootBound(remaining + offset if remaining < INF else INF, remaining, size_only, reached, best_guess,
-                     refined, len(order), int(work[0]), time.perf_counter() - t0, list(parts.values()))
-

@@ -115,9 +115,10 @@ def perfect_other(pc, n, inset, codes, absent, uncalled):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
-    """``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
-    codes in all (INF where no such parts exist).
+def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
+    """Writes ``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
+    codes in all (INF where no such parts exist).  ``bnd`` (65 entries) is the caller's: the search allocates
+    nothing per node.
 
     Because ``lbrow`` is convex (its steps never shrink: see :func:`solver.bounds.lower_bound_tables`)
     and zero for an empty set, no ``p`` parts of ``n`` codes cost less than the most even ones: ``r``
@@ -125,7 +126,8 @@ def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
     of a guess whenever its parts are that even, which the small sets that most nodes hold nearly
     always are.
     """
-    bnd = np.full(65, INF, dtype=np.int64)
+    for p in range(65):
+        bnd[p] = INF
     if n == 0:
         bnd[0] = base
     for p in range(1, (64 if n > 64 else n) + 1):
@@ -141,6 +143,14 @@ def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail):  # type: ignore[no-untyped-def]
+    """:func:`_prefilter_into` with a buffer of its own for the bounds (for a caller outside the search)."""
+    return _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail,
+                           np.empty(65, dtype=np.int64))
+
+
+@njit(cache=True)
+def _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail,  # type: ignore[no-untyped-def]
+                    bnd):
     """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
     ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
     ``nk``.  The bound of those left out lowers ``fail[0]``.
@@ -151,9 +161,9 @@ def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes
     reaches them.  One part does not split S.  The even bound never grows with ``P`` (splitting a
     part never costs more, the bounds being convex and zero for nothing), so the codes kept are those
     with at least ``pmin`` parts, found eight at a time, and those dropped cost at least
-    ``bnd[pmin - 1]``.
+    ``bnd[pmin - 1]``.  ``bnd`` (65 entries) is the scratch of :func:`_even_bounds`.
     """
-    bnd = _even_bounds(n, lbrow, base)
+    _even_bounds(n, lbrow, base, bnd)
     top = 64 if n > 64 else n
     pmin = 2
     while pmin <= top and bnd[pmin] >= beta:
@@ -177,17 +187,18 @@ def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes
 
 @njit(cache=True)
 def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,  # type: ignore[no-untyped-def]
-                    beta, out, fail):
+                    beta, out, fail, bnd):
     """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
     may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
-    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
+    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.  ``bnd``
+    (65 entries) is the scratch of :func:`_even_bounds`.
 
     :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
     exact bounds and splits: the pools of the first two plies, whose sets are large, and the
     candidates of a node whose masks are already known.  A candidate's own code is its winning
     part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.
     """
-    bnd = _even_bounds(n - (1 - phase), lbrow, base)
+    _even_bounds(n - (1 - phase), lbrow, base, bnd)
     k = 0
     low = fail[0]
     for i in range(count):
