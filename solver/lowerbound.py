@@ -86,7 +86,7 @@ from solver.search import Searcher
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, zobrist
 from solver.ttkernels import set_keys
-from solver.vocabulary import Criterion
+from solver.vocabulary import Criterion, paid
 
 __all__ = ["LEAVES", "PartBound", "RootBound", "root_classes", "root_lower_bound"]
 
@@ -238,7 +238,7 @@ class _RootRefinement:
         self.cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
         self.n = int(self.cands.shape[0])
         turn = len(history) + 1
-        self.offset = self.n * (turn - 1)
+        self.offset = paid(self.n, turn)
         self.size_only = int(self.lb0[self.n]) + self.offset
         self.work = np.zeros(2, dtype=np.int64)
         self.z1, self.z2 = zobrist(game.size)
