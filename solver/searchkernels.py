@@ -52,9 +52,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.kernels import best_guess, digit_classes, is_canonical, response_row
+from solver.kernels import digit_classes, is_canonical, response_row
 from solver.searchparts import (
     _branching,
+    _clear_inset,
+    _heuristic_guess,
     _part_hash,
     _prefilter_into,
     _prefilter_list,
@@ -245,37 +247,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     stats[S_SCANNED_CANDIDATES if phase == 0 else S_SCANNED_OTHERS] += scanned
     stats[S_READS_CANDIDATES if phase == 0 else S_READS_OTHERS] += reads
     return nk
-
-
-@njit(cache=True, inline='always')
-def _clear_inset(inset, S):  # type: ignore[no-untyped-def]
-    """Unmark the codes of ``S`` in ``inset`` (the ply's row is all zeros again, as the next node there expects)."""
-    for i in range(S.shape[0]):
-        inset[S[i]] = 0
-
-
-@njit(cache=True)
-def _heuristic_guess(S, n, fso, inset, table, codes, masks, counts, absent, uncalled, n_codes, n_resp, strategy,
-                     log2n, lnn, pool, no_fkeys, no_f, ctl):  # type: ignore[no-untyped-def]
-    """The one guess a hybrid node tries: ``strategy``'s best over one code per symbol class (candidates first,
-    then, unless ``fso``, the others), as :func:`solver.kernels.best_guess_by_class` picks it.  ``pool`` (the
-    ply's row), the empty factor tables and ``ctl`` are the workspace's."""
-    npool = 0
-    for i in range(n):
-        if is_canonical(codes, S[i], absent, uncalled):
-            pool[npool] = S[i]
-            npool += 1
-    n_in = npool
-    if not fso:
-        for g in range(n_codes):
-            if inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
-                pool[npool] = g
-                npool += 1
-    for i in range(ctl.shape[0]):
-        ctl[i] = 0
-    hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, strategy,
-                       log2n, lnn, no_fkeys, no_f, no_f, no_f, no_f, ctl)
-    return hg
 
 
 @njit(cache=True, nogil=True)

@@ -4,7 +4,8 @@ What :func:`solver.searchkernels.search` asks of a set before it searches a gues
 code splits it (:func:`part_counts`), a guess that splits it perfectly (:func:`perfect_candidate`,
 :func:`perfect_other`), which other codes the partition bound cannot rule out (:func:`_even_bounds`,
 :func:`_prefilter`, :func:`_prefilter_list`), whether a guess splits it as one already searched did
-(:func:`_seen_split`), its branching (:func:`_branching`), and the values of sets too small to search.
+(:func:`_seen_split`), its branching (:func:`_branching`), the values of sets too small to search, and the one
+guess a hybrid node tries (:func:`_heuristic_guess`).
 Kept apart from the search kernel, whose recursion, workspace and statistics (:mod:`solver.searchkernels`'
 docstring) stay there; these read only what they are given and keep no state.
 """
@@ -15,7 +16,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from solver.kernels import is_canonical
+from solver.kernels import best_guess, is_canonical
 from solver.ttkernels import INF
 
 
@@ -305,3 +306,33 @@ def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
         return np.int64(2 * n - 1)
     return np.int64(1) if m == n else np.int64(0)
 
+
+@njit(cache=True, inline='always')
+def _clear_inset(inset, S):  # type: ignore[no-untyped-def]
+    """Unmark the codes of ``S`` in ``inset`` (the ply's row is all zeros again, as the next node there expects)."""
+    for i in range(S.shape[0]):
+        inset[S[i]] = 0
+
+
+@njit(cache=True)
+def _heuristic_guess(S, n, fso, inset, table, codes, masks, counts, absent, uncalled,  # type: ignore[no-untyped-def]
+                     n_codes, n_resp, strategy, log2n, lnn, pool, no_fkeys, no_f, ctl):
+    """The one guess a hybrid node tries: ``strategy``'s best over one code per symbol class (candidates first,
+    then, unless ``fso``, the others), as :func:`solver.kernels.best_guess_by_class` picks it.  ``pool`` (the
+    ply's row), the empty factor tables and ``ctl`` are the workspace's."""
+    npool = 0
+    for i in range(n):
+        if is_canonical(codes, S[i], absent, uncalled):
+            pool[npool] = S[i]
+            npool += 1
+    n_in = npool
+    if not fso:
+        for g in range(n_codes):
+            if inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
+                pool[npool] = g
+                npool += 1
+    for i in range(ctl.shape[0]):
+        ctl[i] = 0
+    hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, strategy,
+                       log2n, lnn, no_fkeys, no_f, no_f, no_f, no_f, ctl)
+    return hg
