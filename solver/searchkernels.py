@@ -52,13 +52,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.kernels import digit_classes, is_canonical, response_row
+from solver.kernels import best_guess, digit_classes, is_canonical, response_row
 from solver.searchparts import (
     _branching,
-    _clear_inset,
-    _heuristic_guess,
     _part_hash,
-    _prefilter_into,
+    _prefilter,
     _prefilter_list,
     _reach,
     _seen_before,
@@ -112,36 +110,6 @@ S_READS_OTHERS = 11
 S_MASK_ROWS = 12
 STATS = 13
 """Length of ``stats``."""
-
-
-def node_scratch_width(bound_width: int, n_resp: int) -> int:
-    """Length of a ply's row of the search's node scratch (:func:`_node_scratch`): a node's bound of each part
-    size (``bound_width``, the bound tables' row), six per-response rows, the prefilters' 65 bounds, ``fail`` and
-    :func:`solver.kernels.best_guess`'s three controls."""
-    return bound_width + 6 * (n_resp + 1) + 65 + 1 + 3
-
-
-@njit(cache=True, inline='always')
-def _node_scratch(row, bound_width, n_resp):  # type: ignore[no-untyped-def]
-    """A node's scratch, cut out of its ply's row (views, nothing allocated): ``lbc`` (a bound per part size),
-    :func:`_collect`'s response counts and touched responses, a split's part starts and fill, its parts' sizes
-    and responses by size, the prefilters' bounds ``bnd``, ``fail`` (the least bound of a guess dropped) and a
-    hybrid node's ``ctl``.  Laid out as :func:`node_scratch_width` counts."""
-    w = n_resp + 1
-    lbc = row[:bound_width]
-    o = bound_width
-    cnt = row[o:o + w]
-    touched = row[o + w:o + 2 * w]
-    starts = row[o + 2 * w:o + 3 * w]
-    fill = row[o + 3 * w:o + 4 * w]
-    psize = row[o + 4 * w:o + 5 * w]
-    pres = row[o + 5 * w:o + 6 * w]
-    o += 6 * w
-    bnd = row[o:o + 65]
-    fail = row[o + 65:o + 66]
-    ctl = row[o + 66:o + 69]
-    return lbc, cnt, touched, starts, fill, psize, pres, bnd, fail, ctl
-
 
 @njit(cache=True)
 def _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost, turn, stats):  # type: ignore[no-untyped-def]
@@ -253,8 +221,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           ws_hkey, ws_hstamp, called, ws_acc, ws_pc, lbb, lbb1,
-           ws_node, ws_zs, no_fkeys, no_f):  # type: ignore[no-untyped-def]
+           ws_hkey, ws_hstamp, called, ws_acc, ws_pc, lbb, lbb1):  # type: ignore[no-untyped-def]
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -272,11 +239,6 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     bounds of a set below which no guess makes more than ``b`` non-winning parts: a total values each node and
     its parts by the node's own branching (:func:`solver.searchparts._branching`), far above the game's response
     count deep in the permutation games (within a depth limit, by the larger of that and the limit's bound).
-
-    A node allocates nothing: what it needs besides the rows above is cut out of ``ws_node[ply]``
-    (:func:`_node_scratch`, one row per ply, so that a node's scratch outlives its children's searches) and
-    ``ws_zs[ply]``; ``no_fkeys`` and ``no_f`` are the empty factor tables a hybrid node hands
-    :func:`solver.kernels.best_guess`.
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -333,7 +295,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             g = perfect_other(pcs, n, inset, codes, absent, uncalled)
             g_in = False
         if g >= 0:
-            _clear_inset(inset, S)
+            for i in range(n):
+                inset[S[i]] = 0
             stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
@@ -346,7 +309,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         nc_floor = np.int64(2 * n + 1)
     if m == 2:
         # Penultimate guess and no code splits S into singletons: nothing finishes in time.
-        _clear_inset(inset, S)
+        for i in range(n):
+            inset[S[i]] = 0
         return INF
     if crit == 0 and lb_node < 2 * n:
         lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
@@ -361,7 +325,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # from below, and the first guess reaching it ends the search.
         if (lo == hi and (tbest >= 0 or ply > 0)) or lo >= beta:
             stats[S_TABLE_HITS] += 1
-            _clear_inset(inset, S)
+            for i in range(n):
+                inset[S[i]] = 0
             ws_best[ply] = tbest if lo == hi else -1
             return lo
         if lo > lb_node:
@@ -369,8 +334,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
     # ``lbc``: the bound of each size a part of S can have (up to n), one row for every use below
     width = n + 2 if n + 2 <= lb_tab.shape[1] else lb_tab.shape[1]
-    lbc, cnt, touched, starts, fill, psize, pres, bnd, fail, ctl = _node_scratch(ws_node[ply], lb_tab.shape[1],
-                                                                                 n_resp)
+    lbc = np.empty(width, dtype=np.int64)
     for c in range(width):
         lbc[c] = lb_tab[child_m, c]
     if crit == 0 and lbb.shape[0] > 0:
@@ -388,7 +352,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             if e > lbc[c]:
                 lbc[c] = e
         if limited and n > _reach(b, mm, 1):
-            _clear_inset(inset, S)
+            for i in range(n):
+                inset[S[i]] = 0
             return INF
         if lbb[b, n] > lb_node:
             lb_node = lbb[b, n]
@@ -397,19 +362,23 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         elif lbb1[b, n] > nc_floor:
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
-            _clear_inset(inset, S)
+            for i in range(n):
+                inset[S[i]] = 0
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
-    zs = ws_zs[ply]
-    for r in range(n_resp):
-        cnt[r] = 0
-        zs[r] = 0
-    fail[0] = INF
+    cnt = np.zeros(n_resp, dtype=np.int64)
+    zs = np.zeros(n_resp, dtype=np.uint64)
+    touched = np.zeros(n_resp, dtype=np.int64)
+    fail = np.full(1, INF, dtype=np.int64)
     base = np.int64(n) if crit == 0 else np.int64(0)
     heuristic = hybrid and prm[P_HYBRID_MODE] == 1
     parts = ws_parts[ply]
     buf = ws_buf[ply]
+    starts = np.zeros(n_resp + 1, dtype=np.int64)
+    fill = np.zeros(n_resp, dtype=np.int64)
+    psize = np.zeros(n_resp, dtype=np.int64)
+    pres = np.zeros(n_resp, dtype=np.int64)
     best_val = INF
     best_g = -1
     cur_beta = beta
@@ -428,8 +397,24 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         if heuristic:
             if phase == 1:
                 break
-            keys[0] = _heuristic_guess(S, n, fso, inset, table, codes, masks, counts, absent, uncalled, n_codes,
-                                       n_resp, prm[P_HEURISTIC], log2n, lnn, ws_pool[ply], no_fkeys, no_f, ctl)
+            # one code per symbol class, as kernels.best_guess_by_class does: the same guess
+            pool = ws_pool[ply]
+            npool = 0
+            for i in range(n):
+                if is_canonical(codes, S[i], absent, uncalled):
+                    pool[npool] = S[i]
+                    npool += 1
+            n_in = npool
+            if not fso:
+                for g in range(n_codes):
+                    if inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
+                        pool[npool] = g
+                        npool += 1
+            no_f = np.zeros((1, 1), dtype=np.uint8)
+            hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, prm[P_HEURISTIC],
+                               log2n, lnn, np.zeros((0, 4), dtype=np.uint16), no_f, no_f, no_f, no_f,
+                               np.zeros(3, dtype=np.int64))
+            keys[0] = hg
             nk = 1
         else:
             nc_lb = nc_tab[mm, n]
@@ -459,7 +444,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 hi = _prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
-                                     not pooled, lbc, base, cur_beta, ws_pool[ply], fail, bnd)
+                                     not pooled, lbc, base, cur_beta, ws_pool[ply], fail)
                 src = ws_pool[ply]
                 pooled = True
             if lazy:
@@ -469,8 +454,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     part_counts(table, S, ws_acc, pcs)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
-                nk = _prefilter_into(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
-                                     n_codes, keys, nk, fail, bnd)
+                nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
+                                n_codes, keys, nk, fail)
                 stats[S_SCANNED_OTHERS] += nk
             else:
                 nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
@@ -549,10 +534,10 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                                table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                                ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                                pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1,
-                               ws_node, ws_zs, no_fkeys, no_f)
+                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1)
                 if stats[S_ABORTED] != 0:
-                    _clear_inset(inset, S)
+                    for i in range(n):
+                        inset[S[i]] = 0
                     return INF
                 acc += v
                 if acc >= INF:
@@ -568,7 +553,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if acc <= lb_node:
                     done = True
                     break
-    _clear_inset(inset, S)
+    for i in range(n):
+        inset[S[i]] = 0
     cost = stats[S_NODES] - nodes_before
     if best_g >= 0:
         ws_best[ply] = best_g

@@ -4,8 +4,7 @@ What :func:`solver.searchkernels.search` asks of a set before it searches a gues
 code splits it (:func:`part_counts`), a guess that splits it perfectly (:func:`perfect_candidate`,
 :func:`perfect_other`), which other codes the partition bound cannot rule out (:func:`_even_bounds`,
 :func:`_prefilter`, :func:`_prefilter_list`), whether a guess splits it as one already searched did
-(:func:`_seen_split`), its branching (:func:`_branching`), the values of sets too small to search, and the one
-guess a hybrid node tries (:func:`_heuristic_guess`).
+(:func:`_seen_split`), its branching (:func:`_branching`), and the values of sets too small to search.
 Kept apart from the search kernel, whose recursion, workspace and statistics (:mod:`solver.searchkernels`'
 docstring) stay there; these read only what they are given and keep no state.
 """
@@ -16,7 +15,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from solver.kernels import best_guess, is_canonical
+from solver.kernels import is_canonical
 from solver.ttkernels import INF
 
 
@@ -116,10 +115,9 @@ def perfect_other(pc, n, inset, codes, absent, uncalled):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
-    """Writes ``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
-    codes in all (INF where no such parts exist).  ``bnd`` (65 entries) is the caller's: the search allocates
-    nothing per node.
+def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
+    """``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
+    codes in all (INF where no such parts exist).
 
     Because ``lbrow`` is convex (its steps never shrink: see :func:`solver.bounds.lower_bound_tables`)
     and zero for an empty set, no ``p`` parts of ``n`` codes cost less than the most even ones: ``r``
@@ -127,8 +125,7 @@ def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
     of a guess whenever its parts are that even, which the small sets that most nodes hold nearly
     always are.
     """
-    for p in range(65):
-        bnd[p] = INF
+    bnd = np.full(65, INF, dtype=np.int64)
     if n == 0:
         bnd[0] = base
     for p in range(1, (64 if n > 64 else n) + 1):
@@ -144,14 +141,6 @@ def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail):  # type: ignore[no-untyped-def]
-    """:func:`_prefilter_into` with a buffer of its own for the bounds (for a caller outside the search)."""
-    return _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail,
-                           np.empty(65, dtype=np.int64))
-
-
-@njit(cache=True)
-def _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail,  # type: ignore[no-untyped-def]
-                    bnd):
     """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
     ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
     ``nk``.  The bound of those left out lowers ``fail[0]``.
@@ -162,9 +151,9 @@ def _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_
     reaches them.  One part does not split S.  The even bound never grows with ``P`` (splitting a
     part never costs more, the bounds being convex and zero for nothing), so the codes kept are those
     with at least ``pmin`` parts, found eight at a time, and those dropped cost at least
-    ``bnd[pmin - 1]``.  ``bnd`` (65 entries) is the scratch of :func:`_even_bounds`.
+    ``bnd[pmin - 1]``.
     """
-    _even_bounds(n, lbrow, base, bnd)
+    bnd = _even_bounds(n, lbrow, base)
     top = 64 if n > 64 else n
     pmin = 2
     while pmin <= top and bnd[pmin] >= beta:
@@ -188,18 +177,17 @@ def _prefilter_into(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_
 
 @njit(cache=True)
 def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,  # type: ignore[no-untyped-def]
-                    beta, out, fail, bnd):
+                    beta, out, fail):
     """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
     may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
-    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.  ``bnd``
-    (65 entries) is the scratch of :func:`_even_bounds`.
+    ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
 
     :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
     exact bounds and splits: the pools of the first two plies, whose sets are large, and the
     candidates of a node whose masks are already known.  A candidate's own code is its winning
     part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.
     """
-    _even_bounds(n - (1 - phase), lbrow, base, bnd)
+    bnd = _even_bounds(n - (1 - phase), lbrow, base)
     k = 0
     low = fail[0]
     for i in range(count):
@@ -306,33 +294,3 @@ def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
         return np.int64(2 * n - 1)
     return np.int64(1) if m == n else np.int64(0)
 
-
-@njit(cache=True, inline='always')
-def _clear_inset(inset, S):  # type: ignore[no-untyped-def]
-    """Unmark the codes of ``S`` in ``inset`` (the ply's row is all zeros again, as the next node there expects)."""
-    for i in range(S.shape[0]):
-        inset[S[i]] = 0
-
-
-@njit(cache=True)
-def _heuristic_guess(S, n, fso, inset, table, codes, masks, counts, absent, uncalled,  # type: ignore[no-untyped-def]
-                     n_codes, n_resp, strategy, log2n, lnn, pool, no_fkeys, no_f, ctl):
-    """The one guess a hybrid node tries: ``strategy``'s best over one code per symbol class (candidates first,
-    then, unless ``fso``, the others), as :func:`solver.kernels.best_guess_by_class` picks it.  ``pool`` (the
-    ply's row), the empty factor tables and ``ctl`` are the workspace's."""
-    npool = 0
-    for i in range(n):
-        if is_canonical(codes, S[i], absent, uncalled):
-            pool[npool] = S[i]
-            npool += 1
-    n_in = npool
-    if not fso:
-        for g in range(n_codes):
-            if inset[g] == 0 and is_canonical(codes, g, absent, uncalled):
-                pool[npool] = g
-                npool += 1
-    for i in range(ctl.shape[0]):
-        ctl[i] = 0
-    hg, _ = best_guess(table, codes, masks, counts, S, pool[:npool], n_in, n_resp, strategy,
-                       log2n, lnn, no_fkeys, no_f, no_f, no_f, no_f, ctl)
-    return hg

@@ -90,15 +90,6 @@ class SearchState:
         self._ws_pc = np.zeros((plies, -(-n // 8) * 8), dtype=np.uint8)
         """Per ply, into how many parts every code splits the node's set (``searchparts.part_counts``;
         rows padded with zeros to whole 8-byte words, which the kernel reads at once)."""
-        r = self._kresponses
-        self._scratch = (
-            np.zeros((plies, sk.node_scratch_width(self._lb.shape[-1], r)), dtype=np.int64),  # ws_node: see the kernel
-            np.zeros((plies, r), dtype=np.uint64),  # ws_zs: the key sums of a guess's parts
-            np.zeros((0, 4), dtype=np.uint16),  # no_fkeys, no_f: best_guess's empty factor tables
-            np.zeros((1, 1), dtype=np.uint8),
-        )
-        """The rest of the kernel's workspace (``searchkernels.search``'s last four arguments): every array a node
-        would otherwise allocate, one row per ply, made once here so that the search allocates nothing per node."""
 
     def _question(self, options: SolveOptions | None) -> SolveOptions:
         """The question a call asks: its own ``options``, or the searcher's when it names none."""
@@ -255,7 +246,6 @@ class SearchState:
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,
             self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc, self._lbb[0], self._lbb[1],
-            *self._scratch,
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0
