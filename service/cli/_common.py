@@ -439,10 +439,14 @@ def _database_url(url: str | None) -> str:
 
 
 def _job_store(url: str | None) -> Any:
+    """The job store of ``url``, its connections closed when the command ends (a command run in another program's
+    process, as tests and scripts run them, must not leave them to the garbage collector)."""
     from service.store.db import Database
     from service.store.jobs import JobStore
 
-    return JobStore(Database(_database_url(url)))
+    db = Database(_database_url(url))
+    click.get_current_context().call_on_close(db.dispose)
+    return JobStore(db)
 
 @contextlib.contextmanager
 def _store(url: str | None, kind: str) -> Iterator[Any]:

@@ -374,6 +374,7 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
     db_url = _database_url(url)
     upgrade(db_url)
     store = PositionStore(Database(db_url))
+    click.get_current_context().call_on_close(store.close)  # its connections close with the command
     table = warm_searcher(store, Game.from_spec(spec), SolveOptions(Criterion.TOTAL)).table()
     key = table.key
 

@@ -525,3 +525,18 @@ def test_cli_submits_lists_shows_and_cancels(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "no job" in r.stderr
     r = runner.invoke(cli, ["solve", "-g", "mastermind", "--guess", "0011", "--job", "--url", url])
     assert r.exit_code == 2 and "--job solves a position exactly" in r.stderr
+
+
+def test_cli_job_commands_close_their_connections(db_url: str) -> None:
+    """A job command run inside another program's process (a script, these tests) closes its database connections
+    when it ends: left to the garbage collector, PostgreSQL's would warn in whatever runs next."""
+    import gc
+    import warnings
+
+    gc.collect()
+    r = CliRunner().invoke(cli, ["jobs", "list", "--json", "--url", db_url])
+    assert r.exit_code == 0 and orjson.loads(r.stdout) == []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
