@@ -85,5 +85,8 @@ class Settings(BaseSettings):
     job_checkpoint_s: float = 300.0
     """How often a running search unit saves the positions it proved, so that a worker killed mid-unit
     loses at most this much of its work (0 = only when the unit ends)."""
+    bound_flush_s: float = 5.0
+    """How often a running bound unit (a lower-bound campaign's) writes the part bounds it proved to the
+    database: what a worker killed mid-unit loses at most."""
     worker_live_s: float = 30.0
     """A worker whose heartbeat is older than this is not counted as alive."""

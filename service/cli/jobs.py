@@ -26,7 +26,7 @@ from service.cli.positions import _read_positions, _write_positions
 from solver.vocabulary import CRITERIA, CRITERION_NAMES, Criterion
 
 if TYPE_CHECKING:
-    pass
+    import subprocess
 
 
 @main.group("jobs")
@@ -105,7 +105,7 @@ CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
 }
 
 
-@main.command("campaign")
+@main.group("campaign", invoke_without_command=True)
 @_game_options
 @click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(CRITERION_NAMES),
               callback=_criterion_parsed, help="What to solve (repeat for both; default both, totals first).")
@@ -127,19 +127,23 @@ CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
                    "(see `bullscows worker`).")
 @_url_option
 @_json_option
+@click.pass_context
 @_solver_errors
-def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[Criterion, ...], max_guesses: int, unlimited: bool,
+def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: tuple[Criterion, ...],
+                 max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
                  checkpoint_every: float | None, url: str | None, as_json: bool) -> None:
     """Solve a whole game exactly, the article's way: for each criterion a hybrid job (fso for totals,
     crush45 for k-movers), then the exact job, its parts bounded from the start by the hybrid's values.
+    With a command (`campaign run SPEC`...): a campaign described by a spec file.
 
     Everything runs as ordinary jobs (see `bullscows jobs`), so it survives being killed: run the same
     command again and finished jobs are reused, proven positions are not searched again.  Prints a table of
     the stages' values, or with --json the game and each stage's job, value, best guess and per-response values.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     import os
-    import subprocess
     import time
 
     from service.jobs.plan import JobRequest
@@ -166,14 +170,7 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[Criterion, ...
         if progress_file:
             _write_positions(db_url, g.spec, only, progress_file)
 
-    worker = None
-    if with_worker:
-        cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
-        if processes:
-            cmd += ["--processes", str(processes)]
-        if checkpoint_every is not None:
-            cmd += ["--checkpoint-every", str(checkpoint_every)]
-        worker = subprocess.Popen(cmd)
+    worker = _start_worker(db_url, processes, checkpoint_every) if with_worker else None
     jobs = _job_store(db_url)
     results: dict[str, Any] = {}
     t_start = time.monotonic()
@@ -203,9 +200,7 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[Criterion, ...
                        f"{out['nodes']} nodes, {out['seconds']:.0f} s", err=True)
             export()
     finally:
-        if worker is not None:
-            worker.terminate()
-            worker.wait(timeout=60)
+        _stop_worker(worker)
     out = {"game": g.spec, "max_guesses": k, "wall_seconds": round(time.monotonic() - t_start, 1),
            "stages": results}
 
@@ -216,6 +211,130 @@ def campaign_cmd(game: str, alphabet: str | None, criteria: tuple[Criterion, ...
                       for stage, r in results.items()])
 
     _emit(out, as_json, human)
+
+
+def _start_worker(db_url: str, processes: int | None, checkpoint_every: float | None) -> subprocess.Popen[bytes]:
+    """A `bullscows worker` for a campaign's jobs, stopping when this process goes away."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
+    if processes:
+        cmd += ["--processes", str(processes)]
+    if checkpoint_every is not None:
+        cmd += ["--checkpoint-every", str(checkpoint_every)]
+    return subprocess.Popen(cmd)
+
+
+def _stop_worker(worker: subprocess.Popen[bytes] | None) -> None:
+    if worker is not None:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+
+def _spec(path: str) -> Any:
+    from service.campaign_files import CampaignError
+    from service.campaign_specs import load_spec
+
+    try:
+        return load_spec(path)
+    except CampaignError as exc:
+        _fail(str(exc))
+
+
+def _bound_stores(url: str | None) -> tuple[Any, Any]:
+    """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
+    from service.migrate import upgrade
+    from service.store.bound_parts import BoundPartStore
+
+    upgrade(_database_url(url))
+    jobs = _job_store(url)
+    return jobs, BoundPartStore(jobs.db)
+
+
+_spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
+
+
+@campaign_cmd.command("run")
+@_spec_argument
+@click.option("--with-worker/--no-worker", default=True, show_default=True,
+              help="Start a `bullscows worker` for the campaign (else rely on workers already running, on this "
+                   "machine or others sharing the database).")
+@click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
+@click.option("--export-every", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              help="Seconds between writes of the progress file while the campaign runs.")
+@_url_option
+@_json_option
+def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, url: str | None,
+                 as_json: bool) -> None:
+    """Run the campaign SPEC describes (a lower bound: kind "bound", game, depth, target, progress file) as a
+    job: its progress file's proofs imported first, the job submitted (or the one already asking the same
+    found), run by workers to its end, every part's bound kept in the database as it is proven, and the
+    progress file written from the database as it goes and at the end (also when stopped with Ctrl-C).
+
+    Run again, it continues: from the job in the database, else from the progress file.  Prints the job's
+    result (--json: the keys of `jobs show --json`'s result) or, stopped early, where it stands."""
+    from service import campaign_specs
+
+    from service.campaign_files import CampaignError
+
+    parsed = _spec(spec)
+    jobs, store = _bound_stores(url)
+    try:
+        sent = campaign_specs.import_progress(store, parsed)
+    except CampaignError as exc:
+        _fail(str(exc))
+    if sent:
+        click.echo(f"# {sent} part bounds taken from {parsed.progress}", err=True)
+    job, created = campaign_specs.submit(jobs, parsed)
+    click.echo(f"# {parsed.game.spec} bound at depth {parsed.depth}: job {job.id} "
+               f"({'submitted' if created else 'already known: ' + job.status})", err=True)
+    worker = None
+    if with_worker and job.status not in campaign_specs.FINAL:
+        worker = _start_worker(jobs.db.url, processes, None)
+    try:
+        job = campaign_specs.follow(jobs, store, parsed, job, export_every=export_every)
+    finally:
+        _stop_worker(worker)
+        campaign_specs.export(jobs, store, parsed, jobs.get(job.id))
+    if job.status != "done" or job.result is None:
+        _fail(f"job {job.id} {job.status}: {job.error or ''}")
+    import orjson
+
+    _emit({"game": parsed.game.spec, "job": job.id, **orjson.loads(job.result)}, as_json)
+
+
+@campaign_cmd.command("export")
+@_spec_argument
+@_url_option
+def campaign_export(spec: str, url: str | None) -> None:
+    """Write what the database proves of SPEC's game to its progress file (parts' bounds raised, never lowered;
+    the finished units of its job; its result once done)."""
+    from service import campaign_specs
+
+    from service.campaign_files import CampaignError
+
+    parsed = _spec(spec)
+    jobs, store = _bound_stores(url)
+    try:
+        doc = campaign_specs.export(jobs, store, parsed, jobs.find(parsed.request()))
+    except CampaignError as exc:
+        _fail(str(exc))
+    parts = sum(len(v) for v in doc["parts"].values())
+    click.echo(f"{parsed.progress}: {parts} parts' bounds, {len(doc['units'])} units"
+               + (f", finished: {doc['finished']['value']}" if "finished" in doc else ""))
+
+
+@campaign_cmd.command("show")
+@_spec_argument
+@_url_option
+@_json_option
+def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
+    """Where SPEC's campaign stands: the spec, and its job (status, progress, result) if it was ever run here."""
+    from service import campaign_specs
+
+    parsed = _spec(spec)
+    jobs, _store = _bound_stores(url)
+    _emit(campaign_specs.status(jobs, parsed), as_json)
 
 
 @main.command("worker")

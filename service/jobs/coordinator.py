@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.jobs import manage
-from service.jobs.plan import SIDE_KINDS, JobRequest
+from service.jobs.plan import BOUND_KINDS, SIDE_KINDS, JobRequest
 from service.jobs.runner import database, run_unit
 from service.store.db import StorageError
 from service.store.jobs import Claim, JobStore
@@ -97,7 +97,7 @@ class Coordinator:
             return False
         try:
             req = JobRequest.from_json(job.request)
-            planner = None if req.is_tree else self._planner(req, job.phase or None)
+            planner = self._planner(req, job.phase or None) if req.kind == "solve" else None
             ok = manage.plan_job(self.jobs, self.positions, job, self.id, planner)
             self._log("job planned", job=job.id, phase=job.phase, ok=ok)
             if ok:
@@ -133,8 +133,10 @@ class Coordinator:
         return len(claims)
 
     def _beta(self, c: Claim, outcomes: dict[str, Any]) -> int | None:
-        """The unit's β from its job's current state (computed once per job and batch of claims)."""
-        if c.kind == "root" or c.g1 is None or c.response is None:
+        """The unit's β from its job's current state (computed once per job and batch of claims); a bound
+        unit's is the bound its job no longer needs it to pass (:attr:`service.jobs.plan.Outcome.cut`)."""
+        bound = c.kind in BOUND_KINDS
+        if not bound and (c.kind == "root" or c.g1 is None or c.response is None):
             return None
         if c.job_id not in outcomes:
             job = self.jobs.get(c.job_id)
@@ -142,6 +144,9 @@ class Coordinator:
         outcome = outcomes[c.job_id]
         if outcome is None:
             return None
+        if bound:
+            return None if outcome.cut is None else int(outcome.cut)
+        assert c.g1 is not None and c.response is not None
         beta = outcome.bounds.get((c.g1, c.response))
         return None if beta is None or beta > INF else int(beta)
 

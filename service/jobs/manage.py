@@ -12,7 +12,7 @@ import orjson
 import structlog
 
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, make_plan, tree_plan
+from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
 from service.store.db import StorageError
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
@@ -26,10 +26,12 @@ from solver.vocabulary import Criterion, criterion_of
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
     """Cut the job's current phase into units and start it (the caller holds it in ``planning``).
-    A solve needs a searcher of its game (it is asked the phase's question call by call); a tree job needs none."""
+    A solve needs a searcher of its game (it is asked the phase's question call by call); a tree job and a
+    bound job need none."""
     req = JobRequest.from_json(job.request)
-    if req.is_tree:
-        return plan_tree_job(jobs, job, worker)
+    if req.kind != "solve":
+        plan, specs = tree_plan(req) if req.kind == "tree" else bound_plan(req)
+        return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
     k = job.phase or None
     plan, units = make_plan(req, k, searcher)
@@ -37,12 +39,6 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     if req.mde is None:
         seed_plan(plan, req, searcher, positions)
     return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, plan.nodes)
-
-
-def plan_tree_job(jobs: JobStore, job: Job, worker: str) -> bool:
-    """Start a tree job: its one unit (no searcher needed to plan it, whatever the game's size)."""
-    plan, units = tree_plan(JobRequest.from_json(job.request))
-    return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), units, 0)
 
 
 def seed_plan(plan: Plan, req: JobRequest, searcher: Searcher, positions: PositionStore) -> int:
@@ -93,7 +89,8 @@ def outcome_of(jobs: JobStore, job: Job, units: list[JobUnit] | None = None) -> 
     assert job.plan is not None
     plan = Plan.from_json(job.plan)
     units = jobs.units(job.id, job.phase) if units is None else units
-    return plan, aggregate(plan, [jobs.state_of(u) for u in units]), units
+    target = JobRequest.from_json(job.request).target
+    return plan, aggregate(plan, [jobs.state_of(u) for u in units], target), units
 
 
 def result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, chain: dict[str, int | None],
@@ -139,6 +136,28 @@ def tree_result_of(game: Game, req: JobRequest, outcome: Outcome, nodes: int, se
     }
 
 
+def bound_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+                    seconds: float) -> dict[str, Any]:
+    """A bound job's answer: the lower bound of the game's optimal total it proved (the least of its first
+    guesses' bounds), what it was refined for, and its cost.  Every part's bound behind it stays in the
+    ``bound_parts`` table (``bullscows campaign export`` writes them to a file)."""
+    assert outcome.value is not None and req.depth is not None
+    return {
+        "value": outcome.value,
+        "possible": True,
+        "exact": False,
+        "criterion": Criterion.TOTAL,
+        "depth": req.depth,
+        "target": req.target,
+        "best_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+        "units": len(units),
+        "work": sum(int(u.nodes) for u in units),
+        "unit_seconds": round(sum(float(u.seconds) for u in units), 1),
+        "seconds": round(seconds, 3),
+        "candidates": game.size,
+    }
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -172,7 +191,9 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         return "queued"
     started = as_aware(job.started_at) or as_aware(job.created_at) or datetime.now(UTC)
     seconds = (datetime.now(UTC) - started).total_seconds()
-    if req.is_tree:
+    if req.kind == "bound":
+        result = bound_result_of(game, req, outcome, units, seconds)
+    elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
         result = result_of(game, req, plan, outcome, chain, int(job.nodes) + unit_nodes, seconds)
@@ -198,6 +219,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "history": [game.format_turn(t) for t in req.turns()],
             "criterion": req.criterion, "max_guesses": req.max_guesses, "depth_count": req.depth_count,
             "mde": req.mde, "from_set_only": req.from_set_only, "strategy": req.strategy,
+            **({"kind": "bound", "depth": req.depth, "target": req.target} if req.kind == "bound" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -211,8 +233,11 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
-                        fraction=1.0)
+        if req.kind == "bound":  # a lower bound, no strategy's value
+            progress.update(lower_bound=out["result"]["value"], fraction=1.0)
+        else:
+            progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
+                            fraction=1.0)
     if job.plan is not None and job.status != "done":
         _plan, outcome, phase_units = outcome_of(jobs, job)
         done = [u for u in phase_units if u.status in ("done", "skipped")]

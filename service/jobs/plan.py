@@ -15,7 +15,9 @@ guess of that response.  A unit is then one of:
 
 ``tree``, ``opt-tree``
     the whole tree of a one-step strategy, or of an optimal one (a tree job's only unit, see
-    :func:`tree_plan`).
+    :func:`tree_plan`);
+``bound``
+    one first guess of a bound job (a lower-bound campaign), refined to the job's depth (:func:`bound_plan`).
 
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
@@ -34,12 +36,17 @@ import numpy as np
 import orjson
 
 from service.store.job_records import JobRequest, UnitSpec, UnitState
+from solver.bounds import lower_bound_tables
+from solver.lowerbound import root_classes
 from solver.position import Position
 from solver.search import INF, Searcher
-from solver.vocabulary import criterion_of, game_value, win_value
+from solver.table import MMAX
+from solver.vocabulary import Criterion, criterion_of, game_value, win_value
 
 TREE_KINDS = ("tree", "opt-tree")
 """Units that build a whole strategy tree (:func:`tree_plan`)."""
+BOUND_KINDS = ("bound",)
+"""Units that refine one first guess's lower bound (:func:`bound_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
 long search holding every process does not keep them waiting; see :mod:`service.jobs.coordinator`)."""
@@ -61,7 +68,7 @@ class Plan:
     turn: int
     n: int
     mode: str
-    """``root`` (one unit) or ``split``."""
+    """``root`` (one unit), ``split``, or ``bound`` (a bound job's: one unit per first guess)."""
     guesses: list[dict[str, Any]] = field(default_factory=list)
     """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
@@ -97,6 +104,21 @@ def tree_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     kind = "opt-tree" if req.strategy is not None and criterion_of(req.strategy) is not None else "tree"
     unit = UnitSpec(kind, None, None, None, req.history, n, 0, n, 1)
     return Plan(req.max_guesses, root.turn, n, "root"), [unit]
+
+
+def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a bound job: one ``bound`` unit per first guess (one per class of the game's symmetries), in
+    the order :func:`solver.lowerbound.root_lower_bound` ranks them, each refined alone to the job's depth.
+
+    Why first guesses: the root's bound is the least of theirs, and each is refined by itself (the parts'
+    bounds every unit proves are shared through the ``bound_parts`` table whatever unit proved them).  A unit's
+    lower bound before it runs is the size-only bound of the whole game, which every first guess reaches."""
+    game = req.game_obj()
+    n = game.size
+    lb0 = int(lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX][n])
+    classes = root_classes(game)
+    units = [UnitSpec("bound", int(g), None, None, (), n, lb0, 1, len(classes) - i) for i, g in enumerate(classes)]
+    return Plan(None, 1, n, "bound"), units
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -228,6 +250,9 @@ class Outcome:
     """First guesses that can no longer be the best: their queued units may be skipped."""
     bounds: dict[tuple[int, int], int] = field(default_factory=dict)
     """β for the still-open parts: the value a unit of (g1, response) must beat to matter."""
+    cut: int | None = None
+    """A bound job's: the bound at which its open units may stop (the target, else the least bound of the
+    units done: a first guess refined past it cannot lower the root's bound, the least of them all)."""
 
 
 def _part_state(units: list[UnitState]) -> _Part:
@@ -255,15 +280,31 @@ def _part_state(units: list[UnitState]) -> _Part:
     return _Part(lower, upper, known, best)
 
 
-def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
+def _bound_outcome(plan: Plan, units: list[UnitState], target: int | None) -> Outcome:
+    """A bound job's state: its bound is the least of its first guesses' once every one is refined."""
+    done = [u for u in units if u.status == "done" and u.value is not None]
+    lows = [int(u.value) if u.status == "done" and u.value is not None else int(u.lower_bound) for u in units]
+    out = Outcome(len(done) == len(units) and bool(units))
+    out.lower = min(lows, default=0)
+    least_done = min((int(u.value) for u in done if u.value is not None), default=None)
+    out.cut = target if target is not None else least_done
+    if out.finished:
+        best = min(done, key=lambda u: (int(u.value or 0), u.id))
+        out.value, out.best_guess, out.upper = out.lower, best.g1, None
+    return out
+
+
+def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> Outcome:
     """Combine the units of one phase: bounds and best-so-far while running, the answer at the end.
 
     A first guess is *finished* when every one of its parts is known; *dominated* when its lower
     bound reaches the best finished guess's value.  The phase is finished when every first guess
     is one or the other.  Soundness of the β cuts: a guess unit cut at β reports a bound ≥ β, and β
     is never above what its part must beat for the first guess to win, so a cut never hides the
-    best value (see the module docstring).
+    best value (see the module docstring).  ``target``: a bound job's (see :attr:`Outcome.cut`).
     """
+    if plan.mode == "bound":
+        return _bound_outcome(plan, units, target)
     if plan.mode == "root":
         u = units[0]
         done = u.status == "done"
@@ -336,5 +377,5 @@ def aggregate(plan: Plan, units: list[UnitState]) -> Outcome:
     return out
 
 
-__all__ = ["MAX_UNITS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan",
-           "UnitSpec", "UnitState", "aggregate", "make_plan", "tree_plan"]
+__all__ = ["BOUND_KINDS", "MAX_UNITS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome",
+           "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan", "make_plan", "tree_plan"]

@@ -24,13 +24,16 @@ import orjson
 
 from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
-from service.jobs.plan import TREE_KINDS, JobRequest
+from service.jobs.ledger import StoreLedger, UnitStopped
+from service.jobs.plan import BOUND_KINDS, TREE_KINDS, JobRequest
+from service.store.bound_parts import BoundPartStore
 from service.store.db import Database
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore, tree_params
 from solver.game import Game, Turn
+from solver.lowerbound import root_lower_bound
 from solver.search import Searcher
 from solver.table import Entry
 from solver.tree import to_compact
@@ -106,12 +109,13 @@ def owner_alive(pid: int | None) -> bool:
 
 def warm_process() -> None:
     """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
-    by solving a tiny game with both criteria, so that the first real unit starts at once."""
+    by solving a tiny game with both criteria and bounding one, so that the first real unit starts at once."""
     from solver.search import SolveOptions
 
     game = Game(2, 3, repetition=True)
     Searcher(game, SolveOptions(Criterion.TOTAL)).solve()
     Searcher(game, SolveOptions(Criterion.KMOVERS, max_guesses=4)).solve()
+    root_lower_bound(Game(3, 3, repetition=True), (), 2)  # the bound jobs' kernels
 
 
 def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
@@ -184,6 +188,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     req = JobRequest.from_json(job.request)
     if unit.kind in TREE_KINDS:
         return run_tree_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
+    if unit.kind in BOUND_KINDS:
+        return run_bound_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
@@ -274,3 +280,41 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, tree.root.guess, stats.nodes,
                           time.perf_counter() - started, histogram)
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.nodes}
+
+
+def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+                   max_attempts: int) -> dict[str, Any]:
+    """Refine a bound job's first guess (the unit's ``g1``) to the job's depth, every part's bound written to
+    the ``bound_parts`` table as it is proven (:class:`service.jobs.ledger.StoreLedger`), and record the guess's
+    bound as the unit's value (``exact``: the full bound at that depth, not one cut at the unit's β, the least
+    bound its job had when it was claimed, or its target).  The heartbeat counts the bounds that rose.
+
+    A worker killed mid-unit loses only what its ledger had not written (every ``BULLSCOWS_BOUND_FLUSH_S``
+    seconds; each write counts as one of the unit's checkpoints); the unit, re-queued, starts again from every
+    part's bound written, its own and every other unit's."""
+    jobs = JobStore(db)
+    holder: list[StoreLedger] = []
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: holder[0].proofs if holder else 0)
+    assert req.depth is not None and unit.g1 is not None
+    game = req.game_obj()
+    beta = None if unit.beta is None else int(unit.beta)
+    try:
+        from service.config import Settings
+
+        ledger = StoreLedger(BoundPartStore(db), game, f"job:{job.id}", every=Settings().bound_flush_s,
+                             stopped=beat.lost.is_set, on_flush=lambda proofs: jobs.checkpoint(unit.id, lease, proofs))
+        holder.append(ledger)
+        got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger)
+        ledger.flush()
+    except UnitStopped:
+        return {"unit": unit.id, "status": "lost"}
+    except Exception as err:
+        beat.stop()
+        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                   max_attempts)
+        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+    finally:
+        beat.stop()
+    full = beta is None or got.value < beta
+    ok = jobs.finish_unit(unit.id, lease, got.value, full, True, int(unit.g1), got.work, got.seconds, None)
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": got.work}

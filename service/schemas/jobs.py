@@ -29,6 +29,24 @@ class TreeJobResult(BaseModel):
     statistics: str = Field(description="Where the tree's statistics are served.")
 
 
+class BoundJobResult(BaseModel):
+    """A finished bound job's answer (a lower-bound campaign, ``bullscows campaign run``): a proven lower bound
+    of the game's optimal total, refined ``depth`` plies below the root."""
+
+    value: int = Field(description="The lower bound (every guess counted, over every secret).")
+    possible: bool
+    exact: bool = Field(description="Always false: a bound, not the optimum.")
+    criterion: Literal["total"]
+    depth: int
+    target: int | None = Field(description="Each first guess was refined only until its bound reached this.")
+    best_guess: str | None = Field(description="The first guess whose bound is the least (the root's bound).")
+    units: int
+    work: int = Field(description="Sets refined, over every unit.")
+    unit_seconds: float = Field(description="The units' time, summed (their last attempts').")
+    seconds: float
+    candidates: int
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -73,7 +91,7 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound"]
     status: str
     attempts: int
     first_guess: str | None
@@ -103,7 +121,7 @@ class JobOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: str | None
-    result: JobResult | TreeJobResult | None
+    result: JobResult | TreeJobResult | BoundJobResult | None
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

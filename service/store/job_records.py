@@ -19,8 +19,10 @@ from solver.vocabulary import Criterion
 
 @dataclass(frozen=True)
 class JobRequest:
-    """The question a job answers: a position and the solve options (no budgets, no bounds), or, with
-    ``strategy``, the whole tree of that strategy from the position (a *tree job*)."""
+    """The question a job answers: a position and the solve options (no budgets, no bounds); or, with
+    ``strategy``, the whole tree of that strategy from the position (a *tree job*); or, with ``depth``, the
+    lower bound of the game's optimal total refined ``depth`` plies below its root (a *bound job*, a lower-bound
+    campaign: :func:`solver.lowerbound.root_lower_bound` cut into one unit per first guess)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -34,6 +36,11 @@ class JobRequest:
     from_set_only: bool = False
     strategy: str | None = None
     """A tree job's strategy (its one unit builds that strategy's whole tree); None for a solve."""
+    depth: int | None = None
+    """A bound job's plies; None for the other kinds."""
+    target: int | None = None
+    """A bound job's target (game-level): each unit stops refining once its bound reaches it; None: the full
+    bound (each unit then stops at the least bound of the units done, which no higher bound can change)."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -50,6 +57,19 @@ class JobRequest:
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), criterion,
                    max_guesses, strategy=strategy)
 
+    @classmethod
+    def bound(cls, game: Game, depth: int, target: int | None = None) -> JobRequest:
+        """The request to prove the lower bound of ``game``'s optimal total refined ``depth`` plies (a campaign)."""
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
+                   depth=depth, target=target)
+
+    @property
+    def kind(self) -> str:
+        """``solve``, ``tree`` or ``bound`` (see the class)."""
+        if self.strategy is not None:
+            return "tree"
+        return "solve" if self.depth is None else "bound"
+
     @property
     def is_tree(self) -> bool:
         """Whether the job builds a strategy tree rather than solving a position."""
@@ -62,6 +82,8 @@ class JobRequest:
              "mde": self.mde, "from_set_only": self.from_set_only}
         if self.strategy is not None:  # absent for solves, so that their digests stay what they were
             d["strategy"] = self.strategy
+        if self.depth is not None:  # the same
+            d["depth"], d["target"] = self.depth, self.target
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -69,7 +91,8 @@ class JobRequest:
         d = orjson.loads(text)
         return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]),
                    Criterion.parse(d["criterion"]),
-                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"))
+                   d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"),
+                   d.get("depth"), d.get("target"))
 
     @property
     def digest(self) -> str:

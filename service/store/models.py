@@ -177,6 +177,33 @@ class JobUnit(Base):
     """The running attempt's node count when it last saved: a killed attempt lost the nodes past it."""
 
 
+class BoundPart(Base):
+    """A proven lower bound of a part of a game's root, as a bound campaign proves it
+    (:class:`solver.partledger.PartLedger`'s three kinds of keys in one table).
+
+    ``second`` is -1 for a root part (first guess, response), else the second guess under which the part's
+    total is bounded; ``response2`` is -1 but for a part below that second guess.  ``plies`` are those whose
+    full bound the row is known to reach (0: a cut refinement's; ``solver.partledger.EXACT_PLIES``: exact), when
+    sets are valued the way ``leaves`` names (``solver.lowerbound.LEAVES``; another way's plies count for
+    nothing, its bound still holds).  Neither ``lower`` nor ``plies`` ever falls."""
+
+    __tablename__ = "bound_parts"
+    __table_args__ = (UniqueConstraint("game", "guess", "response", "second", "response2",
+                                       name="uq_bound_parts_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    guess: Mapped[int] = mapped_column(Integer)
+    response: Mapped[int] = mapped_column(Integer)
+    second: Mapped[int] = mapped_column(Integer)
+    response2: Mapped[int] = mapped_column(Integer)
+    lower: Mapped[int] = mapped_column(BigInteger)
+    plies: Mapped[int] = mapped_column(Integer)
+    leaves: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class WorkerRow(Base):
     """A ``bullscows worker`` process, with a heartbeat (so clients can tell whether any is alive)."""
 

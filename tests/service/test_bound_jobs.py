@@ -1,0 +1,274 @@
+"""Lower-bound campaigns as jobs (kind ``bound``): planned one unit per first guess, run by `bullscows worker`
+processes on SQLite and PostgreSQL, every part's bound kept in the ``bound_parts`` table as it is proven, two
+workers sharing one campaign, a worker killed with SIGKILL and another finishing, and the spec file
+(`bullscows campaign run/export/show SPEC`) that replays a campaign and writes its progress file."""
+
+from __future__ import annotations
+
+import functools
+import json
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from service import bound_files, campaign_specs
+from service.campaign_files import CampaignError
+from service.cli import main as cli
+from service.jobs import manage
+from service.jobs.ledger import StoreLedger, UnitStopped
+from service.jobs.plan import Plan, UnitState, aggregate, bound_plan
+from service.store import db as store_db
+from service.store.bound_parts import BoundPartStore, PartBounds
+from service.store.job_records import JobRequest
+from service.store.jobs import JobStore
+from solver.game import Game
+from solver.lowerbound import LEAVES, root_classes, root_lower_bound
+from solver.partledger import EXACT_PLIES
+from tests.service.conftest import PG_URL, quick_on_postgresql
+from tests.service.test_jobs import Workers, _ended, _session_gone, _wait
+
+_dbs: list[store_db.Database] = []
+
+
+def Database(url: str) -> store_db.Database:
+    db = store_db.Database(url)
+    _dbs.append(db)
+    return db
+
+
+@pytest.fixture(autouse=True)
+def _close_connections() -> Iterator[None]:
+    yield
+    while _dbs:
+        _dbs.pop().dispose()
+
+
+@functools.cache
+def _at_once(spec: str, depth: int) -> int:
+    """The bound refined in this process, in one call: what every campaign of it must reach."""
+    return root_lower_bound(Game.from_spec(spec), (), depth).value
+
+
+def _spec_file(folder: Path, game: str, depth: int, target: int | None = None, **extra: Any) -> Path:
+    path = folder / f"bounds-{game.replace(',', '-')}.campaign.json"
+    doc = {"format": "bullscows-campaign", "version": 1, "kind": "bound", "game": game, "depth": depth,
+           "target": target, "progress": f"bounds-{game.replace(',', '-')}.json", **extra}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+# -- the store and the ledger ----------------------------------------------------------------------------------------
+
+def test_part_bounds_only_rise_and_plies_of_another_valuation_count_for_nothing(db_url: str) -> None:
+    store = BoundPartStore(Database(db_url))
+    first = PartBounds({(5, 1): (40, 2), (5, 2): (10, EXACT_PLIES)}, {(5, 1, 7): (44, 2)}, {(5, 1, 7, 3): (9, 1)})
+    assert store.raise_bounds("4,6,1", first, LEAVES, "test") == 4
+    # lower bounds, fewer plies: nothing falls; a higher bound with fewer plies keeps the plies
+    store.raise_bounds("4,6,1", PartBounds({(5, 1): (30, 1), (5, 2): (8, 0)}, {(5, 1, 7): (50, 1)}), LEAVES, "test")
+    got = store.load("4,6,1", LEAVES)
+    assert got.parts == {(5, 1): (40, 2), (5, 2): (10, EXACT_PLIES)}
+    assert got.seconds == {(5, 1, 7): (50, 2)} and got.thirds == {(5, 1, 7, 3): (9, 1)}
+    # read as another valuation's: the bounds hold, at no known depth, but an exact value stays exact
+    other = store.load("4,6,1", "by size")
+    assert other.parts == {(5, 1): (40, 0), (5, 2): (10, EXACT_PLIES)}
+    # a proof of another valuation replaces the plies it cannot be compared with, and keeps the higher bound
+    store.raise_bounds("4,6,1", PartBounds({(5, 1): (35, 1)}), "by size", "test")
+    assert store.load("4,6,1", "by size").parts[(5, 1)] == (40, 1)
+    assert store.load("4,6,1", LEAVES).parts[(5, 1)] == (40, 0)
+    assert store.games() == {"4,6,1": 4} and store.load("4,4,1", LEAVES).parts == {}
+
+
+def test_a_ledger_writes_as_it_proves_and_stops_when_told(db_url: str) -> None:
+    """Written at most every ``every`` seconds (0: at each rise), read back by another ledger at its sync; told
+    to stop, it writes what it has and raises."""
+    store = BoundPartStore(Database(db_url))
+    game = Game.from_spec("4,6,1")
+    flushed: list[int] = []
+    one = StoreLedger(store, game, "test", every=3600.0, on_flush=flushed.append)
+    one.put(0, 1, 100, 2)
+    assert store.load(game.spec, LEAVES).parts == {} and not flushed  # not yet: within its interval
+    other = StoreLedger(store, game, "test", every=0.0)
+    other.put(0, 2, 50, 3)
+    one.sync()  # writes its own, takes in the other's
+    assert one.get(0, 2) == (50, 3) and store.load(game.spec, LEAVES).parts == {(0, 1): (100, 2), (0, 2): (50, 3)}
+    assert flushed == [1]
+    stop = StoreLedger(store, game, "test", every=3600.0, stopped=lambda: True)
+    with pytest.raises(UnitStopped):
+        stop.put_second(0, 1, 9, 120, 1)
+    assert store.load(game.spec, LEAVES).seconds == {(0, 1, 9): (120, 1)}
+
+
+# -- plans and outcomes ----------------------------------------------------------------------------------------------
+
+def test_a_bound_job_is_one_unit_per_first_guess_and_its_value_the_least() -> None:
+    game = Game.from_spec("mastermind")
+    req = JobRequest.bound(game, 3)
+    assert req.kind == "bound" and JobRequest.from_json(req.to_json()) == req
+    assert JobRequest.bound(game, 3, 5700).digest != req.digest != JobRequest.bound(game, 4).digest
+    # a solve's canonical form has no bound keys: its digest (the job an old client finds) is what it was
+    assert '"depth":' not in JobRequest.of(game, [], req.options()).to_json()
+    plan, units = bound_plan(req)
+    assert [u.g1 for u in units] == [int(g) for g in root_classes(game)] and plan.mode == "bound"
+    assert len({u.priority for u in units}) == len(units) and all(u.kind == "bound" for u in units)
+    plan = Plan.from_json(plan.to_json())
+    states = [UnitState(u.kind, u.g1, None, None, "queued", u.lower_bound, id=i) for i, u in enumerate(units)]
+    out = aggregate(plan, states)
+    assert not out.finished and out.cut is None and out.lower == units[0].lower_bound
+    states[1].status, states[1].value = "done", 5700
+    out = aggregate(plan, states)
+    assert out.cut == 5700 and not out.finished  # the units left need go no further than the least done
+    assert aggregate(plan, states, 5600).cut == 5600  # a target is the cut itself
+    for i, s in enumerate(states):
+        s.status, s.value = "done", 5700 - (i == 3) * 75
+    out = aggregate(plan, states)
+    assert out.finished and out.value == 5625 and out.best_guess == units[3].g1
+
+
+# -- campaigns by spec, through the CLI --------------------------------------------------------------------------------
+
+def _run(args: list[str]) -> Any:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(tmp_path: Path) -> None:
+    """`campaign run SPEC` proves Mastermind's bound at three plies (the bound refined at once), writes the
+    progress file the atlas reads, and run again reuses its job.  A fresh database given only the committed
+    progress file (a new clone) reaches the same bound with less work: every part's bound is taken in first."""
+    spec = _spec_file(tmp_path, "4,6,1", 3)
+    url = f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    out = json.loads(_run(["campaign", "run", str(spec), "--url", url, "--processes", "1", "--json"]).stdout)
+    assert out["value"] == _at_once("4,6,1", 3) == 5625 and out["depth"] == 3 and out["units"] == 5
+    doc = bound_files.read(str(tmp_path / "bounds-4-6-1.json"))
+    assert doc is not None and doc["finished"]["value"] == 5625 and len(doc["units"]) == 5
+    assert bound_files.standing(Game.from_spec("4,6,1"), doc) == 5625
+    again = _run(["campaign", "run", str(spec), "--url", url, "--no-worker", "--json"])
+    assert json.loads(again.stdout)["job"] == out["job"]  # done already: nothing computed again
+    shown = json.loads(_run(["campaign", "show", str(spec), "--url", url, "--json"]).stdout)
+    assert shown["job"]["status"] == "done" and shown["job"]["result"]["value"] == 5625
+    fresh = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'two.sqlite3'}",
+                             "--processes", "1", "--json"]).stdout)
+    assert fresh["value"] == 5625 and fresh["job"] != out["job"] and fresh["work"] < out["work"]
+
+
+def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
+    cases = {
+        "missing.json": "cannot be read: No such file",
+        "not-json.json": "is not JSON",
+        "format.json": "not a campaign spec",
+        "version.json": "spec version 2",
+        "kind.json": "kind 'sweep'",
+        "game.json": "game",
+        "depth.json": "depth 0",
+        "target.json": "target 5",
+    }
+    (tmp_path / "not-json.json").write_text("{")
+    (tmp_path / "format.json").write_text(json.dumps({"format": "x"}))
+    base = {"format": "bullscows-campaign", "version": 1, "kind": "bound", "game": "4,6,1", "depth": 3}
+    for name, change in [("version.json", {"version": 2}), ("kind.json", {"kind": "sweep"}),
+                         ("game.json", {"game": "4,99,1"}), ("depth.json", {"depth": 0}),
+                         ("target.json", {"target": 5})]:
+        (tmp_path / name).write_text(json.dumps({**base, **change}))
+    for name, words in cases.items():
+        with pytest.raises(CampaignError, match=words):
+            campaign_specs.load_spec(str(tmp_path / name))
+        result = CliRunner().invoke(cli, ["campaign", "show", str(tmp_path / name), "--url",
+                                          f"sqlite:///{tmp_path / 'x.sqlite3'}"])
+        assert result.exit_code != 0 and words in result.output
+    # another game's progress file is refused before anything is written to it or taken from it
+    spec = _spec_file(tmp_path, "4,6,1", 3)
+    (tmp_path / "bounds-4-6-1.json").write_text(json.dumps({"format": bound_files.FORMAT, "game": "4,7,1",
+                                                            "parts": {}, "units": {}}))
+    result = CliRunner().invoke(cli, ["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'y.sqlite3'}"])
+    assert result.exit_code != 0 and "not 4,6,1's" in result.output
+
+
+# -- real workers: two sharing one campaign, one killed mid-unit --------------------------------------------------------
+
+BIG = ("4,7,1", 4)
+"""Five first guesses, about 20 s of one core at four plies: long enough for a kill to land mid-unit."""
+ENV = {"BULLSCOWS_BOUND_FLUSH_S": "0.5"}
+
+
+def _submit(url: str, spec: str, depth: int) -> str:
+    job, created = JobStore(Database(url)).submit(JobRequest.bound(Game.from_spec(spec), depth), "test")
+    assert created
+    return job.id
+
+
+def _finished(jobs: JobStore, job_id: str, workers: Workers) -> Any:
+    job = _wait(lambda: (j := jobs.get(job_id)) is not None and j.status in ("done", "failed") and j, 300,
+                "the bound job", explain=workers.tails)
+    assert job.status == "done", job.error
+    return orjson.loads(job.result)
+
+
+@pytest.mark.slow  # a minute; the whole suite (CI) runs it
+def test_two_workers_share_a_bound_campaign_on_postgresql(tmp_path: Path) -> None:
+    """Two workers, each in a folder of its own (two machines as far as they can tell), on one PostgreSQL: every
+    first guess is refined once, both take part, and the campaign's bound is the one refined at once."""
+    from service.migrate import downgrade, upgrade
+
+    url = PG_URL
+    downgrade(url)
+    upgrade(url)
+    w = Workers(url, tmp_path)
+    try:
+        job_id = _submit(url, *BIG)
+        for side in ("left", "right"):
+            (tmp_path / side).mkdir()
+            w.start(side, processes=1, cwd=tmp_path / side, env=ENV)
+        jobs = JobStore(Database(url))
+        result = _finished(jobs, job_id, w)
+        assert result["value"] == _at_once(*BIG)
+        units = _wait(lambda: _ended(jobs.units(job_id)), 60, "every unit to end")
+        assert all(u.status == "done" and u.attempts == 1 for u in units)
+        assert {u.worker for u in units} == {"left", "right"}
+        assert BoundPartStore(jobs.db).games()["4,7,1"] > 0
+    finally:
+        w.stop_all()
+        downgrade(url)
+
+
+@quick_on_postgresql
+def test_a_worker_killed_mid_bound_unit_loses_nothing_it_wrote(db_url: str, tmp_path: Path) -> None:
+    """SIGKILL the only worker while it refines a first guess, its part bounds written every half second: every
+    bound written stays (none falls), the unit is re-queued and another worker finishes the campaign at the bound
+    refined at once, the killed unit's second attempt starting from what the first wrote."""
+    w = Workers(db_url, tmp_path)
+    jobs = JobStore(Database(db_url))
+    store = BoundPartStore(jobs.db)
+    try:
+        job_id = _submit(db_url, *BIG)
+        first = w.start("a", processes=1, env={**ENV, "BULLSCOWS_JOB_STALE_AFTER_S": "3"})
+
+        def mid_unit() -> Any:
+            running = [u for u in jobs.units(job_id) if u.status == "running" and u.checkpoints >= 2]
+            return running and running[0]
+
+        killed = _wait(mid_unit, 240, "a unit's second write", poll=0.1, explain=w.tails)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        _wait(lambda: _session_gone(first.pid), 30, "the killed worker's Dask processes to exit")
+        written = store.load("4,7,1", LEAVES)
+        assert len(written) > 0
+        w.start("b", processes=1, env=ENV)
+        result = _finished(jobs, job_id, w)
+        assert result["value"] == _at_once(*BIG)
+        after = store.load("4,7,1", LEAVES)
+        for proven, now in ((written.parts, after.parts), (written.seconds, after.seconds),
+                            (written.thirds, after.thirds)):
+            for key, (lower, plies) in proven.items():  # type: ignore[attr-defined]
+                assert now[key][0] >= lower and now[key][1] >= plies
+        unit = next(u for u in jobs.units(job_id) if u.id == killed.id)
+        assert (unit.status, unit.attempts, unit.worker) == ("done", 2, "b")
+        view = manage.view(jobs, jobs.get(job_id), units=True)  # type: ignore[arg-type]
+        assert view["progress"]["lower_bound"] == result["value"] and view["result"]["exact"] is False
+    finally:
+        w.stop_all()
