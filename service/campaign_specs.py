@@ -5,16 +5,20 @@ A spec (``campaigns/bounds-6-7-0.campaign.json``) names a kind of long work and 
     {"format": "bullscows-campaign", "version": 1, "kind": "bound",
      "game": "6,7,0", "depth": 4, "target": null, "progress": "bounds-6-7-0.json"}
 
-Why: long work must outlive a session and a machine.  A spec's campaign is one job (:class:`JobRequest`,
-kind ``bound``) in the job store, so the workers that run every other job run it (one, or many machines on one
-PostgreSQL), each unit a lease, every proof in the database as soon as it is made (``bound_parts``, the unit
-rows); no file claims and no pid leases.  The progress file named by the spec is the committed form: it is
-imported before the job is submitted (so a fresh clone continues from what was committed) and written from the
-database as the job goes and when it ends (:func:`export`), in the format every reader of the lower-bound
-campaigns' files already reads (:mod:`service.bound_files`).
+    {"format": "bullscows-campaign", "version": 1, "kind": "rollout", "game": "5,6,1",
+     "plan": {"strategy": "entropy", "exact_at_most": 40, "width": 4, "levels": 2, "min_size": 60},
+     "progress": "rollout-5-6-1.json"}
 
-Kinds: ``bound`` (a lower bound of an atlas or record game's optimal total).  The others the issue list names
-(rollouts, polishes, sweeps) still run as their own commands.
+Why: long work must outlive a session and a machine.  A spec's campaign is one job (:class:`JobRequest` of kind
+``bound`` or ``rollout``) in the job store, so the workers that run every other job run it (one, or many
+machines on one PostgreSQL), each unit under a lease, every proof in the database as soon as it is made (a bound
+job's part bounds in ``bound_parts``, a rollout unit's subtree in its row); no file claims and no pid leases.
+
+The progress file the spec names is the committed form, in the format the file's other readers already read
+(:mod:`service.bound_files`, :mod:`service.rollouts`): a fresh clone continues from it (a bound job starts from
+its parts' bounds; a rollout job builds only the subtrees it lacks), and :func:`export` writes it from the
+database as the job goes and when it ends.  A rollout's tree is assembled, judged and shipped from the finished
+file by the command that ships it (``records rollout``, ``atlas rollout``), as before.
 """
 
 from __future__ import annotations
@@ -23,18 +27,10 @@ import datetime
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from service.bound_files import (
-    ledger_bounds,
-    ledger_seconds,
-    ledger_thirds,
-    merge,
-    read,
-    same_game,
-    start,
-)
+from service import bound_files, rollouts
 from service.campaign_files import CampaignError
 from service.filelock import exclusive, write_json
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -44,13 +40,15 @@ from service.store.models import Job
 from solver.errors import SolverError
 from solver.game import Game
 from solver.lowerbound import LEAVES
+from solver.rollout import RolloutPlan
 
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
-KINDS = ("bound",)
+KINDS = ("bound", "rollout")
 MAX_DEPTH = 12
-"""The deepest refinement a spec may ask (``atlas bounds --depth`` has the same limit)."""
+"""The deepest refinement a bound spec may ask (``atlas bounds --depth`` has the same limit)."""
 SUBMITTER = "campaign"
+"""The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 FINAL = ("done", "failed", "cancelled")
 
 
@@ -61,25 +59,32 @@ class CampaignSpec:
     path: str
     kind: str
     game: Game
-    depth: int
-    target: int | None
     progress: str
+    depth: int = 0
+    """A bound campaign's plies."""
+    target: int | None = None
+    """A bound campaign's target (game-level), None for the full bound."""
+    plan: dict[str, Any] = field(default_factory=dict)
+    """A rollout campaign's plan (:meth:`solver.rollout.RolloutPlan.as_dict`)."""
 
-    def request(self) -> JobRequest:
-        """The job that runs the campaign (equal specs give the same job: the store reuses it)."""
+    def request(self, skip: tuple[int, ...] = ()) -> JobRequest:
+        """The job that runs the campaign (equal specs give the same job: the store reuses it); a rollout's
+        leaves out the subtrees of ``skip``, built before."""
+        if self.kind == "rollout":
+            return JobRequest.rollout_of(self.game, self.plan, skip)
         return JobRequest.bound(self.game, self.depth, self.target)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": self.kind, "game": self.game.spec,
-                "depth": self.depth, "target": self.target,
-                "progress": os.path.relpath(self.progress, os.path.dirname(os.path.abspath(self.path)))}
+        params = ({"plan": self.plan} if self.kind == "rollout" else {"depth": self.depth, "target": self.target})
+        return {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": self.kind, "game": self.game.spec, **params,
+                "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
 
 
 def load_spec(path: str) -> CampaignSpec:
     """The spec in ``path``.
 
     :raises CampaignError: no such file, not JSON, another format or version, an unknown kind, a game that is
-        not one, a depth or target out of range.
+        not one, a depth or target out of range, a rollout plan that is not one.
     """
     try:
         with open(path, encoding="utf-8") as fh:
@@ -99,67 +104,134 @@ def load_spec(path: str) -> CampaignSpec:
         game = Game.from_spec(str(doc.get("game")))
     except SolverError as exc:
         raise CampaignError(f"{path}: {exc}") from None
+    name = game.spec.replace(",", "-")
+    progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json")
+    if not isinstance(progress, str):
+        raise CampaignError(f"{path}: progress {progress!r}; give a file name")
+    where = os.path.dirname(os.path.abspath(path))
+    progress = os.path.join(where, progress)
+    if kind == "rollout":
+        try:
+            plan = RolloutPlan(**doc.get("plan", {})).as_dict()
+        except (TypeError, ValueError) as exc:
+            raise CampaignError(f"{path}: plan: {exc}") from None
+        return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=plan)
     depth, target = doc.get("depth"), doc.get("target")
     if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= MAX_DEPTH:
         raise CampaignError(f"{path}: depth {depth!r}; give the plies to refine, 1 to {MAX_DEPTH}")
     if target is not None and (not isinstance(target, int) or isinstance(target, bool) or target < game.size):
         raise CampaignError(f"{path}: target {target!r}; give a total of at least {game.size} (every secret "
                             "needs a guess), or null for the full bound")
-    progress = doc.get("progress") or f"bounds-{game.spec.replace(',', '-')}.json"
-    if not isinstance(progress, str):
-        raise CampaignError(f"{path}: progress {progress!r}; give a file name")
-    progress = os.path.join(os.path.dirname(os.path.abspath(path)), progress)
-    return CampaignSpec(os.path.abspath(path), kind, game, depth, target, progress)
+    return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target)
 
 
-def import_progress(store: BoundPartStore, spec: CampaignSpec) -> int:
-    """Take the spec's progress file's part bounds into the database (none falls; a bound of a file whose sets
-    were valued another way keeps its value at no known depth); returns how many were sent, 0 with no file.
+def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the spec's campaign set going from what its progress file holds.
 
-    :raises CampaignError: the file is unreadable, or another game's."""
-    doc = read(spec.progress)
-    if doc is None:
-        return 0
-    same_game(spec.game, doc, spec.progress)
-    known = PartBounds(ledger_bounds(spec.game, doc), ledger_seconds(spec.game, doc), ledger_thirds(spec.game, doc))
-    source = f"file:{os.path.basename(spec.progress)}"
-    return store.raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"), source)
+    A bound campaign's file gives the database its parts' bounds (none falls; a file whose sets were valued
+    another way gives its bounds at no known depth), and the job is the one asking the same (running, or done:
+    nothing is computed again) or a new one.  A rollout campaign's earlier jobs first write their finished
+    subtrees to the file; the job then builds the subtrees the file lacks (a new job when the file grew).
+
+    :raises CampaignError: the progress file is unreadable, or another game's or plan's."""
+    if spec.kind == "rollout":
+        for earlier in _earlier_rollouts(jobs, spec):
+            export(jobs, store, spec, earlier)  # what it built after the file was last written
+        doc = _rollout_doc(spec)
+        skip = () if doc is None else tuple(spec.game.parse_response(r) for r in doc["units"])
+        job, created = jobs.submit(spec.request(skip), SUBMITTER)
+        return job, created, f"{len(skip)} subtrees built before"
+    doc = bound_files.read(spec.progress)
+    sent = 0
+    if doc is not None:
+        bound_files.same_game(spec.game, doc, spec.progress)
+        known = PartBounds(bound_files.ledger_bounds(spec.game, doc), bound_files.ledger_seconds(spec.game, doc),
+                           bound_files.ledger_thirds(spec.game, doc))
+        sent = store.raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"),
+                                  f"file:{os.path.basename(spec.progress)}")
+    job, created = jobs.submit(spec.request(), SUBMITTER)
+    return job, created, f"{sent} part bounds from {os.path.basename(spec.progress)}"
 
 
-def submit(jobs: JobStore, spec: CampaignSpec) -> tuple[Job, bool]:
-    """The spec's job: the one already asking the same (running, or done: then nothing is computed again), or a
-    new one."""
-    return jobs.submit(spec.request(), SUBMITTER)
+def _earlier_rollouts(jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+    """The campaign's earlier rollout jobs (same game and plan, whatever they skipped)."""
+    plan = spec.request().rollout
+    return [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
+            if (r := JobRequest.from_json(j.request)).kind == "rollout" and r.rollout == plan]
+
+
+def _rollout_doc(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The rollout campaign's progress file, checked to be of this game and plan.
+
+    :raises CampaignError: unreadable, or another campaign's."""
+    doc = rollouts.read(spec.progress)
+    if doc is not None and (doc.get("game") != spec.game.spec or doc.get("plan") != spec.plan):
+        raise CampaignError(f"{spec.progress} continues another campaign ({doc.get('game')}: {doc.get('plan')}), "
+                            f"not the spec's ({spec.game.spec}: {spec.plan})")
+    return doc
 
 
 def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
-    """Write what the database proves of the spec's game to its progress file: every part's bound (raised, never
-    lowered: the file's own sections, those of ``atlas settle`` included, stay), each finished unit's bound under
-    the plan, and the campaign's summary once the job is done (``finished``, which the atlas's and the records'
-    readers take for the bound proven).  Returns the document written."""
+    """Write what the database holds of the spec's campaign to its progress file, and return the document
+    written.  Nothing the file holds is lost: a bound's parts are raised, never lowered (the file's own sections,
+    those of ``atlas settle`` included, stay), a rollout's subtrees are added where the file has none.
+
+    :raises CampaignError: the file is another game's or plan's, or a rollout's first guess is not the job's."""
+    if spec.kind == "rollout":
+        return _export_rollout(jobs, spec, job)
+    return _export_bound(jobs, store, spec, job)
+
+
+def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
+    """Every part's bound the database proves of the game, each finished unit's bound under the plan, and once the
+    job is done its summary (``finished``, which the atlas's and the records' readers take for the bound)."""
     game = spec.game
     known = store.load(game.spec, LEAVES)
     units = [] if job is None else [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
     result = None if job is None or job.status != "done" or not job.result else json.loads(job.result)
-    doc = start(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
+    doc = bound_files.start(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
     with exclusive(spec.progress):
-        doc = read(spec.progress) or doc
+        doc = bound_files.read(spec.progress) or doc
         below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {
             "seconds": {tuple(k): v for k, v in known.seconds.items()},
             "thirds": {tuple(k): v for k, v in known.thirds.items()}}
-        merge(game, doc, known.parts, below)
+        bound_files.merge(game, doc, known.parts, below)
         for u in units:
             guess = game.format_code(int(u.g1 or 0))
             old = doc["units"].get(guess)
             if old is None or int(u.value or 0) > int(old["bound"]):
                 doc["units"][guess] = {"bound": int(u.value or 0), "work": int(u.nodes),
                                        "seconds": round(float(u.seconds), 1)}
-        if result is not None:
+        if result is not None and job is not None:
             doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
                                **({} if spec.target is None else {"target": spec.target}),
                                "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
                                "units": int(result["units"]), "date": datetime.date.today().isoformat(),
-                               "job": job.id if job is not None else None}
+                               "job": job.id}
+        write_json(spec.progress, doc)
+    return doc
+
+
+def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
+    """The job's finished subtrees added to the rollout progress file (begun with the job's first guess when there
+    is none yet), where ``rollouts.run`` finds them and builds only the others."""
+    game = spec.game
+    first = None if job is None or job.plan is None else json.loads(job.plan)["guesses"][0]["guess"]
+    units = [] if job is None else [u for u in jobs.units(job.id) if u.status == "done" and u.output]
+    with exclusive(spec.progress):
+        doc = _rollout_doc(spec)
+        if doc is None:
+            if first is None:
+                return {"units": {}}  # nothing to write yet: the job has no first guess before it is planned
+            doc = {"format": rollouts.FORMAT, "game": game.spec, "plan": spec.plan,
+                   "first_guess": game.format_code(int(first)), "first_guess_seconds": 0.0,
+                   "started": datetime.date.today().isoformat(), "units": {}}
+        if first is not None and doc["first_guess"] != game.format_code(int(first)):
+            raise CampaignError(f"{spec.progress} plays {doc['first_guess']} first, the job "
+                                f"{game.format_code(int(first))}: they are not one campaign's")
+        for u in units:
+            name = game.format_response(int(u.response or 0))
+            doc["units"].setdefault(name, {"tree": u.output, "seconds": round(float(u.seconds), 1)})
         write_json(spec.progress, doc)
     return doc
 
@@ -172,15 +244,24 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
     while job.status not in FINAL:
         time.sleep(poll)
         job = jobs.get(job.id) or job
-        if time.monotonic() - last >= export_every:
+        if time.monotonic() - last >= export_every and job.plan is not None:
             export(jobs, store, spec, job)
             last = time.monotonic()
     return job
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
-    """Where the spec's campaign stands: its job (None before the first run), and that job's view."""
+    """Where the spec's campaign stands: the spec, and its newest job's view (None before the first run)."""
     from service.jobs import manage
 
-    job = jobs.find(spec.request())
+    found = [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
+             if _same_campaign(JobRequest.from_json(j.request), spec)]
+    job = found[-1] if found else None
     return {"spec": spec.to_json(), "job": None if job is None else manage.view(jobs, job)}
+
+
+def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:
+    mine = spec.request()
+    if spec.kind == "rollout":
+        return req.kind == "rollout" and req.rollout == mine.rollout
+    return req.digest == mine.digest

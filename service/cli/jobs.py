@@ -241,7 +241,7 @@ def _spec(path: str) -> Any:
         _fail(str(exc))
 
 
-def _bound_stores(url: str | None) -> tuple[Any, Any]:
+def _campaign_stores(url: str | None) -> tuple[Any, Any]:
     """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
     from service.migrate import upgrade
     from service.store.bound_parts import BoundPartStore
@@ -266,59 +266,66 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
 @_json_option
 def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, url: str | None,
                  as_json: bool) -> None:
-    """Run the campaign SPEC describes (a lower bound: kind "bound", game, depth, target, progress file) as a
-    job: its progress file's proofs imported first, the job submitted (or the one already asking the same
-    found), run by workers to its end, every part's bound kept in the database as it is proven, and the
-    progress file written from the database as it goes and at the end (also when stopped with Ctrl-C).
+    """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target)
+    or the subtrees of a rollout tree (kind "rollout": game, plan).  What its progress file holds is taken in
+    first, the job is submitted (or the one already asking the same found) and run by workers, every proof kept
+    in the database as it is made, and the progress file written from the database as the job goes and at the
+    end (also when stopped with Ctrl-C).
 
     Run again, it continues: from the job in the database, else from the progress file.  Prints the job's
-    result (--json: the keys of `jobs show --json`'s result) or, stopped early, where it stands."""
+    result (--json: the keys of `jobs show --json`'s result)."""
     from service import campaign_specs
-
     from service.campaign_files import CampaignError
+    from service.config import Settings
 
     parsed = _spec(spec)
-    jobs, store = _bound_stores(url)
+    jobs, store = _campaign_stores(url)
     try:
-        sent = campaign_specs.import_progress(store, parsed)
+        job, created, taken = campaign_specs.start(jobs, store, parsed)
     except CampaignError as exc:
         _fail(str(exc))
-    if sent:
-        click.echo(f"# {sent} part bounds taken from {parsed.progress}", err=True)
-    job, created = campaign_specs.submit(jobs, parsed)
-    click.echo(f"# {parsed.game.spec} bound at depth {parsed.depth}: job {job.id} "
+    click.echo(f"# {parsed.kind} campaign of {parsed.game.spec}: {taken}; job {job.id} "
                f"({'submitted' if created else 'already known: ' + job.status})", err=True)
     worker = None
     if with_worker and job.status not in campaign_specs.FINAL:
         worker = _start_worker(jobs.db.url, processes, None)
+    elif job.status not in campaign_specs.FINAL and not jobs.live_workers(Settings().worker_live_s):
+        click.echo("# no worker is alive on this database: the job waits for one (`bullscows worker`)", err=True)
     try:
         job = campaign_specs.follow(jobs, store, parsed, job, export_every=export_every)
     finally:
         _stop_worker(worker)
-        campaign_specs.export(jobs, store, parsed, jobs.get(job.id))
+        try:
+            campaign_specs.export(jobs, store, parsed, jobs.get(job.id))
+        except CampaignError as exc:
+            _fail(str(exc))
     if job.status != "done" or job.result is None:
         _fail(f"job {job.id} {job.status}: {job.error or ''}")
     import orjson
 
-    _emit({"game": parsed.game.spec, "job": job.id, **orjson.loads(job.result)}, as_json)
+    _emit({"game": parsed.game.spec, "kind": parsed.kind, "job": job.id, "progress": parsed.progress,
+           **orjson.loads(job.result)}, as_json)
 
 
 @campaign_cmd.command("export")
 @_spec_argument
 @_url_option
 def campaign_export(spec: str, url: str | None) -> None:
-    """Write what the database proves of SPEC's game to its progress file (parts' bounds raised, never lowered;
-    the finished units of its job; its result once done)."""
+    """Write what the database holds of SPEC's campaign to its progress file: a bound's part bounds (raised,
+    never lowered), its job's finished units and its result once done; a rollout's finished subtrees."""
     from service import campaign_specs
-
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec)
-    jobs, store = _bound_stores(url)
+    jobs, store = _campaign_stores(url)
+    found = campaign_specs.status(jobs, parsed)["job"]
     try:
-        doc = campaign_specs.export(jobs, store, parsed, jobs.find(parsed.request()))
+        doc = campaign_specs.export(jobs, store, parsed, None if found is None else jobs.get(found["id"]))
     except CampaignError as exc:
         _fail(str(exc))
+    if parsed.kind == "rollout":
+        click.echo(f"{parsed.progress}: {len(doc['units'])} subtrees")
+        return
     parts = sum(len(v) for v in doc["parts"].values())
     click.echo(f"{parsed.progress}: {parts} parts' bounds, {len(doc['units'])} units"
                + (f", finished: {doc['finished']['value']}" if "finished" in doc else ""))
@@ -333,7 +340,7 @@ def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
     from service import campaign_specs
 
     parsed = _spec(spec)
-    jobs, _store = _bound_stores(url)
+    jobs, _store = _campaign_stores(url)
     _emit(campaign_specs.status(jobs, parsed), as_json)
 
 

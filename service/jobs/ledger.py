@@ -33,7 +33,7 @@ class StoreLedger(PartLedger):
 
     def __init__(self, store: BoundPartStore, game: Game, source: str, *, every: float | None = None,
                  stopped: Callable[[], bool] = lambda: False,
-                 on_flush: Callable[[int], None] = lambda _proofs: None) -> None:
+                 on_flush: Callable[[int], object] = lambda _proofs: None) -> None:
         known = store.load(game.spec, LEAVES)
         super().__init__(known.parts, known.seconds, known.thirds)
         self.store, self.game, self.source, self.stopped, self.on_flush = store, game, source, stopped, on_flush

@@ -12,7 +12,7 @@ import orjson
 import structlog
 
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
+from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, rollout_plan, tree_plan
 from service.store.db import StorageError
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
@@ -26,11 +26,12 @@ from solver.vocabulary import Criterion, criterion_of
 
 def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, searcher: Searcher | None) -> bool:
     """Cut the job's current phase into units and start it (the caller holds it in ``planning``).
-    A solve needs a searcher of its game (it is asked the phase's question call by call); a tree job and a
-    bound job need none."""
+    A solve needs a searcher of its game (it is asked the phase's question call by call); the other kinds
+    need none."""
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
-        plan, specs = tree_plan(req) if req.kind == "tree" else bound_plan(req)
+        planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan}[req.kind]
+        plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
     k = job.phase or None
@@ -158,6 +159,24 @@ def bound_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[J
     }
 
 
+def rollout_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+                      seconds: float) -> dict[str, Any]:
+    """A rollout job's answer: the subtrees it built (below its first guess, one per response but the skipped
+    ones), their secrets and guesses (the first guess included); the subtrees themselves are its units' output,
+    which ``bullscows campaign run`` writes to the campaign's progress file, where the tree is assembled."""
+    return {
+        "value": int(outcome.value or 0),
+        "possible": True,
+        "exact": False,
+        "first_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+        "units": len(units),
+        "skipped": [game.format_response(r) for r in req.skip],
+        "secrets": sum(int(u.nodes) for u in units),
+        "unit_seconds": round(sum(float(u.seconds) for u in units), 1),
+        "seconds": round(seconds, 3),
+    }
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -193,6 +212,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
     seconds = (datetime.now(UTC) - started).total_seconds()
     if req.kind == "bound":
         result = bound_result_of(game, req, outcome, units, seconds)
+    elif req.kind == "rollout":
+        result = rollout_result_of(game, req, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
@@ -220,6 +241,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "criterion": req.criterion, "max_guesses": req.max_guesses, "depth_count": req.depth_count,
             "mde": req.mde, "from_set_only": req.from_set_only, "strategy": req.strategy,
             **({"kind": "bound", "depth": req.depth, "target": req.target} if req.kind == "bound" else {}),
+            **({"kind": "rollout", "rollout": orjson.loads(req.rollout or "null"),
+                "skip": [game.format_response(r) for r in req.skip]} if req.kind == "rollout" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -233,8 +256,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        if req.kind == "bound":  # a lower bound, no strategy's value
-            progress.update(lower_bound=out["result"]["value"], fraction=1.0)
+        if req.kind in ("bound", "rollout"):  # a lower bound, or a part of a tree: no position's value
+            progress.update(lower_bound=out["result"]["value"] if req.kind == "bound" else None, fraction=1.0)
         else:
             progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
                             fraction=1.0)

@@ -17,7 +17,9 @@ guess of that response.  A unit is then one of:
     the whole tree of a one-step strategy, or of an optimal one (a tree job's only unit, see
     :func:`tree_plan`);
 ``bound``
-    one first guess of a bound job (a lower-bound campaign), refined to the job's depth (:func:`bound_plan`).
+    one first guess of a bound job (a lower-bound campaign), refined to the job's depth (:func:`bound_plan`);
+``rollout``
+    the subtree of a rollout tree below one response to its first guess (:func:`rollout_plan`).
 
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
@@ -37,8 +39,10 @@ import orjson
 
 from service.store.job_records import JobRequest, UnitSpec, UnitState
 from solver.bounds import lower_bound_tables
+from solver.game import Turn
 from solver.lowerbound import root_classes
 from solver.position import Position
+from solver.rollout import RolloutPlan, branch_responses, first_guess
 from solver.search import INF, Searcher
 from solver.table import MMAX
 from solver.vocabulary import Criterion, criterion_of, game_value, win_value
@@ -47,6 +51,8 @@ TREE_KINDS = ("tree", "opt-tree")
 """Units that build a whole strategy tree (:func:`tree_plan`)."""
 BOUND_KINDS = ("bound",)
 """Units that refine one first guess's lower bound (:func:`bound_plan`)."""
+ROLLOUT_KINDS = ("rollout",)
+"""Units that build one subtree of a rollout tree (:func:`rollout_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
 long search holding every process does not keep them waiting; see :mod:`service.jobs.coordinator`)."""
@@ -68,7 +74,8 @@ class Plan:
     turn: int
     n: int
     mode: str
-    """``root`` (one unit), ``split``, or ``bound`` (a bound job's: one unit per first guess)."""
+    """``root`` (one unit), ``split``, ``bound`` (a bound job's: one unit per first guess) or ``rollout`` (a
+    rollout job's: one unit per response to the first guess, ``guesses`` holding that guess)."""
     guesses: list[dict[str, Any]] = field(default_factory=list)
     """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
@@ -119,6 +126,29 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     classes = root_classes(game)
     units = [UnitSpec("bound", int(g), None, None, (), n, lb0, 1, len(classes) - i) for i, g in enumerate(classes)]
     return Plan(None, 1, n, "bound"), units
+
+
+def rollout_plan_of(req: JobRequest) -> RolloutPlan:
+    """A rollout job's plan, as the solver takes it."""
+    assert req.rollout is not None
+    return RolloutPlan(**orjson.loads(req.rollout))
+
+
+def rollout_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a rollout job: its first guess (the hybrid's own, or rolled out when the plan starts at the
+    first guess: then planning takes as long as one rollout decision), and one ``rollout`` unit per response to
+    it that leaves candidates, but those of ``skip``, biggest first.
+
+    Why per response: the rollout decides each position from its path alone, so each subtree below the first
+    guess is built alone, by any process, and the tree is those subtrees put back under the first guess."""
+    game = req.game_obj()
+    first = int(first_guess(game, rollout_plan_of(req)))
+    responses = [r for r in branch_responses(game, first) if r not in set(req.skip)]
+    units = []
+    for i, r in enumerate(responses):
+        n = len(game.candidates([Turn(first, r)]))
+        units.append(UnitSpec("rollout", first, int(r), None, ((first, int(r)),), n, 0, n * n, len(responses) - i))
+    return Plan(None, 1, game.size, "rollout", [{"guess": first, "skip": list(req.skip)}]), units
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -305,6 +335,11 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     """
     if plan.mode == "bound":
         return _bound_outcome(plan, units, target)
+    if plan.mode == "rollout":
+        out = Outcome(all(u.status == "done" for u in units))
+        if out.finished:
+            out.value, out.best_guess = sum(int(u.value or 0) for u in units), int(plan.guesses[0]["guess"])
+        return out
     if plan.mode == "root":
         u = units[0]
         done = u.status == "done"
@@ -377,5 +412,6 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["BOUND_KINDS", "MAX_UNITS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome",
-           "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan", "make_plan", "tree_plan"]
+__all__ = ["BOUND_KINDS", "MAX_UNITS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS",
+           "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan", "make_plan",
+           "rollout_plan", "rollout_plan_of", "tree_plan"]

@@ -25,7 +25,7 @@ import orjson
 from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.ledger import StoreLedger, UnitStopped
-from service.jobs.plan import BOUND_KINDS, TREE_KINDS, JobRequest
+from service.jobs.plan import BOUND_KINDS, ROLLOUT_KINDS, TREE_KINDS, JobRequest, rollout_plan_of
 from service.store.bound_parts import BoundPartStore
 from service.store.db import Database
 from service.store.jobs import JobStore
@@ -34,6 +34,7 @@ from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore, tree_params
 from solver.game import Game, Turn
 from solver.lowerbound import root_lower_bound
+from solver.rollout import branch_tree
 from solver.search import Searcher
 from solver.table import Entry
 from solver.tree import to_compact
@@ -190,6 +191,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         return run_tree_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in BOUND_KINDS:
         return run_bound_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
+    if unit.kind in ROLLOUT_KINDS:
+        return run_rollout_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
@@ -318,3 +321,28 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     full = beta is None or got.value < beta
     ok = jobs.finish_unit(unit.id, lease, got.value, full, True, int(unit.g1), got.work, got.seconds, None)
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": got.work}
+
+
+def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+                     max_attempts: int) -> dict[str, Any]:
+    """Build a rollout job's subtree below the unit's response to its first guess, and record it as the unit's
+    ``output`` (compact text), with its total guesses (the first included) as the value and its secrets as the
+    unit's count.  The build decides each position from its path alone, so whichever worker builds it, and
+    however often (a worker killed mid-unit: the unit is re-queued), it is the same subtree."""
+    jobs = JobStore(db)
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
+    assert unit.g1 is not None and unit.response is not None
+    started = time.perf_counter()
+    try:
+        tree = branch_tree(req.game_obj(), rollout_plan_of(req), int(unit.g1), int(unit.response))
+    except Exception as err:
+        beat.stop()
+        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                   max_attempts)
+        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+    finally:
+        beat.stop()
+    stats = tree.stats()
+    ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, int(unit.g1), stats.secrets,
+                          time.perf_counter() - started, None, to_compact(tree))
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.secrets}

@@ -47,6 +47,21 @@ class BoundJobResult(BaseModel):
     candidates: int
 
 
+class RolloutJobResult(BaseModel):
+    """A finished rollout job's answer (``bullscows campaign run`` of a rollout spec): the subtrees it built below
+    its first guess, whose tree the campaign's progress file assembles."""
+
+    value: int = Field(description="Guesses over the secrets of the subtrees built (the first guess included).")
+    possible: bool
+    exact: bool = Field(description="Always false: a rollout's tree is a strategy, not a proven optimum.")
+    first_guess: str | None
+    units: int
+    skipped: list[str] = Field(description="Responses whose subtrees were built before (the progress file's).")
+    secrets: int
+    unit_seconds: float
+    seconds: float
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -91,7 +106,7 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout"]
     status: str
     attempts: int
     first_guess: str | None
@@ -121,7 +136,7 @@ class JobOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: str | None
-    result: JobResult | TreeJobResult | BoundJobResult | None
+    result: JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | None
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -22,7 +23,9 @@ class JobRequest:
     """The question a job answers: a position and the solve options (no budgets, no bounds); or, with
     ``strategy``, the whole tree of that strategy from the position (a *tree job*); or, with ``depth``, the
     lower bound of the game's optimal total refined ``depth`` plies below its root (a *bound job*, a lower-bound
-    campaign: :func:`solver.lowerbound.root_lower_bound` cut into one unit per first guess)."""
+    campaign: :func:`solver.lowerbound.root_lower_bound` cut into one unit per first guess); or, with
+    ``rollout``, the subtrees of a rollout tree (a *rollout job*: :func:`solver.rollout.branch_tree` for each
+    response to the first guess but those of ``skip``)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -41,6 +44,10 @@ class JobRequest:
     target: int | None = None
     """A bound job's target (game-level): each unit stops refining once its bound reaches it; None: the full
     bound (each unit then stops at the least bound of the units done, which no higher bound can change)."""
+    rollout: str | None = None
+    """A rollout job's plan (:meth:`solver.rollout.RolloutPlan.as_dict`, as canonical JSON); None otherwise."""
+    skip: tuple[int, ...] = ()
+    """A rollout job's responses to the first guess whose subtrees are built already (its progress file's)."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -63,11 +70,20 @@ class JobRequest:
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
                    depth=depth, target=target)
 
+    @classmethod
+    def rollout_of(cls, game: Game, plan: dict[str, object], skip: tuple[int, ...] = ()) -> JobRequest:
+        """The request to build the subtrees of the rollout ``plan`` (a plan's ``as_dict()``), but ``skip``'s."""
+        text = orjson.dumps(plan, option=orjson.OPT_SORT_KEYS).decode()
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
+                   rollout=text, skip=tuple(sorted(set(skip))))
+
     @property
     def kind(self) -> str:
-        """``solve``, ``tree`` or ``bound`` (see the class)."""
+        """``solve``, ``tree``, ``bound`` or ``rollout`` (see the class)."""
         if self.strategy is not None:
             return "tree"
+        if self.rollout is not None:
+            return "rollout"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -77,22 +93,28 @@ class JobRequest:
 
     def to_json(self) -> str:
         """Canonical JSON (sorted keys): equal requests give equal text, hence equal hashes."""
-        d = {"game": self.game, "alphabet": self.alphabet, "history": [list(t) for t in self.history],
+        d: dict[str, Any] = {"game": self.game, "alphabet": self.alphabet, "history": [list(t) for t in self.history],
              "criterion": self.criterion, "max_guesses": self.max_guesses, "depth_count": self.depth_count,
              "mde": self.mde, "from_set_only": self.from_set_only}
         if self.strategy is not None:  # absent for solves, so that their digests stay what they were
             d["strategy"] = self.strategy
         if self.depth is not None:  # the same
             d["depth"], d["target"] = self.depth, self.target
+        if self.rollout is not None:
+            d["rollout"] = orjson.loads(self.rollout)
+            d["skip"] = [int(r) for r in self.skip]
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
     def from_json(cls, text: str) -> JobRequest:
         d = orjson.loads(text)
+        plan = d.get("rollout")
         return cls(d["game"], d["alphabet"], tuple((int(g), int(r)) for g, r in d["history"]),
                    Criterion.parse(d["criterion"]),
                    d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"),
-                   d.get("depth"), d.get("target"))
+                   d.get("depth"), d.get("target"),
+                   None if plan is None else orjson.dumps(plan, option=orjson.OPT_SORT_KEYS).decode(),
+                   tuple(int(r) for r in d.get("skip", ())))
 
     @property
     def digest(self) -> str:

@@ -112,6 +112,12 @@ class JobStore:
         with self.db.session() as s:
             return s.get(Job, job_id)
 
+    def submitted(self, submitted_by: str, game: str) -> list[Job]:
+        """Every job of one submitter on one game, oldest first (a campaign's earlier runs)."""
+        with self.db.session() as s:
+            return list(s.scalars(select(Job).where(Job.submitted_by == submitted_by[:64], Job.game == game)
+                                  .order_by(Job.created_at, Job.id)).all())
+
     def list_jobs(self, status: str | None = None, limit: int = 50, offset: int = 0) -> list[Job]:
         """Newest first."""
         with self.db.session() as s:
@@ -313,15 +319,16 @@ class JobStore:
 
     def finish_unit(self, unit_id: int, lease: str, value: int | None, exact: bool, possible: bool,
                     best_guess: int | None, nodes: int, seconds: float,
-                    per_response: dict[int, int | None] | None = None) -> bool:
-        """Record a unit's result, only by the holder of its lease (so at most once)."""
+                    per_response: dict[int, int | None] | None = None, output: str | None = None) -> bool:
+        """Record a unit's result (``output``: what it made beyond its value, a rollout unit's subtree), only by
+        the holder of its lease (so at most once)."""
         per = None if per_response is None else orjson.dumps({str(r): v for r, v in per_response.items()}).decode()
         with self.db.session() as s:
             res = s.execute(update(JobUnit).where(JobUnit.id == unit_id, JobUnit.lease == lease,
                                                   JobUnit.status == "running")
                             .values(status="done", value=value, exact=exact, possible=possible,
                                     best_guess=best_guess, per_response=per, nodes=nodes, seconds=seconds,
-                                    finished_at=self._now(), heartbeat_at=self._now()))
+                                    output=output, finished_at=self._now(), heartbeat_at=self._now()))
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def release_unit(self, unit_id: int, lease: str, error: str | None, max_attempts: int) -> str | None:

@@ -175,6 +175,8 @@ class JobUnit(Base):
     """How many times the unit saved its proven positions while it ran (over all its attempts)."""
     saved_nodes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     """The running attempt's node count when it last saved: a killed attempt lost the nodes past it."""
+    output: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """What a unit made beyond its value: a rollout unit's subtree (compact text)."""
 
 
 class BoundPart(Base):

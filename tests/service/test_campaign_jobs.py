@@ -1,6 +1,8 @@
-"""Lower-bound campaigns as jobs (kind ``bound``): planned one unit per first guess, run by `bullscows worker`
+"""Campaigns as jobs.  Lower bounds (kind ``bound``): planned one unit per first guess, run by `bullscows worker`
 processes on SQLite and PostgreSQL, every part's bound kept in the ``bound_parts`` table as it is proven, two
-workers sharing one campaign, a worker killed with SIGKILL and another finishing, and the spec file
+workers sharing one campaign, a worker killed with SIGKILL and another finishing.  Rollouts (kind ``rollout``):
+one unit per response to the first guess, its subtree kept with the unit, the tree assembled from the progress
+file the same as built at once, two workers sharing one and one killed.  And the spec file
 (`bullscows campaign run/export/show SPEC`) that replays a campaign and writes its progress file."""
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from service import bound_files, campaign_specs
+from service import bound_files, campaign_specs, rollouts
 from service.campaign_files import CampaignError
 from service.cli import main as cli
 from service.jobs import manage
@@ -29,7 +31,9 @@ from service.store.jobs import JobStore
 from solver.game import Game
 from solver.lowerbound import LEAVES, root_classes, root_lower_bound
 from solver.partledger import EXACT_PLIES
-from tests.service.conftest import PG_URL, quick_on_postgresql
+from solver.rollout import RolloutPlan, assemble, branch_tree, rollout_tree
+from solver.tree import from_compact, to_compact
+from tests.service.conftest import PG_URL, make_app, quick_on_postgresql
 from tests.service.test_jobs import Workers, _ended, _session_gone, _wait
 
 _dbs: list[store_db.Database] = []
@@ -152,6 +156,9 @@ def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(t
     assert json.loads(again.stdout)["job"] == out["job"]  # done already: nothing computed again
     shown = json.loads(_run(["campaign", "show", str(spec), "--url", url, "--json"]).stdout)
     assert shown["job"]["status"] == "done" and shown["job"]["result"]["value"] == 5625
+    got = make_app(url).test_client().get(f"/v1/jobs/{out['job']}?units=true")  # the API shows it, validated
+    assert got.status_code == 200 and got.json is not None and got.json["result"]["depth"] == 3
+    assert got.json["request"]["kind"] == "bound" and {u["kind"] for u in got.json["units"]} == {"bound"}
     fresh = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'two.sqlite3'}",
                              "--processes", "1", "--json"]).stdout)
     assert fresh["value"] == 5625 and fresh["job"] != out["job"] and fresh["work"] < out["work"]
@@ -189,7 +196,7 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "not 4,6,1's" in result.output
 
 
-# -- real workers: two sharing one campaign, one killed mid-unit --------------------------------------------------------
+# -- real workers: two sharing one campaign, one killed mid-unit ------------------------------------------------------
 
 BIG = ("4,7,1", 4)
 """Five first guesses, about 20 s of one core at four plies: long enough for a kill to land mid-unit."""
@@ -272,3 +279,132 @@ def test_a_worker_killed_mid_bound_unit_loses_nothing_it_wrote(db_url: str, tmp_
         assert view["progress"]["lower_bound"] == result["value"] and view["result"]["exact"] is False
     finally:
         w.stop_all()
+
+
+# -- rollouts ----------------------------------------------------------------------------------------------------------
+
+SMALL = ("4,6,1", RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1))
+"""The rollout of tests/service/test_rollout_campaign.py: thirteen units of a fraction of a second."""
+
+
+@functools.cache
+def _whole(spec: str, plan: RolloutPlan) -> str:
+    return to_compact(rollout_tree(Game.from_spec(spec), plan.strategy, plan.exact_at_most, width=plan.width,
+                                   levels=plan.levels, min_size=plan.min_size, from_turn=plan.from_turn))
+
+
+def _rollout_spec(folder: Path, game: str, plan: RolloutPlan) -> Path:
+    path = folder / f"rollout-{game.replace(',', '-')}.campaign.json"
+    path.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "rollout", "game": game,
+                                "plan": plan.as_dict(), "progress": f"rollout-{game.replace(',', '-')}.json"}))
+    return path
+
+
+def test_a_rollout_campaign_builds_the_subtrees_the_file_lacks_and_the_tree_is_the_one_built_at_once(
+        tmp_path: Path) -> None:
+    """`campaign run` of a rollout spec writes every subtree to the progress file the records' and atlas's rollout
+    commands read, which then assemble the tree built at once without building a unit.  With subtrees taken out
+    of the file, the next run's job builds those only."""
+    spec, plan = SMALL
+    path = _rollout_spec(tmp_path, spec, plan)
+    progress = str(tmp_path / "rollout-4-6-1.json")
+    url = f"sqlite:///{tmp_path / 'one.sqlite3'}"
+    out = json.loads(_run(["campaign", "run", str(path), "--url", url, "--processes", "1", "--json"]).stdout)
+    doc = rollouts.read(progress)
+    assert doc is not None and len(doc["units"]) == out["units"] == 13 and out["secrets"] == 1295
+    seen: list[str] = []
+    tree = rollouts.run(spec, plan, progress, log=seen.append)
+    assert tree is not None and to_compact(tree) == _whole(*SMALL)
+    assert not any("done in" in line for line in seen)  # every subtree was the job's
+    assert out["value"] + 1 == tree.stats().total  # the units' guesses, and the secret the first guess finds
+    doc["units"] = dict(list(doc["units"].items())[3:])
+    Path(progress).write_text(json.dumps(doc))
+    # the same database: its earlier job gives the file back the three subtrees, and nothing is built
+    same = json.loads(_run(["campaign", "run", str(path), "--url", url, "--processes", "1", "--json"]).stdout)
+    assert same["units"] == 0 and len(same["skipped"]) == 13 and len((rollouts.read(progress) or {})["units"]) == 13
+    # a fresh database (a new clone) with the file lacking three: those three are built
+    Path(progress).write_text(json.dumps(doc))
+    fresh = f"sqlite:///{tmp_path / 'two.sqlite3'}"
+    again = json.loads(_run(["campaign", "run", str(path), "--url", fresh, "--processes", "1", "--json"]).stdout)
+    assert again["units"] == 3 and len(again["skipped"]) == 10
+    tree = rollouts.run(spec, plan, progress)
+    assert tree is not None and to_compact(tree) == _whole(*SMALL)
+    shown = json.loads(_run(["campaign", "show", str(path), "--url", fresh, "--json"]).stdout)
+    assert shown["job"]["id"] == again["job"] and shown["spec"]["plan"] == plan.as_dict()
+    got = make_app(fresh).test_client().get(f"/v1/jobs/{again['job']}?units=true")
+    first = Game.from_spec(spec).format_code(tree.root.guess)
+    assert got.status_code == 200 and got.json is not None and got.json["result"]["first_guess"] == first
+    assert got.json["request"]["kind"] == "rollout" and {u["kind"] for u in got.json["units"]} == {"rollout"}
+
+
+def test_a_rollout_file_of_another_plan_is_refused(tmp_path: Path) -> None:
+    spec, plan = SMALL
+    path = _rollout_spec(tmp_path, spec, plan)
+    other = RolloutPlan("entropy", 6, 2, 3, 6, from_turn=1)
+    (tmp_path / "rollout-4-6-1.json").write_text(json.dumps({"format": rollouts.FORMAT, "game": spec,
+                                                            "plan": other.as_dict(), "first_guess": "0012",
+                                                            "units": {}}))
+    result = CliRunner().invoke(cli, ["campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'x.sqlite3'}"])
+    assert result.exit_code != 0 and "continues another campaign" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "rollout", "game": spec,
+                               "plan": {"strategy": "entropy", "width": 3}}))
+    with pytest.raises(CampaignError, match="plan: "):
+        campaign_specs.load_spec(str(bad))
+
+
+LONG = ("4,7,1", RolloutPlan("entropy", 60, 6, 3, 20, from_turn=2))
+"""Thirteen units of 2 to 4 s each: long enough for a kill to land mid-unit."""
+
+
+@pytest.mark.slow  # a minute; the whole suite (CI) runs it
+def test_two_workers_share_a_rollout_and_one_killed_mid_unit_loses_only_that_unit(tmp_path: Path) -> None:
+    """Two workers on one PostgreSQL build a rollout's subtrees; one is killed with SIGKILL while it builds one:
+    the subtrees finished before stay as they were, the other worker builds the lost one again, every subtree
+    is built once but that one, and the tree assembles (each branch checked against its candidates) with the
+    killed unit's subtree the one built here."""
+    from service.migrate import downgrade, upgrade
+
+    url = PG_URL
+    downgrade(url)
+    upgrade(url)
+    spec, plan = LONG
+    game = Game.from_spec(spec)
+    w = Workers(url, tmp_path)
+    try:
+        job, _ = JobStore(Database(url)).submit(JobRequest.rollout_of(game, plan.as_dict()), "test")
+        procs = {}
+        for side in ("left", "right"):
+            (tmp_path / side).mkdir()
+            procs[side] = w.start(side, processes=1, cwd=tmp_path / side)
+        jobs = JobStore(Database(url))
+
+        def mid_job() -> Any:
+            units = jobs.units(job.id)
+            done = [u for u in units if u.status == "done"]
+            running = [u for u in units if u.status == "running" and u.worker == "left"]
+            return len(done) >= 3 and {u.worker for u in done} == {"left", "right"} and running and running[0]
+
+        killed = _wait(mid_job, 240, "both workers to finish units", poll=0.1, explain=w.tails)
+        before = {u.id: (u.output, u.finished_at, u.worker) for u in jobs.units(job.id) if u.status == "done"}
+        procs["left"].send_signal(signal.SIGKILL)
+        procs["left"].wait(timeout=10)
+        _wait(lambda: _session_gone(procs["left"].pid), 30, "the killed worker's Dask processes to exit")
+        result = _finished(jobs, job.id, w)
+        assert result["units"] == 13 and result["secrets"] == game.size - 1
+        units = {u.id: u for u in jobs.units(job.id)}
+        assert all(u.status == "done" for u in units.values())
+        for uid, was in before.items():
+            u = units[uid]
+            assert (u.output, u.finished_at, u.worker, u.attempts) == (*was, 1)
+        again = units[killed.id]
+        assert (again.attempts, again.worker) == (2, "right")
+        assert all(u.attempts == 1 for uid, u in units.items() if uid != killed.id)
+        first = int(json.loads(jobs.get(job.id).plan)["guesses"][0]["guess"])  # type: ignore[union-attr]
+        assert again.output == to_compact(branch_tree(game, plan, first, int(again.response or 0)))
+        tree = assemble(game, plan, first, {int(u.response or 0): from_compact(u.output or "")
+                                            for u in units.values()})
+        assert tree.stats().secrets == game.size
+    finally:
+        w.stop_all()
+        downgrade(url)
