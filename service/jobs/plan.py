@@ -38,6 +38,7 @@ import numpy as np
 import orjson
 
 from service.store.job_records import JobRequest, UnitSpec, UnitState
+from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Turn
 from solver.lowerbound import root_classes
@@ -115,17 +116,32 @@ def tree_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
 
 def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     """The plan of a bound job: one ``bound`` unit per first guess (one per class of the game's symmetries), in
-    the order :func:`solver.lowerbound.root_lower_bound` ranks them, each refined alone to the job's depth.
+    the order :func:`solver.lowerbound.root_lower_bound` ranks them, each refined alone to the job's depth; or,
+    when the game has one class of first guess and the job no target, one unit per part of that guess (its
+    ``response``), biggest first.
 
     Why first guesses: the root's bound is the least of theirs, and each is refined by itself (the parts'
-    bounds every unit proves are shared through the ``bound_parts`` table whatever unit proved them).  A unit's
-    lower bound before it runs is the size-only bound of the whole game, which every first guess reaches."""
+    bounds every unit proves are shared through the ``bound_parts`` table whatever unit proved them); a unit
+    done cuts the others at its bound.  Why parts for one class (the games without repetition): a single unit
+    would keep every worker but one idle for hours, while a first guess's bound is its cost plus its parts'
+    bounds, each refined alone.  A target is met by a whole guess, so with one the guess stays one unit.  A
+    unit's lower bound before it runs is the size-only bound (of the whole game, or of the part)."""
     game = req.game_obj()
     n = game.size
-    lb0 = int(lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX][n])
+    lb0 = lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX]
     classes = root_classes(game)
-    units = [UnitSpec("bound", int(g), None, None, (), n, lb0, 1, len(classes) - i) for i, g in enumerate(classes)]
-    return Plan(None, 1, n, "bound"), units
+    if len(classes) > 1 or req.target is not None:
+        units = [UnitSpec("bound", int(g), None, None, (), n, int(lb0[n]), 1, len(classes) - i)
+                 for i, g in enumerate(classes)]
+        return Plan(None, 1, n, "bound"), units
+    first = int(classes[0])
+    sizes = np.diff(kernels.split(*game.search_arrays().kernel_args(), first, np.arange(n, dtype=np.int32),
+                                  game.n_responses)[1])
+    parts = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
+                   key=lambda r: (-int(sizes[r]), r))
+    units = [UnitSpec("bound", first, int(r), None, (), int(sizes[r]), int(lb0[int(sizes[r])]),
+                      int(sizes[r]) ** 2, len(parts) - i) for i, r in enumerate(parts)]
+    return Plan(None, 1, n, "bound", [{"guess": first, "cost": n}]), units
 
 
 def rollout_plan_of(req: JobRequest) -> RolloutPlan:
@@ -311,16 +327,25 @@ def _part_state(units: list[UnitState]) -> _Part:
 
 
 def _bound_outcome(plan: Plan, units: list[UnitState], target: int | None) -> Outcome:
-    """A bound job's state: its bound is the least of its first guesses' once every one is refined."""
-    done = [u for u in units if u.status == "done" and u.value is not None]
-    lows = [int(u.value) if u.status == "done" and u.value is not None else int(u.lower_bound) for u in units]
-    out = Outcome(len(done) == len(units) and bool(units))
-    out.lower = min(lows, default=0)
-    least_done = min((int(u.value) for u in done if u.value is not None), default=None)
-    out.cut = target if target is not None else least_done
+    """A bound job's state: its bound is the least of its first guesses' once every one is refined; a guess cut
+    into parts (``plan.guesses`` gives its cost) is bounded by its cost plus its parts' bounds."""
+    out = Outcome(bool(units) and all(u.status == "done" and u.value is not None for u in units))
+
+    def low(u: UnitState) -> int:
+        return int(u.value) if u.status == "done" and u.value is not None else int(u.lower_bound)
+
+    if plan.guesses:  # one guess, one unit per part
+        g = plan.guesses[0]
+        out.lower = int(g["cost"]) + sum(low(u) for u in units)
+        out.best_guess = int(g["guess"])
+    else:
+        out.lower = min((low(u) for u in units), default=0)
+        done = [int(u.value) for u in units if u.status == "done" and u.value is not None]
+        out.cut = target if target is not None else min(done, default=None)
+        if out.finished:
+            out.best_guess = min(units, key=lambda u: (low(u), u.id)).g1
     if out.finished:
-        best = min(done, key=lambda u: (int(u.value or 0), u.id))
-        out.value, out.best_guess, out.upper = out.lower, best.g1, None
+        out.value = out.lower
     return out
 
 

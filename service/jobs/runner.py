@@ -287,10 +287,11 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
 
 def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
                    max_attempts: int) -> dict[str, Any]:
-    """Refine a bound job's first guess (the unit's ``g1``) to the job's depth, every part's bound written to
-    the ``bound_parts`` table as it is proven (:class:`service.jobs.ledger.StoreLedger`), and record the guess's
-    bound as the unit's value (``exact``: the full bound at that depth, not one cut at the unit's β, the least
-    bound its job had when it was claimed, or its target).  The heartbeat counts the bounds that rose.
+    """Refine a bound job's first guess (the unit's ``g1``), or only its part ``response`` when the unit has one,
+    to the job's depth, every part's bound written to the ``bound_parts`` table as it is proven
+    (:class:`service.jobs.ledger.StoreLedger`), and record the guess's bound (or the part's) as the unit's value
+    (``exact``: the full bound at that depth, not one cut at the unit's β, the least bound its job had when it was
+    claimed, or its target).  The heartbeat counts the bounds that rose.
 
     A worker killed mid-unit loses only what its ledger had not written (every ``BULLSCOWS_BOUND_FLUSH_S``
     seconds; each write counts as one of the unit's checkpoints); the unit, re-queued, starts again from every
@@ -307,7 +308,9 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         ledger = StoreLedger(BoundPartStore(db), game, f"job:{job.id}", every=Settings().bound_flush_s,
                              stopped=beat.lost.is_set, on_flush=lambda proofs: jobs.checkpoint(unit.id, lease, proofs))
         holder.append(ledger)
-        got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger)
+        parts = None if unit.response is None else [int(unit.response)]
+        got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger,
+                               only_parts=parts)
         ledger.flush()
     except UnitStopped:
         return {"unit": unit.id, "status": "lost"}
@@ -319,7 +322,10 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     finally:
         beat.stop()
     full = beta is None or got.value < beta
-    ok = jobs.finish_unit(unit.id, lease, got.value, full, True, int(unit.g1), got.work, got.seconds, None)
+    # a part's unit: the part's own bound (what the guess's is made of), at least its size-only one
+    value = got.value if unit.response is None else max(int(unit.lower_bound), ledger.get(int(unit.g1),
+                                                                                           int(unit.response))[0])
+    ok = jobs.finish_unit(unit.id, lease, value, full, True, int(unit.g1), got.work, got.seconds, None)
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": got.work}
 
 

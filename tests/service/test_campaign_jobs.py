@@ -164,6 +164,47 @@ def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(t
     assert fresh["value"] == 5625 and fresh["job"] != out["job"] and fresh["work"] < out["work"]
 
 
+def test_a_game_with_one_first_guess_is_cut_into_its_parts(tmp_path: Path) -> None:
+    """4×8 without repetition has one class of first guess: its campaign is one unit per part of it (so that every
+    worker has one), and the guess's bound, its cost plus its parts' bounds, is the bound refined at once."""
+    game = Game.from_spec("4,8,0")
+    plan, units = bound_plan(JobRequest.bound(game, 4))
+    assert len(root_classes(game)) == 1 and len(units) == 13 and all(u.response is not None for u in units)
+    assert [u.size for u in units] == sorted((u.size for u in units), reverse=True)
+    assert sum(u.size for u in units) == game.size - 1 and plan.guesses == [{"guess": units[0].g1, "cost": 1680}]
+    assert len(bound_plan(JobRequest.bound(game, 4, 7000))[1]) == 1  # a target is a whole guess's
+    spec = _spec_file(tmp_path, "4,8,0", 4)
+    out = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'c.sqlite3'}",
+                           "--processes", "2", "--json"]).stdout)
+    assert out["value"] == _at_once("4,8,0", 4) == 7817 and out["units"] == 13 and out["best_guess"] == "0123"
+    doc = bound_files.read(str(tmp_path / "bounds-4-8-0.json"))
+    assert doc is not None and doc["units"] == {"0123": {"bound": 7817, "work": out["work"],
+                                                         "seconds": out["unit_seconds"]}}
+    assert bound_files.standing(game, doc) == 7817 and len(doc["parts"]["0123"]) == 13
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_committed_specs_are_their_files_and_the_shipped_bounds() -> None:
+    """Each committed spec names its progress file, which is its game's, and the plan the atlas's bound was proven
+    under; a finished file's bound is the atlas's, so `campaign run SPEC` replays what is shipped."""
+    atlas = {g["game"]: g for g in json.loads((REPO / "service/data/atlas.json").read_text())["games"]}
+    specs = sorted((REPO / "campaigns").glob("*.campaign.json"))
+    assert len(specs) == 5
+    for path in specs:
+        spec = campaign_specs.load_spec(str(path))
+        doc = bound_files.read(spec.progress)
+        assert doc is not None and doc["game"] == spec.game.spec, path
+        bound = atlas[spec.game.spec]["lower_bound"]
+        assert (bound["depth"], bound.get("target")) == (spec.depth, spec.target), path
+        assert bound["campaign"]["progress"] == f"campaigns/{Path(spec.progress).name}"
+        assert campaign_specs.load_spec(str(path)).to_json() == json.loads(path.read_text())
+        if "finished" in doc:
+            assert doc["plan"] == {"depth": spec.depth, "target": spec.target}, path
+            assert doc["finished"]["value"] == bound["value"], path
+
+
 def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
     cases = {
         "missing.json": "cannot be read: No such file",
