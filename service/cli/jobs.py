@@ -58,13 +58,25 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
         p, r = v["progress"], v["request"]
         game = r["game"] if isinstance(r["game"], str) else r["game"]["spec"]
         rows.append({"id": v["id"], "status": v["status"], "game": game,
-                     "what": f"tree {r['strategy']}" if r.get("strategy") else r["criterion"],
+                     "what": _what(r),
                      "max_guesses": r["max_guesses"], "mde": r["mde"], "fso": r["from_set_only"],
                      "history": "; ".join(r["history"]), "units": f"{p['units_done']}/{p['units_total']}",
                      "value": v["result"]["value"] if v["result"] else p["best_value"]})
     _print_table(rows, [("id", "id"), ("status", "status"), ("game", "game"), ("what", "what"),
                         ("max_guesses", "k"), ("mde", "mde"), ("fso", "fso"), ("history", "history"),
                         ("units", "units"), ("value", "value")])
+
+
+def _what(request: dict[str, Any]) -> str:
+    """A job's kind in a word or two, for the list: the strategy of a tree, the depth of a bound, a rollout, or the
+    criterion of a solve."""
+    if request.get("strategy"):
+        return f"tree {request['strategy']}"
+    if request.get("kind") == "bound":
+        return f"bound depth {request['depth']}"
+    if request.get("kind") == "rollout":
+        return "rollout"
+    return str(request["criterion"])
 
 
 @jobs_group.command("show")

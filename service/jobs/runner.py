@@ -172,6 +172,13 @@ class _Heartbeat:
         self._thread.join()
 
 
+def _failed(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
+    """Give back a unit whose computation raised (queued again while attempts remain, else failed), with the
+    error and its traceback kept on the unit; the report of it."""
+    status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}", max_attempts)
+    return {"unit": unit_id, "status": status or "lost", "error": str(err)}
+
+
 def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3,
              checkpoint_s: float | None = None) -> dict[str, Any]:
     """Run a claimed unit to the end (or until told to stop); returns a small status report.  With
@@ -217,9 +224,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta, checkpoints)
     except Exception as err:
         beat.stop()
-        status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
-                                   max_attempts)
-        return {"unit": unit_id, "status": status or "lost", "error": str(err)}
+        return _failed(jobs, unit_id, lease, err, max_attempts)
     finally:
         beat.stop()
         if searcher is not None:
@@ -265,9 +270,7 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
         return {"unit": unit.id, "status": "lost"}
     except Exception as err:
         beat.stop()
-        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
-                                   max_attempts)
-        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+        return _failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
         for s in beat.searchers:
@@ -316,9 +319,7 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         return {"unit": unit.id, "status": "lost"}
     except Exception as err:
         beat.stop()
-        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
-                                   max_attempts)
-        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+        return _failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
     full = beta is None or got.value < beta
@@ -343,9 +344,7 @@ def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lea
         tree = branch_tree(req.game_obj(), rollout_plan_of(req), int(unit.g1), int(unit.response))
     except Exception as err:
         beat.stop()
-        status = jobs.release_unit(unit.id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
-                                   max_attempts)
-        return {"unit": unit.id, "status": status or "lost", "error": str(err)}
+        return _failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
     stats = tree.stats()

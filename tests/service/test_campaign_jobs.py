@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from service.cli import main as cli
 from service.jobs import manage
 from service.jobs.ledger import StoreLedger, UnitStopped
 from service.jobs.plan import Plan, UnitState, aggregate, bound_plan
-from service.store import db as store_db
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
@@ -34,22 +32,14 @@ from solver.partledger import EXACT_PLIES
 from solver.rollout import RolloutPlan, assemble, branch_tree, rollout_tree
 from solver.tree import from_compact, to_compact
 from tests.service.conftest import PG_URL, make_app, quick_on_postgresql
-from tests.service.test_jobs import Workers, _ended, _session_gone, _wait
-
-_dbs: list[store_db.Database] = []
-
-
-def Database(url: str) -> store_db.Database:
-    db = store_db.Database(url)
-    _dbs.append(db)
-    return db
-
-
-@pytest.fixture(autouse=True)
-def _close_connections() -> Iterator[None]:
-    yield
-    while _dbs:
-        _dbs.pop().dispose()
+from tests.service.test_jobs import (
+    Database,
+    Workers,
+    _close_connections,  # noqa: F401 (autouse: closes what Database opened)
+    _ended,
+    _session_gone,
+    _wait,
+)
 
 
 @functools.cache
@@ -203,6 +193,22 @@ def test_the_committed_specs_are_their_files_and_the_shipped_bounds() -> None:
         if "finished" in doc:
             assert doc["plan"] == {"depth": spec.depth, "target": spec.target}, path
             assert doc["finished"]["value"] == bound["value"], path
+
+
+@pytest.mark.slow  # three minutes of two processes; the whole suite (CI) runs it
+def test_a_shipped_bound_is_replayed_from_its_committed_spec(tmp_path: Path) -> None:
+    """4×9 with repetition: its committed spec and progress file, copied to a new folder with a new database (a
+    fresh clone), replayed by `campaign run`: the bound the atlas ships, 34603 (depth 4)."""
+    import shutil
+
+    for name in ("bounds-4-9-1.campaign.json", "bounds-4-9-1.json"):
+        shutil.copy(REPO / "campaigns" / name, tmp_path / name)
+    shipped = {g["game"]: g for g in json.loads((REPO / "service/data/atlas.json").read_text())["games"]}
+    out = json.loads(_run(["campaign", "run", str(tmp_path / "bounds-4-9-1.campaign.json"), "--url",
+                           f"sqlite:///{tmp_path / 'replay.sqlite3'}", "--processes", "2", "--json"]).stdout)
+    assert out["value"] == shipped["4,9,1"]["lower_bound"]["value"] == 34603 and out["depth"] == 4
+    doc = bound_files.read(str(tmp_path / "bounds-4-9-1.json"))
+    assert doc is not None and doc["finished"]["value"] == 34603 and doc["leaves"] == LEAVES
 
 
 def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
