@@ -30,9 +30,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from service import bound_files, rollouts
+from service import bound_campaigns, bound_files, rollouts
+from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.filelock import exclusive, write_json
+from service.records import RECORDS
+from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
@@ -241,8 +244,56 @@ def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict
     return doc
 
 
+def keeper(spec: CampaignSpec, file: str | None = None) -> tuple[GameRegistry, str]:
+    """The registry that keeps the bound campaign's result, and its file (``file``, or the package's): asked before
+    the campaign runs, so that a bound nothing could keep is refused before any work.
+
+    :raises CampaignError: a rollout spec, a game neither registry lists, or one whose total is proven exactly."""
+    if spec.kind != "bound":
+        raise CampaignError("only a bound campaign's result is kept in the atlas or the records (a rollout's tree "
+                            "is assembled and judged by `records rollout` or `atlas hybrid --rollout-width`)")
+    registry = next((r for r in (ATLAS, RECORDS) if spec.game.spec in r.shipped()), None)
+    if registry is None:
+        raise CampaignError(f"{spec.game.spec} is neither an atlas game nor a record game: no file keeps its bound")
+    where = file or registry.file
+    try:
+        registry.refuse_solved(spec.game.spec, where)
+    except ValueError as exc:
+        raise CampaignError(str(exc)) from None
+    return registry, where
+
+
+def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None) -> dict[str, Any]:
+    """Keep what the bound campaign proved in the registry of games that lists its game (the atlas, or the
+    records; ``file``: another file of that kind than the package's), as ``atlas bounds --campaign`` keeps its own:
+    the job's bound once it is done, else what the progress file's parts prove so far (marked unfinished), kept
+    only when it beats the bound recorded (:meth:`service.registry.GameRegistry.keep_lower_bound`).  The record's
+    command is this campaign's (``bullscows campaign run SPEC``).  Returns the record, whether it was kept, and
+    the file.
+
+    :raises CampaignError: a rollout spec, a game neither registry lists, one whose total is proven exactly, or a
+        progress file with nothing in it yet."""
+    registry, where = keeper(spec, file)
+    game = spec.game
+    finished = job is not None and job.status == "done" and bool(job.result)
+    if finished and job is not None and job.result:
+        result = json.loads(job.result)
+        summary = {"value": result["value"], "work": result["work"], "seconds": result["unit_seconds"],
+                   "units": result["units"]}
+    else:
+        summary = bound_campaigns.so_far(game, spec.progress) or {}
+        if not summary:
+            raise CampaignError(f"{spec.progress}: nothing proven yet to keep")
+    repo = os.path.dirname(os.path.dirname(spec.path))
+    command = f"bullscows campaign run {os.path.relpath(spec.path, repo)}"
+    record = registry.campaign_bound(record_of(game, spec.depth, spec.target, os.path.relpath(spec.progress, repo),
+                                               command, summary, finished))
+    kept = registry.keep_lower_bound(game.spec, record, path=where)
+    return {"record": record, "kept": kept, "file": where}
+
+
 def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, *, export_every: float,
-           poll: float = 2.0) -> Job:
+           poll: float = 0.5) -> Job:
     """Wait for the spec's job to end (whatever workers run it), writing its progress file every
     ``export_every`` seconds; the job as it ended."""
     last = time.monotonic()

@@ -274,10 +274,15 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
 @click.option("--export-every", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds between writes of the progress file while the campaign runs.")
+@click.option("--keep", is_flag=True,
+              help="A bound campaign: keep its bound in the atlas or the records (the package's file that lists "
+                   "the game), when it beats the one recorded; stopped early, what its parts prove so far.")
+@click.option("--keep-in", "keep_in", type=click.Path(dir_okay=False), default=None,
+              help="With --keep: that file (of the same kind) instead of the package's.")
 @_url_option
 @_json_option
-def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, url: str | None,
-                 as_json: bool) -> None:
+def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, keep: bool,
+                 keep_in: str | None, url: str | None, as_json: bool) -> None:
     """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target)
     or the subtrees of a rollout tree (kind "rollout": game, plan).  What its progress file holds is taken in
     first, the job is submitted (or the one already asking the same found) and run by workers, every proof kept
@@ -291,8 +296,12 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
     from service.config import Settings
 
     parsed = _spec(spec)
+    if keep_in is not None and not keep:
+        _fail("--keep-in names where --keep keeps the bound: give --keep too")
     jobs, store = _campaign_stores(url)
     try:
+        if keep:
+            campaign_specs.keeper(parsed, keep_in)  # refused before any work when nothing could keep it
         job, created, taken = campaign_specs.start(jobs, store, parsed)
     except CampaignError as exc:
         _fail(str(exc))
@@ -309,6 +318,11 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
         _stop_worker(worker)
         try:
             campaign_specs.export(jobs, store, parsed, jobs.get(job.id))
+            if keep:  # also when stopped early: what the parts prove so far is a proof too
+                got = campaign_specs.keep_bound(parsed, jobs.get(job.id), keep_in)
+                click.echo(f"# {parsed.game.spec}: T >= {got['record']['value']} "
+                           + ("kept" if got["kept"] else "not kept (the one recorded is as good)")
+                           + f" in {got['file']}", err=True)
         except CampaignError as exc:
             _fail(str(exc))
     if job.status != "done" or job.result is None:
