@@ -34,6 +34,7 @@ from service import bound_campaigns, bound_files, rollouts
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.filelock import exclusive, write_json
+from service.jobs import manage
 from service.records import RECORDS
 from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -308,8 +309,6 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
     """Where the spec's campaign stands: the spec, and its newest job's view (None before the first run)."""
-    from service.jobs import manage
-
     found = [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
              if _same_campaign(JobRequest.from_json(j.request), spec)]
     job = found[-1] if found else None

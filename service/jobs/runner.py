@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from service.config import Settings
 from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.ledger import StoreLedger, UnitStopped
@@ -35,7 +36,7 @@ from service.store.strategies import StrategyStore, tree_params
 from solver.game import Game, Turn
 from solver.lowerbound import root_lower_bound
 from solver.rollout import branch_tree
-from solver.search import Searcher
+from solver.search import Searcher, SolveOptions
 from solver.table import Entry
 from solver.tree import to_compact
 from solver.vocabulary import Criterion, criterion_of
@@ -111,8 +112,6 @@ def owner_alive(pid: int | None) -> bool:
 def warm_process() -> None:
     """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
     by solving a tiny game with both criteria and bounding one, so that the first real unit starts at once."""
-    from solver.search import SolveOptions
-
     game = Game(2, 3, repetition=True)
     Searcher(game, SolveOptions(Criterion.TOTAL)).solve()
     Searcher(game, SolveOptions(Criterion.KMOVERS, max_guesses=4)).solve()
@@ -130,8 +129,6 @@ def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, ca
             _SEARCHERS.move_to_end(key)
             return s
     if threshold is None:
-        from service.config import Settings
-
         threshold = Settings().export_threshold
     s = warm_searcher(positions, req.game_obj(), req.options(k), capacity, threshold)
     with _LOCK:
@@ -306,8 +303,6 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     game = req.game_obj()
     beta = None if unit.beta is None else int(unit.beta)
     try:
-        from service.config import Settings
-
         ledger = StoreLedger(BoundPartStore(db), game, f"job:{job.id}", every=Settings().bound_flush_s,
                              stopped=beat.lost.is_set, on_flush=lambda proofs: jobs.checkpoint(unit.id, lease, proofs))
         holder.append(ledger)
