@@ -318,6 +318,8 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
 
     With --campaign the bound is a resumable campaign: it prints the record once every first guess is
     refined, else the campaign's progress (``finished: false``), and the same command continues it.
+    (The same campaign as a job that workers on many machines share through the database, writing the same
+    progress file: `bullscows campaign run SPEC --keep`, campaigns/README.md.)
     Prints each game's bound record (--json: as JSON, one line per game)."""
     from service import atlas, bound_campaigns
     from solver.errors import SolverError
