@@ -6,8 +6,12 @@ A spec (``campaigns/bounds-6-7-0.campaign.json``) names a kind of long work and 
      "game": "6,7,0", "depth": 4, "target": null, "progress": "bounds-6-7-0.json"}
 
     {"format": "bullscows-campaign", "version": 1, "kind": "rollout", "game": "5,6,1",
-     "plan": {"strategy": "entropy", "exact_at_most": 40, "width": 4, "levels": 2, "min_size": 60},
+     "plan": {"strategy": "entropy", "exact_at_most": 40, "width": 4, "levels": 2, "min_size": 60, "from_turn": 2},
      "progress": "rollout-5-6-1.json"}
+
+A rollout plan has the keys of :class:`solver.rollout.RolloutPlan`, ``from_turn`` among the required ones (the
+commands that run rollouts default it differently).  Unknown keys are refused, in a spec and in its plan: a typo
+must not silently change what is run.
 
 Why: long work must outlive a session and a machine.  A spec's campaign is one job (:class:`JobRequest` of kind
 ``bound`` or ``rollout``) in the job store, so the workers that run every other job run it (one, or many
@@ -23,12 +27,14 @@ file by the command that ships it (``records rollout``, ``atlas rollout``), as b
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from service import bound_campaigns, bound_files, rollouts
 from service.atlas import ATLAS
@@ -45,6 +51,8 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.lowerbound import LEAVES
 from solver.rollout import RolloutPlan
+from solver.tree import from_compact
+from solver.vocabulary import ONE_STEP_STRATEGIES
 
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
@@ -84,11 +92,22 @@ class CampaignSpec:
                 "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
 
 
+BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "progress"}
+ROLLOUT_KEYS = {"format", "version", "kind", "game", "plan", "progress"}
+PLAN_INTS = {"exact_at_most": 0, "width": 1, "levels": 1, "min_size": 0, "from_turn": 1}
+"""A rollout plan's required whole numbers, each with its least value."""
+
+
+def _int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def load_spec(path: str) -> CampaignSpec:
     """The spec in ``path``.
 
-    :raises CampaignError: no such file, not JSON, another format or version, an unknown kind, a game that is
-        not one, a depth or target out of range, a rollout plan that is not one.
+    :raises CampaignError: no such file, not JSON, another format or version, an unknown kind or key, a game that
+        is not one, a depth or target out of range, a rollout plan that is not one, a progress file in a folder
+        that is not there.
     """
     try:
         with open(path, encoding="utf-8") as fh:
@@ -100,33 +119,69 @@ def load_spec(path: str) -> CampaignSpec:
     if not isinstance(doc, dict) or doc.get("format") != SPEC_FORMAT:
         raise CampaignError(f"{path}: not a campaign spec (its \"format\" must be {SPEC_FORMAT!r})")
     if doc.get("version") != SPEC_VERSION:
-        raise CampaignError(f"{path}: spec version {doc.get('version')!r}; this version reads {SPEC_VERSION}")
+        raise CampaignError(f"{path}: spec version {json.dumps(doc.get('version'))}; this version reads "
+                            f"{SPEC_VERSION}")
     kind = doc.get("kind")
     if kind not in KINDS:
-        raise CampaignError(f"{path}: kind {kind!r}; the kinds are {', '.join(KINDS)}")
+        raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(KINDS)}")
+    unknown = sorted(set(doc) - (ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS))
+    if unknown:
+        raise CampaignError(f"{path}: unknown key(s) {', '.join(unknown)} in a {kind} spec; its keys are "
+                            f"{', '.join(sorted(ROLLOUT_KEYS if kind == 'rollout' else BOUND_KEYS))}")
+    if not isinstance(doc.get("game"), str):
+        raise CampaignError(f"{path}: game {json.dumps(doc.get('game'))}; give a game, e.g. \"6,7,0\" or "
+                            "\"mastermind\"")
     try:
-        game = Game.from_spec(str(doc.get("game")))
+        game = Game.from_spec(doc["game"])
     except SolverError as exc:
         raise CampaignError(f"{path}: {exc}") from None
     name = game.spec.replace(",", "-")
     progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json")
     if not isinstance(progress, str):
-        raise CampaignError(f"{path}: progress {progress!r}; give a file name")
+        raise CampaignError(f"{path}: progress {json.dumps(progress)}; give a file name")
     where = os.path.dirname(os.path.abspath(path))
     progress = os.path.join(where, progress)
+    if not os.path.isdir(os.path.dirname(progress)):
+        raise CampaignError(f"{path}: progress {doc.get('progress')}: its folder is not there")
     if kind == "rollout":
-        try:
-            plan = RolloutPlan(**doc.get("plan", {})).as_dict()
-        except (TypeError, ValueError) as exc:
-            raise CampaignError(f"{path}: plan: {exc}") from None
-        return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=plan)
+        return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=_rollout_plan(path, doc.get("plan")))
     depth, target = doc.get("depth"), doc.get("target")
-    if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= MAX_DEPTH:
-        raise CampaignError(f"{path}: depth {depth!r}; give the plies to refine, 1 to {MAX_DEPTH}")
-    if target is not None and (not isinstance(target, int) or isinstance(target, bool) or target < game.size):
-        raise CampaignError(f"{path}: target {target!r}; give a total of at least {game.size} (every secret "
-                            "needs a guess), or null for the full bound")
+    if not _int(depth) or not 1 <= depth <= MAX_DEPTH:
+        raise CampaignError(f"{path}: depth {json.dumps(depth)}; give the plies to refine, 1 to {MAX_DEPTH}")
+    if target is not None and (not _int(target) or target < game.size):
+        raise CampaignError(f"{path}: target {json.dumps(target)}; give a total of at least {game.size} (every "
+                            "secret needs a guess), or null for the full bound")
     return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target)
+
+
+def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
+    """A rollout spec's plan, checked: the one-step strategy, its whole numbers (``from_turn`` too: the commands
+    that run rollouts default it differently, so a spec says it), and the rest as :class:`RolloutPlan` checks it.
+
+    :raises CampaignError: what is wrong, in the spec's words."""
+    if not isinstance(plan, dict):
+        raise CampaignError(f"{path}: plan {json.dumps(plan)}; give the rollout's plan, an object with strategy, "
+                            f"{', '.join(PLAN_INTS)} and optionally {', '.join(sorted(_OPTIONAL))}")
+    if plan.get("strategy") not in ONE_STEP_STRATEGIES:
+        raise CampaignError(f"{path}: plan: strategy {json.dumps(plan.get('strategy'))}; the one-step strategies "
+                            f"are {', '.join(ONE_STEP_STRATEGIES)}")
+    for key, least in PLAN_INTS.items():
+        value = plan.get(key)
+        if not _int(value) or value < least:
+            raise CampaignError(f"{path}: plan: {key} {json.dumps(value)}; give a whole number of at least {least}")
+    unknown = sorted(set(plan) - {"strategy", *PLAN_INTS, *_OPTIONAL})
+    if unknown:
+        raise CampaignError(f"{path}: plan: unknown key(s) {', '.join(unknown)}")
+    if plan["from_turn"] > plan["levels"]:
+        raise CampaignError(f"{path}: plan: from_turn {plan['from_turn']} is after levels {plan['levels']}: no guess "
+                            "would be rolled out")
+    try:
+        return RolloutPlan(**plan).as_dict()
+    except (TypeError, ValueError) as exc:
+        raise CampaignError(f"{path}: plan: {exc}") from None
+
+
+_OPTIONAL = {f.name for f in dataclasses.fields(RolloutPlan)} - {"strategy", *PLAN_INTS}
 
 
 def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> tuple[Job, bool, str]:
@@ -139,11 +194,16 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> tuple[Jo
 
     :raises CampaignError: the progress file is unreadable, or another game's or plan's."""
     if spec.kind == "rollout":
-        for earlier in _earlier_rollouts(jobs, spec):
-            export(jobs, store, spec, earlier)  # what it built after the file was last written
+        earlier = _earlier_rollouts(jobs, spec)
+        for job in earlier:
+            export(jobs, store, spec, job)  # what it built after the file was last written
         doc = _rollout_doc(spec)
         skip = () if doc is None else tuple(spec.game.parse_response(r) for r in doc["units"])
-        job, created = jobs.submit(spec.request(skip), SUBMITTER)
+        req = spec.request(skip)
+        for job in earlier:  # a stopped run's job that asks other subtrees: the new one builds what it had left
+            if job.status not in FINAL and job.request_hash != req.digest:
+                jobs.cancel(job.id)
+        job, created = jobs.submit(req, SUBMITTER)
         return job, created, f"{len(skip)} subtrees built before"
     doc = bound_files.read(spec.progress)
     sent = 0
@@ -180,19 +240,22 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
     written.  Nothing the file holds is lost: a bound's parts are raised, never lowered (the file's own sections,
     those of ``atlas settle`` included, stay), a rollout's subtrees are added where the file has none.
 
-    :raises CampaignError: the file is another game's or plan's, or a rollout's first guess is not the job's."""
+    :raises CampaignError: no job of the campaign in the database (nothing to write), the file is another game's
+        or plan's, or a rollout's first guess is not the job's."""
+    if job is None:
+        raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
     if spec.kind == "rollout":
         return _export_rollout(jobs, spec, job)
     return _export_bound(jobs, store, spec, job)
 
 
-def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
+def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
     """Every part's bound the database proves of the game, each finished unit's bound under the plan, and once the
     job is done its summary (``finished``, which the atlas's and the records' readers take for the bound)."""
     game = spec.game
     known = store.load(game.spec, LEAVES)
-    units = [] if job is None else [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
-    result = None if job is None or job.status != "done" or not job.result else json.loads(job.result)
+    units = [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
+    result = None if job.status != "done" or not job.result else json.loads(job.result)
     doc = bound_files.start(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
     with exclusive(spec.progress):
         doc = bound_files.read(spec.progress) or doc
@@ -211,7 +274,7 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
         if result is not None and result.get("best_guess") and any(u.response is not None for u in units):
             doc["units"][result["best_guess"]] = {"bound": int(result["value"]), "work": int(result["work"]),
                                                   "seconds": float(result["unit_seconds"])}
-        if result is not None and job is not None:
+        if result is not None and doc.get("finished", {}).get("job") != job.id:  # written once: no noisy diffs
             doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
                                **({} if spec.target is None else {"target": spec.target}),
                                "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
@@ -221,12 +284,12 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
     return doc
 
 
-def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
+def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
     """The job's finished subtrees added to the rollout progress file (begun with the job's first guess when there
     is none yet), where ``rollouts.run`` finds them and builds only the others."""
     game = spec.game
-    first = None if job is None or job.plan is None else json.loads(job.plan)["guesses"][0]["guess"]
-    units = [] if job is None else [u for u in jobs.units(job.id) if u.status == "done" and u.output]
+    first = None if job.plan is None else json.loads(job.plan)["guesses"][0]["guess"]
+    units = [u for u in jobs.units(job.id) if u.status == "done" and u.output]
     with exclusive(spec.progress):
         doc = _rollout_doc(spec)
         if doc is None:
@@ -257,6 +320,15 @@ def keeper(spec: CampaignSpec, file: str | None = None) -> tuple[GameRegistry, s
     if registry is None:
         raise CampaignError(f"{spec.game.spec} is neither an atlas game nor a record game: no file keeps its bound")
     where = file or registry.file
+    kind = "the atlas" if registry is ATLAS else "the records"
+    if not os.path.isfile(where):
+        raise CampaignError(f"{where} is not there: give a file of {kind}, which keeps {spec.game.spec}'s bound")
+    try:
+        entries = registry.load(where)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CampaignError(f"{where} is not a file of {kind}, which keeps {spec.game.spec}'s bound: {exc!r}") from None
+    if spec.game.spec not in entries:
+        raise CampaignError(f"{where} has no entry for {spec.game.spec}: give a file of {kind}, which keeps its bound")
     try:
         registry.refuse_solved(spec.game.spec, where)
     except ValueError as exc:
@@ -294,11 +366,16 @@ def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None) -> 
 
 
 def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, *, export_every: float,
-           poll: float = 0.5) -> Job:
+           poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None) -> Job:
     """Wait for the spec's job to end (whatever workers run it), writing its progress file every
-    ``export_every`` seconds; the job as it ended."""
+    ``export_every`` seconds; the job as it ended.
+
+    :raises CampaignError: ``stop_if()`` gave a reason to stop waiting (the worker the command started is gone)."""
     last = time.monotonic()
     while job.status not in FINAL:
+        reason = stop_if()
+        if reason is not None:
+            raise CampaignError(reason)
         time.sleep(poll)
         job = jobs.get(job.id) or job
         if time.monotonic() - last >= export_every and job.plan is not None:
@@ -307,12 +384,41 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
     return job
 
 
-def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
-    """Where the spec's campaign stands: the spec, and its newest job's view (None before the first run)."""
+def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
+    """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
     found = [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
              if _same_campaign(JobRequest.from_json(j.request), spec)]
-    job = found[-1] if found else None
-    return {"spec": spec.to_json(), "job": None if job is None else manage.view(jobs, job)}
+    return found[-1] if found else None
+
+
+def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
+    """What the spec's progress file holds, None when there is none: a bound's standing bound (what its parts
+    prove as they are) and finished bound; a rollout's subtrees, those missing, and once none is, the whole tree's
+    total of guesses (each secret played through it, the first guess included)."""
+    if spec.kind == "bound":
+        doc = bound_files.read(spec.progress)
+        if doc is None:
+            return None
+        return {"file": spec.progress, "standing": bound_files.standing(spec.game, doc),
+                "finished": doc.get("finished", {}).get("value")}
+    doc = _rollout_doc(spec)
+    if doc is None:
+        return None
+    missing = rollouts.missing(spec.game, doc)
+    trees = [u.get("tree") for u in doc["units"].values()]
+    total = None
+    if not missing and all(trees):
+        total = 1 + sum(from_compact(t).stats().total for t in trees if t)  # the first guess's own secret too
+    return {"file": spec.progress, "first_guess": doc["first_guess"], "subtrees": len(doc["units"]),
+            "missing": len(missing), "total": total, "closed": "finished" in doc}
+
+
+def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
+    """Where the spec's campaign stands: the spec, its progress file, and its newest job's view (None before the
+    first run)."""
+    job = newest_job(jobs, spec)
+    return {"spec": spec.to_json(), "progress": progress_of(spec),
+            "job": None if job is None else manage.view(jobs, job)}
 
 
 def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:

@@ -154,6 +154,15 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     the stages' values, or with --json the game and each stage's job, value, best guess and per-response values.
     """
     if ctx.invoked_subcommand is not None:
+        from click.core import ParameterSource
+
+        given = [p.opts[0] for p in ctx.command.params
+                 if ctx.get_parameter_source(p.name or "") == ParameterSource.COMMANDLINE]
+        if given:
+            one = len(given) == 1
+            _fail(f"{', '.join(given)}: {'an option' if one else 'options'} of `campaign` alone (a whole game solved "
+                  f"exactly), not of `campaign {ctx.invoked_subcommand}`: put {'it' if one else 'them'} after the "
+                  "command's name")
         return
     import os
     import time
@@ -234,13 +243,23 @@ def _start_worker(db_url: str, processes: int | None, checkpoint_every: float | 
         cmd += ["--processes", str(processes)]
     if checkpoint_every is not None:
         cmd += ["--checkpoint-every", str(checkpoint_every)]
-    return subprocess.Popen(cmd)
+    # a session of its own: Ctrl-C stops this command, which stops the worker (SIGTERM: it gives back its units),
+    # instead of reaching the worker's Dask processes mid-unit
+    return subprocess.Popen(cmd, start_new_session=True)
 
 
 def _stop_worker(worker: subprocess.Popen[bytes] | None) -> None:
-    if worker is not None:
+    if worker is not None and worker.poll() is None:
         worker.terminate()
         worker.wait(timeout=60)
+
+
+def _worker_gone(worker: subprocess.Popen[bytes] | None) -> str | None:
+    """Why the campaign cannot go on, when the worker it started has exited."""
+    if worker is None or worker.poll() is None:
+        return None
+    return (f"the campaign's worker stopped (exit status {worker.returncode}); what it proved is kept: run the same "
+            "command again to continue")
 
 
 def _spec(path: str) -> Any:
@@ -271,7 +290,8 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("--with-worker/--no-worker", default=True, show_default=True,
               help="Start a `bullscows worker` for the campaign (else rely on workers already running, on this "
                    "machine or others sharing the database).")
-@click.option("--processes", type=int, default=None, help="Processes of that worker (default: one per core).")
+@click.option("--processes", type=click.IntRange(min=1), default=None,
+              help="Processes of that worker (default: one per core).")
 @click.option("--export-every", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds between writes of the progress file while the campaign runs.")
 @click.option("--keep", is_flag=True,
@@ -290,7 +310,7 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
     end (also when stopped with Ctrl-C).
 
     Run again, it continues: from the job in the database, else from the progress file.  Prints the job's
-    result (--json: the keys of `jobs show --json`'s result)."""
+    result and what the progress file holds (--json: the keys of `jobs show --json`'s result, and "progress")."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
     from service.config import Settings
@@ -312,49 +332,57 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
         worker = _start_worker(jobs.db.url, processes, None)
     elif job.status not in campaign_specs.FINAL and not jobs.live_workers(Settings().worker_live_s):
         click.echo("# no worker is alive on this database: the job waits for one (`bullscows worker`)", err=True)
+    from service.jobs.runner import stopped_by_sigterm
+
+    problem = None
     try:
-        job = campaign_specs.follow(jobs, store, parsed, job, export_every=export_every)
+        with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
+            job = campaign_specs.follow(jobs, store, parsed, job, export_every=export_every,
+                                        stop_if=lambda: _worker_gone(worker))
+    except CampaignError as exc:
+        problem = str(exc)
+    except (KeyboardInterrupt, SystemExit):
+        problem = "stopped; what was proven is kept: run the same command again to continue"
     finally:
         _stop_worker(worker)
         try:
-            campaign_specs.export(jobs, store, parsed, jobs.get(job.id))
+            job = jobs.get(job.id) or job
+            campaign_specs.export(jobs, store, parsed, job)
             if keep:  # also when stopped early: what the parts prove so far is a proof too
-                got = campaign_specs.keep_bound(parsed, jobs.get(job.id), keep_in)
+                got = campaign_specs.keep_bound(parsed, job, keep_in)
                 click.echo(f"# {parsed.game.spec}: T >= {got['record']['value']} "
                            + ("kept" if got["kept"] else "not kept (the one recorded is as good)")
                            + f" in {got['file']}", err=True)
         except CampaignError as exc:
-            _fail(str(exc))
+            problem = problem or str(exc)
+    if problem is not None:
+        _fail(problem)
     if job.status != "done" or job.result is None:
         _fail(f"job {job.id} {job.status}: {job.error or ''}")
     import orjson
 
-    _emit({"game": parsed.game.spec, "kind": parsed.kind, "job": job.id, "progress": parsed.progress,
-           **orjson.loads(job.result)}, as_json)
+    _emit({"game": parsed.game.spec, "kind": parsed.kind, "job": job.id, **orjson.loads(job.result),
+           "progress": campaign_specs.progress_of(parsed)}, as_json)
 
 
 @campaign_cmd.command("export")
 @_spec_argument
 @_url_option
-def campaign_export(spec: str, url: str | None) -> None:
-    """Write what the database holds of SPEC's campaign to its progress file: a bound's part bounds (raised,
-    never lowered), its job's finished units and its result once done; a rollout's finished subtrees."""
+@_json_option
+def campaign_export(spec: str, url: str | None, as_json: bool) -> None:
+    """Write what the database holds of SPEC's campaign (its newest job) to its progress file: a bound's part
+    bounds (raised, never lowered), its job's finished units and its result once done; a rollout's finished
+    subtrees.  Prints what the file then holds."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec)
     jobs, store = _campaign_stores(url)
-    found = campaign_specs.status(jobs, parsed)["job"]
     try:
-        doc = campaign_specs.export(jobs, store, parsed, None if found is None else jobs.get(found["id"]))
+        campaign_specs.export(jobs, store, parsed, campaign_specs.newest_job(jobs, parsed))
     except CampaignError as exc:
         _fail(str(exc))
-    if parsed.kind == "rollout":
-        click.echo(f"{parsed.progress}: {len(doc['units'])} subtrees")
-        return
-    parts = sum(len(v) for v in doc["parts"].values())
-    click.echo(f"{parsed.progress}: {parts} parts' bounds, {len(doc['units'])} units"
-               + (f", finished: {doc['finished']['value']}" if "finished" in doc else ""))
+    _emit(campaign_specs.progress_of(parsed) or {}, as_json)
 
 
 @campaign_cmd.command("show")
@@ -362,12 +390,33 @@ def campaign_export(spec: str, url: str | None) -> None:
 @_url_option
 @_json_option
 def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
-    """Where SPEC's campaign stands: the spec, and its job (status, progress, result) if it was ever run here."""
+    """Where SPEC's campaign stands: the spec, what its progress file holds, and its newest job (status, progress,
+    result) if it was ever run on this database."""
     from service import campaign_specs
+    from service.campaign_files import CampaignError
 
     parsed = _spec(spec)
     jobs, _store = _campaign_stores(url)
-    _emit(campaign_specs.status(jobs, parsed), as_json)
+    try:
+        shown = campaign_specs.status(jobs, parsed)
+    except CampaignError as exc:
+        _fail(str(exc))
+
+    def human(out: dict[str, Any]) -> None:
+        spec_shown = dict(out["spec"])
+        if parsed.kind == "bound" and spec_shown["target"] is None:
+            spec_shown["target"] = "none (the full bound)"
+        _emit({"spec": spec_shown}, False)
+        if out["progress"] is None:
+            click.echo("progress: no file yet")
+        else:
+            _emit({"progress": out["progress"]}, False)
+        if out["job"] is None:
+            click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)")
+        else:
+            _emit({"job": out["job"]}, False)
+
+    _emit(shown, as_json, human)
 
 
 @main.command("worker")

@@ -215,8 +215,19 @@ class Coordinator:
             for f in list(self.in_flight):
                 f.cancel()
             self._side_pool.shutdown(wait=False, cancel_futures=True)
+            self._release_all()
             self.jobs.stop_worker(self.id)
             self._log("worker stopped", worker=self.id, units=self.units_finished)
+
+    def _release_all(self) -> None:
+        """Give back the units this worker holds as it stops (queued again, no attempt counted as failed): another
+        worker, or this one started again, takes them at once instead of after ``stale_after_s``.  Their tasks,
+        if still running somewhere, can no longer record them (the lease is gone)."""
+        for c in [*self.in_flight.values(), *self.side.values()]:
+            with contextlib.suppress(Exception):  # the database away: the units go stale and are re-queued anyway
+                self.jobs.release_unit(c.unit_id, c.lease, None, self.config.max_attempts)
+        self.in_flight.clear()
+        self.side.clear()
 
     def _idle(self) -> None:
         """Sleep until a unit ends (or the poll interval passes): short units are collected and

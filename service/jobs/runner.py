@@ -343,6 +343,6 @@ def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lea
     finally:
         beat.stop()
     stats = tree.stats()
-    ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, int(unit.g1), stats.secrets,
-                          time.perf_counter() - started, None, to_compact(tree))
+    ok = jobs.finish_unit(unit.id, lease, stats.total, False, True, int(unit.g1), stats.secrets,
+                          time.perf_counter() - started, None, to_compact(tree))  # a strategy's: not exact
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.secrets}

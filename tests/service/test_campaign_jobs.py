@@ -24,6 +24,7 @@ from service.jobs import manage
 from service.jobs.ledger import StoreLedger, UnitStopped
 from service.jobs.plan import Plan, UnitState, aggregate, bound_plan
 from service.store.bound_parts import BoundPartStore, PartBounds
+from service.store.db import StorageError
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from solver.game import Game
@@ -241,6 +242,10 @@ def test_keep_records_the_campaigns_bound_in_the_atlas_with_its_command(tmp_path
     assert result.exit_code != 0 and "4,6,1 is solved" in result.output and atlas.read_text() == before
     # refused before any work: no job was submitted
     assert campaign_specs.status(JobStore(Database(url)), campaign_specs.load_spec(str(solved)))["job"] is None
+    for wrong, words in ((tmp_path / "nope.json", "is not there"),
+                         (REPO / "service/data/records.json", "has no entry for 4,9,1")):
+        result = CliRunner().invoke(cli, [*args[:-1], str(wrong)])
+        assert result.exit_code != 0 and words in result.output, result.output
     alone = CliRunner().invoke(cli, ["campaign", "run", str(spec), "--url", url, "--keep-in", str(atlas)])
     assert alone.exit_code != 0 and "give --keep too" in alone.output
     rollout = _rollout_spec(tmp_path, *SMALL)
@@ -254,21 +259,47 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
         "not-json.json": "is not JSON",
         "format.json": "not a campaign spec",
         "version.json": "spec version 2",
-        "kind.json": "kind 'sweep'",
+        "kind.json": 'kind "sweep"',
         "game.json": "game",
+        "no-game.json": 'game null; give a game, e.g. "6,7,0"',
         "depth.json": "depth 0",
+        "no-depth.json": "depth null; give the plies to refine",
         "target.json": "target 5",
+        "typo.json": "unknown key(s) taget in a bound spec",
+        "folder.json": "its folder is not there",
+        "plan.json": "plan null; give the rollout's plan",
+        "strategy.json": 'plan: strategy "nope"; the one-step strategies are',
+        "width.json": 'plan: width "3"; give a whole number of at least 1',
+        "fraction.json": "plan: width 2.5; give a whole number",
+        "zero.json": "plan: levels 0; give a whole number of at least 1",
+        "missing-turn.json": "plan: from_turn null",
+        "late.json": "plan: from_turn 5 is after levels 3",
+        "plan-typo.json": "plan: unknown key(s) widht",
     }
     (tmp_path / "not-json.json").write_text("{")
     (tmp_path / "format.json").write_text(json.dumps({"format": "x"}))
     base = {"format": "bullscows-campaign", "version": 1, "kind": "bound", "game": "4,6,1", "depth": 3}
-    for name, change in [("version.json", {"version": 2}), ("kind.json", {"kind": "sweep"}),
-                         ("game.json", {"game": "4,99,1"}), ("depth.json", {"depth": 0}),
-                         ("target.json", {"target": 5})]:
-        (tmp_path / name).write_text(json.dumps({**base, **change}))
+    plan = {"strategy": "entropy", "exact_at_most": 6, "width": 3, "levels": 3, "min_size": 6, "from_turn": 1}
+    rollout = {**base, "kind": "rollout", "plan": plan}
+    del rollout["depth"]
+    for name, doc in [("version.json", {**base, "version": 2}), ("kind.json", {**base, "kind": "sweep"}),
+                      ("game.json", {**base, "game": "4,99,1"}), ("no-game.json", {**base, "game": None}),
+                      ("depth.json", {**base, "depth": 0}), ("no-depth.json", {**base, "depth": None}),
+                      ("target.json", {**base, "target": 5}), ("typo.json", {**base, "taget": 5700}),
+                      ("folder.json", {**base, "progress": "no/such/folder/bounds.json"}),
+                      ("plan.json", {**rollout, "plan": None}),
+                      ("strategy.json", {**rollout, "plan": {**plan, "strategy": "nope"}}),
+                      ("width.json", {**rollout, "plan": {**plan, "width": "3"}}),
+                      ("fraction.json", {**rollout, "plan": {**plan, "width": 2.5}}),
+                      ("zero.json", {**rollout, "plan": {**plan, "levels": 0}}),
+                      ("missing-turn.json", {**rollout, "plan": {k: v for k, v in plan.items() if k != "from_turn"}}),
+                      ("late.json", {**rollout, "plan": {**plan, "from_turn": 5}}),
+                      ("plan-typo.json", {**rollout, "plan": {**plan, "widht": 4}})]:
+        (tmp_path / name).write_text(json.dumps(doc))
     for name, words in cases.items():
-        with pytest.raises(CampaignError, match=words):
+        with pytest.raises(CampaignError) as refused:
             campaign_specs.load_spec(str(tmp_path / name))
+        assert words in str(refused.value), (name, str(refused.value))
         result = CliRunner().invoke(cli, ["campaign", "show", str(tmp_path / name), "--url",
                                           f"sqlite:///{tmp_path / 'x.sqlite3'}"])
         assert result.exit_code != 0 and words in result.output
@@ -278,6 +309,25 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
                                                             "parts": {}, "units": {}}))
     result = CliRunner().invoke(cli, ["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'y.sqlite3'}"])
     assert result.exit_code != 0 and "not 4,6,1's" in result.output
+    assert not (tmp_path / "no").exists()  # a spec's missing folder is not made
+    # the old command's options before a subcommand would be silently lost: refused instead
+    result = CliRunner().invoke(cli, ["campaign", "--url", f"sqlite:///{tmp_path / 'y.sqlite3'}", "show", str(spec)])
+    assert result.exit_code != 0 and "--url: an option of `campaign` alone" in result.output
+
+
+def test_export_without_a_job_leaves_a_committed_file_as_it_was(tmp_path: Path) -> None:
+    """A committed progress file whose parts were valued another way (4×9's): exporting with no job of the
+    campaign in the database writes nothing, rather than set its finished units aside."""
+    import shutil
+
+    (tmp_path / "campaigns").mkdir()
+    for name in ("bounds-4-9-1.campaign.json", "bounds-4-9-1.json"):
+        shutil.copy(REPO / "campaigns" / name, tmp_path / "campaigns" / name)
+    before = (tmp_path / "campaigns/bounds-4-9-1.json").read_bytes()
+    result = CliRunner().invoke(cli, ["campaign", "export", str(tmp_path / "campaigns/bounds-4-9-1.campaign.json"),
+                                      "--url", f"sqlite:///{tmp_path / 'e.sqlite3'}"])
+    assert result.exit_code != 0 and "no job of this campaign: nothing to write" in result.output
+    assert (tmp_path / "campaigns/bounds-4-9-1.json").read_bytes() == before
 
 
 # -- real workers: two sharing one campaign, one killed mid-unit ------------------------------------------------------
@@ -401,6 +451,9 @@ def test_a_rollout_campaign_builds_the_subtrees_the_file_lacks_and_the_tree_is_t
     assert tree is not None and to_compact(tree) == _whole(*SMALL)
     assert not any("done in" in line for line in seen)  # every subtree was the job's
     assert out["value"] + 1 == tree.stats().total  # the units' guesses, and the secret the first guess finds
+    assert out["progress"]["total"] == tree.stats().total and out["progress"]["missing"] == 0
+    rerun = json.loads(_run(["campaign", "run", str(path), "--url", url, "--processes", "1", "--json"]).stdout)
+    assert rerun["units"] == 0 and rerun["progress"]["total"] == tree.stats().total  # told the whole tree's
     doc["units"] = dict(list(doc["units"].items())[3:])
     Path(progress).write_text(json.dumps(doc))
     # the same database: its earlier job gives the file back the three subtrees, and nothing is built
@@ -435,6 +488,34 @@ def test_a_rollout_file_of_another_plan_is_refused(tmp_path: Path) -> None:
                                "plan": {"strategy": "entropy", "width": 3}}))
     with pytest.raises(CampaignError, match="plan: "):
         campaign_specs.load_spec(str(bad))
+
+
+def test_a_stopped_rollout_job_is_cancelled_when_the_campaign_starts_again(tmp_path: Path) -> None:
+    """A run stopped before its job ended leaves it running; the next run writes what it built to the file and
+    cancels it, so that its units are not built twice, by the new job and the old."""
+    spec, plan = SMALL
+    parsed = campaign_specs.load_spec(str(_rollout_spec(tmp_path, spec, plan)))
+    db = Database(f"sqlite:///{tmp_path / 'c.sqlite3'}")
+    from service.migrate import upgrade
+
+    upgrade(db.url)
+    jobs, store = JobStore(db), BoundPartStore(db)
+    first, created, _ = campaign_specs.start(jobs, store, parsed)
+    assert created and first.status == "queued"  # no worker: as if stopped at once
+    again, created, _ = campaign_specs.start(jobs, store, parsed)
+    assert not created and again.id == first.id  # nothing built meanwhile: the same job, still to run
+    game = Game.from_spec(spec)
+    from solver.rollout import branch_responses, first_guess
+
+    guess = first_guess(game, plan)
+    r = branch_responses(game, guess)[0]
+    Path(parsed.progress).write_text(json.dumps({
+        "format": rollouts.FORMAT, "game": spec, "plan": plan.as_dict(), "first_guess": game.format_code(guess),
+        "units": {game.format_response(r): {"tree": to_compact(branch_tree(game, plan, guess, r)), "seconds": 0.1}}}))
+    later, created, taken = campaign_specs.start(jobs, store, parsed)
+    assert created and later.id != first.id and taken == "1 subtrees built before"
+    assert (jobs.get(first.id) or first).status == "cancelled"
+    assert JobRequest.from_json(later.request).skip == (r,)
 
 
 LONG = ("4,7,1", RolloutPlan("entropy", 60, 6, 3, 20, from_turn=2))
@@ -492,3 +573,50 @@ def test_two_workers_share_a_rollout_and_one_killed_mid_unit_loses_only_that_uni
     finally:
         w.stop_all()
         downgrade(url)
+
+
+@pytest.mark.slow  # half a minute; the whole suite (CI) runs it
+def test_ctrl_c_stops_a_campaign_gives_back_its_units_and_the_next_run_finishes_it(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) on `campaign run` while its worker refines: the command stops at once with one line, its
+    worker gives back the units it held (queued again, no lease: the next run takes them without waiting for
+    them to go stale), the progress file has what was proven, and the same command then reaches the bound.  A
+    worker that dies under the command stops it with a line saying so, instead of leaving it waiting."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    spec = _spec_file(tmp_path, *BIG)
+    url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
+    cmd = [sys.executable, "-m", "service.cli", "campaign", "run", str(spec), "--url", url, "--processes", "1"]
+    env = {**os.environ, **ENV}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    jobs = JobStore(Database(url))
+    def proven() -> bool:
+        try:
+            return BoundPartStore(jobs.db).games().get("4,7,1", 0) > 0
+        except StorageError:  # the command has not made the schema yet
+            return False
+
+    _wait(proven, 120, "the first part bounds", poll=0.2)
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0 and time.monotonic() - started < 30
+    assert "stopped; what was proven is kept: run the same command again to continue" in err
+    assert "Traceback" not in err
+    units = jobs.units(jobs.list_jobs()[0].id)
+    assert not any(u.status == "running" or u.lease for u in units if u.status != "done"), units
+    doc = bound_files.read(str(tmp_path / "bounds-4-7-1.json"))
+    assert doc is not None and doc["parts"]
+    # a worker killed under the command: the command says so and stops
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    worker = _wait(lambda: subprocess.run(["pgrep", "-f", f"service.cli worker --url {url}"], capture_output=True,
+                                          text=True).stdout.split(), 60, "the campaign's worker")
+    for pid in worker:
+        os.killpg(int(pid), signal.SIGKILL)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0 and "the campaign's worker stopped" in err
+    out = json.loads(_run(["campaign", "run", str(spec), "--url", url, "--processes", "1", "--json"]).stdout)
+    assert out["value"] == _at_once(*BIG)
