@@ -32,7 +32,7 @@ from solver.lowerbound import LEAVES, root_classes, root_lower_bound
 from solver.partledger import EXACT_PLIES
 from solver.rollout import RolloutPlan, assemble, branch_tree, rollout_tree
 from solver.tree import from_compact, to_compact
-from tests.service.conftest import PG_URL, make_app, quick_on_postgresql
+from tests.service.conftest import PG_URL, make_app
 from tests.service.test_jobs import (
     Database,
     Workers,
@@ -377,7 +377,7 @@ def test_two_workers_share_a_bound_campaign_on_postgresql(tmp_path: Path) -> Non
         downgrade(url)
 
 
-@quick_on_postgresql
+@pytest.mark.slow  # a minute on each backend; the whole suite (CI) runs it
 def test_a_worker_killed_mid_bound_unit_loses_nothing_it_wrote(db_url: str, tmp_path: Path) -> None:
     """SIGKILL the only worker while it refines a first guess, its part bounds written every half second: every
     bound written stays (none falls), the unit is re-queued and another worker finishes the campaign at the bound
