@@ -310,8 +310,9 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger,
                                only_parts=parts)
         ledger.flush()
-    except UnitStopped:
-        return {"unit": unit.id, "status": "lost"}
+    except UnitStopped:  # its job is over (cancelled: the unit ends so), or its lease was lost (then nothing)
+        status = jobs.release_unit(unit.id, lease, None, max_attempts)
+        return {"unit": unit.id, "status": status or "lost"}
     except Exception as err:
         beat.stop()
         return _failed(jobs, unit.id, lease, err, max_attempts)
