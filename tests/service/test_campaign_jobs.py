@@ -196,6 +196,47 @@ def test_the_committed_specs_are_their_files_and_the_shipped_bounds() -> None:
             assert doc["finished"]["value"] == bound["value"], path
 
 
+def test_keep_records_the_campaigns_bound_in_the_atlas_with_its_command(tmp_path: Path) -> None:
+    """`campaign run SPEC --keep --keep-in FILE`: the job's bound goes to the game's entry of an atlas file when it
+    beats the one recorded, with the spec's command and progress file; the same run again keeps nothing (it is no
+    better); a solved game's is refused, and the atlas file is left as it was."""
+    atlas = tmp_path / "atlas.json"
+    doc = json.loads((REPO / "service/data/atlas.json").read_text())
+    entry = next(g for g in doc["games"] if g["game"] == "4,9,1")
+    entry["lower_bound"] = {**entry["lower_bound"], "value": entry["lower_bound"]["size_only"]}  # as if unrefined
+    atlas.write_text(json.dumps(doc))
+    (tmp_path / "campaigns").mkdir()
+    spec = _spec_file(tmp_path / "campaigns", "4,9,1", 2)
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    args = ["campaign", "run", str(spec), "--url", url, "--processes", "1", "--keep", "--keep-in", str(atlas)]
+    first = CliRunner().invoke(cli, [*args, "--json"])
+    assert first.exit_code == 0, first.output
+    value = json.loads(first.stdout)["value"]
+    assert value == _at_once("4,9,1", 2) and "kept in" in first.stderr
+    kept = next(g for g in json.loads(atlas.read_text())["games"] if g["game"] == "4,9,1")["lower_bound"]
+    assert kept["value"] == value and kept["depth"] == 2 and "target" not in kept
+    assert kept["command"] == "bullscows campaign run campaigns/bounds-4-9-1.campaign.json"
+    assert kept["campaign"]["progress"] == "campaigns/bounds-4-9-1.json" and "finished" not in kept["campaign"]
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and "not kept" in again.stderr
+    solved = _spec_file(tmp_path / "campaigns", "4,6,1", 2)
+    before = atlas.read_text()
+    result = CliRunner().invoke(cli, ["campaign", "run", str(solved), "--url", url, "--processes", "1", "--keep",
+                                      "--keep-in", str(atlas)])
+    assert result.exit_code != 0 and "4,6,1 is solved" in result.output and atlas.read_text() == before
+    # refused before any work: no job was submitted
+    assert campaign_specs.status(JobStore(Database(url)), campaign_specs.load_spec(str(solved)))["job"] is None
+    for wrong, words in ((tmp_path / "nope.json", "is not there"),
+                         (REPO / "service/data/records.json", "has no entry for 4,9,1")):
+        result = CliRunner().invoke(cli, [*args[:-1], str(wrong)])
+        assert result.exit_code != 0 and words in result.output, result.output
+    alone = CliRunner().invoke(cli, ["campaign", "run", str(spec), "--url", url, "--keep-in", str(atlas)])
+    assert alone.exit_code != 0 and "give --keep too" in alone.output
+    rollout = _rollout_spec(tmp_path, *SMALL)
+    result = CliRunner().invoke(cli, ["campaign", "run", str(rollout), "--url", url, "--keep"])
+    assert result.exit_code != 0 and "only a bound campaign's" in result.output
+
+
 def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
     cases = {
         "missing.json": "cannot be read: No such file",
