@@ -336,12 +336,14 @@ def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
     return out
 
 
+def keep_unit(doc: dict[str, Any], guess: str, value: int, work: int, seconds: float) -> None:
+    """Put a finished unit (a first guess's bound under the file's plan) in a progress document, unless it holds
+    a higher one: two runs finished it, both bounds hold, the higher is kept."""
+    old = doc["units"].get(guess)
+    if old is None or value > int(old["bound"]):
+        doc["units"][guess] = {"bound": value, "work": work, "seconds": round(seconds, 1)}
+
+
 def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
-    """Add a finished unit (a first guess's bound under the file's plan) to the progress file."""
-
-    def change(doc: dict[str, Any]) -> None:
-        old = doc["units"].get(guess)
-        if old is None or value > int(old["bound"]):  # two processes finished it: both bounds hold, keep the higher
-            doc["units"][guess] = {"bound": value, "work": work, "seconds": round(seconds, 1)}
-
-    amend(path, change)
+    """Add a finished unit to the progress file (:func:`keep_unit`)."""
+    amend(path, lambda doc: keep_unit(doc, guess, value, work, seconds))

@@ -266,14 +266,11 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
         for u in units:
             if u.response is not None:  # a part's unit: its bound is among the parts'; the guess's comes whole
                 continue
-            guess = game.format_code(int(u.g1 or 0))
-            old = doc["units"].get(guess)
-            if old is None or int(u.value or 0) > int(old["bound"]):
-                doc["units"][guess] = {"bound": int(u.value or 0), "work": int(u.nodes),
-                                       "seconds": round(float(u.seconds), 1)}
+            bound_files.keep_unit(doc, game.format_code(int(u.g1 or 0)), int(u.value or 0), int(u.nodes),
+                                  float(u.seconds))
         if result is not None and result.get("best_guess") and any(u.response is not None for u in units):
-            doc["units"][result["best_guess"]] = {"bound": int(result["value"]), "work": int(result["work"]),
-                                                  "seconds": float(result["unit_seconds"])}
+            bound_files.keep_unit(doc, result["best_guess"], int(result["value"]), int(result["work"]),
+                                  float(result["unit_seconds"]))
         if result is not None and doc.get("finished", {}).get("job") != job.id:  # written once: no noisy diffs
             doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
                                **({} if spec.target is None else {"target": spec.target}),
