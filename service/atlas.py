@@ -127,7 +127,6 @@ save = ATLAS.save
 shipped = ATLAS.shipped
 served = ATLAS.served
 keep_lower_bound = ATLAS.keep_lower_bound
-add_campaign_lower_bound = ATLAS.add_campaign_lower_bound
 
 
 def average(entry: dict[str, Any]) -> float | None:

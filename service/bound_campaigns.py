@@ -1,26 +1,18 @@
-"""Lower-bound campaigns: an atlas game's lower bound (:func:`solver.lowerbound.root_lower_bound`) proven as
-units, one per first guess, with every part's bound kept in a progress file as soon as it is proven.
+"""What a lower-bound campaign's progress file tells, and the exact settling of its parts.
 
-Why: four plies of a big game take hours of one core (5×6 Mastermind: one first guess alone, twenty minutes
-and more), longer than a session, and a plain ``atlas bounds`` run keeps nothing until it finishes.  Two
-facts make the work divisible and durable:
+A game's lower bound (:func:`solver.lowerbound.root_lower_bound`) is proven as a campaign: a bound job
+(:mod:`service.jobs.plan`), a unit per first guess or per part, run by the workers, every part's bound kept in the
+database as it is proven and written to the progress file (``campaigns/bounds-<game>.json``,
+:mod:`service.bound_files`) by :mod:`service.campaign_specs`.  Two facts make the work divisible and durable:
 
-- the root's bound is the least of its first guesses' bounds, so each first guess is a unit that any
-  process can refine alone (with a target, each only until its bound reaches it);
+- the root's bound is the least of its first guesses' bounds, and a guess's bound its cost plus its parts'
+  bounds, so each first guess, or each part, is a unit that any process can refine alone;
 - every bound a refinement returns is admissible, whatever depth or room it was refined with, so a part's
   bound proven once is a valid estimate for any later refinement of it, in any run, under any plan.
 
-The progress file (``campaigns/bounds-<game>.json``, :mod:`service.bound_files`) keeps every part's bound, written
-at most every few seconds while a unit runs and when it ends.  A campaign killed at any moment
-loses only what its running units proved since their last write; run again, it skips the finished units
-and refines the others from every part's bound already proven.  Another plan (a deeper depth, another
-target) keeps the parts and begins its units afresh.  Units run here one after another, or at once on a
-Dask ``LocalCluster`` of several processes sharing the file under its lock.  Several campaigns may run on
-one file (a first guess alone is a long unit: the no-repetition games have only one class of first guess):
-each part of a unit's last pass is claimed in the file while it is refined, so another process takes the
-next part instead, and takes in the first one's bound when it is written.  A part refined one second guess at
-a time is not claimed whole: each of its second guesses is (``"0123456 0.7 1204563"``), so that processes
-split even a single part, the one a campaign with ``--parts`` spends its hours on.
+This module reads the file for what the campaign proves so far (:func:`so_far`), where a strategy tree's total
+and the bound are apart, part by part (:func:`gaps`, :func:`gaps_below`), and settles root parts exactly by a sweep
+of their guesses (:func:`settle`), which the depth campaign's bounds cannot reach in the deep games.
 """
 
 from __future__ import annotations
@@ -28,9 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-import socket
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,21 +30,13 @@ from service.bound_files import (
     FORMAT,
     Log,
     amend,
-    claim_gone,
     ledger_below,
     ledger_bounds,
-    ledger_seconds,
-    ledger_thirds,
-    merge,
     parse_parts,
-    plan_of,
-    prune_claims,
     raise_bound,
-    record_unit,
     same_game,
     settling_seconds,
     standing,
-    start,
 )
 from service.bound_files import read as read  # re-exported: importers read the campaign's file here
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
@@ -64,7 +46,7 @@ from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Game, Turn
 from solver.lowerbound import LEAVES, root_classes, root_lower_bound
-from solver.partledger import EXACT_PLIES, PartLedger
+from solver.partledger import EXACT_PLIES
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
 from solver.symmetry import relabelling_onto
@@ -72,159 +54,10 @@ from solver.table import MMAX
 from solver.tree import solved_depths
 from solver.vocabulary import Criterion, paid
 
-FLUSH_SECONDS = 10.0
-"""A running unit writes its new parts' bounds at most this often (and when it ends): what a kill loses."""
-
-WAIT_SECONDS = 5.0
-"""How often a unit with nothing left but parts other processes refine looks whether they are done."""
-
 
 def default_path(spec: str) -> str:
     """The progress file of a game's lower-bound campaign: ``campaigns/bounds-5-6-1.json``."""
     return os.path.join(CAMPAIGN_DIR, f"bounds-{spec.replace(',', '-')}.json")
-
-
-class FileLedger(PartLedger):
-    """A :class:`PartLedger` kept in a campaign's progress file: read when made, re-read before each part of
-    the last pass (what other processes proved), its new bounds written at most every :data:`FLUSH_SECONDS`
-    and by :meth:`flush`, its parts claimed there while they are refined."""
-
-    def __init__(self, path: str, game: Game, every: float | None = None, owner: int | None = None,
-                 unit: str | None = None) -> None:
-        doc = read(path)
-        if doc is None:
-            raise CampaignError(f"{path} is not there")
-        super().__init__(ledger_bounds(game, doc), ledger_seconds(game, doc), ledger_thirds(game, doc))
-        self.path, self.game, self.owner = path, game, owner
-        self.every = FLUSH_SECONDS if every is None else every
-        self.pending: dict[tuple[int, int], tuple[int, int]] = {}
-        self.pending_below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {s: {} for s in BELOW}
-        self.written = self.counted = time.monotonic()
-        self.unit = unit
-
-    def put(self, guess: int, response: int, lower: int, plies: int) -> bool:
-        rose = super().put(guess, response, lower, plies)
-        if rose:
-            self.pending[(guess, response)] = self.get(guess, response)
-        self._after(rose)
-        return rose
-
-    def put_second(self, guess: int, response: int, second: int, lower: int, plies: int) -> bool:
-        rose = super().put_second(guess, response, second, lower, plies)
-        if rose:
-            self.pending_below["seconds"][(guess, response, second)] = self.get_second(guess, response, second)
-        self._after(rose)
-        return rose
-
-    def put_third(self, guess: int, response: int, second: int, response2: int, lower: int, plies: int) -> bool:
-        rose = super().put_third(guess, response, second, response2, lower, plies)
-        if rose:
-            self.pending_below["thirds"][(guess, response, second, response2)] = self.get_third(
-                guess, response, second, response2)
-        self._after(rose)
-        return rose
-
-    def _after(self, rose: bool) -> None:
-        """After a proof: stop if the campaign is gone (keeping what was proven), else write when it is time."""
-        from service.jobs.runner import owner_alive
-
-        if not owner_alive(self.owner):
-            self.flush()
-            raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
-        if rose and time.monotonic() - self.written >= self.every:
-            self.flush()
-
-    def sync(self) -> None:
-        self.flush()
-        doc = read(self.path)
-        if doc is not None:
-            for (g, r), (lower, plies) in ledger_bounds(self.game, doc).items():
-                super().put(g, r, lower, plies)
-            for (g, r, g2), (lower, plies) in ledger_seconds(self.game, doc).items():
-                super().put_second(g, r, g2, lower, plies)
-            for (g, r, g2, r2), (lower, plies) in ledger_thirds(self.game, doc).items():
-                super().put_third(g, r, g2, r2, lower, plies)
-
-    def _key(self, guess: int, response: int, second: int | None = None) -> str:
-        """A part's name in the file's ``claims`` (``"0123456 0.7"``), with its second guess when one is claimed
-        alone (``"0123456 0.7 1204563"``)."""
-        key = f"{self.game.format_code(guess)} {self.game.format_response(response)}"
-        return key if second is None else f"{key} {self.game.format_code(second)}"
-
-    def claim(self, guess: int, response: int, second: int | None = None) -> bool:
-        """Take the part (or its second guess) in the file's ``claims`` unless a live process of this machine
-        holds it (a claim of a process gone is taken over; one of another machine is left alone)."""
-        key = self._key(guess, response, second)
-        me = {"pid": os.getpid(), "host": socket.gethostname()}
-        granted = True
-
-        def change(doc: dict[str, Any]) -> None:
-            nonlocal granted
-            claims = doc.setdefault("claims", {})
-            held = claims.get(key)
-            if held is not None and held != me and not claim_gone(held):
-                granted = False
-                return
-            claims[key] = me
-
-        amend(self.path, change)
-        return granted
-
-    def wait(self, guess: int, response: int, second: int | None = None) -> None:
-        """Poll the file until the claim is gone or its holder (a process of this machine) is.  A claim of
-        another machine is not waited for (its process cannot be seen from here): the part is refined twice."""
-        from service.jobs.runner import owner_alive
-
-        key = self._key(guess, response, second)
-        while True:
-            doc = read(self.path) or {}
-            held = doc.get("claims", {}).get(key)
-            if (held is None or held.get("pid") == os.getpid() or held.get("host") != socket.gethostname()
-                    or claim_gone(held)):
-                return
-            if not owner_alive(self.owner):
-                raise CampaignError(f"the campaign (process {self.owner}) that ran this unit is gone")
-            time.sleep(WAIT_SECONDS)
-
-    def release(self, guess: int, response: int, second: int | None = None) -> None:
-        key = self._key(guess, response, second)
-        mine = os.getpid()
-
-        def change(doc: dict[str, Any]) -> None:
-            claims = doc.get("claims", {})
-            if claims.get(key, {}).get("pid") == mine:
-                del claims[key]
-            if not claims:
-                doc.pop("claims", None)
-
-        amend(self.path, change)
-
-    def flush(self) -> None:
-        """Write the bounds proven since the last write, and the unit's time since then (under ``spent``: a
-        run killed before its unit ends still counts what it cost).
-
-        The file keeps tenths of a second, so only the tenths written leave the clock: what the rounding left
-        out is counted at the next write.  Rounding each write's own time instead lost all of it when proofs
-        came faster than one every 0.05 s (a killed run's time was then not counted at all)."""
-        now = time.monotonic()
-        if self.pending or any(self.pending_below.values()) or self.unit is not None:
-            pending, self.pending = self.pending, {}
-            below, self.pending_below = self.pending_below, {s: {} for s in BELOW}
-            spent = now - self.counted
-            recorded = 0.0
-
-            def change(doc: dict[str, Any]) -> None:
-                nonlocal recorded
-                merge(self.game, doc, pending, below)
-                if self.unit is not None:
-                    times = doc.setdefault("spent", {})
-                    before = float(times.get(self.unit, 0.0))
-                    times[self.unit] = round(before + spent, 1)
-                    recorded = times[self.unit] - before
-
-            amend(self.path, change)
-            self.counted = self.counted + recorded if self.unit is not None else now
-        self.written = now
 
 
 def so_far(game: Game, path: str) -> dict[str, Any] | None:
@@ -339,113 +172,6 @@ def unfinished(record: dict[str, Any]) -> bool:
     return record.get("campaign", {}).get("finished") is False
 
 
-def _unit(spec: str, path: str, depth: int, target: int | None, guess: str,
-          owner: int | None = None, only_parts: list[str] | None = None) -> tuple[str, int, int, float]:
-    """One unit, as a worker process runs it: (guess, its bound, sets refined, seconds), its parts' bounds
-    written to the progress file ``path`` as they are proven; it stops at a part's end once the process
-    ``owner`` (the campaign's) is gone.  ``only_parts``: refine only those parts (the bound is then no unit's)."""
-    game = Game.from_spec(spec)
-    ledger = FileLedger(path, game, owner=owner, unit=guess)
-    got = root_lower_bound(game, (), depth, target=target, guesses=[game.parse_code(guess)], ledger=ledger,
-                           only_parts=parse_parts(game, only_parts))
-    ledger.flush()
-    return guess, got.value, got.work, got.seconds
-
-
-def run(spec: str, depth: int, target: int | None, path: str, *, processes: int = 1, max_units: int | None = None,
-        only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
-    """Run the campaign (``depth`` plies, ``target`` game-level or None) until every first guess has its
-    bound, or ``max_units`` more have.  Returns, once all have, the root's bound and how it was reached
-    (``value``: the least unit's bound, at least ``target`` when every unit reached it), kept in the file
-    as ``finished``; else None.
-
-    ``only_parts`` (responses, '0.5'): refine only those parts of each first guess left, the others as the file
-    has them.  No unit is finished that way (its bound is no LB_depth), so it returns None; what it proves is
-    in the parts' bounds, and so in :func:`standing`.  Why: at five plies a small part can take an hour and
-    gain nothing, while the total waits on the big ones.
-
-    :raises CampaignError: the file is another game's or unreadable, or ``only_parts`` not the game's.
-    """
-    game = Game.from_spec(spec)
-    parse_parts(game, only_parts)
-    before = read(path)
-    if (before is not None and before.get("game") == game.spec and before.get("plan") == plan_of(depth, target)
-            and before.get("leaves") == LEAVES and "finished" in before):
-        log(f"{spec}: {path} finished this plan already")
-        if before.get("claims"):
-            amend(path, prune_claims)
-        return dict(before["finished"])
-    doc = start(game, depth, target, path, log)
-    classes = [game.format_code(g) for g in root_classes(game)]
-    todo = [g for g in classes if g not in doc["units"]]
-    log(f"{spec}: {len(classes) - len(todo)} of {len(classes)} first guesses done at {depth} plies"
-        + ("" if target is None else f" (target {target})") + f", {sum(map(len, doc['parts'].values()))} parts' "
-        "bounds known")
-    if max_units is not None:
-        todo = todo[:max_units]
-    if 0 < len(todo) < processes:
-        log(f"{spec}: {len(todo)} unit(s) for {processes} processes: the others stay idle; to split a unit's parts "
-            "(and a big part's second guesses), start this command again beside this one (one process each)")
-    started = time.perf_counter()
-
-    def done(guess: str, value: int, work: int, seconds: float) -> None:
-        if only_parts is not None:
-            log(f"{spec}: first guess {guess}: parts {', '.join(only_parts)} refined ({work} sets, {seconds:.0f} s)")
-            return
-        record_unit(path, guess, value, work, seconds)
-        log(f"{spec}: first guess {guess}: T >= {value} ({work} sets, {seconds:.0f} s)")
-
-    def cut() -> int | None:
-        """The target a unit is refined for: the plan's, or with none, the least bound of the units done (a
-        unit above it cannot be the least, so it stops there, fail-soft, as a best-first search would)."""
-        if target is not None:
-            return target
-        bounds = [int(u["bound"]) for u in (read(path) or doc)["units"].values()]
-        return min(bounds) if bounds else None
-
-    if todo and processes <= 1:
-        for guess in todo:
-            done(*_unit(spec, path, depth, cut(), guess, None, only_parts))
-    elif todo:
-        _run_dask(spec, path, depth, cut(), todo, processes, done, only_parts)
-    doc = read(path) or doc
-    if todo:
-        doc = amend(path, lambda d: d.setdefault("runs", []).append(
-            {"date": datetime.date.today().isoformat(), "plan": plan_of(depth, target), "units": len(todo),
-             **({} if only_parts is None else {"parts": list(only_parts)}),
-             "where": f"{max(processes, 1)} process(es)", "wall_seconds": round(time.perf_counter() - started, 1)}))
-    if only_parts is not None or any(g not in doc["units"] for g in classes):
-        return None
-    units = doc["units"]
-    value = min(int(u["bound"]) for u in units.values())
-    summary = {"value": value, "depth": depth, **({} if target is None else {"target": target}),
-               "work": sum(int(u["work"]) for u in units.values()),
-               "seconds": round(sum(max(float(doc.get("spent", {}).get(g, 0.0)), float(u["seconds"]))
-                                    for g, u in units.items()), 1), "units": len(units)}
-    amend(path, lambda d: d.update({"finished": {**summary, "date": datetime.date.today().isoformat()}}))
-    return summary
-
-
-def _run_dask(spec: str, path: str, depth: int, target: int | None, todo: list[str], processes: int,
-              done: Callable[[str, int, int, float], None], only_parts: list[str] | None = None) -> None:
-    from distributed import Client, as_completed
-
-    from service.jobs.runner import local_cluster, stopped_by_sigterm, warm_process
-
-    with stopped_by_sigterm():
-        cluster = local_cluster(processes)
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-        try:
-            client.run(warm_process)
-            futures = [client.submit(_unit, spec, os.path.abspath(path), depth, target, g, os.getpid(), only_parts,
-                                     pure=False) for g in todo]
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                done(*future.result())
-        finally:
-            client.close()  # type: ignore[no-untyped-call]
-            cluster.close()
-
-
 # -- settling root parts exactly -------------------------------------------------------------------------------------
 
 def _progress_of(game: Game, entry: dict[str, Any] | None) -> SweepProgress | None:
@@ -482,7 +208,9 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
 
 
     game = Game.from_spec(spec)
-    wanted = parse_parts(game, responses) or []
+    wanted = list(parse_parts(game, responses))
+    if not wanted:
+        raise CampaignError("--parts: name the responses whose parts to settle")
     with exclusive(path):
         doc = read(path)
         if doc is None:

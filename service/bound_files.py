@@ -7,7 +7,7 @@ bound and the plies whose full bound it is known to reach, or ``"exact"``), the 
 second guesses (``seconds``: a big part of the last pass is refined one second guess at a time, and each is kept,
 so that a part that takes hours is not lost whole when its run stops) and the parts below each second guess
 (``thirds``, for the same reason one level down), each finished unit's bound under the plan (depth and target),
-with the time each unit took over every run (``spent``), and the parts claimed by the processes refining them.
+with the time each unit took over every run (``spent``).
 
 Why apart from the campaign that runs: the file is read by more than the campaign (the atlas's and the records'
 bounds are claimed by it, ``atlas gaps`` and ``atlas settle`` read and amend it), and every reader must agree on
@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -164,25 +163,6 @@ def merge(game: Game, doc: dict[str, Any], bounds: dict[tuple[int, int], tuple[i
             raise_bound(row, last, lower, plies)
 
 
-def claim_gone(held: dict[str, Any]) -> bool:
-    """Whether a claim is of a process of this machine that no longer runs (another machine's cannot be seen:
-    it is never taken for gone)."""
-    from service.jobs.runner import owner_alive
-
-    return bool(held.get("host") == socket.gethostname() and not owner_alive(held.get("pid")))
-
-
-def prune_claims(doc: dict[str, Any]) -> None:
-    """Drop the claims of processes of this machine that are gone (killed mid-part): nobody refines those
-    parts any more, and a finished campaign's file should not look as if someone did."""
-    claims = doc.get("claims", {})
-    for key, held in list(claims.items()):
-        if claim_gone(held):
-            del claims[key]
-    if not claims:
-        doc.pop("claims", None)
-
-
 def plan_of(depth: int, target: int | None) -> dict[str, Any]:
     """What a campaign's units are refined for: their bounds hold for this plan only (the parts', for all)."""
     return {"depth": depth, "target": target}
@@ -205,7 +185,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             ledger_bounds(game, doc)  # refuse a corrupt file before any work
             for section in BELOW:
                 ledger_below(game, doc, section)
-            prune_claims(doc)
+            doc.pop("claims", None)  # parts claimed by the file campaigns of before: nobody holds them now
             _compact_seconds(doc)
             relabelled = doc.get("leaves") != LEAVES
             if relabelled:
@@ -320,19 +300,22 @@ def _count_plies_anew(doc: dict[str, Any]) -> None:
     doc["leaves"] = LEAVES
 
 
-def parse_parts(game: Game, only_parts: list[str] | None) -> list[int] | None:
-    """The responses of ``--parts`` ('0.5', '1.4'), or None for every part.
+def parse_parts(game: Game, parts: Any, where: str = "--parts") -> tuple[int, ...]:
+    """The responses whose parts a campaign refines (``["0.5", "1.4"]``, from ``--parts`` or a spec's ``parts``),
+    sorted; empty when none is named.
 
-    :raises CampaignError: a response that is not the game's, or a winning one (it has no part to refine).
+    :raises CampaignError: not a list of the game's responses, or a winning one (it has no part to refine), in
+        the words of ``where``.
     """
-    if only_parts is None:
-        return None
+    if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+        raise CampaignError(f"{where}: {json.dumps(parts)}; give a list of responses, e.g. [\"0.5\", \"1.4\"]")
     try:
-        out = [game.parse_response(p.strip()) for p in only_parts]
+        out = tuple(sorted({game.parse_response(p.strip()) for p in parts}))
     except SolverError as exc:
-        raise CampaignError(f"--parts: {exc}") from None
-    if not out or game.all_bulls in out:
-        raise CampaignError("--parts: name the responses whose parts to refine, none of them the winning one")
+        raise CampaignError(f"{where}: {exc}") from None
+    if game.all_bulls in out:
+        raise CampaignError(f"{where}: {game.format_response(game.all_bulls)} is the winning response: it leaves no "
+                            "part to refine")
     return out
 
 
@@ -342,8 +325,3 @@ def keep_unit(doc: dict[str, Any], guess: str, value: int, work: int, seconds: f
     old = doc["units"].get(guess)
     if old is None or value > int(old["bound"]):
         doc["units"][guess] = {"bound": value, "work": work, "seconds": round(seconds, 1)}
-
-
-def record_unit(path: str, guess: str, value: int, work: int, seconds: float) -> None:
-    """Add a finished unit to the progress file (:func:`keep_unit`)."""
-    amend(path, lambda doc: keep_unit(doc, guess, value, work, seconds))

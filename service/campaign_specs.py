@@ -78,21 +78,36 @@ class CampaignSpec:
     """A bound campaign's target (game-level), None for the full bound."""
     plan: dict[str, Any] = field(default_factory=dict)
     """A rollout campaign's plan (:meth:`solver.rollout.RolloutPlan.as_dict`)."""
+    parts: tuple[int, ...] = ()
+    """A bound campaign's responses whose parts alone it refines (empty: every part)."""
+
+    @classmethod
+    def bound(cls, game: Game, depth: int, target: int | None, progress: str,
+              parts: tuple[int, ...] = ()) -> CampaignSpec:
+        """A bound campaign given by a command's options rather than a file (``atlas bounds --campaign``): as if
+        its spec were beside its progress file."""
+        name = game.spec.replace(",", "-")
+        progress = os.path.abspath(progress)
+        return cls(os.path.join(os.path.dirname(progress), f"bounds-{name}.campaign.json"), "bound", game, progress,
+                   depth, target, parts=tuple(sorted(set(parts))))
 
     def request(self, skip: tuple[int, ...] = ()) -> JobRequest:
         """The job that runs the campaign (equal specs give the same job: the store reuses it); a rollout's
         leaves out the subtrees of ``skip``, built before."""
         if self.kind == "rollout":
             return JobRequest.rollout_of(self.game, self.plan, skip)
-        return JobRequest.bound(self.game, self.depth, self.target)
+        return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
-        params = ({"plan": self.plan} if self.kind == "rollout" else {"depth": self.depth, "target": self.target})
+        params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
+                                  else {"depth": self.depth, "target": self.target})
+        if self.parts:
+            params["parts"] = [self.game.format_response(r) for r in self.parts]
         return {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": self.kind, "game": self.game.spec, **params,
                 "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
 
 
-BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "progress"}
+BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}
 ROLLOUT_KEYS = {"format", "version", "kind", "game", "plan", "progress"}
 PLAN_INTS = {"exact_at_most": 0, "width": 1, "levels": 1, "min_size": 0, "from_turn": 1}
 """A rollout plan's required whole numbers, each with its least value."""
@@ -151,7 +166,12 @@ def load_spec(path: str) -> CampaignSpec:
     if target is not None and (not _int(target) or target < game.size):
         raise CampaignError(f"{path}: target {json.dumps(target)}; give a total of at least {game.size} (every "
                             "secret needs a guess), or null for the full bound")
-    return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target)
+    parts = _parts(path, game, doc.get("parts", []))
+    return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target, parts=parts)
+
+
+def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:
+    return bound_files.parse_parts(game, parts, f"{path}: parts")
 
 
 def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
@@ -263,6 +283,8 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
             "seconds": {tuple(k): v for k, v in known.seconds.items()},
             "thirds": {tuple(k): v for k, v in known.thirds.items()}}
         bound_files.merge(game, doc, known.parts, below)
+        if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
+            units, result = [], None
         for u in units:
             if u.response is not None:  # a part's unit: its bound is among the parts'; the guess's comes whole
                 continue
@@ -305,7 +327,8 @@ def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job) -> dict[str, A
     return doc
 
 
-def keeper(spec: CampaignSpec, file: str | None = None) -> tuple[GameRegistry, str]:
+def keeper(spec: CampaignSpec, file: str | None = None,
+           registry: GameRegistry | None = None) -> tuple[GameRegistry, str]:
     """The registry that keeps the bound campaign's result, and its file (``file``, or the package's): asked before
     the campaign runs, so that a bound nothing could keep is refused before any work.
 
@@ -313,12 +336,13 @@ def keeper(spec: CampaignSpec, file: str | None = None) -> tuple[GameRegistry, s
     if spec.kind != "bound":
         raise CampaignError("only a bound campaign's result is kept in the atlas or the records (a rollout's tree "
                             "is assembled and judged by `records rollout` or `atlas hybrid --rollout-width`)")
-    registry = next((r for r in (ATLAS, RECORDS) if spec.game.spec in r.shipped()), None)
+    named = registry is not None  # a command of the registry's group: its file may be new (a records file)
+    registry = registry or next((r for r in (ATLAS, RECORDS) if spec.game.spec in r.shipped()), None)
     if registry is None:
         raise CampaignError(f"{spec.game.spec} is neither an atlas game nor a record game: no file keeps its bound")
     where = file or registry.file
     kind = "the atlas" if registry is ATLAS else "the records"
-    if not os.path.isfile(where):
+    if not named and not os.path.isfile(where):
         raise CampaignError(f"{where} is not there: give a file of {kind}, which keeps {spec.game.spec}'s bound")
     try:
         entries = registry.load(where)
@@ -333,19 +357,22 @@ def keeper(spec: CampaignSpec, file: str | None = None) -> tuple[GameRegistry, s
     return registry, where
 
 
-def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None) -> dict[str, Any]:
+def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
+               registry: GameRegistry | None = None, command: str | None = None,
+               progress_as: str | None = None) -> dict[str, Any]:
     """Keep what the bound campaign proved in the registry of games that lists its game (the atlas, or the
-    records; ``file``: another file of that kind than the package's), as ``atlas bounds --campaign`` keeps its own:
-    the job's bound once it is done, else what the progress file's parts prove so far (marked unfinished), kept
-    only when it beats the bound recorded (:meth:`service.registry.GameRegistry.keep_lower_bound`).  The record's
-    command is this campaign's (``bullscows campaign run SPEC``).  Returns the record, whether it was kept, and
-    the file.
+    records, or ``registry``; ``file``: another file of that kind than the package's): the job's bound once it is
+    done, else what the progress file's parts prove so far (marked unfinished; a campaign of named parts is never
+    done otherwise), kept only when it beats the bound recorded
+    (:meth:`service.registry.GameRegistry.keep_lower_bound`).  The record's command is ``command``, by default
+    the spec's (``bullscows campaign run SPEC``), and its progress file is named ``progress_as``, by default
+    relative to the spec's parent folder.  Returns the record, whether it was kept, and the file.
 
     :raises CampaignError: a rollout spec, a game neither registry lists, one whose total is proven exactly, or a
         progress file with nothing in it yet."""
-    registry, where = keeper(spec, file)
+    registry, where = keeper(spec, file, registry)
     game = spec.game
-    finished = job is not None and job.status == "done" and bool(job.result)
+    finished = job is not None and job.status == "done" and bool(job.result) and not spec.parts
     if finished and job is not None and job.result:
         result = json.loads(job.result)
         summary = {"value": result["value"], "work": result["work"], "seconds": result["unit_seconds"],
@@ -355,21 +382,23 @@ def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None) -> 
         if not summary:
             raise CampaignError(f"{spec.progress}: nothing proven yet to keep")
     repo = os.path.dirname(os.path.dirname(spec.path))
-    command = f"bullscows campaign run {os.path.relpath(spec.path, repo)}"
-    record = registry.campaign_bound(record_of(game, spec.depth, spec.target, os.path.relpath(spec.progress, repo),
-                                               command, summary, finished))
+    command = command or f"bullscows campaign run {os.path.relpath(spec.path, repo)}"
+    record = registry.campaign_bound(record_of(game, spec.depth, spec.target,
+                                               progress_as or os.path.relpath(spec.progress, repo), command, summary,
+                                               finished))
     kept = registry.keep_lower_bound(game.spec, record, path=where)
     return {"record": record, "kept": kept, "file": where}
 
 
 def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, *, export_every: float,
-           poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None) -> Job:
-    """Wait for the spec's job to end (whatever workers run it), writing its progress file every
-    ``export_every`` seconds; the job as it ended.
+           poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None,
+           enough: Callable[[Job], bool] = lambda _job: False) -> Job:
+    """Wait for the spec's job to end (whatever workers run it), or until ``enough(job)``, writing its progress
+    file every ``export_every`` seconds; the job as it was then.
 
     :raises CampaignError: ``stop_if()`` gave a reason to stop waiting (the worker the command started is gone)."""
     last = time.monotonic()
-    while job.status not in FINAL:
+    while job.status not in FINAL and not enough(job):
         reason = stop_if()
         if reason is not None:
             raise CampaignError(reason)
@@ -423,3 +452,84 @@ def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:
     if spec.kind == "rollout":
         return req.kind == "rollout" and req.rollout == mine.rollout
     return req.digest == mine.digest
+
+
+def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
+          registry: GameRegistry | None = None) -> None:
+    """What :func:`run` refuses before it touches any database: a bound's progress file of another game, or with
+    ``keep`` a bound nothing could keep (:func:`keeper`).
+
+    :raises CampaignError: either."""
+    if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
+        bound_files.same_game(spec.game, doc, spec.progress)
+    if keep:
+        keeper(spec, keep_in, registry)
+
+
+@dataclass
+class RunOutcome:
+    """How :func:`run` ended: the job as it was, why it stopped short (None when it did not), and the bound kept
+    (:func:`keep_bound`'s answer) when one was asked."""
+
+    job: Job
+    problem: str | None = None
+    kept: dict[str, Any] | None = None
+
+
+def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bool = True,
+        processes: int | None = None, export_every: float = 300.0, max_units: int | None = None,
+        keep: bool = False, keep_in: str | None = None, registry: GameRegistry | None = None,
+        command: str | None = None, progress_as: str | None = None,
+        log: Callable[[str], None] = lambda _: None) -> RunOutcome:
+    """Run the spec's campaign as a job: take in its progress file (:func:`start`), start a ``bullscows worker``
+    on the job store's database unless ``worker`` is False (the workers already running then do the work; with
+    ``max_units``, it takes that many units and stops), wait for the job writing the file every ``export_every``
+    seconds (:func:`follow`), and at the end, or when stopped (Ctrl-C, SIGTERM, the worker gone or its share
+    done), stop the worker, write the file and, with
+    ``keep``, keep the bound (:func:`keep_bound`, with ``keep_in``, ``registry``, ``command`` and ``progress_as``).
+
+    Why one function for every command that runs a campaign (``campaign run``, ``atlas bounds --campaign``,
+    ``records bound --campaign``): they differ in how they name the campaign, not in how it runs.
+
+    :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
+    from service.jobs.local_worker import LocalWorker
+    from service.jobs.runner import stopped_by_sigterm
+
+    check(spec, keep=keep, keep_in=keep_in, registry=registry)
+    job, created, taken = start(jobs, store, spec)
+    log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
+        f"({'submitted' if created else 'already known: ' + job.status})")
+    runner = None
+    if worker and job.status not in FINAL:
+        runner = LocalWorker(jobs.db.url, processes, max_units=max_units)
+    elif job.status not in FINAL and not worker:
+        from service.config import Settings
+
+        if not jobs.live_workers(Settings().worker_live_s):
+            log("no worker is alive on this database: the job waits for one (`bullscows worker`)")
+    out = RunOutcome(job)
+    try:
+        with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
+            out.job = follow(jobs, store, spec, job, export_every=export_every,
+                             enough=lambda _job: runner is not None and runner.share_done(),
+                             stop_if=lambda: None if runner is None else runner.gone())
+    except CampaignError as exc:
+        out.problem = str(exc)
+    except (KeyboardInterrupt, SystemExit):
+        out.problem = "stopped; what was proven is kept: run the same command again to continue"
+    finally:
+        if runner is not None:
+            runner.stop()
+        try:
+            out.job = jobs.get(job.id) or out.job
+            export(jobs, store, spec, out.job)
+            if keep:  # also when stopped early: what the parts prove so far is a proof too
+                out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
+                                      progress_as=progress_as)
+                log(f"{spec.game.spec}: T >= {out.kept['record']['value']} "
+                    + ("kept" if out.kept["kept"] else "not kept (the one recorded is as good)")
+                    + f" in {out.kept['file']}")
+        except CampaignError as exc:
+            out.problem = out.problem or str(exc)
+    return out
+

@@ -134,7 +134,6 @@ save = RECORDS.save
 shipped = RECORDS.shipped
 served = RECORDS.served
 keep_lower_bound = RECORDS.keep_lower_bound
-add_campaign_lower_bound = RECORDS.add_campaign_lower_bound
 
 
 def spec_of(game: str) -> str:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service import bound_campaigns, polishes
+from service import polishes
 from service.bound_campaigns import unfinished
 from service.filelock import exclusive
 from service.provenance import machine
@@ -262,34 +262,11 @@ class GameRegistry:
             self.save(entries, path)
             return True
 
-    def add_campaign_lower_bound(self, spec: str, depth: int, *, target: int | None = None,
-                                 progress: str | None = None, processes: int = 1, max_units: int | None = None,
-                                 only_parts: list[str] | None = None, path: str | None = None,
-                                 log: Log = lambda _: None) -> dict[str, Any] | None:
-        """The game's lower bound (:func:`solver.lowerbound.root_lower_bound`, ``depth`` plies, ``target``
-        game-level or None) proven as a campaign (:mod:`service.bound_campaigns`): a unit per first guess, every
-        root part's bound written to the progress file ``progress`` as it is proven, so that a run stopped or
-        killed continues from what it proved, on ``processes`` processes (or several commands on one file,
-        splitting a unit's parts).  Recorded like a plain bound once every unit is done, and before then what
-        its parts prove so far (:func:`service.bound_files.standing`), marked ``"finished": false``, when it
-        beats the one recorded: every part's bound is a proof, so the bracket narrows with each run (the same
-        command continues it).  Returns the record of either kind.
-
-        :raises service.bound_campaigns.CampaignError: the progress file is another game's, or unreadable.
-        """
-        path = path or self.file
-        self.refuse_solved(spec, path)
-        file = progress or bound_campaigns.default_path(spec)
-        command = (f"bullscows {self.group} {self.bound_command} -g {spec} --depth {depth}"
-                   + ("" if target is None else f" --target {target}") + f" --campaign --progress {file}")
-
-        def keep(record: dict[str, Any]) -> dict[str, Any]:
-            record = self.campaign_bound(record)
-            self.keep_lower_bound(spec, record, path=path, log=log)
-            return record
-
-        return run_and_keep(spec, depth, target, file, command, keep, processes=processes, max_units=max_units,
-                            only_parts=only_parts, log=log)
+    def campaign_command(self, spec: str, depth: int, target: int | None, progress: str) -> str:
+        """The command that runs (and continues) the game's bound campaign from this registry's group, as a
+        bound's record names it: ``bullscows atlas bounds -g 6,7,0 --depth 4 --campaign --progress FILE``."""
+        return (f"bullscows {self.group} {self.bound_command} -g {spec} --depth {depth}"
+                + ("" if target is None else f" --target {target}") + f" --campaign --progress {progress}")
 
     def prove_lower_bound(self, spec: str, depth: int, *, target: int | None = None, path: str | None = None,
                           known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
@@ -299,27 +276,6 @@ class GameRegistry:
         bound reaches it; ``known``: a table's proven parts), once the game is one a bound may be proven for."""
         self.refuse_solved(spec, path or self.file)
         return root_lower_bound(Game.from_spec(spec), (), depth, known=known, target=target, progress=progress)
-
-
-def run_and_keep(spec: str, depth: int, target: int | None, path: str, command: str,
-                 keep: Callable[[dict[str, Any]], dict[str, Any]], *, processes: int = 1, max_units: int | None = None,
-                 only_parts: list[str] | None = None, log: Log = lambda _: None) -> dict[str, Any] | None:
-    """Run the campaign (:func:`service.bound_campaigns.run`) and hand ``keep`` the lower bound's record
-    (:func:`record_of`) of what its file proves: before the run (a run killed before its next part ends then
-    loses none of it), and after it, the campaign's bound once finished, else what its parts prove so far.
-    ``keep`` returns the record as it kept it; the last one is returned (:func:`service.bound_campaigns.unfinished`
-    tells which kind), None when the campaign has no file.
-    The atlas and the records keep their bounds this way (:meth:`GameRegistry.add_campaign_lower_bound`)."""
-    game = Game.from_spec(spec)
-    before = bound_campaigns.so_far(game, path)
-    if before is not None:
-        keep(record_of(game, depth, target, path, command, before, False))
-    summary = bound_campaigns.run(spec, depth, target, path, processes=processes, max_units=max_units,
-                                  only_parts=only_parts, log=log)
-    if summary is not None:
-        return keep(record_of(game, depth, target, path, command, summary, True))
-    after = bound_campaigns.so_far(game, path)
-    return None if after is None else keep(record_of(game, depth, target, path, command, after, False))
 
 
 def record_of(game: Game, depth: int, target: int | None, path: str, command: str, summary: dict[str, Any],

@@ -345,36 +345,20 @@ class _RootRefinement:
         else:
             _one_ply(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
         best, fail, found = beta, INF, False
-        # Processes sharing the ledger split a part's second guesses as they split a root guess's parts: one
-        # another holds is put off to the end, then its bound taken in (and refined here only if still short).
-        ranked = [int(i) for i in np.argsort(first, kind="mergesort")]
-        put_off: list[int] = []
-        while ranked or put_off:
-            first_try = bool(ranked)
-            i = ranked.pop(0) if first_try else put_off.pop(0)
-            if first[i] >= best:
+        for i in (int(i) for i in np.argsort(first, kind="mergesort")):
+            if first[i] >= best:  # ascending: the rest cannot be the least either
                 fail = min(fail, int(first[i]))
-                if first_try:  # ascending: the rest cannot be the least either
-                    ranked.clear()
-                continue
+                break
             g2 = int(child_pool[i])
-            if not first_try:
-                self.shared.wait(g, r, g2)
-            self.shared.sync()
+            self.shared.sync()  # what other units proved of this second guess meanwhile
             lower, plies = self.shared.get_second(g, r, g2)
             if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
                 v = lower
-            elif not self.shared.claim(g, r, g2) and first_try:
-                put_off.append(i)
-                continue
             else:
                 below = self.no_reps
                 if starts.shape[0] > 0:
                     below = reps[int(starts[i]):int(starts[i + 1])]
-                try:
-                    got = self.by_third(g, r, sub, g2, below, k, best, b_sub)
-                finally:
-                    self.shared.release(g, r, g2)
+                got = self.by_third(g, r, sub, g2, below, k, best, b_sub)
                 v = max(got, lower)
                 if got < best or v > self.shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
                     self.shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
@@ -488,23 +472,16 @@ class _RootRefinement:
                 row = self.row_of[g]
                 child_pool = np.ascontiguousarray(self.pools1[row, : self.lens[row]], dtype=np.int32)
             acc, ok = self.n, True
-            # In the last pass, a part another process has claimed is put off to the end (it may be proven by
-            # then), and each part first takes in what the others proved meanwhile: processes sharing a ledger
-            # split a first guess's parts instead of refining the same ones.
-            queue, later = list(resp), list[int]()
-            while queue or later:
-                first_try = bool(queue)
-                r = queue.pop(0) if queue else later.pop(0)
+            # In the last pass each part first takes in what other units proved of it meanwhile (a ledger shared
+            # through the database): units refining the same parts, one after another, do not repeat the work.
+            for r in resp:
                 sub, have = subs[r], self.table_bound(g, r, subs[r])
-                # then claimed one second guess at a time, not whole
                 by_seconds = self.split_by_second(sub, child_pool, d)
                 plies = 0
                 if last:
-                    if not first_try:  # put off: let its holder finish it rather than refine it twice
-                        self.shared.wait(g, r)
                     self.shared.sync()
                     known_lower, plies = self.shared.get(g, r)
-                    if known_lower > est[r]:  # another process raised it meanwhile
+                    if known_lower > est[r]:  # another unit raised it meanwhile
                         rest += known_lower - est[r]
                         est[r] = known_lower
                         if acc + rest >= best:
@@ -520,27 +497,19 @@ class _RootRefinement:
                     v, exact = est[r], False
                 elif plies >= d - 1:  # proven before at least as deep as this pass refines it
                     v, exact = est[r], plies >= EXACT_PLIES
-                elif last and first_try and not by_seconds and not self.shared.claim(g, r):
-                    rest += est[r]
-                    later.append(r)
-                    continue
                 else:
                     room = best - acc - rest
-                    try:
-                        if by_seconds:
-                            got = self.by_second(g, r, sub, child_pool, d - 1, room)
-                        else:
-                            got = int(refine_set(self.ktable, self.arrays.codes, self.arrays.masks, sub, child_pool,
-                                                 d - 1, self.lb0, self.n_resp, self.win, self.game.symbols,
-                                                 self.called | int(self.arrays.masks[g]), room, self.work,
-                                                 self.z1, self.z2, *self.memo,
-                                                 # a part refined one ply never reaches the third
-                                                 *(self.third_ply(g, child_pool) if d >= 3
-                                                   else (self.no_reps, self.no_starts)),
-                                                 False, self.lb1, self.lbb, self.lbb1, self.b_root))
-                    finally:
-                        if last and not by_seconds:
-                            self.shared.release(g, r)
+                    if by_seconds:
+                        got = self.by_second(g, r, sub, child_pool, d - 1, room)
+                    else:
+                        got = int(refine_set(self.ktable, self.arrays.codes, self.arrays.masks, sub, child_pool,
+                                             d - 1, self.lb0, self.n_resp, self.win, self.game.symbols,
+                                             self.called | int(self.arrays.masks[g]), room, self.work,
+                                             self.z1, self.z2, *self.memo,
+                                             # a part refined one ply never reaches the third
+                                             *(self.third_ply(g, child_pool) if d >= 3
+                                               else (self.no_reps, self.no_starts)),
+                                             False, self.lb1, self.lbb, self.lbb1, self.b_root))
                     v, exact = max(got, est[r]), False
                     # below its room the refinement found the minimum: the bound is LB_{d-1} itself
                     for book in (self.passes, self.shared):

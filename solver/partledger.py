@@ -2,10 +2,9 @@
 
 :func:`solver.lowerbound.root_lower_bound` tells a :class:`PartLedger` every root part's bound as it is proven
 (and, for the big parts of a deep pass, every second guess's and every part below one), reads it back as
-estimates, and, when the ledger is shared, asks it before each unit of work whether another process holds it
-(:meth:`PartLedger.claim`, :meth:`PartLedger.release`, :meth:`PartLedger.wait`) and to take in what the others
-proved (:meth:`PartLedger.sync`).  This class is the one-process ledger, where every claim is granted; a
-campaign's subclass shares it through a file (:mod:`service.bound_campaigns`).
+estimates, and, when the ledger is shared, asks it before each part of the last pass to take in what the others
+proved (:meth:`PartLedger.sync`).  This class is the one-process ledger; a bound job's units share theirs through
+the database (:class:`service.jobs.ledger.StoreLedger`).
 """
 
 from __future__ import annotations
@@ -75,17 +74,3 @@ class PartLedger:
 
     def sync(self) -> None:
         """Take in what others proved meanwhile (nothing here: one process keeps its ledger to itself)."""
-
-    def claim(self, guess: int, response: int, second: int | None = None) -> bool:
-        """Take a part (or, with ``second``, the part under that second guess) to refine it; False when another
-        process refines it now (asked before each part of the last pass, and before each second guess of a part
-        refined one second guess at a time: it is then put off to the end, when it may be proven).  Always
-        granted here."""
-        return True
-
-    def release(self, guess: int, response: int, second: int | None = None) -> None:
-        """Give back what :meth:`claim` took (its refinement is over, or was cut short)."""
-
-    def wait(self, guess: int, response: int, second: int | None = None) -> None:
-        """Wait until no other process holds the part (or second guess) (asked of one put off, when nothing else
-        is left to refine: its bound is then taken in, and it is refined here only if its holder gave up)."""

@@ -129,29 +129,31 @@ def _campaign_options(when: str = "") -> Callable[[F], F]:
 
 
 def _bound_options(fn: F) -> F:
-    """The refined lower bound's options (``--target``, and ``--campaign`` with its progress file, processes and
-    units: ``service.bound_campaigns``), alike for ``atlas bounds`` and ``records bound``."""
+    """The refined lower bound's options (``--target``, and ``--campaign`` with its progress file, processes,
+    units and parts: :func:`_bound_campaign`), alike for ``atlas bounds`` and ``records bound``."""
     for option in reversed([
         click.option("--target", type=click.IntRange(min=1), default=None,
                      help="Only ask whether T reaches this (game-level): each first guess is refined until its "
                           "bound does, far cheaper than the whole bound at that depth. The bound kept is then at "
                           "least the target, or the full bound when that is below it."),
         click.option("--campaign", is_flag=True,
-                     help="Run it as a campaign (one game): a unit per first guess, every part's bound kept in a "
-                          "progress file as it is proven, so that a run stopped or killed continues from there."),
+                     help="Run it as a campaign (one game): a bound job in the database (--url), a unit per first "
+                          "guess (per part of it when the game has one class of first guess), run by a `bullscows "
+                          "worker` the command starts; every part's bound is kept in the database as it is proven "
+                          "and written to a progress file, so that a run stopped or killed continues from there."),
         click.option("--progress", type=click.Path(dir_okay=False), default=None,
                      help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this "
                           "folder)."),
         click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="With --campaign: first guesses refined at once (more than 1: a Dask LocalCluster)."),
+                     help="With --campaign: processes of the worker it starts (units refined at once)."),
         click.option("--max-units", type=click.IntRange(min=1), default=None,
-                     help="With --campaign: stop after this many more first guesses (the same command "
-                          "continues)."),
+                     help="With --campaign: its worker takes this many units, and the command stops once they "
+                          "are done (the same command continues)."),
         click.option("--parts", "only_parts", default=None, metavar="RESPONSES",
                      help="With --campaign: refine only the parts of these responses to each first guess "
-                          "('0.5,1.4'), the others as the progress file has them: for the parts whose next ply "
-                          "can raise the total. No first guess is finished that way; the bound kept is what the "
-                          "file then proves."),
+                          "('0.5,1.4'), the others as already proven: for the "
+                          "parts whose next ply can raise the total. No first guess is finished that way; the bound "
+                          "kept is what the progress file then proves."),
     ]):
         fn = option(fn)
     return fn
@@ -240,6 +242,49 @@ def _share(text: str) -> tuple[int, int]:
     if not sep or not (share[1] >= 1 and 0 <= share[0] < share[1]):
         _fail(f"--share {text}: give K/N, this command's share K of N shares, 1 <= K <= N (e.g. 1/2)")
     return share
+
+
+def _campaign_stores(url: str | None) -> tuple[Any, Any]:
+    """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
+    from service.migrate import upgrade
+    from service.store.bound_parts import BoundPartStore
+
+    upgrade(_database_url(url))
+    jobs = _job_store(url)
+    return jobs, BoundPartStore(jobs.db)
+
+
+def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progress: str | None, processes: int,
+                    max_units: int | None, only_parts: str | None, path: str, url: str | None, as_json: bool) -> None:
+    """``atlas bounds --campaign`` and ``records bound --campaign``: the game's bound campaign run as a job
+    (:func:`service.campaign_specs.run`, a worker of ``processes`` processes on ``url``'s database), its bound kept
+    in ``group``'s file ``path``, and its outcome printed (:func:`_emit_campaign`)."""
+    from service import bound_campaigns, bound_files, campaign_specs
+    from service.atlas import ATLAS
+    from service.campaign_files import CampaignError
+    from service.records import RECORDS
+    from solver.game import Game
+
+    registry = ATLAS if group == "atlas" else RECORDS
+    game = Game.from_spec(spec)
+    file = progress or bound_campaigns.default_path(spec)
+    try:
+        parts = () if only_parts is None else bound_files.parse_parts(game, _parts_list(only_parts))
+        if only_parts is not None and not parts:
+            _fail("--parts: name the responses whose parts to refine ('0.5,1.4')")
+        campaign = campaign_specs.CampaignSpec.bound(game, depth, target, file, parts)
+        campaign_specs.check(campaign, keep=True, keep_in=path, registry=registry)  # before any database
+        jobs, store = _campaign_stores(url)
+        got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
+                                 keep=True, keep_in=path, registry=registry,
+                                 command=registry.campaign_command(spec, depth, target, file), progress_as=file,
+                                 log=_log)
+    except CampaignError as exc:
+        _fail(str(exc))
+    if got.kept is not None:
+        _emit_campaign(spec, got.kept["record"], file, as_json)
+    if got.problem is not None:
+        _fail(got.problem)
 
 
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_json: bool) -> None:

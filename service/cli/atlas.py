@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from service.cli._common import (
+    _bound_campaign,
     _bound_options,
     _campaign_options,
     _emit,
-    _emit_campaign,
     _emit_json,
     _fail,
     _file_option,
@@ -305,7 +305,8 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
               help="Plies refined below the root (each costs much more than the last).")
 @click.option("--url", default=None,
               help="A database whose positions table the bound starts from (a campaign's proven parts) "
-                   "and keeps the root parts' bounds in, for the searches that follow.")
+                   "and keeps the root parts' bounds in, for the searches that follow; with --campaign, the "
+                   "database of its job (default: DATABASE_URL or the SQLite file).")
 @_bound_options
 @_file_option("atlas")
 @_json_option
@@ -316,12 +317,12 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
     guess's real partition instead of a perfect one), and raise T's and T_W's lower bounds to them.
     Game by game, the file saved after each; a bound below the one recorded changes nothing.
 
-    With --campaign the bound is a resumable campaign: it prints the record once every first guess is
-    refined, else the campaign's progress (``finished: false``), and the same command continues it.
-    (The same campaign as a job that workers on many machines share through the database, writing the same
-    progress file: `bullscows campaign run SPEC --keep`, campaigns/README.md.)
+    With --campaign the bound is a resumable campaign, run as a job (`bullscows campaign run SPEC --keep` runs
+    the same from a spec file, campaigns/README.md): it prints the record once every unit is done, else the
+    campaign's progress (``finished: false``), and the same command continues it; workers started on other
+    machines sharing the database (--url) take units of it too.
     Prints each game's bound record (--json: as JSON, one line per game)."""
-    from service import atlas, bound_campaigns
+    from service import atlas
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -339,15 +340,8 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
     if campaign:
         if len(games) != 1:
             _fail("--campaign runs one game's bound: name exactly one game with -g")
-        if url is not None:
-            _fail("--campaign keeps its proofs in its progress file, not in a table: leave out --url")
-        try:
-            record = atlas.add_campaign_lower_bound(specs[0], depth, target=target, progress=progress,
-                                                    processes=processes, max_units=max_units,
-                                                    only_parts=_parts_list(only_parts), path=file, log=_log)
-        except bound_campaigns.CampaignError as exc:
-            _fail(str(exc))
-        _emit_campaign(specs[0], record, progress or bound_campaigns.default_path(specs[0]), as_json)
+        _bound_campaign("atlas", specs[0], depth, target, progress, processes, max_units, only_parts, file, url,
+                        as_json)
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)

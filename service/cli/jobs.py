@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from service.cli._common import (
+    _campaign_stores,
     _criterion_parsed,
     _database_url,
     _emit,
@@ -17,6 +18,7 @@ from service.cli._common import (
     _game_options,
     _job_store,
     _json_option,
+    _log,
     _print_table,
     _solver_errors,
     _url_option,
@@ -24,9 +26,6 @@ from service.cli._common import (
 )
 from service.cli.positions import _read_positions, _write_positions
 from solver.vocabulary import CRITERIA, CRITERION_NAMES, Criterion
-
-if TYPE_CHECKING:
-    import subprocess
 
 
 @main.group("jobs")
@@ -191,7 +190,9 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
         if progress_file:
             _write_positions(db_url, g.spec, only, progress_file)
 
-    worker = _start_worker(db_url, processes, checkpoint_every) if with_worker else None
+    from service.jobs.local_worker import LocalWorker
+
+    worker = LocalWorker(db_url, processes, checkpoint_every) if with_worker else None
     jobs = _job_store(db_url)
     results: dict[str, Any] = {}
     t_start = time.monotonic()
@@ -221,7 +222,8 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
                        f"{out['nodes']} nodes, {out['seconds']:.0f} s", err=True)
             export()
     finally:
-        _stop_worker(worker)
+        if worker is not None:
+            worker.stop()
     out = {"game": g.spec, "max_guesses": k, "wall_seconds": round(time.monotonic() - t_start, 1),
            "stages": results}
 
@@ -234,34 +236,6 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     _emit(out, as_json, human)
 
 
-def _start_worker(db_url: str, processes: int | None, checkpoint_every: float | None) -> subprocess.Popen[bytes]:
-    """A `bullscows worker` for a campaign's jobs, stopping when this process goes away."""
-    import subprocess
-
-    cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
-    if processes:
-        cmd += ["--processes", str(processes)]
-    if checkpoint_every is not None:
-        cmd += ["--checkpoint-every", str(checkpoint_every)]
-    # a session of its own: Ctrl-C stops this command, which stops the worker (SIGTERM: it gives back its units),
-    # instead of reaching the worker's Dask processes mid-unit
-    return subprocess.Popen(cmd, start_new_session=True)
-
-
-def _stop_worker(worker: subprocess.Popen[bytes] | None) -> None:
-    if worker is not None and worker.poll() is None:
-        worker.terminate()
-        worker.wait(timeout=60)
-
-
-def _worker_gone(worker: subprocess.Popen[bytes] | None) -> str | None:
-    """Why the campaign cannot go on, when the worker it started has exited."""
-    if worker is None or worker.poll() is None:
-        return None
-    return (f"the campaign's worker stopped (exit status {worker.returncode}); what it proved is kept: run the same "
-            "command again to continue")
-
-
 def _spec(path: str) -> Any:
     from service.campaign_files import CampaignError
     from service.campaign_specs import load_spec
@@ -270,16 +244,6 @@ def _spec(path: str) -> Any:
         return load_spec(path)
     except CampaignError as exc:
         _fail(str(exc))
-
-
-def _campaign_stores(url: str | None) -> tuple[Any, Any]:
-    """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
-    from service.migrate import upgrade
-    from service.store.bound_parts import BoundPartStore
-
-    upgrade(_database_url(url))
-    jobs = _job_store(url)
-    return jobs, BoundPartStore(jobs.db)
 
 
 _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
@@ -314,50 +278,19 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
     result and what the progress file holds (--json: the keys of `jobs show --json`'s result, and "progress")."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
-    from service.config import Settings
 
     parsed = _spec(spec)
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
     jobs, store = _campaign_stores(url)
     try:
-        if keep:
-            campaign_specs.keeper(parsed, keep_in)  # refused before any work when nothing could keep it
-        job, created, taken = campaign_specs.start(jobs, store, parsed)
+        got = campaign_specs.run(jobs, store, parsed, worker=with_worker, processes=processes,
+                                 export_every=export_every, keep=keep, keep_in=keep_in, log=_log)
     except CampaignError as exc:
         _fail(str(exc))
-    click.echo(f"# {parsed.kind} campaign of {parsed.game.spec}: {taken}; job {job.id} "
-               f"({'submitted' if created else 'already known: ' + job.status})", err=True)
-    worker = None
-    if with_worker and job.status not in campaign_specs.FINAL:
-        worker = _start_worker(jobs.db.url, processes, None)
-    elif job.status not in campaign_specs.FINAL and not jobs.live_workers(Settings().worker_live_s):
-        click.echo("# no worker is alive on this database: the job waits for one (`bullscows worker`)", err=True)
-    from service.jobs.runner import stopped_by_sigterm
-
-    problem = None
-    try:
-        with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
-            job = campaign_specs.follow(jobs, store, parsed, job, export_every=export_every,
-                                        stop_if=lambda: _worker_gone(worker))
-    except CampaignError as exc:
-        problem = str(exc)
-    except (KeyboardInterrupt, SystemExit):
-        problem = "stopped; what was proven is kept: run the same command again to continue"
-    finally:
-        _stop_worker(worker)
-        try:
-            job = jobs.get(job.id) or job
-            campaign_specs.export(jobs, store, parsed, job)
-            if keep:  # also when stopped early: what the parts prove so far is a proof too
-                got = campaign_specs.keep_bound(parsed, job, keep_in)
-                click.echo(f"# {parsed.game.spec}: T >= {got['record']['value']} "
-                           + ("kept" if got["kept"] else "not kept (the one recorded is as good)")
-                           + f" in {got['file']}", err=True)
-        except CampaignError as exc:
-            problem = problem or str(exc)
-    if problem is not None:
-        _fail(problem)
+    job = got.job
+    if got.problem is not None:
+        _fail(got.problem)
     if job.status != "done" or job.result is None:
         _fail(f"job {job.id} {job.status}: {job.error or ''}")
     import orjson
@@ -430,11 +363,13 @@ def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
                    "BULLSCOWS_JOB_CHECKPOINT_S, 300; 0 = only when a unit ends).  A worker killed "
                    "mid-unit loses at most that much of the unit's work.")
 @_url_option
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="Take at most this many units, and stop once they are done (default: run until stopped).")
 @click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
 @click.option("--exit-with-parent", is_flag=True, hidden=True,
               help="Stop when the parent process goes away (set by `serve --with-worker`).")
 def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, checkpoint_every: float | None,
-               url: str | None, no_migrate: bool, exit_with_parent: bool) -> None:
+               url: str | None, max_units: int | None, no_migrate: bool, exit_with_parent: bool) -> None:
     """Run jobs: claim them from the database and compute their units on Dask."""
     import datetime
     import os
@@ -453,7 +388,7 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
     st = Settings()
     every = st.job_checkpoint_s if checkpoint_every is None else checkpoint_every
     cfg = WorkerConfig(heartbeat_s=st.job_heartbeat_s, stale_after_s=st.job_stale_after_s,
-                       max_attempts=st.job_max_attempts, checkpoint_s=every or None)
+                       max_attempts=st.job_max_attempts, checkpoint_s=every or None, max_units=max_units)
 
     def log(event: str, **fields: Any) -> None:
         line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}

@@ -10,10 +10,10 @@ import click
 
 from service.cli._common import (
     NOT_KNOWN,
+    _bound_campaign,
     _bound_options,
     _campaign_options,
     _emit,
-    _emit_campaign,
     _fail,
     _file_option,
     _json_option,
@@ -85,18 +85,22 @@ def _readable(path: str) -> dict[str, dict[str, Any]]:
               help="Plies refined below the root (each costs much more than the last).")
 @_bound_options
 @_file_option("records")
+@click.option("--url", default=None,
+              help="With --campaign: the database of its job (default: DATABASE_URL or the SQLite file), which "
+                   "workers of other machines may share.")
 @_json_option
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
                   processes: int, max_units: int | None, only_parts: str | None,
-                  path: str | None, as_json: bool) -> None:
+                  path: str | None, url: str | None, as_json: bool) -> None:
     """Prove a lower bound of the game's optimal total (fewest guesses over every secret, no depth limit) by
     refining its first plies with every guess's real partition, and record it when it beats the one
     recorded.  Prints the bound's record (--json: as JSON).
 
-    With --campaign the bound is a resumable campaign: it prints the record once every first guess is
-    refined, else the campaign's progress (``finished: false``), and the same command continues it; the same
-    command started twice on one progress file splits a first guess's parts between the two."""
-    from service import bound_campaigns, records
+    With --campaign the bound is a resumable campaign, run as a job (`bullscows campaign run` runs the same from a
+    spec file): it prints the record once every unit is done, else the campaign's progress (``finished: false``),
+    and the same command continues it; workers started on other machines sharing the database (--url) take
+    units of it too."""
+    from service import records
 
     spec = _spec(game)
     _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
@@ -105,13 +109,8 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     if not campaign:
         _emit({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=_log)}, as_json)
         return
-    try:
-        record = records.add_campaign_lower_bound(spec, depth, target=target, progress=progress,
-                                                  processes=processes, max_units=max_units,
-                                                  only_parts=_parts_list(only_parts), path=file, log=_log)
-    except bound_campaigns.CampaignError as exc:
-        _fail(str(exc))
-    _emit_campaign(spec, record, progress or bound_campaigns.default_path(spec), as_json)
+    _bound_campaign("records", spec, depth, target, progress, processes, max_units, only_parts, file, url,
+                    as_json)
 
 
 @records_group.command("hybrid")

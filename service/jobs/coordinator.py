@@ -47,6 +47,10 @@ class WorkerConfig:
     """How often every running job is refreshed (finishes jobs whose last unit another worker ran)."""
     checkpoint_s: float | None = 300.0
     """How often a running search unit saves the positions it proved (None = only when it ends)."""
+    max_units: int | None = None
+    """Take at most this many units, then stop once they are done (None: run until stopped).  Why: a command
+    that runs a campaign's units a few at a time (``atlas bounds --campaign --max-units``) starts a worker that
+    does exactly that share, whatever the units' lengths."""
 
 
 class Coordinator:
@@ -72,6 +76,7 @@ class Coordinator:
         self._planners: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
         self._log = log or (lambda *a, **k: None)
         self.units_finished = 0
+        self.units_taken = 0
 
     def slots(self) -> int:
         """Units to keep in flight: one per Dask thread (more would weaken the β of later units)."""
@@ -107,11 +112,18 @@ class Coordinator:
             self._log("job planning failed", job=job.id, error=str(err))
         return True
 
+    def _share_left(self, wanted: int) -> int:
+        """How many of ``wanted`` more units this worker may take (:attr:`WorkerConfig.max_units`)."""
+        if self.config.max_units is None:
+            return wanted
+        return max(0, min(wanted, self.config.max_units - self.units_taken))
+
     def fill_side(self) -> int:
         """Claim a side-lane unit when the lane is free, and run it in this process."""
-        if self.side:
+        if self.side or not self._share_left(1):
             return 0
         claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_KINDS)
+        self.units_taken += len(claims)
         for c in claims:
             fut = self._side_pool.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
                                          self.config.max_attempts)
@@ -120,8 +132,11 @@ class Coordinator:
 
     def fill(self) -> int:
         """Claim units for the free slots and submit them."""
-        free = self.slots() - len(self.in_flight)
+        free = self._share_left(self.slots() - len(self.in_flight))
+        if free <= 0:
+            return 0
         claims = self.jobs.claim_units(self.id, free, other_than=SIDE_KINDS)
+        self.units_taken += len(claims)
         outcomes: dict[str, Any] = {}
         for c in claims:
             beta = self._beta(c, outcomes)
@@ -209,6 +224,9 @@ class Coordinator:
                     break
                 if t_end is not None and now > t_end:
                     break
+                if (self.config.max_units is not None and self.units_taken >= self.config.max_units
+                        and not self.in_flight and not self.side):
+                    break  # its share done
                 if not busy:
                     self._idle()
         finally:

@@ -150,6 +150,7 @@ def bound_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[J
         "criterion": Criterion.TOTAL,
         "depth": req.depth,
         "target": req.target,
+        "parts": [game.format_response(r) for r in req.parts],
         "best_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
         "units": len(units),
         "work": sum(int(u.nodes) for u in units),
@@ -240,7 +241,9 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "history": [game.format_turn(t) for t in req.turns()],
             "criterion": req.criterion, "max_guesses": req.max_guesses, "depth_count": req.depth_count,
             "mde": req.mde, "from_set_only": req.from_set_only, "strategy": req.strategy,
-            **({"kind": "bound", "depth": req.depth, "target": req.target} if req.kind == "bound" else {}),
+            **({"kind": "bound", "depth": req.depth, "target": req.target,
+                **({"parts": [game.format_response(r) for r in req.parts]} if req.parts else {})}
+               if req.kind == "bound" else {}),
             **({"kind": "rollout", "rollout": orjson.loads(req.rollout or "null"),
                 "skip": [game.format_response(r) for r in req.skip]} if req.kind == "rollout" else {}),
         },

@@ -118,30 +118,37 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     """The plan of a bound job: one ``bound`` unit per first guess (one per class of the game's symmetries), in
     the order :func:`solver.lowerbound.root_lower_bound` ranks them, each refined alone to the job's depth; or,
     when the game has one class of first guess and the job no target, one unit per part of that guess (its
-    ``response``), biggest first.
+    ``response``), biggest first; or, for a job naming its ``parts``, one unit per named part of each first guess.
 
     Why first guesses: the root's bound is the least of theirs, and each is refined by itself (the parts'
     bounds every unit proves are shared through the ``bound_parts`` table whatever unit proved them); a unit
     done cuts the others at its bound.  Why parts for one class (the games without repetition): a single unit
     would keep every worker but one idle for hours, while a first guess's bound is its cost plus its parts'
     bounds, each refined alone.  A target is met by a whole guess, so with one the guess stays one unit.  A
-    unit's lower bound before it runs is the size-only bound (of the whole game, or of the part)."""
+    unit's lower bound before it runs is the size-only bound (of the whole game, or of the part).  Each guess cut
+    into parts is listed in ``plan.guesses`` with what its bound adds to its units' (``cost``: a guess to every
+    code, and the size-only bounds of the parts a job naming its parts leaves)."""
     game = req.game_obj()
     n = game.size
     lb0 = lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX]
     classes = root_classes(game)
-    if len(classes) > 1 or req.target is not None:
+    if not req.parts and (len(classes) > 1 or req.target is not None):
         units = [UnitSpec("bound", int(g), None, None, (), n, int(lb0[n]), 1, len(classes) - i)
                  for i, g in enumerate(classes)]
         return Plan(None, 1, n, "bound"), units
-    first = int(classes[0])
-    sizes = np.diff(kernels.split(*game.search_arrays().kernel_args(), first, np.arange(n, dtype=np.int32),
-                                  game.n_responses)[1])
-    parts = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
-                   key=lambda r: (-int(sizes[r]), r))
-    units = [UnitSpec("bound", first, int(r), None, (), int(sizes[r]), int(lb0[int(sizes[r])]),
-                      int(sizes[r]) ** 2, len(parts) - i) for i, r in enumerate(parts)]
-    return Plan(None, 1, n, "bound", [{"guess": first, "cost": n}]), units
+    guesses: list[dict[str, Any]] = []
+    units = []
+    for i, g in enumerate(int(c) for c in classes):
+        sizes = np.diff(kernels.split(*game.search_arrays().kernel_args(), g, np.arange(n, dtype=np.int32),
+                                      game.n_responses)[1])
+        parts = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
+                       key=lambda r: (-int(sizes[r]), r))
+        named = [r for r in parts if not req.parts or r in req.parts]
+        left = sum(int(lb0[int(sizes[r])]) for r in parts if r not in named)
+        guesses.append({"guess": g, "cost": n + left})
+        units += [UnitSpec("bound", g, int(r), None, (), int(sizes[r]), int(lb0[int(sizes[r])]), int(sizes[r]) ** 2,
+                           (len(classes) - i) * game.n_responses - j) for j, r in enumerate(named)]
+    return Plan(None, 1, n, "bound", guesses), units
 
 
 def rollout_plan_of(req: JobRequest) -> RolloutPlan:
@@ -328,16 +335,19 @@ def _part_state(units: list[UnitState]) -> _Part:
 
 def _bound_outcome(plan: Plan, units: list[UnitState], target: int | None) -> Outcome:
     """A bound job's state: its bound is the least of its first guesses' once every one is refined; a guess cut
-    into parts (``plan.guesses`` gives its cost) is bounded by its cost plus its parts' bounds."""
+    into parts (``plan.guesses`` gives what it adds to them) is bounded by that plus its parts' bounds."""
     out = Outcome(bool(units) and all(u.status == "done" and u.value is not None for u in units))
 
     def low(u: UnitState) -> int:
         return int(u.value) if u.status == "done" and u.value is not None else int(u.lower_bound)
 
-    if plan.guesses:  # one guess, one unit per part
-        g = plan.guesses[0]
-        out.lower = int(g["cost"]) + sum(low(u) for u in units)
-        out.best_guess = int(g["guess"])
+    if plan.guesses:  # guesses cut into parts, one unit each
+        lows = {int(g["guess"]): int(g["cost"]) for g in plan.guesses}
+        for u in units:
+            assert u.g1 is not None
+            lows[int(u.g1)] += low(u)
+        out.best_guess, out.lower = min(lows.items(), key=lambda kv: (kv[1], kv[0]))
+        out.cut = target  # a part refined until its guess's bound, with the others' as proven, reaches it
     else:
         out.lower = min((low(u) for u in units), default=0)
         done = [int(u.value) for u in units if u.status == "done" and u.value is not None]

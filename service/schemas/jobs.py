@@ -39,6 +39,9 @@ class BoundJobResult(BaseModel):
     criterion: Literal["total"]
     depth: int
     target: int | None = Field(description="Each first guess was refined only until its bound reached this.")
+    parts: list[str] = Field(default_factory=list, description=(
+        "Responses whose parts alone were refined under each first guess (empty: every part); the value is then "
+        "what those parts' bounds give with the others at their size-only bounds, not the bound at that depth."))
     best_guess: str | None = Field(description="The first guess whose bound is the least (the root's bound).")
     units: int
     work: int = Field(description="Sets refined, over every unit.")

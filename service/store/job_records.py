@@ -48,6 +48,10 @@ class JobRequest:
     """A rollout job's plan (:meth:`solver.rollout.RolloutPlan.as_dict`, as canonical JSON); None otherwise."""
     skip: tuple[int, ...] = ()
     """A rollout job's responses to the first guess whose subtrees are built already (its progress file's)."""
+    parts: tuple[int, ...] = ()
+    """A bound job's responses whose parts alone are refined (under each first guess), the others as the part
+    bounds already proven have them; empty: every part.  Such a job proves part bounds, not the bound at
+    ``depth``."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -65,10 +69,11 @@ class JobRequest:
                    max_guesses, strategy=strategy)
 
     @classmethod
-    def bound(cls, game: Game, depth: int, target: int | None = None) -> JobRequest:
-        """The request to prove the lower bound of ``game``'s optimal total refined ``depth`` plies (a campaign)."""
+    def bound(cls, game: Game, depth: int, target: int | None = None, parts: tuple[int, ...] = ()) -> JobRequest:
+        """The request to prove the lower bound of ``game``'s optimal total refined ``depth`` plies (a campaign);
+        with ``parts``, to refine only those parts of each first guess that far."""
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
-                   depth=depth, target=target)
+                   depth=depth, target=target, parts=tuple(sorted(set(parts))))
 
     @classmethod
     def rollout_of(cls, game: Game, plan: dict[str, object], skip: tuple[int, ...] = ()) -> JobRequest:
@@ -100,6 +105,8 @@ class JobRequest:
             d["strategy"] = self.strategy
         if self.depth is not None:  # the same
             d["depth"], d["target"] = self.depth, self.target
+            if self.parts:  # absent for a whole bound's, whose digests stay what they were
+                d["parts"] = [int(r) for r in self.parts]
         if self.rollout is not None:
             d["rollout"] = orjson.loads(self.rollout)
             d["skip"] = [int(r) for r in self.skip]
@@ -114,7 +121,7 @@ class JobRequest:
                    d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"),
                    d.get("depth"), d.get("target"),
                    None if plan is None else orjson.dumps(plan, option=orjson.OPT_SORT_KEYS).decode(),
-                   tuple(int(r) for r in d.get("skip", ())))
+                   tuple(int(r) for r in d.get("skip", ())), tuple(int(r) for r in d.get("parts", ())))
 
     @property
     def digest(self) -> str:

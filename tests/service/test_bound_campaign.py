@@ -1,26 +1,30 @@
-"""Lower-bound campaigns (:mod:`service.bound_campaigns`, ``bullscows atlas bounds --campaign``): a unit per
-first guess, every part's bound written to the progress file as it is proven, resumed after a stop or a SIGKILL
-from what was proven, run on Dask processes, and the bound the same as the one refined at once."""
+"""Lower-bound campaigns run as bound jobs (``bullscows atlas bounds --campaign``, ``records bound --campaign``,
+:func:`service.campaign_specs.run`): a unit per first guess (or part), every part's bound kept in the database and
+written to the progress file, continued from what was proven, and the bound the same as the one refined at once;
+and what the progress file tells (standing bound, gaps, parts settled exactly).  A worker killed mid-unit and two
+workers sharing a campaign are ``tests/service/test_campaign_jobs.py``'s."""
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from service import atlas, bound_campaigns
+from service import atlas, bound_campaigns, bound_files, campaign_specs
+from service.campaign_files import CampaignError
 from service.cli import main
+from service.migrate import upgrade
+from service.store.bound_parts import BoundPartStore
+from service.store.db import Database
+from service.store.jobs import JobStore
 from solver.game import Game
 from solver.lowerbound import LEAVES, root_classes, root_lower_bound
+from solver.partledger import PartLedger
 from solver.tree import Tree
-from tests.service.progress_wait import wait_for_progress
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,251 +40,158 @@ def _parts(doc: dict[str, object]) -> dict[tuple[str, str], list[object]]:
     return {(g, r): v for g, row in parts.items() for r, v in row.items()}
 
 
+def _run(db: Path, spec: str, depth: int, target: int | None = None, *, progress: Path,
+         max_units: int | None = None, parts: tuple[int, ...] = ()) -> dict[str, Any]:
+    """The campaign run as the commands run it (a real ``bullscows worker`` on the SQLite database ``db``); the
+    job's result, or its progress when it stopped short (``{"status": ...}``)."""
+    url = f"sqlite:///{db}"
+    upgrade(url)
+    base = Database(url)
+    try:
+        jobs = JobStore(base)
+        campaign = campaign_specs.CampaignSpec.bound(Game.from_spec(spec), depth, target, str(progress), parts)
+        got = campaign_specs.run(jobs, BoundPartStore(base), campaign, processes=1, max_units=max_units)
+        assert got.problem is None, got.problem
+        if got.job.status != "done" or not got.job.result:
+            return {"status": got.job.status, "job": got.job.id}
+        return {"status": "done", "job": got.job.id, **json.loads(got.job.result)}
+    finally:
+        base.dispose()
+
+
+def _proven_file(path: Path, spec: str, depth: int, guesses: list[str] | None = None) -> dict[str, Any]:
+    """A progress file holding every part's bound that refining ``guesses`` (default: every first guess) ``depth``
+    plies proves, made in this process: what a campaign's file holds, for the tests of its readers."""
+    game = Game.from_spec(spec)
+    ledger = PartLedger()
+    root_lower_bound(game, (), depth, ledger=ledger,
+                     guesses=None if guesses is None else [game.parse_code(g) for g in guesses])
+    bound_files.start(game, depth, None, str(path))
+    return bound_files.amend(str(path), lambda doc: bound_files.merge(
+        game, doc, ledger.bounds, {"seconds": dict(ledger.seconds), "thirds": dict(ledger.thirds)}))
+
+
 def test_a_campaign_proves_the_bound_refined_at_once(tmp_path: Path) -> None:
     """Every first guess a unit: the least of their bounds is the root's bound at the same depth, and the file
-    keeps each unit's bound and every part's, the singletons' and pairs' marked exact."""
-    path = str(tmp_path / "bounds.json")
-    got = bound_campaigns.run("mastermind", 3, None, path)
-    assert got is not None and got["value"] == _at_once("4,6,1", 3) and got["depth"] == 3
-    doc = bound_campaigns.read(path)
+    keeps each unit's bound and every part's, the singletons' and pairs' marked exact; run again, the job done is
+    found and nothing is computed."""
+    db, path = tmp_path / "jobs.sqlite", tmp_path / "bounds.json"
+    got = _run(db, "mastermind", 3, progress=path)
+    assert got["status"] == "done" and got["value"] == _at_once("4,6,1", 3) and got["depth"] == 3
+    doc = bound_campaigns.read(str(path))
     assert doc is not None and len(doc["units"]) == got["units"] == len(root_classes(Game.from_spec("4,6,1")))
     assert doc["finished"]["value"] == got["value"] and doc["plan"] == {"depth": 3, "target": None}
     assert any(v[1] == "exact" for v in _parts(doc).values())
-    seen: list[str] = []
-    assert bound_campaigns.run("4,6,1", 3, None, path, log=seen.append) == doc["finished"]
-    assert any("finished this plan already" in line for line in seen)
-
-
-def test_a_campaign_stopped_after_some_units_continues_to_the_same_bound(tmp_path: Path) -> None:
-    path = str(tmp_path / "bounds.json")
-    assert bound_campaigns.run("4,6,1", 3, None, path, max_units=2) is None
-    doc = bound_campaigns.read(path)
-    assert doc is not None and len(doc["units"]) == 2 and "finished" not in doc
-    got = bound_campaigns.run("4,6,1", 3, None, path)
-    assert got is not None and got["value"] == _at_once("4,6,1", 3)
-    runs = (bound_campaigns.read(path) or {})["runs"]
-    assert [r["units"] for r in runs] == [2, len(root_classes(Game.from_spec("4,6,1"))) - 2]
+    again = _run(db, "4,6,1", 3, progress=path)
+    assert again == got and (bound_campaigns.read(str(path)) or {})["finished"] == doc["finished"]
 
 
 def test_a_target_is_reached_or_the_full_bound_is_told(tmp_path: Path) -> None:
     """With a target each unit stops when its bound reaches it: a target under the bound is met (and the bound
     is still no more than the optimum); a target above it gives the full bound."""
     full = _at_once("4,6,1", 3)
-    under = bound_campaigns.run("4,6,1", 3, full - 10, str(tmp_path / "under.json"))
-    assert under is not None and full - 10 <= under["value"] <= 5625 and under["target"] == full - 10
-    over = bound_campaigns.run("4,6,1", 3, full + 30, str(tmp_path / "over.json"))
-    assert over is not None and over["value"] == full
+    under = _run(tmp_path / "under.sqlite", "4,6,1", 3, full - 10, progress=tmp_path / "under.json")
+    assert full - 10 <= under["value"] <= 5625 and under["target"] == full - 10
+    over = _run(tmp_path / "over.sqlite", "4,6,1", 3, full + 30, progress=tmp_path / "over.json")
+    assert over["value"] == full
 
 
 def test_another_plan_keeps_the_parts_proven_before(tmp_path: Path) -> None:
-    """The parts' bounds hold whatever plan proved them: a deeper plan sets the units aside and starts from those
-    parts (never lowering one), and reaches Mastermind's 5625 with no more work than from nothing."""
-    path = str(tmp_path / "bounds.json")
-    bound_campaigns.run("4,6,1", 3, None, path)
-    before = _parts(bound_campaigns.read(path) or {})
-    deeper = bound_campaigns.run("4,6,1", 4, None, path)
-    fresh = bound_campaigns.run("4,6,1", 4, None, str(tmp_path / "fresh.json"))
-    assert deeper is not None and fresh is not None and deeper["value"] == fresh["value"] == 5625
-    assert deeper["work"] <= fresh["work"]
-    doc = bound_campaigns.read(path)
+    """The parts' bounds hold whatever plan proved them: a deeper plan sets the file's units aside and starts from
+    those parts (never lowering one), and reaches Mastermind's 5625 with less work than from nothing."""
+    db, path = tmp_path / "jobs.sqlite", tmp_path / "bounds.json"
+    _run(db, "4,6,1", 3, progress=path)
+    before = _parts(bound_campaigns.read(str(path)) or {})
+    deeper = _run(db, "4,6,1", 4, progress=path)
+    fresh = _run(tmp_path / "fresh.sqlite", "4,6,1", 4, progress=tmp_path / "fresh.json")
+    assert deeper["value"] == fresh["value"] == 5625
+    assert deeper["work"] < fresh["work"]
+    doc = bound_campaigns.read(str(path))
     assert doc is not None and doc["earlier"][0]["plan"] == {"depth": 3, "target": None}
     after = _parts(doc)
     assert all(int(after[k][0]) >= int(v[0]) for k, v in before.items())  # type: ignore[call-overload]
 
 
-def test_a_campaign_killed_mid_unit_resumes_from_the_parts_it_wrote(tmp_path: Path) -> None:
-    """SIGKILL while the single unit of 4×8 refines its parts at four plies, parts written as proven: the parts
-    written are kept, the next run reaches the bound refined at once, and it refines only what was not
-    written (fewer sets than a run from nothing)."""
-    spec, path = "4,8,0", tmp_path / "bounds.json"
-    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
-            f"b.run({spec!r}, 4, None, sys.argv[1])")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
-    try:
-        wait_for_progress(proc, path, bound_campaigns.read,
-                          lambda doc: sum(v[1] == 3 for v in _parts(doc).values()) >= 3)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    saved = bound_campaigns.read(str(path))
-    assert saved is not None and not saved["units"]
-    written = _parts(saved)
-    resumed = bound_campaigns.run(spec, 4, None, str(path))
-    fresh = bound_campaigns.run(spec, 4, None, str(tmp_path / "fresh.json"))
-    assert resumed is not None and fresh is not None
-    assert resumed["value"] == fresh["value"] == _at_once(spec, 4)
-    assert resumed["work"] < fresh["work"]
-    doc = bound_campaigns.read(str(path)) or {}
-    after = _parts(doc)
-    assert all(after[k] == v for k, v in written.items() if v[1] == 3)
-    # the time counted is every run's, the killed one's too, not only the run that finished the unit
-    assert doc["spent"]["0123"] > doc["units"]["0123"]["seconds"] and resumed["seconds"] == doc["spent"]["0123"]
-
-
-def test_a_units_time_is_counted_whole_when_its_proofs_come_faster_than_the_file_rounds(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The file keeps tenths of a second. Forty writes 30 ms apart count 1.2 s; rounding each write's own time,
-    as the ledger did, counted none of it (what made the SIGKILL test above flaky on a quiet machine)."""
-    game, path = Game.from_spec("4,6,1"), str(tmp_path / "bounds.json")
-    bound_campaigns.start(game, 2, None, path)
-    clock = [1000.0]
-    monkeypatch.setattr(bound_campaigns.time, "monotonic", lambda: clock[0])
-    ledger = bound_campaigns.FileLedger(path, game, every=0.0, unit="0011")
-    for _ in range(40):
-        clock[0] += 0.03
-        ledger.flush()
-    doc = bound_campaigns.read(path) or {}
-    assert abs(doc["spent"]["0011"] - 1.2) <= 0.05 + 1e-9
-    clock[0] += 0.04  # a last write: still within a rounding of the whole time
-    ledger.flush()
-    assert abs((bound_campaigns.read(path) or {})["spent"]["0011"] - 1.24) <= 0.05 + 1e-9
-
-
-def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
-    got = bound_campaigns.run("4,6,1", 3, None, str(tmp_path / "bounds.json"), processes=2)
-    assert got is not None and got["value"] == _at_once("4,6,1", 3)
-    seen: list[str] = []  # one first guess and two processes: it says how to use the second
-    got = bound_campaigns.run("4,7,0", 3, None, str(tmp_path / "single.json"), processes=2, log=seen.append)
-    assert got is not None and got["value"] == _at_once("4,7,0", 3)
-    assert any("start this command again" in line for line in seen)
-
-
-def test_a_progress_file_of_another_game_or_a_broken_one_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "bounds.json"
-    bound_campaigns.run("4,6,1", 2, None, str(path), max_units=1)
+def test_a_progress_file_of_another_game_or_a_broken_one_is_refused_before_any_work(tmp_path: Path) -> None:
+    path, db = tmp_path / "bounds.json", tmp_path / "jobs.sqlite"
+    _proven_file(path, "4,6,1", 2, ["0012"])
     before = path.read_text()
-    with pytest.raises(bound_campaigns.CampaignError, match="4,6,1's campaign"):
-        bound_campaigns.run("4,4,1", 2, None, str(path))
+    with pytest.raises(CampaignError, match="4,6,1's campaign"):
+        _run(db, "4,4,1", 2, progress=path)
     assert path.read_text() == before
     doc = json.loads(before)
     doc["parts"][next(iter(doc["parts"]))]["9.9"] = [5, 1]
     path.write_text(json.dumps(doc))
-    with pytest.raises(bound_campaigns.CampaignError, match="not 4,6,1's"):
-        bound_campaigns.run("4,6,1", 2, None, str(path))
+    with pytest.raises(CampaignError, match="not 4,6,1's"):
+        _run(db, "4,6,1", 2, progress=path)
     path.write_text("{not json")
-    with pytest.raises(bound_campaigns.CampaignError, match=r"bounds\.json"):
-        bound_campaigns.run("4,6,1", 2, None, str(path))
+    with pytest.raises(CampaignError, match=r"bounds\.json"):
+        _run(db, "4,6,1", 2, progress=path)
     assert path.read_text() == "{not json"
+    base = Database(f"sqlite:///{db}")
+    try:
+        assert JobStore(base).list_jobs(None, 10) == []  # no job was submitted
+    finally:
+        base.dispose()
+
+
+def _unproven_atlas(path: Path, spec: str, below: int = 40) -> int:
+    """An atlas file holding ``spec`` with its total unproven (its bracket ``below`` under it and 10 above); its
+    total."""
+    entry = json.loads(json.dumps(atlas.load()[spec]))
+    truth = int(entry["values"]["total"]["value"])
+    entry["values"]["total"].update(exact=False, value=None, lower=truth - below, upper=truth + 10)
+    atlas.save({spec: entry}, str(path))
+    return truth
 
 
 def test_the_bounds_command_runs_a_resumable_campaign(tmp_path: Path) -> None:
     """`atlas bounds --campaign --max-units` stops with the campaign's progress; the same command finishes it and
-    raises the atlas's lower bound, its record naming the campaign; options that need a campaign, a table with a
-    campaign and a campaign of two games are refused."""
+    raises the atlas's lower bound, its record naming the campaign; options that need a campaign and a campaign of
+    two games are refused."""
     path, progress = tmp_path / "atlas.json", str(tmp_path / "bounds.json")
-    entry = json.loads(json.dumps(atlas.load()["4,3,1"]))
-    truth = entry["values"]["total"]["value"]
-    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
-    atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
+    truth = _unproven_atlas(path, "4,5,1", 200)
     runner = CliRunner()
-    args = ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path),
-            "--json"]
+    args = ["atlas", "bounds", "-g", "4,5,1", "--depth", "3", "--campaign", "--progress", progress, "--file", str(path),
+            "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}", "--json"]
     first = runner.invoke(main, [*args, "--max-units", "1"])
     assert first.exit_code == 0, first.output
-    so_far = bound_campaigns.standing(Game.from_spec("4,3,1"), bound_campaigns.read(progress) or {})
-    assert json.loads(first.output.strip().splitlines()[-1]) == {
-        "game": "4,3,1", "finished": False, "progress": progress, "units_done": 1,
+    so_far = bound_campaigns.standing(Game.from_spec("4,5,1"), bound_campaigns.read(progress) or {})
+    assert json.loads(first.stdout.strip().splitlines()[-1]) == {
+        "game": "4,5,1", "finished": False, "progress": progress, "units_done": 1,
         "plan": {"depth": 3, "target": None}, "standing": so_far}
     # unfinished, the bound its parts prove so far is kept, marked so, when it beats the atlas's
-    assert truth - 40 < so_far <= _at_once("4,3,1", 3)
-    partly = atlas.load(str(path))["4,3,1"]
+    assert truth - 200 < so_far <= _at_once("4,5,1", 3)
+    partly = atlas.load(str(path))["4,5,1"]
     assert partly["values"]["total"]["lower"] == so_far == partly["lower_bound"]["value"]
     assert partly["lower_bound"]["campaign"]["finished"] is False
     assert atlas.lower_bound_of(partly)["finished"] is False  # type: ignore[index]
     done = runner.invoke(main, args)
     assert done.exit_code == 0, done.output
-    record = json.loads(done.output.strip().splitlines()[-1])
-    assert record["finished"] and record["value"] == _at_once("4,3,1", 3) <= truth
-    kept = atlas.load(str(path))["4,3,1"]
+    record = json.loads(done.stdout.strip().splitlines()[-1])
+    assert record["finished"] and record["value"] == _at_once("4,5,1", 3) <= truth
+    kept = atlas.load(str(path))["4,5,1"]
     assert kept["values"]["total"]["lower"] == record["value"]
     assert kept["lower_bound"]["campaign"]["progress"] == progress and "finished" not in kept["lower_bound"]["campaign"]
     assert atlas.lower_bound_of(kept)["finished"] is True  # type: ignore[index]
     assert kept["lower_bound"]["command"].endswith(f"--campaign --progress {progress}")
-    for bad, says in ((["-g", "4,3,1", "--processes", "2"], "add --campaign"),
-                      (["-g", "4,3,1", "--campaign", "--url", "sqlite://"], "--url"),
+    for bad, says in ((["-g", "4,5,1", "--processes", "2"], "add --campaign"),
                       (["--campaign"], "exactly one game")):
         refused = runner.invoke(main, ["atlas", "bounds", *bad, "--file", str(path)])
         assert refused.exit_code == 2 and says in refused.output
 
 
-def test_a_campaign_stopped_by_sigterm_takes_its_worker_processes_with_it(tmp_path: Path) -> None:
-    """SIGTERM to a campaign on Dask processes closes its cluster: no worker process is left refining a unit
-    for nobody (the workers hold the GIL in their kernels, so only the cluster's closing stops them)."""
-    import psutil
-
+def test_claims_of_the_file_campaigns_of_before_are_dropped(tmp_path: Path) -> None:
+    """A progress file of the file campaigns of before may hold the parts their processes claimed: nobody holds
+    them now, so the campaign drops them when it starts."""
     path = tmp_path / "bounds.json"
-    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
-            "b.run('4,8,0', 4, None, sys.argv[1], processes=2)")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
-    children: list[psutil.Process] = []
-    try:
-        wait_for_progress(proc, path, bound_campaigns.read, lambda doc: any(v[1] == 3 for v in _parts(doc).values()),
-                          interval=0.05)
-        children = psutil.Process(proc.pid).children(recursive=True)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=60) != 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert children
-    _, alive = psutil.wait_procs(children, timeout=30)
-    assert not alive, [p.cmdline()[:3] for p in alive]
-
-
-def test_a_unit_whose_campaign_is_gone_stops_and_keeps_what_it_proved(tmp_path: Path) -> None:
-    path = str(tmp_path / "bounds.json")
-    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    with pytest.raises(bound_campaigns.CampaignError, match="is gone"):
-        bound_campaigns._unit("4,6,1", path, 3, None, "0012", owner=dead.pid)
-    assert _parts(bound_campaigns.read(path) or {})  # the part it proved before it noticed is kept
-
-
-def test_two_campaigns_on_one_file_split_a_first_guess_and_agree(tmp_path: Path) -> None:
-    """4×8 has a single class of first guess: a second process on the same progress file works on the parts
-    the first has not claimed, and on its big parts (504 and 288 codes, refined one second guess at a time) on
-    the second guesses the first has not claimed.  Both end with the bound refined at once, and the unit is
-    recorded once."""
-    path = tmp_path / "bounds.json"
-    code = ("import sys; from service import bound_campaigns as b; b.FLUSH_SECONDS = 0.0; "
-            "print(b.run('4,8,0', 4, None, sys.argv[1])['value'])")
-    first = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
-    second = None
-    try:
-        # a second guess claimed alone: "0123 0.1 1045"
-        wait_for_progress(first, path, bound_campaigns.read,
-                          lambda doc: any(len(key.split()) == 3 for key in doc.get("claims", {})), may_end=True)
-        second = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True)
-        outs = [p.communicate(timeout=300)[0] for p in (first, second)]
-    finally:
-        for p in (first, second):
-            if p is not None and p.poll() is None:
-                p.kill()
-                p.wait()
-    assert [int(o.strip().splitlines()[-1]) for o in outs] == [_at_once("4,8,0", 4)] * 2
-    doc = bound_campaigns.read(str(path))
-    assert doc is not None and list(doc["units"]) == ["0123"] and "claims" not in doc
-
-
-def test_claims_of_processes_gone_are_dropped(tmp_path: Path) -> None:
-    """A process killed mid-part leaves its claim in the file: the next run drops it (nobody refines that part
-    any more) and leaves another machine's claim alone."""
-    import socket
-
-    path = str(tmp_path / "bounds.json")
     game = Game.from_spec("4,6,1")
-    bound_campaigns.start(game, 3, None, path)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    doc = bound_campaigns.read(path) or {}
-    doc["claims"] = {"0012 1.0": {"pid": dead.pid, "host": socket.gethostname()},
-                     "0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
-    path_obj = Path(path)
-    path_obj.write_text(json.dumps(doc))
-    bound_campaigns.start(game, 3, None, path)
-    assert (bound_campaigns.read(path) or {})["claims"] == {"0012 0.1": {"pid": dead.pid, "host": "another-machine"}}
+    bound_files.start(game, 3, None, str(path))
+    doc = json.loads(path.read_text())
+    doc["claims"] = {"0012 1.0": {"pid": 1, "host": "this"}, "0012 0.1": {"pid": 2, "host": "another-machine"}}
+    path.write_text(json.dumps(doc))
+    bound_files.start(game, 3, None, str(path))
+    assert "claims" not in json.loads(path.read_text())
 
 
 @pytest.mark.parametrize("before_way", [None, "own-codes"])
@@ -289,67 +200,68 @@ def test_a_file_proven_another_way_keeps_its_bounds_at_no_known_depth(tmp_path: 
     before each set's branching counted): its parts' bounds are kept (each is a proof) but reach no known depth
     now (plies 0; exact parts stay exact), its units are done again, and the campaign then reaches the bound
     refined at once, no part's bound falling; read again, nothing changes."""
-    path = str(tmp_path / "bounds.json")
-    assert bound_campaigns.run("4,6,1", 3, None, path) is not None
-    doc = bound_campaigns.read(path)
-    assert doc is not None and doc["leaves"] == LEAVES
+    path = tmp_path / "bounds.json"
+    doc = _proven_file(path, "4,6,1", 3)
+    assert doc["leaves"] == LEAVES
+    doc["units"] = {"0012": {"bound": 5000, "work": 1, "seconds": 0.1}}
     before = _parts(doc)
     assert any(isinstance(p, int) and p >= 2 for _, p in before.values())
     if before_way is None:
         del doc["leaves"]
     else:
         doc["leaves"] = before_way
-    Path(path).write_text(json.dumps(doc))
+    path.write_text(json.dumps(doc))
     seen: list[str] = []
-    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path, log=seen.append)
+    bound_files.start(Game.from_spec("4,6,1"), 3, None, str(path), log=seen.append)
     assert any("valued another way" in line and (before_way or "by size") in line for line in seen)
-    dropped = bound_campaigns.read(path)
+    dropped = bound_campaigns.read(str(path))
     assert dropped is not None and dropped["units"] == {} and "finished" not in dropped
     assert _parts(dropped) == {k: [lower, plies if plies == "exact" else 0] for k, (lower, plies) in before.items()}
-    got = bound_campaigns.run("4,6,1", 3, None, path)
-    assert got is not None and got["value"] == _at_once("4,6,1", 3)
-    after = bound_campaigns.read(path)
-    assert after is not None and after["leaves"] == LEAVES
-    assert after["earlier"][-1]["finished"]["value"] == got["value"]
+    got = _run(tmp_path / "jobs.sqlite", "4,6,1", 3, progress=path)
+    assert got["value"] == _at_once("4,6,1", 3)
+    after = bound_campaigns.read(str(path))
+    assert after is not None and after["leaves"] == LEAVES and after["finished"]["value"] == got["value"]
+    assert after["earlier"][-1]["units"] == doc["units"]
     for key, (lower, plies) in before.items():
         now_lower, now_plies = _parts(after)[key]
         assert now_lower >= lower
         if plies == "exact":
             assert now_plies == "exact"
-    bound_campaigns.start(Game.from_spec("4,6,1"), 3, None, path)
-    assert _parts(bound_campaigns.read(path) or {}) == _parts(after)
+    bound_files.start(Game.from_spec("4,6,1"), 3, None, str(path))
+    assert _parts(bound_campaigns.read(str(path)) or {}) == _parts(after)
 
 
 def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_path: Path) -> None:
-    """A part's second guesses are units of their own in the file (``seconds``): a campaign that lost its parts'
-    bounds and units but kept those reaches the same bound refining fewer sets, cut bounds no higher than their
-    part's are dropped, a bad second guess is refused before any work, and a file from before the own-codes
-    leaves keeps their bounds at no known depth."""
+    """A part's second guesses are units of their own in the file (``seconds``): a campaign on a new database whose
+    file lost its parts' bounds and units but kept those reaches the same bound refining fewer sets, cut bounds no
+    higher than their part's are dropped, a bad second guess is refused before any work, and a file from before
+    the own-codes leaves keeps their bounds at no known depth."""
     path = tmp_path / "bounds.json"
-    first = bound_campaigns.run("5,6,0", 3, None, str(path))
-    assert first is not None and first["value"] == _at_once("5,6,0", 3)
+    first = _run(tmp_path / "first.sqlite", "5,6,0", 3, progress=path)
+    assert first["value"] == _at_once("5,6,0", 3)
+    game = Game.from_spec("5,6,0")
     doc = bound_campaigns.read(str(path))
     assert doc is not None and doc["seconds"]
-    seconds = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), doc)
+    seconds = bound_files.ledger_seconds(game, doc)
     assert seconds and all(plies in (0, 2) for _, plies in seconds.values())
-    parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), doc)
+    parts = bound_files.ledger_bounds(game, doc)
     assert all(lower >= parts[(g, r)][0] for (g, r, _), (lower, _) in seconds.items())  # a part: their least
-    thirds = bound_campaigns.ledger_thirds(Game.from_spec("5,6,0"), doc)
+    thirds = bound_files.ledger_thirds(game, doc)
     assert thirds and all(plies in (0, 1) for _, plies in thirds.values())
-    bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))  # drops cut ones no higher than their part
+    bound_files.start(game, 3, None, str(path))  # drops cut ones no higher than their part
     compact = bound_campaigns.read(str(path)) or {}
-    kept = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), compact)
+    kept = bound_files.ledger_seconds(game, compact)
     assert kept == {k: v for k, v in seconds.items() if v[1] == 2 or v[0] > parts[k[:2]][0]}
     assert any(v[1] == 2 for v in kept.values())
     # and the parts of a second guess known in full: what they say, it says
-    assert bound_campaigns.ledger_thirds(Game.from_spec("5,6,0"), compact) == {
+    assert bound_files.ledger_thirds(game, compact) == {
         k: v for k, v in thirds.items() if kept.get(k[:3], (0, 0))[1] <= v[1]}
     doc = bound_campaigns.read(str(path)) or {}
     doc.update(parts={}, units={})
     del doc["finished"]
     path.write_text(json.dumps(doc))
-    again = bound_campaigns.run("5,6,0", 3, None, str(path))
-    assert again is not None and again["value"] == first["value"] and again["work"] < first["work"]
+    again = _run(tmp_path / "again.sqlite", "5,6,0", 3, progress=path)
+    assert again["value"] == first["value"] and again["work"] < first["work"]
 
     broken = json.loads(path.read_text())
     guess = next(iter(broken["seconds"]))
@@ -357,14 +269,14 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     broken["seconds"][guess][response]["00123"] = [5, 1]  # a repeated symbol: not a 5,6,0 code
     broken.pop("finished")
     path.write_text(json.dumps(broken))
-    with pytest.raises(bound_campaigns.CampaignError, match="second guess"):
-        bound_campaigns.run("5,6,0", 3, None, str(path))
+    with pytest.raises(CampaignError, match="second guess"):
+        _run(tmp_path / "broken.sqlite", "5,6,0", 3, progress=path)
     assert json.loads(path.read_text()) == broken
     del broken["seconds"][guess][response]["00123"]
     broken.setdefault("thirds", {}).setdefault(guess, {}).setdefault(response, {})["01234"] = {"9.9": [3, 0]}
     path.write_text(json.dumps(broken))
-    with pytest.raises(bound_campaigns.CampaignError, match="below a second guess"):
-        bound_campaigns.run("5,6,0", 3, None, str(path))
+    with pytest.raises(CampaignError, match="below a second guess"):
+        _run(tmp_path / "broken.sqlite", "5,6,0", 3, progress=path)
     assert json.loads(path.read_text()) == broken
     broken["thirds"][guess][response]["01234"] = {"2.2": [3, 0]}
     path.write_text(json.dumps(broken))
@@ -373,11 +285,10 @@ def test_second_guesses_bounds_are_kept_and_a_campaign_resumes_from_them(tmp_pat
     assert old is not None
     del old["leaves"]
     path.write_text(json.dumps(old))
-    bound_campaigns.start(Game.from_spec("5,6,0"), 3, None, str(path))
-    recounted = bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), bound_campaigns.read(str(path)) or {})
-    old_parts = bound_campaigns.ledger_bounds(Game.from_spec("5,6,0"), old)
-    assert recounted == {k: (lower, 0) for k, (lower, plies) in
-                         bound_campaigns.ledger_seconds(Game.from_spec("5,6,0"), old).items()
+    bound_files.start(game, 3, None, str(path))
+    recounted = bound_files.ledger_seconds(game, bound_campaigns.read(str(path)) or {})
+    old_parts = bound_files.ledger_bounds(game, old)
+    assert recounted == {k: (lower, 0) for k, (lower, plies) in bound_files.ledger_seconds(game, old).items()
                          if plies > 0 or lower > old_parts[k[:2]][0]}
     assert recounted
 
@@ -386,26 +297,25 @@ def test_the_bound_a_file_proves_as_it_stands_only_rises_and_is_admissible(tmp_p
     """``standing``: with nothing proven, the best first guess's one-ply bound; it rises (never falls) with the
     units each run finishes, stays at most the exact total, and once the campaign is finished it is at least
     its bound (each first guess: the larger of its unit's bound and its parts' sum)."""
-    game, path = Game.from_spec("4,6,1"), str(tmp_path / "bounds.json")
+    game, path, db = Game.from_spec("4,6,1"), tmp_path / "bounds.json", tmp_path / "jobs.sqlite"
     seen = [bound_campaigns.standing(game, {"parts": {}, "units": {}})]
     assert seen[0] == root_lower_bound(game, (), 1).value
-    for _ in range(3):
-        bound_campaigns.run("4,6,1", 3, None, path, max_units=1)
-        seen.append(bound_campaigns.standing(game, bound_campaigns.read(path) or {}))
-    got = bound_campaigns.run("4,6,1", 3, None, path)
-    assert got is not None
-    seen.append(bound_campaigns.standing(game, bound_campaigns.read(path) or {}))
+    for _ in range(2):
+        assert _run(db, "4,6,1", 3, progress=path, max_units=1)["status"] != "done"
+        seen.append(bound_campaigns.standing(game, bound_campaigns.read(str(path)) or {}))
+    got = _run(db, "4,6,1", 3, progress=path)
+    seen.append(bound_campaigns.standing(game, bound_campaigns.read(str(path)) or {}))
     assert seen == sorted(seen) and seen[0] < seen[-1] and got["value"] <= seen[-1] <= 5625
-    summary = bound_campaigns.so_far(game, path)
+    summary = bound_campaigns.so_far(game, str(path))
     assert summary is not None and summary["value"] == seen[-1] and summary["units"] == got["units"]
     assert bound_campaigns.so_far(game, str(tmp_path / "none.json")) is None
-    doc = bound_campaigns.read(path) or {}
+    doc = bound_campaigns.read(str(path)) or {}
     doc["units"][next(iter(doc["units"]))]["bound"] = "many"
-    Path(path).write_text(json.dumps(doc))
-    with pytest.raises(bound_campaigns.CampaignError, match="not a number"):
-        bound_campaigns.so_far(game, path)
-    with pytest.raises(bound_campaigns.CampaignError, match="4,6,1's campaign"):
-        bound_campaigns.so_far(Game.from_spec("4,4,1"), path)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CampaignError, match="not a number"):
+        bound_campaigns.so_far(game, str(path))
+    with pytest.raises(CampaignError, match="4,6,1's campaign"):
+        bound_campaigns.so_far(Game.from_spec("4,4,1"), str(path))
 
 
 def test_every_shipped_bound_of_an_unfinished_campaign_is_proven_by_its_committed_file() -> None:
@@ -426,12 +336,10 @@ def test_a_campaign_may_refine_only_the_parts_it_names(tmp_path: Path) -> None:
     stay as the file had them), finishes no unit, and keeps what the file then proves; a response that is not
     the game's, the winning one, or ``--parts`` without ``--campaign`` are refused before any work."""
     path, progress = tmp_path / "atlas.json", str(tmp_path / "bounds.json")
-    entry = json.loads(json.dumps(atlas.load()["4,5,1"]))
-    truth = entry["values"]["total"]["value"]
-    entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
-    atlas.save({"4,5,1": entry}, str(path))
+    truth = _unproven_atlas(path, "4,5,1")
     runner = CliRunner()
-    base = ["atlas", "bounds", "-g", "4,5,1", "--campaign", "--progress", progress, "--file", str(path)]
+    base = ["atlas", "bounds", "-g", "4,5,1", "--campaign", "--progress", progress, "--file", str(path),
+            "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
     assert runner.invoke(main, [*base, "--depth", "2"]).exit_code == 0
     before = bound_campaigns.read(progress) or {}
     parts = _parts(before)
@@ -444,9 +352,9 @@ def test_a_campaign_may_refine_only_the_parts_it_names(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "add --campaign" in refused.output
     got = runner.invoke(main, [*base, "--depth", "3", "--parts", big, "--json"])
     assert got.exit_code == 0, got.output
-    shown = json.loads(got.output.strip().splitlines()[-1])
+    shown = json.loads(got.stdout.strip().splitlines()[-1])
     after = bound_campaigns.read(progress) or {}
-    assert shown["finished"] is False and after["units"] == {} and after["runs"][-1]["parts"] == [big]
+    assert shown["finished"] is False and after["units"] == {} and "finished" not in after
     assert int(_parts(after)[(guess, big)][0]) > int(parts[(guess, big)][0])
     assert all(_parts(after)[k] == v for k, v in parts.items() if k[1] != big)
     assert shown["standing"] == bound_campaigns.standing(Game.from_spec("4,5,1"), after) <= truth
@@ -472,10 +380,8 @@ def test_the_gaps_of_an_optimal_tree_are_nil_and_a_worse_tree_shows_where_it_los
     file's first guess; its parts add up to its total, and each spends at least its bound."""
     from solver.tree import solved_depths
 
-    path = str(tmp_path / "bounds.json")
-    got = bound_campaigns.run("4,6,1", 3, None, path)
-    assert got is not None and got["value"] == 5625
-    doc = bound_campaigns.read(path)
+    assert _at_once("4,6,1", 3) == 5625
+    doc = _proven_file(tmp_path / "bounds.json", "4,6,1", 3)
     assert doc is not None
     game = Game.from_spec("4,6,1")
     best = bound_campaigns.gaps(game, doc, _mastermind_tree())
@@ -493,15 +399,13 @@ def test_the_gaps_of_an_optimal_tree_are_nil_and_a_worse_tree_shows_where_it_los
 
 
 def test_gaps_refuse_a_tree_the_file_does_not_open_with_or_another_games_file(tmp_path: Path) -> None:
-    path = str(tmp_path / "bounds.json")
-    assert bound_campaigns.run("4,6,1", 2, None, path, max_units=1) is None  # one class of first guess only
-    doc = bound_campaigns.read(path)
+    doc = _proven_file(tmp_path / "bounds.json", "4,6,1", 2, ["0012"])  # one class of first guess only
     assert doc is not None and len(doc["parts"]) == 1
     other = "0123" if list(doc["parts"]) != ["0123"] else "0000"
     game = Game.from_spec("4,6,1")
-    with pytest.raises(bound_campaigns.CampaignError, match=f"no first guess that is {other} relabelled"):
+    with pytest.raises(CampaignError, match=f"no first guess that is {other} relabelled"):
         bound_campaigns.gaps(game, doc, _mastermind_tree(other))
-    with pytest.raises(bound_campaigns.CampaignError, match="not both"):
+    with pytest.raises(CampaignError, match="not both"):
         bound_campaigns.gaps(Game.from_spec("4,6,0"), doc, _mastermind_tree())
 
 
@@ -693,7 +597,7 @@ def test_a_settle_stopped_keeps_what_its_sweep_proved_and_continues_from_it(tmp_
     broken = json.loads(json.dumps(doc))
     broken["settle"][swept[0]["first_guess"]]["1.0"]["refuted"] = {"zz": 3}
     Path(path).write_text(json.dumps(broken))
-    with pytest.raises(bound_campaigns.CampaignError, match="sweep progress"):
+    with pytest.raises(CampaignError, match="sweep progress"):
         bound_campaigns.settle(spec, path, ["1.0"], kernel_at_most=8)
     assert bound_campaigns.read(path) == broken
     Path(path).write_text(json.dumps(doc))

@@ -124,6 +124,32 @@ def test_a_bound_job_is_one_unit_per_first_guess_and_its_value_the_least() -> No
     assert out.finished and out.value == 5625 and out.best_guess == units[3].g1
 
 
+def test_a_bound_job_of_named_parts_is_one_unit_per_part_of_each_first_guess() -> None:
+    """``parts``: one unit per named part of each first guess (a part empty under a guess has none), each guess's
+    bound its cost, the size-only bounds of the parts it leaves, and its units' values; the target is each unit's
+    cut; a whole bound's request and digest are what they were."""
+    game = Game.from_spec("mastermind")
+    r1, r2 = game.parse_response("0.1"), game.parse_response("1.0")
+    req = JobRequest.bound(game, 3, parts=(r2, r1, r2))
+    assert req.parts == (r1, r2) and JobRequest.from_json(req.to_json()) == req
+    assert '"parts"' not in JobRequest.bound(game, 3).to_json() and req.digest != JobRequest.bound(game, 3).digest
+    plan, units = bound_plan(req)
+    classes = [int(g) for g in root_classes(game)]
+    assert [int(g["guess"]) for g in plan.guesses] == classes
+    assert {(u.g1, u.response) for u in units} <= {(g, r) for g in classes for r in (r1, r2)}
+    assert {u.g1 for u in units} == set(classes) and {u.response for u in units} == {r1, r2}
+    assert len({u.priority for u in units}) == len(units)
+    states = [UnitState(u.kind, u.g1, u.response, None, "queued", u.lower_bound, id=i) for i, u in enumerate(units)]
+    out = aggregate(Plan.from_json(plan.to_json()), states, 5600)
+    lows = {int(g["guess"]): int(g["cost"]) + sum(u.lower_bound for u in units if u.g1 == int(g["guess"]))
+            for g in plan.guesses}
+    assert out.lower == min(lows.values()) and out.cut == 5600 and not out.finished
+    for s in states:
+        s.status, s.value = "done", s.lower_bound + 10
+    out = aggregate(plan, states)
+    assert out.finished and out.value == min(v + 10 * sum(u.g1 == g for u in units) for g, v in lows.items())
+
+
 # -- campaigns by spec, through the CLI --------------------------------------------------------------------------------
 
 def _run(args: list[str]) -> Any:
@@ -249,6 +275,9 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
         "depth.json": "depth 0",
         "no-depth.json": "depth null; give the plies to refine",
         "target.json": "target 5",
+        "parts.json": "parts: 4.0 is the winning response",
+        "parts-list.json": 'parts: "0.1"; give a list of responses',
+        "parts-game.json": "parts: ",
         "typo.json": "unknown key(s) taget in a bound spec",
         "folder.json": "its folder is not there",
         "plan.json": "plan null; give the rollout's plan",
@@ -270,6 +299,8 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
                       ("game.json", {**base, "game": "4,99,1"}), ("no-game.json", {**base, "game": None}),
                       ("depth.json", {**base, "depth": 0}), ("no-depth.json", {**base, "depth": None}),
                       ("target.json", {**base, "target": 5}), ("typo.json", {**base, "taget": 5700}),
+                      ("parts.json", {**base, "parts": ["0.1", "4.0"]}), ("parts-list.json", {**base, "parts": "0.1"}),
+                      ("parts-game.json", {**base, "parts": ["9.9"]}),
                       ("folder.json", {**base, "progress": "no/such/folder/bounds.json"}),
                       ("plan.json", {**rollout, "plan": None}),
                       ("strategy.json", {**rollout, "plan": {**plan, "strategy": "nope"}}),

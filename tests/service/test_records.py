@@ -136,17 +136,18 @@ def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_
     from solver.lowerbound import root_classes, root_lower_bound
 
     path, progress = str(tmp_path / "records.json"), str(tmp_path / "bounds.json")
-    args = ["records", "bound", "-g", SMALL, "--depth", "2", "--campaign", "--progress", progress, "--file", path,
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    args = ["records", "bound", "-g", SMALL, "--campaign", "--progress", progress, "--file", path, "--url", url,
             "--json"]
     game = Game.from_spec(SMALL)
     assert len(root_classes(game)) > 1
-    first = CliRunner().invoke(main, [*args, "--max-units", "1"])
+    first = CliRunner().invoke(main, [*args, "--depth", "2", "--max-units", "1"])
     assert first.exit_code == 0, first.output
     shown = json.loads(first.stdout)
     assert shown["finished"] is False and shown["units_done"] == 1 and shown["plan"] == {"depth": 2, "target": None}
     partly = records.load(path)[SMALL]["lower_bound"]  # what its parts prove so far, marked unfinished
     assert partly["value"] == shown["standing"] and partly["campaign"]["finished"] is False
-    done = CliRunner().invoke(main, args)
+    done = CliRunner().invoke(main, [*args, "--depth", "2"])
     assert done.exit_code == 0, done.output
     record = json.loads(done.stdout)
     assert record["finished"] and record["value"] == root_lower_bound(game, (), 2).value
@@ -154,8 +155,9 @@ def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_
     assert kept["value"] == record["value"] and kept["campaign"] == {"units": len(root_classes(game)),
                                                                       "progress": progress}
     assert kept["command"] == f"bullscows records bound -g {SMALL} --depth 2 --campaign --progress {progress}"
-    shallower = records.add_campaign_lower_bound(SMALL, 1, progress=progress, path=path)
-    assert shallower is not None and shallower["value"] <= kept["value"]
+    shallower = CliRunner().invoke(main, [*args, "--depth", "1"])
+    assert shallower.exit_code == 0, shallower.output
+    assert json.loads(shallower.stdout)["value"] <= kept["value"]
     assert records.load(path)[SMALL]["lower_bound"] == kept
 
 
