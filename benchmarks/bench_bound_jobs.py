@@ -7,6 +7,8 @@ command pays to start (the worker, its Dask cluster, the database), as a user ru
 
     python benchmarks/bench_bound_jobs.py                         # 4x7 with repetition, 4 plies (five first guesses)
     python benchmarks/bench_bound_jobs.py --game 5,7,0 --depth 4  # one class of first guess: the job cuts it in parts
+    python benchmarks/bench_bound_jobs.py --game 6,7,0 --depth 4 --parts 1.5  # one part of 264 codes: a unit per
+                                                                                # second guess
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from benchmarks.common import machine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def job_way(spec: str, depth: int, processes: int) -> tuple[float, int]:
+def job_way(spec: str, depth: int, processes: int, parts: list[str]) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bounds.campaign.json")
         with open(path, "w", encoding="utf-8") as fh:
             json.dump({"format": "bullscows-campaign", "version": 1, "kind": "bound", "game": spec, "depth": depth,
-                       "target": None, "progress": "bounds.json"}, fh)
+                       "target": None, "parts": parts, "progress": "bounds.json"}, fh)
         started = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", "service.cli", "campaign", "run", path, "--processes",
                               str(processes), "--url", f"sqlite:///{os.path.join(tmp, 'jobs.sqlite3')}", "--json"],
@@ -48,19 +50,22 @@ def main() -> None:
     ap.add_argument("--game", default="4,7,1")
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--parts", default="", help="Refine only these parts of each first guess ('1.5,0.6').")
     args = ap.parse_args()
-    job_way(args.game, 2, 1)  # numba's cache loaded
+    parts = [p for p in args.parts.split(",") if p]
+    job_way(args.game, 2, 1, [])  # numba's cache loaded
     rows: dict[str, list[float]] = {"one": [], "two": []}
     values: set[int] = set()
     for _ in range(args.runs):  # interleaved, so that the machine's load weighs on both alike
         for name, processes in (("one", 1), ("two", 2)):
-            wall, value = job_way(args.game, args.depth, processes)
+            wall, value = job_way(args.game, args.depth, processes, parts)
             rows[name].append(round(wall, 2))
             values.add(value)
     if len(values) != 1:
         raise SystemExit(f"the two runs proved different bounds: {sorted(values)}")
     med = {k: statistics.median(v) for k, v in rows.items()}
-    out: dict[str, Any] = {"benchmark": "bound_jobs", "game": args.game, "depth": args.depth, "bound": values.pop(),
+    out: dict[str, Any] = {"benchmark": "bound_jobs", "game": args.game, "depth": args.depth, "parts": parts,
+                           "bound": values.pop(),
                            "runs": args.runs, "one_process_seconds": rows["one"], "two_processes_seconds": rows["two"],
                            "one_process_median": med["one"], "two_processes_median": med["two"],
                            "speed_up": round(med["one"] / med["two"], 3), "machine": machine()}

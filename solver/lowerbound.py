@@ -197,7 +197,7 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
     if depth < 1:
         raise ValueError("depth must be at least 1")
     t0 = time.perf_counter()
-    run = _RootRefinement(game, history, depth, searcher=searcher, leaf_scan=leaf_scan, branching=branching)
+    run = RootRefinement(game, history, depth, searcher=searcher, leaf_scan=leaf_scan, branching=branching)
     if run.n <= 2:
         return RootBound(run.size_only, int(run.lb0[run.n]), run.size_only, depth, None, 0, 0, 1,
                          time.perf_counter() - t0)
@@ -209,11 +209,12 @@ def root_lower_bound(game: Game, history: History = (), depth: int = 2, *,
                      run.refined, len(run.order), int(run.work[0]), time.perf_counter() - t0, list(run.parts.values()))
 
 
-class _RootRefinement:
+class RootRefinement:
     """One run of :func:`root_lower_bound`: the position's tables and what its passes share (the root's guesses in
     order, the memo, the ledgers, every root part's best bound), and its steps as methods: the passes
     (:meth:`one_pass`), a root part refined one second guess at a time (:meth:`by_second`) and one second guess's
-    parts one at a time (:meth:`by_third`).  Made and used once, by :func:`root_lower_bound` only."""
+    parts one at a time (:meth:`by_third`).  Made and used once per call, by :func:`root_lower_bound` and by
+    :mod:`solver.secondbound` (one second guess of one part)."""
 
     def __init__(self, game: Game, history: History, depth: int, *, searcher: Searcher | None, leaf_scan: bool,
                  branching: bool) -> None:
@@ -337,13 +338,7 @@ class _RootRefinement:
         call per second guess, best one-ply bound first, each guess's bound put in the ledger as it is proven
         (fail-soft like the kernel: the least bound when it is below ``beta``, else a bound of at least it)."""
         reps, starts = self.third_ply(g, child_pool)
-        first = np.empty(child_pool.shape[0], dtype=np.int64)
-        b_sub = self.b_root
-        if self.branching:  # the child pool stands for every code at this part (classes fixing the history and g)
-            b_sub = int(_one_ply_branching(self.ktable, sub, child_pool, self.lbb, self.b_root, self.n_resp, self.win,
-                                           first))
-        else:
-            _one_ply(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
+        first, b_sub = self.seconds_of(sub, child_pool)
         best, fail, found = beta, INF, False
         for i in (int(i) for i in np.argsort(first, kind="mergesort")):
             if first[i] >= best:  # ascending: the rest cannot be the least either
@@ -369,6 +364,50 @@ class _RootRefinement:
         if found:
             return best
         return INF if fail >= INF else max(fail, beta)
+
+    def seconds_of(self, sub: npt.NDArray[np.int32],
+                   child_pool: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int64], int]:
+        """The one-ply bound of a root part under each second guess of ``child_pool`` (in its order), and the part's
+        branching (the bounds its sets are valued by)."""
+        first = np.empty(child_pool.shape[0], dtype=np.int64)
+        b_sub = self.b_root
+        if self.branching:  # the child pool stands for every code at this part (classes fixing the history and g)
+            b_sub = int(_one_ply_branching(self.ktable, sub, child_pool, self.lbb, self.b_root, self.n_resp, self.win,
+                                           first))
+        else:
+            _one_ply(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
+        return first, b_sub
+
+    def part_of(self, g: int, r: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        """A root part's codes, and the second guesses below root guess ``g`` (one per class)."""
+        part_order, starts = kernels.split(*self.arrays.kernel_args(), g, self.cands, self.game.n_responses)
+        return (np.ascontiguousarray(part_order[int(starts[r]):int(starts[r + 1])], dtype=np.int32),
+                self.child_pool(g))
+
+    def child_pool(self, g: int) -> npt.NDArray[np.int32]:
+        """The second guesses below root guess ``g``, one per class of the transformations fixing the moves and g."""
+        if self.pools1.shape[0] > 0 and self.row_of[g] >= 0:
+            row = self.row_of[g]
+            return np.ascontiguousarray(self.pools1[row, : self.lens[row]], dtype=np.int32)
+        return np.zeros(0, dtype=np.int32)
+
+    def refine_second(self, g: int, r: int, g2: int, k: int, beta: int) -> int:
+        """The root part ``(g, r)`` refined ``k`` plies opening with the second guess ``g2`` alone (one of
+        :meth:`child_pool`), as :meth:`by_second` refines each of them, its bound put in the ledger; fail-soft: the
+        bound when below ``beta``, else a bound of at least it."""
+        sub, child_pool = self.part_of(g, r)
+        i = int(np.flatnonzero(child_pool == g2)[0])
+        first, b_sub = self.seconds_of(sub, child_pool)
+        lower, plies = self.shared.get_second(g, r, g2)
+        lower = max(lower, int(first[i]))
+        if plies >= k or lower >= beta:  # known at these plies already, or cut at once
+            return lower
+        reps, starts = self.third_ply(g, child_pool)
+        below = reps[int(starts[i]):int(starts[i + 1])] if starts.shape[0] > 0 else self.no_reps
+        got = self.by_third(g, r, sub, g2, below, k, beta, b_sub)
+        v = max(got, lower)
+        self.shared.put_second(g, r, g2, min(v, INF), k if got < beta else 0)
+        return v
 
     def by_third(self, g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
                  beta: int, b_sub: int) -> int:
@@ -467,10 +506,7 @@ class _RootRefinement:
                 fail = min(fail, self.n + rest)
                 continue
             self.refined += 1
-            child_pool = np.zeros(0, dtype=np.int32)
-            if self.pools1.shape[0] > 0 and self.row_of[g] >= 0:
-                row = self.row_of[g]
-                child_pool = np.ascontiguousarray(self.pools1[row, : self.lens[row]], dtype=np.int32)
+            child_pool = self.child_pool(g)
             acc, ok = self.n, True
             # In the last pass each part first takes in what other units proved of it meanwhile (a ledger shared
             # through the database): units refining the same parts, one after another, do not repeat the work.

@@ -18,6 +18,7 @@ from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.lowerbound import root_classes, root_lower_bound
 from solver.partledger import EXACT_PLIES, PartLedger
 from solver.search import Searcher, SolveOptions
+from solver.secondbound import second_guess_bound, second_guesses
 from tests import reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -585,3 +586,32 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
             branching = _one_ply_branching(table, cands, guesses, lbb, lbb.shape[0] - 1, nr, w, b)
             scores.append((a.tolist(), b.tolist(), int(branching)))
         assert scores[0] == scores[1]
+
+
+@pytest.mark.parametrize(("spec", "depth"), [("4,8,0", 3), ("4,7,1", 3)])
+def test_a_parts_second_guesses_refined_one_by_one_give_its_bound_and_each_cut_holds(spec: str, depth: int) -> None:
+    """A big root part's second guesses refined each alone (:mod:`solver.secondbound`, a bound job's units): the
+    least of their bounds is the part's bound of the whole refinement, each is the whole refinement's bound under
+    that second guess when it refined it in full, and one cut at β says a bound of at least β (fail-soft), or its
+    full bound when that is below."""
+    game = Game.from_spec(spec)
+    first = int(root_classes(game)[0])
+    whole = PartLedger()
+    root_lower_bound(game, (), depth, ledger=whole, guesses=[first])
+    r = max((key[1] for key in whole.seconds if key[0] == first), key=lambda r: (sum(
+        1 for k in whole.seconds if k[:2] == (first, r)), r))
+    seconds = second_guesses(game, (), first, r)
+    assert [low for _, low in seconds] == sorted(low for _, low in seconds)
+    alone = PartLedger()
+    got = {g2: second_guess_bound(game, (), first, r, g2, depth, ledger=alone) for g2, _ in seconds}
+    assert all(b.full for b in got.values())
+    assert min(b.value for b in got.values()) == whole.get(first, r)[0]
+    for (g1, r1, g2), (lower, plies) in whole.seconds.items():
+        if (g1, r1) == (first, r) and plies == depth - 1:
+            assert got[g2].value == lower and alone.get_second(first, r, g2) == (lower, depth - 1)
+    g2, b = max(got.items(), key=lambda kv: kv[1].value)
+    beta = min(v.value for v in got.values())
+    cut = second_guess_bound(game, (), first, r, g2, depth, beta=beta)
+    assert not cut.full and b.value >= cut.value >= beta
+    above = second_guess_bound(game, (), first, r, g2, depth, beta=b.value + 1)
+    assert above.full and above.value == b.value

@@ -159,7 +159,10 @@ class Coordinator:
         outcome = outcomes[c.job_id]
         if outcome is None:
             return None
-        if bound:
+        if bound:  # a part's second guess stops at its part's cut, any other unit at the job's
+            key = (c.g1, c.response)
+            if c.g1 is not None and c.response is not None and key in outcome.bounds:
+                return int(outcome.bounds[key])
             return None if outcome.cut is None else int(outcome.cut)
         assert c.g1 is not None and c.response is not None
         beta = outcome.bounds.get((c.g1, c.response))

@@ -31,6 +31,7 @@ themselves (:class:`JobRequest`, :class:`UnitSpec`, :class:`UnitState`) are the 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,10 +42,11 @@ from service.store.job_records import JobRequest, UnitSpec, UnitState
 from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Turn
-from solver.lowerbound import root_classes
+from solver.lowerbound import SECOND_UNITS_MIN, root_classes
 from solver.position import Position
 from solver.rollout import RolloutPlan, branch_responses, first_guess
-from solver.search import INF, Searcher
+from solver.search import INF, Searcher, SolveOptions
+from solver.secondbound import second_guesses
 from solver.table import MMAX
 from solver.vocabulary import Criterion, criterion_of, game_value, win_value
 
@@ -127,18 +129,24 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     bounds, each refined alone.  A target is met by a whole guess, so with one the guess stays one unit.  A
     unit's lower bound before it runs is the size-only bound (of the whole game, or of the part).  Each guess cut
     into parts is listed in ``plan.guesses`` with what its bound adds to its units' (``cost``: a guess to every
-    code, and the size-only bounds of the parts a job naming its parts leaves)."""
+    code, and the size-only bounds of the parts a job naming its parts leaves).
+
+    A part of :data:`solver.lowerbound.SECOND_UNITS_MIN` codes or more, at three plies or more, is cut further: one
+    unit per second guess (its ``g2``, :func:`solver.secondbound.second_guesses`, least one-ply bound first, that
+    bound the unit's before it runs).  Why: such a part alone takes hours at the depths the campaigns run, and its
+    bound is the least of its second guesses', each refined alone and cut at the least its siblings reached."""
     game = req.game_obj()
     n = game.size
     lb0 = lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX]
     classes = root_classes(game)
     if not req.parts and (len(classes) > 1 or req.target is not None):
-        units = [UnitSpec("bound", int(g), None, None, (), n, int(lb0[n]), 1, len(classes) - i)
+        whole = [UnitSpec("bound", int(g), None, None, (), n, int(lb0[n]), 1, len(classes) - i)
                  for i, g in enumerate(classes)]
-        return Plan(None, 1, n, "bound"), units
+        return Plan(None, 1, n, "bound"), whole
     guesses: list[dict[str, Any]] = []
-    units = []
-    for i, g in enumerate(int(c) for c in classes):
+    units: list[UnitSpec] = []
+    searcher: Searcher | None = None  # made once, for the big parts' second guesses
+    for g in (int(c) for c in classes):
         sizes = np.diff(kernels.split(*game.search_arrays().kernel_args(), g, np.arange(n, dtype=np.int32),
                                       game.n_responses)[1])
         parts = sorted((r for r in range(game.n_responses) if sizes[r] > 0 and r != game.all_bulls),
@@ -146,8 +154,17 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
         named = [r for r in parts if not req.parts or r in req.parts]
         left = sum(int(lb0[int(sizes[r])]) for r in parts if r not in named)
         guesses.append({"guess": g, "cost": n + left})
-        units += [UnitSpec("bound", g, int(r), None, (), int(sizes[r]), int(lb0[int(sizes[r])]), int(sizes[r]) ** 2,
-                           (len(classes) - i) * game.n_responses - j) for j, r in enumerate(named)]
+        for r in named:
+            size = int(sizes[r])
+            if size >= SECOND_UNITS_MIN and req.depth is not None and req.depth >= 3:
+                searcher = searcher or Searcher(game, SolveOptions(Criterion.TOTAL))
+                seconds = second_guesses(game, req.turns(), g, int(r), searcher=searcher)
+                units += [UnitSpec("bound", g, int(r), g2, (), size, low, size * size // len(seconds) + 1, 0)
+                          for g2, low in seconds]
+            else:
+                units.append(UnitSpec("bound", g, int(r), None, (), size, int(lb0[size]), size * size, 0))
+    # claimed in this order: guesses in bound order, their parts biggest first, a part's second guesses least first
+    units = [dataclasses.replace(u, priority=len(units) - i) for i, u in enumerate(units)]
     return Plan(None, 1, n, "bound", guesses), units
 
 
@@ -302,7 +319,8 @@ class Outcome:
     dominated: set[int] = field(default_factory=set)
     """First guesses that can no longer be the best: their queued units may be skipped."""
     bounds: dict[tuple[int, int], int] = field(default_factory=dict)
-    """β for the still-open parts: the value a unit of (g1, response) must beat to matter."""
+    """β for the still-open parts: the value a unit of (g1, response) must beat to matter (a bound job's: for each
+    part cut into second guesses, the bound at which its open units may stop)."""
     cut: int | None = None
     """A bound job's: the bound at which its open units may stop (the target, else the least bound of the
     units done: a first guess refined past it cannot lower the root's bound, the least of them all)."""
@@ -341,13 +359,27 @@ def _bound_outcome(plan: Plan, units: list[UnitState], target: int | None) -> Ou
     def low(u: UnitState) -> int:
         return int(u.value) if u.status == "done" and u.value is not None else int(u.lower_bound)
 
-    if plan.guesses:  # guesses cut into parts, one unit each
-        lows = {int(g["guess"]): int(g["cost"]) for g in plan.guesses}
+    if plan.guesses:  # guesses cut into parts, one unit each or one per second guess
+        parts: dict[tuple[int, int], list[UnitState]] = {}
         for u in units:
-            assert u.g1 is not None
-            lows[int(u.g1)] += low(u)
+            assert u.g1 is not None and u.response is not None
+            parts.setdefault((int(u.g1), int(u.response)), []).append(u)
+        part_low = {key: min(low(u) for u in us) for key, us in parts.items()}  # a part: the least of its seconds'
+        lows = {int(g["guess"]): int(g["cost"]) for g in plan.guesses}
+        for (g1, _r), value in part_low.items():
+            lows[g1] += value
         out.best_guess, out.lower = min(lows.items(), key=lambda kv: (kv[1], kv[0]))
         out.cut = target  # a part refined until its guess's bound, with the others' as proven, reaches it
+        for key, us in parts.items():
+            if us[0].g2 is None:
+                continue
+            # a second guess refined past the least its siblings reached cannot be the part's least; with a
+            # target, past what the part may add before its guess reaches the target
+            cuts = [int(u.value) for u in us if u.status == "done" and u.value is not None]
+            if target is not None:
+                cuts.append(target - (lows[key[0]] - part_low[key]))
+            if cuts:
+                out.bounds[key] = min(cuts)
     else:
         out.lower = min((low(u) for u in units), default=0)
         done = [int(u.value) for u in units if u.status == "done" and u.value is not None]

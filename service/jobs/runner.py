@@ -27,16 +27,18 @@ from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.ledger import StoreLedger, UnitStopped
 from service.jobs.plan import BOUND_KINDS, ROLLOUT_KINDS, TREE_KINDS, JobRequest, rollout_plan_of
-from service.store.bound_parts import BoundPartStore
+from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.db import Database
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore, tree_params
+from solver.boundmemo import new_memo
 from solver.game import Game, Turn
-from solver.lowerbound import root_lower_bound
+from solver.lowerbound import LEAVES, root_lower_bound
 from solver.rollout import branch_tree
 from solver.search import Searcher, SolveOptions
+from solver.secondbound import Memo, second_guess_bound
 from solver.table import Entry
 from solver.tree import to_compact
 from solver.vocabulary import Criterion, criterion_of
@@ -44,6 +46,7 @@ from solver.vocabulary import Criterion, criterion_of
 _DBS: dict[tuple[str, int], Database] = {}
 _SEARCHERS: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
 _LOCK = threading.Lock()
+_PART_MEMO: dict[tuple[str, int, int], Memo] = {}
 MAX_SEARCHERS = 4
 
 
@@ -116,6 +119,38 @@ def warm_process() -> None:
     Searcher(game, SolveOptions(Criterion.TOTAL)).solve()
     Searcher(game, SolveOptions(Criterion.KMOVERS, max_guesses=4)).solve()
     root_lower_bound(Game(3, 3, repetition=True), (), 2)  # the bound jobs' kernels
+
+
+def bound_searcher(game: Game) -> Searcher:
+    """The game's searcher that bound units refine with (its arrays and pools; LRU per process, shared with
+    :func:`searcher_for`'s): made once per process rather than once per unit, which for a second guess's unit of a
+    big game costs as much as the unit."""
+    key = ("bound", game.spec, game.alphabet)
+    with _LOCK:
+        s = _SEARCHERS.get(key)
+        if s is not None:
+            _SEARCHERS.move_to_end(key)
+            return s
+    s = Searcher(game, SolveOptions(Criterion.TOTAL))
+    with _LOCK:
+        _SEARCHERS[key] = s
+        while len(_SEARCHERS) > MAX_SEARCHERS:
+            _SEARCHERS.popitem(last=False)
+    return s
+
+
+def part_memo(job_id: str, guess: int, response: int) -> tuple[Memo, bool]:
+    """The refinement memo of one part of a bound job in this process (the last one asked: a worker process claims
+    a part's second guesses one after another), shared by the units of its second guesses, and whether it is new
+    (then the unit warms it: :func:`solver.secondbound.second_guess_bound`)."""
+    key = (job_id, guess, response)
+    with _LOCK:
+        held = _PART_MEMO.get(key)
+        if held is not None:
+            return held, False
+        _PART_MEMO.clear()  # one part's at a time: 24 MB each
+        held = _PART_MEMO[key] = new_memo()
+        return held, True
 
 
 def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, capacity: int = 1 << 20,
@@ -306,9 +341,22 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         ledger = StoreLedger(BoundPartStore(db), game, f"job:{job.id}", every=Settings().bound_flush_s,
                              stopped=beat.lost.is_set, on_flush=lambda proofs: jobs.checkpoint(unit.id, lease, proofs))
         holder.append(ledger)
-        parts = None if unit.response is None else [int(unit.response)]
-        got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger,
-                               only_parts=parts)
+        started = time.perf_counter()
+        if unit.g2 is not None:  # one second guess of a part
+            assert unit.response is not None
+            memo, fresh = part_memo(job.id, int(unit.g1), int(unit.response))
+            second = second_guess_bound(game, req.turns(), int(unit.g1), int(unit.response), int(unit.g2),
+                                        req.depth, beta=beta, ledger=ledger, searcher=bound_searcher(game),
+                                        memo=memo, warm=fresh)
+            value, full, work = max(int(unit.lower_bound), second.value), second.full, second.work
+        else:
+            parts = None if unit.response is None else [int(unit.response)]
+            got = root_lower_bound(game, req.turns(), req.depth, target=beta, guesses=[int(unit.g1)], ledger=ledger,
+                                   only_parts=parts, searcher=bound_searcher(game))
+            full, work = beta is None or got.value < beta, got.work
+            # a part's unit: the part's own bound (what the guess's is made of), at least its size-only one
+            value = got.value if unit.response is None else max(int(unit.lower_bound),
+                                                                 ledger.get(int(unit.g1), int(unit.response))[0])
         ledger.flush()
     except UnitStopped:  # its job is over (cancelled: the unit ends so), or its lease was lost (then nothing)
         status = jobs.release_unit(unit.id, lease, None, max_attempts)
@@ -318,12 +366,26 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         return _failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
-    full = beta is None or got.value < beta
-    # a part's unit: the part's own bound (what the guess's is made of), at least its size-only one
-    value = got.value if unit.response is None else max(int(unit.lower_bound), ledger.get(int(unit.g1),
-                                                                                           int(unit.response))[0])
-    ok = jobs.finish_unit(unit.id, lease, value, full, True, int(unit.g1), got.work, got.seconds, None)
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": got.work}
+    ok = jobs.finish_unit(unit.id, lease, value, full, True, int(unit.g1), work, time.perf_counter() - started, None)
+    if ok and unit.g2 is not None:
+        _close_part(jobs, BoundPartStore(db), job, req, unit)
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": work}
+
+
+def _close_part(jobs: JobStore, store: BoundPartStore, job: Job, req: JobRequest, unit: JobUnit) -> None:
+    """Once every second guess of the unit's part is done, the part's bound (the least of theirs) goes to the
+    ``bound_parts`` table as the part's own, at ``depth - 1`` plies when the least is a full bound (not one cut at
+    its β), as a whole refinement of the part would have put it; whichever worker ends the last one writes it (two
+    at once write the same: a bound only rises)."""
+    assert req.depth is not None
+    siblings = [u for u in jobs.units(job.id) if (u.g1, u.response) == (unit.g1, unit.response) and u.g2 is not None]
+    if not siblings or any(u.status != "done" or u.value is None for u in siblings):
+        return
+    least = min(siblings, key=lambda u: (int(u.value or 0), not u.exact))  # of equal ones, a full bound
+    plies = req.depth - 1 if least.exact else 0
+    store.raise_bounds(req.game, PartBounds({(int(unit.g1 or 0), int(unit.response or 0)): (int(least.value or 0),
+                                                                                             plies)}),
+                       LEAVES, f"job:{job.id}")
 
 
 def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,

@@ -28,9 +28,10 @@ from service.store.db import StorageError
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from solver.game import Game
-from solver.lowerbound import LEAVES, root_classes, root_lower_bound
-from solver.partledger import EXACT_PLIES
+from solver.lowerbound import LEAVES, SECOND_UNITS_MIN, root_classes, root_lower_bound
+from solver.partledger import EXACT_PLIES, PartLedger
 from solver.rollout import RolloutPlan, assemble, branch_tree, rollout_tree
+from solver.secondbound import second_guesses
 from solver.tree import from_compact, to_compact
 from tests.service.conftest import PG_URL, make_app
 from tests.service.test_jobs import (
@@ -125,9 +126,10 @@ def test_a_bound_job_is_one_unit_per_first_guess_and_its_value_the_least() -> No
 
 
 def test_a_bound_job_of_named_parts_is_one_unit_per_part_of_each_first_guess() -> None:
-    """``parts``: one unit per named part of each first guess (a part empty under a guess has none), each guess's
-    bound its cost, the size-only bounds of the parts it leaves, and its units' values; the target is each unit's
-    cut; a whole bound's request and digest are what they were."""
+    """``parts``: one unit per named part of each first guess (a part empty under a guess has none; a big one, one
+    per second guess), each guess's bound its cost, the size-only bounds of the parts it leaves, and its parts'
+    bounds (a part cut into second guesses: the least of theirs); the target is each part unit's cut; a whole
+    bound's request and digest are what they were."""
     game = Game.from_spec("mastermind")
     r1, r2 = game.parse_response("0.1"), game.parse_response("1.0")
     req = JobRequest.bound(game, 3, parts=(r2, r1, r2))
@@ -139,15 +141,34 @@ def test_a_bound_job_of_named_parts_is_one_unit_per_part_of_each_first_guess() -
     assert {(u.g1, u.response) for u in units} <= {(g, r) for g in classes for r in (r1, r2)}
     assert {u.g1 for u in units} == set(classes) and {u.response for u in units} == {r1, r2}
     assert len({u.priority for u in units}) == len(units)
-    states = [UnitState(u.kind, u.g1, u.response, None, "queued", u.lower_bound, id=i) for i, u in enumerate(units)]
+    split = {(u.g1, u.response) for u in units if u.g2 is not None}
+    assert split and all(u.size >= SECOND_UNITS_MIN for u in units if u.g2 is not None)
+    for g1, r in split:  # every second guess of the part, least one-ply bound first, in claim order
+        mine = sorted((u for u in units if (u.g1, u.response) == (g1, r)), key=lambda u: -u.priority)
+        assert [(u.g2, u.lower_bound) for u in mine] == second_guesses(game, (), g1, r)
+    states = [UnitState(u.kind, u.g1, u.response, u.g2, "queued", u.lower_bound, id=i) for i, u in enumerate(units)]
+
+    def lows(done: int = 0) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for g in plan.guesses:
+            g1 = int(g["guess"])
+            parts = {u.response for u in units if u.g1 == g1}
+            out[g1] = int(g["cost"]) + sum(min(u.lower_bound + done for u in units if (u.g1, u.response) == (g1, r))
+                                           for r in parts)
+        return out
+
     out = aggregate(Plan.from_json(plan.to_json()), states, 5600)
-    lows = {int(g["guess"]): int(g["cost"]) + sum(u.lower_bound for u in units if u.g1 == int(g["guess"]))
-            for g in plan.guesses}
-    assert out.lower == min(lows.values()) and out.cut == 5600 and not out.finished
+    assert out.lower == min(lows().values()) and out.cut == 5600 and not out.finished
+    g1, r = next(iter(split))
+    first = next(s for s in states if (s.g1, s.response) == (g1, r))
+    first.status, first.value = "done", first.lower_bound + 3
+    out = aggregate(plan, states)
+    assert out.bounds[(g1, r)] == first.value  # its siblings need go no further than the least done
+    assert aggregate(plan, states, 0).bounds[(g1, r)] < 0  # a target that every guess reaches cuts at once
     for s in states:
         s.status, s.value = "done", s.lower_bound + 10
     out = aggregate(plan, states)
-    assert out.finished and out.value == min(v + 10 * sum(u.g1 == g for u in units) for g, v in lows.items())
+    assert out.finished and out.value == min(lows(10).values())
 
 
 # -- campaigns by spec, through the CLI --------------------------------------------------------------------------------
@@ -183,21 +204,36 @@ def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(t
 
 def test_a_game_with_one_first_guess_is_cut_into_its_parts(tmp_path: Path) -> None:
     """4×8 without repetition has one class of first guess: its campaign is one unit per part of it (so that every
-    worker has one), and the guess's bound, its cost plus its parts' bounds, is the bound refined at once."""
+    worker has one), its big parts (504, 288 and 288 codes) one unit per second guess, and the guess's bound, its
+    cost plus its parts' bounds (a big part's the least of its second guesses'), is the bound refined at once; each
+    big part's bound goes to the file as the whole refinement proves it (at three plies)."""
     game = Game.from_spec("4,8,0")
     plan, units = bound_plan(JobRequest.bound(game, 4))
-    assert len(root_classes(game)) == 1 and len(units) == 13 and all(u.response is not None for u in units)
-    assert [u.size for u in units] == sorted((u.size for u in units), reverse=True)
-    assert sum(u.size for u in units) == game.size - 1 and plan.guesses == [{"guess": units[0].g1, "cost": 1680}]
+    first = int(root_classes(game)[0])
+    big = sorted({int(u.response or 0) for u in units if u.g2 is not None})
+    assert len(root_classes(game)) == 1 and len({u.response for u in units}) == 13
+    claimed = [u.size for u in sorted(units, key=lambda u: -u.priority)]
+    assert claimed == sorted(claimed, reverse=True)  # biggest parts first
+    assert {u.size for u in units if u.g2 is not None} == {504, 288}
+    whole_parts = [u for u in units if u.g2 is None]
+    assert len(whole_parts) + len(big) == 13
+    assert len(units) == len(whole_parts) + sum(len(second_guesses(game, (), first, r)) for r in big)
+    sizes = {int(u.response or 0): u.size for u in units}
+    assert sum(sizes.values()) == game.size - 1
+    assert plan.guesses == [{"guess": first, "cost": 1680}]
     assert len(bound_plan(JobRequest.bound(game, 4, 7000))[1]) == 1  # a target is a whole guess's
     spec = _spec_file(tmp_path, "4,8,0", 4)
     out = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'c.sqlite3'}",
                            "--processes", "2", "--json"]).stdout)
-    assert out["value"] == _at_once("4,8,0", 4) == 7817 and out["units"] == 13 and out["best_guess"] == "0123"
+    assert out["value"] == _at_once("4,8,0", 4) == 7817 and out["units"] == len(units) and out["best_guess"] == "0123"
     doc = bound_files.read(str(tmp_path / "bounds-4-8-0.json"))
     assert doc is not None and doc["units"] == {"0123": {"bound": 7817, "work": out["work"],
                                                          "seconds": out["unit_seconds"]}}
     assert bound_files.standing(game, doc) == 7817 and len(doc["parts"]["0123"]) == 13
+    whole = PartLedger()
+    root_lower_bound(game, (), 4, ledger=whole)
+    for r in big:
+        assert doc["parts"]["0123"][game.format_response(r)] == [whole.get(first, r)[0], 3]
 
 
 REPO = Path(__file__).resolve().parents[2]
