@@ -39,8 +39,11 @@ from typing import Any, TypeGuard
 from service import bound_campaigns, bound_files, rollouts
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
+from service.config import Settings
 from service.filelock import exclusive, write_json
 from service.jobs import manage
+from service.jobs.local_worker import LocalWorker
+from service.jobs.runner import stopped_by_sigterm
 from service.records import RECORDS
 from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -492,9 +495,6 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     ``records bound --campaign``): they differ in how they name the campaign, not in how it runs.
 
     :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
-    from service.jobs.local_worker import LocalWorker
-    from service.jobs.runner import stopped_by_sigterm
-
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
     job, created, taken = start(jobs, store, spec)
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
@@ -502,11 +502,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     runner = None
     if worker and job.status not in FINAL:
         runner = LocalWorker(jobs.db.url, processes, max_units=max_units)
-    elif job.status not in FINAL and not worker:
-        from service.config import Settings
-
-        if not jobs.live_workers(Settings().worker_live_s):
-            log("no worker is alive on this database: the job waits for one (`bullscows worker`)")
+    elif job.status not in FINAL and not worker and not jobs.live_workers(Settings().worker_live_s):
+        log("no worker is alive on this database: the job waits for one (`bullscows worker`)")
     out = RunOutcome(job)
     try:
         with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
