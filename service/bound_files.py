@@ -50,7 +50,10 @@ def read(path: str) -> dict[str, Any] | None:
         return None
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+            try:
+                doc = json.load(fh)
+            except ValueError as exc:
+                raise ValueError(f"not JSON ({exc})") from None
         if (not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("parts"), dict)
                 or not isinstance(doc.get("units"), dict)):
             raise ValueError("not a lower-bound campaign's progress file")
@@ -186,7 +189,7 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
             for section in BELOW:
                 ledger_below(game, doc, section)
             doc.pop("claims", None)  # parts claimed by the file campaigns of before: nobody holds them now
-            _compact_seconds(doc)
+            compact_seconds(doc)
             relabelled = doc.get("leaves") != LEAVES
             if relabelled:
                 way = doc.get("leaves") or "by size"
@@ -254,7 +257,7 @@ def _prune(tree: dict[str, Any], drop: Callable[[tuple[str, ...], list[Any]], bo
             del tree[key]
 
 
-def _compact_seconds(doc: dict[str, Any]) -> None:
+def compact_seconds(doc: dict[str, Any]) -> None:
     """Drop the second guesses' bounds that say nothing their part's bound does not: cut ones (plies 0) no higher
     than it (a part's bound is the least of its second guesses'); and the bounds of a second guess's parts once
     the second guess is known in full at more plies than they were proven for."""

@@ -286,6 +286,7 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
             "seconds": {tuple(k): v for k, v in known.seconds.items()},
             "thirds": {tuple(k): v for k, v in known.thirds.items()}}
         bound_files.merge(game, doc, known.parts, below)
+        bound_files.compact_seconds(doc)  # what the parts' bounds say already
         if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
             units, result = [], None
         for u in units:
@@ -362,28 +363,37 @@ def keeper(spec: CampaignSpec, file: str | None = None,
 
 def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
                registry: GameRegistry | None = None, command: str | None = None,
-               progress_as: str | None = None) -> dict[str, Any]:
+               progress_as: str | None = None, jobs: JobStore | None = None) -> dict[str, Any]:
     """Keep what the bound campaign proved in the registry of games that lists its game (the atlas, or the
     records, or ``registry``; ``file``: another file of that kind than the package's): the job's bound once it is
     done, else what the progress file's parts prove so far (marked unfinished; a campaign of named parts is never
     done otherwise), kept only when it beats the bound recorded
     (:meth:`service.registry.GameRegistry.keep_lower_bound`).  The record's command is ``command``, by default
     the spec's (``bullscows campaign run SPEC``), and its progress file is named ``progress_as``, by default
-    relative to the spec's parent folder.  Returns the record, whether it was kept, and the file.
+    relative to the spec's parent folder.  An unfinished record counts the units ``jobs`` has done of ``job``
+    (their sets and time); with no job, a progress file that finished this plan is kept as finished.  Returns the
+    record, whether it was kept, and the file.
 
     :raises CampaignError: a rollout spec, a game neither registry lists, one whose total is proven exactly, or a
         progress file with nothing in it yet."""
     registry, where = keeper(spec, file, registry)
     game = spec.game
     finished = job is not None and job.status == "done" and bool(job.result) and not spec.parts
+    done_before = finished_in_file(spec) if job is None else None
     if finished and job is not None and job.result:
         result = json.loads(job.result)
         summary = {"value": result["value"], "work": result["work"], "seconds": result["unit_seconds"],
                    "units": result["units"]}
+    elif done_before is not None:
+        finished, summary = True, done_before
     else:
         summary = bound_campaigns.so_far(game, spec.progress) or {}
         if not summary:
             raise CampaignError(f"{spec.progress}: nothing proven yet to keep")
+        if job is not None and jobs is not None:  # the job's units so far (a part's is no first guess's)
+            done = [u for u in jobs.units(job.id) if u.status == "done"]
+            summary.update(units=len(done), work=sum(int(u.nodes) for u in done),
+                           seconds=round(sum(float(u.seconds) for u in done), 1))
     repo = os.path.dirname(os.path.dirname(spec.path))
     command = command or f"bullscows campaign run {os.path.relpath(spec.path, repo)}"
     record = registry.campaign_bound(record_of(game, spec.depth, spec.target,
@@ -457,26 +467,46 @@ def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:
     return req.digest == mine.digest
 
 
+def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The summary of a bound campaign its progress file says it finished (this plan, its sets valued this way),
+    None when it did not: a fresh clone's database knows nothing of it, and the work must not be done again."""
+    if spec.kind != "bound" or spec.parts:
+        return None
+    doc = bound_files.read(spec.progress)
+    if (doc is None or doc.get("plan") != bound_files.plan_of(spec.depth, spec.target) or doc.get("leaves") != LEAVES
+            or not isinstance(doc.get("finished"), dict)):
+        return None
+    return dict(doc["finished"])
+
+
 def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
           registry: GameRegistry | None = None) -> None:
-    """What :func:`run` refuses before it touches any database: a bound's progress file of another game, or with
-    ``keep`` a bound nothing could keep (:func:`keeper`).
+    """What :func:`run` refuses before it touches any database: a bound's progress file of another game or holding
+    a bound that is not the game's, or with ``keep`` a bound nothing could keep (:func:`keeper`).
 
     :raises CampaignError: either."""
     if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
         bound_files.same_game(spec.game, doc, spec.progress)
+        try:  # every bound the file holds is the game's
+            bound_files.ledger_bounds(spec.game, doc)
+            bound_files.ledger_seconds(spec.game, doc)
+            bound_files.ledger_thirds(spec.game, doc)
+        except CampaignError as exc:
+            raise CampaignError(f"{spec.progress}: {exc}") from None
     if keep:
         keeper(spec, keep_in, registry)
 
 
 @dataclass
 class RunOutcome:
-    """How :func:`run` ended: the job as it was, why it stopped short (None when it did not), and the bound kept
-    (:func:`keep_bound`'s answer) when one was asked."""
+    """How :func:`run` ended: the job as it was, why it stopped short (None when it did not), the bound kept
+    (:func:`keep_bound`'s answer) when one was asked, and the progress file's summary when it had finished."""
 
-    job: Job
+    job: Job | None
+    """None when the progress file had finished the campaign already (``finished``)."""
     problem: str | None = None
     kept: dict[str, Any] | None = None
+    finished: dict[str, Any] | None = None
 
 
 def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bool = True,
@@ -496,12 +526,21 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
 
     :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
+    done = finished_in_file(spec)
+    if done is not None:
+        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} finished this campaign already: "
+            f"T >= {done.get('value')}")
+        kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
+                                                progress_as=progress_as)
+        if kept is not None:
+            log(_kept_line(spec, kept))
+        return RunOutcome(None, None, kept, done)
     job, created, taken = start(jobs, store, spec)
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
     runner = None
     if worker and job.status not in FINAL:
-        runner = LocalWorker(jobs.db.url, processes, max_units=max_units)
+        runner = LocalWorker(jobs.db.url, processes, max_units=max_units, job=job.id)
     elif job.status not in FINAL and not worker and not jobs.live_workers(Settings().worker_live_s):
         log("no worker is alive on this database: the job waits for one (`bullscows worker`)")
     out = RunOutcome(job)
@@ -522,11 +561,13 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             export(jobs, store, spec, out.job)
             if keep:  # also when stopped early: what the parts prove so far is a proof too
                 out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
-                                      progress_as=progress_as)
-                log(f"{spec.game.spec}: T >= {out.kept['record']['value']} "
-                    + ("kept" if out.kept["kept"] else "not kept (the one recorded is as good)")
-                    + f" in {out.kept['file']}")
+                                      progress_as=progress_as, jobs=jobs)
+                log(_kept_line(spec, out.kept))
         except CampaignError as exc:
             out.problem = out.problem or str(exc)
     return out
 
+
+def _kept_line(spec: CampaignSpec, kept: dict[str, Any]) -> str:
+    return (f"{spec.game.spec}: T >= {kept['record']['value']} "
+            + ("kept" if kept["kept"] else "not kept (the one recorded is as good)") + f" in {kept['file']}")

@@ -84,9 +84,13 @@ class Records(GameRegistry):
         if os.path.exists(path):
             with open(path, encoding="utf-8") as fh:
                 try:
-                    found = {str(e["game"]): e for e in json.load(fh)["games"]}
+                    doc = json.load(fh)
+                    found = {str(e["game"]): e for e in doc["games"]}
                 except (ValueError, KeyError, TypeError) as exc:
                     raise ValueError(f"{path} is not a records file ({exc})") from None
+                if "records" not in doc:  # an atlas file has games too: rewritten as records, it would be lost
+                    raise ValueError(f"{path} is not a records file (it has no \"records\" key"
+                                     + ("; it is an atlas file)" if "atlas" in doc else ")"))
         return {spec: {"game": spec, **PUBLISHED[spec], **{k: v for k, v in found.get(spec, {}).items()
                                                            if k in ("lower_bound", "best_known", "check")}}
                 for spec in PUBLISHED}

@@ -138,9 +138,10 @@ def _bound_options(fn: F) -> F:
                           "least the target, or the full bound when that is below it."),
         click.option("--campaign", is_flag=True,
                      help="Run it as a campaign (one game): a bound job in the database (--url), a unit per first "
-                          "guess (per part of it when the game has one class of first guess), run by a `bullscows "
-                          "worker` the command starts; every part's bound is kept in the database as it is proven "
-                          "and written to a progress file, so that a run stopped or killed continues from there."),
+                          "guess (per part of it when the game has one class of first guess, and per second guess "
+                          "of a part of 256 codes or more at depth 3 or more), run by a `bullscows worker` the "
+                          "command starts; every part's bound is kept in the database as it is proven and written "
+                          "to a progress file, so that a run stopped or killed continues from there."),
         click.option("--progress", type=click.Path(dir_okay=False), default=None,
                      help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this "
                           "folder)."),
@@ -151,7 +152,8 @@ def _bound_options(fn: F) -> F:
                           "are done (the same command continues)."),
         click.option("--parts", "only_parts", default=None, metavar="RESPONSES",
                      help="With --campaign: refine only the parts of these responses to each first guess "
-                          "('0.5,1.4'), the others as already proven: for the "
+                          "('0.5,1.4'), the others as already proven (the job's own value counts them at their size "
+                          "alone): for the "
                           "parts whose next ply can raise the total. No first guess is finished that way; the bound "
                           "kept is what the progress file then proves."),
     ]):
@@ -296,7 +298,8 @@ def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_j
         _emit({"game": game, "finished": True, **record}, as_json)
         return
     doc = bound_campaigns.read(progress) or {}
-    _emit({"game": game, "finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+    done = len(doc.get("units", {})) if record is None else int(record["campaign"]["units"])
+    _emit({"game": game, "finished": False, "progress": progress, "units_done": done,
            "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})}, as_json)
 
 

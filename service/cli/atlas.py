@@ -304,9 +304,9 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
 @click.option("--url", default=None,
-              help="A database whose positions table the bound starts from (a campaign's proven parts) "
-                   "and keeps the root parts' bounds in, for the searches that follow; with --campaign, the "
-                   "database of its job (default: DATABASE_URL or the SQLite file).")
+              help="Without --campaign: a database whose positions table (the positions a solve proved) the "
+                   "bound starts from, and keeps the root parts' bounds in for the searches that follow. With "
+                   "--campaign: the database of its job (default: DATABASE_URL or the SQLite file).")
 @_bound_options
 @_file_option("atlas")
 @_json_option

@@ -268,7 +268,8 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
 @_json_option
 def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, keep: bool,
                  keep_in: str | None, url: str | None, as_json: bool) -> None:
-    """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target)
+    """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target,
+    optionally parts)
     or the subtrees of a rollout tree (kind "rollout": game, plan).  What its progress file holds is taken in
     first, the job is submitted (or the one already asking the same found) and run by workers, every proof kept
     in the database as it is made, and the progress file written from the database as the job goes and at the
@@ -291,6 +292,10 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
     job = got.job
     if got.problem is not None:
         _fail(got.problem)
+    if job is None:  # its progress file had finished it: nothing to run
+        _emit({"game": parsed.game.spec, "kind": parsed.kind, **(got.finished or {}), "computed": False,
+               "progress": campaign_specs.progress_of(parsed)}, as_json)
+        return
     if job.status != "done" or job.result is None:
         _fail(f"job {job.id} {job.status}: {job.error or ''}")
     import orjson
@@ -365,11 +370,14 @@ def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
 @_url_option
 @click.option("--max-units", type=click.IntRange(min=1), default=None,
               help="Take at most this many units, and stop once they are done (default: run until stopped).")
+@click.option("--job", "only_job", default=None, metavar="JOB_ID",
+              help="Run this job's units alone (default: any job's), as a campaign command's own worker does.")
 @click.option("--no-migrate", is_flag=True, help="Do not apply migrations first.")
 @click.option("--exit-with-parent", is_flag=True, hidden=True,
               help="Stop when the parent process goes away (set by `serve --with-worker`).")
 def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, checkpoint_every: float | None,
-               url: str | None, max_units: int | None, no_migrate: bool, exit_with_parent: bool) -> None:
+               url: str | None, max_units: int | None, only_job: str | None, no_migrate: bool,
+               exit_with_parent: bool) -> None:
     """Run jobs: claim them from the database and compute their units on Dask."""
     import datetime
     import os
@@ -388,7 +396,8 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
     st = Settings()
     every = st.job_checkpoint_s if checkpoint_every is None else checkpoint_every
     cfg = WorkerConfig(heartbeat_s=st.job_heartbeat_s, stale_after_s=st.job_stale_after_s,
-                       max_attempts=st.job_max_attempts, checkpoint_s=every or None, max_units=max_units)
+                       max_attempts=st.job_max_attempts, checkpoint_s=every or None, max_units=max_units,
+                       only_job=only_job)
 
     def log(event: str, **fields: Any) -> None:
         line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}

@@ -47,6 +47,9 @@ class WorkerConfig:
     """How often every running job is refreshed (finishes jobs whose last unit another worker ran)."""
     checkpoint_s: float | None = 300.0
     """How often a running search unit saves the positions it proved (None = only when it ends)."""
+    only_job: str | None = None
+    """Run that job's units alone (None: any job's).  Why: a command that runs one campaign starts a worker for
+    it, which must not spend its time on whatever else the database holds."""
     max_units: int | None = None
     """Take at most this many units, then stop once they are done (None: run until stopped).  Why: a command
     that runs a campaign's units a few at a time (``atlas bounds --campaign --max-units``) starts a worker that
@@ -97,7 +100,7 @@ class Coordinator:
 
     def plan_one(self) -> bool:
         """Plan one queued job, if any."""
-        job = self.jobs.claim_for_planning(self.id, self.config.stale_after_s)
+        job = self.jobs.claim_for_planning(self.id, self.config.stale_after_s, only=self.config.only_job)
         if job is None:
             return False
         try:
@@ -122,7 +125,7 @@ class Coordinator:
         """Claim a side-lane unit when the lane is free, and run it in this process."""
         if self.side or not self._share_left(1):
             return 0
-        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_KINDS)
+        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_KINDS, only=self.config.only_job)
         self.units_taken += len(claims)
         for c in claims:
             fut = self._side_pool.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
@@ -135,7 +138,7 @@ class Coordinator:
         free = self._share_left(self.slots() - len(self.in_flight))
         if free <= 0:
             return 0
-        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_KINDS)
+        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_KINDS, only=self.config.only_job)
         self.units_taken += len(claims)
         outcomes: dict[str, Any] = {}
         for c in claims:

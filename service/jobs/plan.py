@@ -119,17 +119,17 @@ def tree_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
 def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     """The plan of a bound job: one ``bound`` unit per first guess (one per class of the game's symmetries), in
     the order :func:`solver.lowerbound.root_lower_bound` ranks them, each refined alone to the job's depth; or,
-    when the game has one class of first guess and the job no target, one unit per part of that guess (its
-    ``response``), biggest first; or, for a job naming its ``parts``, one unit per named part of each first guess.
+    when the game has one class of first guess, one unit per part of that guess (its ``response``), biggest first;
+    or, for a job naming its ``parts``, one unit per named part of each first guess.
 
     Why first guesses: the root's bound is the least of theirs, and each is refined by itself (the parts'
     bounds every unit proves are shared through the ``bound_parts`` table whatever unit proved them); a unit
     done cuts the others at its bound.  Why parts for one class (the games without repetition): a single unit
     would keep every worker but one idle for hours, while a first guess's bound is its cost plus its parts'
-    bounds, each refined alone.  A target is met by a whole guess, so with one the guess stays one unit.  A
-    unit's lower bound before it runs is the size-only bound (of the whole game, or of the part).  Each guess cut
-    into parts is listed in ``plan.guesses`` with what its bound adds to its units' (``cost``: a guess to every
-    code, and the size-only bounds of the parts a job naming its parts leaves).
+    bounds, each refined alone (with a target, each part until its guess's bound, the other parts' as proven by
+    then, reaches it).  A unit's lower bound before it runs is the size-only bound (of the whole game, or of the
+    part).  Each guess cut into parts is listed in ``plan.guesses`` with what its bound adds to its units'
+    (``cost``: a guess to every code, and the size-only bounds of the parts a job naming its parts leaves).
 
     A part of :data:`solver.lowerbound.SECOND_UNITS_MIN` codes or more, at three plies or more, is cut further: one
     unit per second guess (its ``g2``, :func:`solver.secondbound.second_guesses`, least one-ply bound first, that
@@ -139,7 +139,7 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     n = game.size
     lb0 = lower_bound_tables(game, n)[0, Criterion.TOTAL.code, MMAX]
     classes = root_classes(game)
-    if not req.parts and (len(classes) > 1 or req.target is not None):
+    if not req.parts and len(classes) > 1:
         whole = [UnitSpec("bound", int(g), None, None, (), n, int(lb0[n]), 1, len(classes) - i)
                  for i, g in enumerate(classes)]
         return Plan(None, 1, n, "bound"), whole

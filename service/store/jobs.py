@@ -140,15 +140,15 @@ class JobStore:
             job = s.get(Job, job_id)
             return (None if job is None else job.status), changed
 
-    def claim_for_planning(self, worker: str, stale_after: float) -> Job | None:
-        """Take a queued job to plan (or one whose planner vanished mid-plan)."""
+    def claim_for_planning(self, worker: str, stale_after: float, *, only: str | None = None) -> Job | None:
+        """Take a queued job to plan (or one whose planner vanished mid-plan); ``only``: that job alone."""
         cutoff = self._now() - timedelta(seconds=stale_after)
         with self.db.session() as s:
-            ids = s.scalars(
-                select(Job.id).where(
-                    (Job.status == "queued") | ((Job.status == "planning") & (Job.updated_at < cutoff))
-                ).order_by(Job.created_at).limit(5)
-            ).all()
+            q = select(Job.id).where((Job.status == "queued")
+                                     | ((Job.status == "planning") & (Job.updated_at < cutoff)))
+            if only is not None:
+                q = q.where(Job.id == only)
+            ids = s.scalars(q.order_by(Job.created_at).limit(5)).all()
             for job_id in ids:
                 res = s.execute(
                     update(Job).where(Job.id == job_id, (Job.status == "queued")
@@ -248,10 +248,10 @@ class JobStore:
                          u.best_guess, int(u.nodes), int(u.expected_cost), int(u.id), per)
 
     def claim_units(self, worker: str, limit: int, *, kinds: Sequence[str] | None = None,
-                    other_than: Sequence[str] = ()) -> list[Claim]:
+                    other_than: Sequence[str] = (), only: str | None = None) -> list[Claim]:
         """Up to ``limit`` queued units of running jobs, highest priority first (oldest job first
         among equals), each taken with a compare-and-set so no two workers hold one unit.  Only units
-        of ``kinds`` (default: any), and none of ``other_than``."""
+        of ``kinds`` (default: any), none of ``other_than``, and with ``only`` those of that job."""
         out: list[Claim] = []
         if limit <= 0:
             return out
@@ -259,6 +259,8 @@ class JobStore:
             q = (select(JobUnit.id, JobUnit.job_id, JobUnit.kind, JobUnit.g1, JobUnit.response)
                  .join(Job, Job.id == JobUnit.job_id)
                  .where(JobUnit.status == "queued", Job.status == "running", JobUnit.phase == Job.phase))
+            if only is not None:
+                q = q.where(JobUnit.job_id == only)
             if kinds is not None:
                 q = q.where(JobUnit.kind.in_(kinds))
             if other_than:

@@ -52,6 +52,8 @@ def _run(db: Path, spec: str, depth: int, target: int | None = None, *, progress
         campaign = campaign_specs.CampaignSpec.bound(Game.from_spec(spec), depth, target, str(progress), parts)
         got = campaign_specs.run(jobs, BoundPartStore(base), campaign, processes=1, max_units=max_units)
         assert got.problem is None, got.problem
+        if got.job is None:  # the progress file had finished it
+            return {"status": "finished before", "job": None, **(got.finished or {})}
         if got.job.status != "done" or not got.job.result:
             return {"status": got.job.status, "job": got.job.id}
         return {"status": "done", "job": got.job.id, **json.loads(got.job.result)}
@@ -73,8 +75,8 @@ def _proven_file(path: Path, spec: str, depth: int, guesses: list[str] | None = 
 
 def test_a_campaign_proves_the_bound_refined_at_once(tmp_path: Path) -> None:
     """Every first guess a unit: the least of their bounds is the root's bound at the same depth, and the file
-    keeps each unit's bound and every part's, the singletons' and pairs' marked exact; run again, the job done is
-    found and nothing is computed."""
+    keeps each unit's bound and every part's, the singletons' and pairs' marked exact; run again, on the same
+    database or on a new one (a fresh clone with the file), nothing is computed: the file says it is finished."""
     db, path = tmp_path / "jobs.sqlite", tmp_path / "bounds.json"
     got = _run(db, "mastermind", 3, progress=path)
     assert got["status"] == "done" and got["value"] == _at_once("4,6,1", 3) and got["depth"] == 3
@@ -82,8 +84,32 @@ def test_a_campaign_proves_the_bound_refined_at_once(tmp_path: Path) -> None:
     assert doc is not None and len(doc["units"]) == got["units"] == len(root_classes(Game.from_spec("4,6,1")))
     assert doc["finished"]["value"] == got["value"] and doc["plan"] == {"depth": 3, "target": None}
     assert any(v[1] == "exact" for v in _parts(doc).values())
-    again = _run(db, "4,6,1", 3, progress=path)
-    assert again == got and (bound_campaigns.read(str(path)) or {})["finished"] == doc["finished"]
+    for again in (_run(db, "4,6,1", 3, progress=path), _run(tmp_path / "new.sqlite", "4,6,1", 3, progress=path)):
+        assert again["status"] == "finished before" and again["value"] == got["value"]
+        assert bound_campaigns.read(str(path)) == doc
+    base = Database(f"sqlite:///{tmp_path / 'new.sqlite'}")
+    try:
+        assert JobStore(base).list_jobs(None, 10) == []  # no job was submitted
+    finally:
+        base.dispose()
+
+
+def test_a_campaigns_worker_runs_its_job_alone(tmp_path: Path) -> None:
+    """The worker a campaign command starts takes its campaign's units only: another job waiting in the same
+    database (a stopped campaign's, a client's) is left to the other workers."""
+    from service.store.job_records import JobRequest
+
+    db = tmp_path / "jobs.sqlite"
+    upgrade(f"sqlite:///{db}")
+    base = Database(f"sqlite:///{db}")
+    try:
+        other, _ = JobStore(base).submit(JobRequest.bound(Game.from_spec("4,8,0"), 3), "someone")
+        got = _run(db, "4,5,1", 2, progress=tmp_path / "bounds.json")
+        assert got["status"] == "done" and got["value"] == _at_once("4,5,1", 2)
+        left = JobStore(base).get(other.id)
+        assert left is not None and left.status == "queued" and JobStore(base).units(other.id) == []
+    finally:
+        base.dispose()
 
 
 @pytest.mark.slow  # two campaigns of twenty seconds; the plan's cut is a target's (test_campaign_jobs); CI runs it

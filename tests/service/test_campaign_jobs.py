@@ -181,8 +181,9 @@ def _run(args: list[str]) -> Any:
 
 def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(tmp_path: Path) -> None:
     """`campaign run SPEC` proves Mastermind's bound at three plies (the bound refined at once), writes the
-    progress file the atlas reads, and run again reuses its job.  A fresh database given only the committed
-    progress file (a new clone) reaches the same bound with less work: every part's bound is taken in first."""
+    progress file the atlas reads, and run again, on that database or a fresh one given only the committed progress
+    file (a new clone), computes nothing: the file says it is finished.  Given the file's parts but not its end, a
+    fresh database reaches the same bound with less work: every part's bound is taken in first."""
     spec = _spec_file(tmp_path, "4,6,1", 3)
     url = f"sqlite:///{tmp_path / 'one.sqlite3'}"
     out = json.loads(_run(["campaign", "run", str(spec), "--url", url, "--processes", "1", "--json"]).stdout)
@@ -190,13 +191,18 @@ def test_a_spec_campaign_reaches_the_bound_and_replays_from_its_committed_file(t
     doc = bound_files.read(str(tmp_path / "bounds-4-6-1.json"))
     assert doc is not None and doc["finished"]["value"] == 5625 and len(doc["units"]) == 5
     assert bound_files.standing(Game.from_spec("4,6,1"), doc) == 5625
-    again = _run(["campaign", "run", str(spec), "--url", url, "--no-worker", "--json"])
-    assert json.loads(again.stdout)["job"] == out["job"]  # done already: nothing computed again
+    for db in (url, f"sqlite:///{tmp_path / 'new.sqlite3'}"):
+        again = json.loads(_run(["campaign", "run", str(spec), "--url", db, "--json"]).stdout)
+        assert again["computed"] is False and again["value"] == 5625  # finished already: nothing computed again
+        assert again["job"] == out["job"]  # the job that finished it, as the file says
+    assert bound_files.read(str(tmp_path / "bounds-4-6-1.json")) == doc
     shown = json.loads(_run(["campaign", "show", str(spec), "--url", url, "--json"]).stdout)
     assert shown["job"]["status"] == "done" and shown["job"]["result"]["value"] == 5625
     got = make_app(url).test_client().get(f"/v1/jobs/{out['job']}?units=true")  # the API shows it, validated
     assert got.status_code == 200 and got.json is not None and got.json["result"]["depth"] == 3
     assert got.json["request"]["kind"] == "bound" and {u["kind"] for u in got.json["units"]} == {"bound"}
+    del doc["finished"]
+    (tmp_path / "bounds-4-6-1.json").write_text(json.dumps(doc))
     fresh = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'two.sqlite3'}",
                              "--processes", "1", "--json"]).stdout)
     assert fresh["value"] == 5625 and fresh["job"] != out["job"] and fresh["work"] < out["work"]
@@ -221,7 +227,8 @@ def test_a_game_with_one_first_guess_is_cut_into_its_parts(tmp_path: Path) -> No
     sizes = {int(u.response or 0): u.size for u in units}
     assert sum(sizes.values()) == game.size - 1
     assert plan.guesses == [{"guess": first, "cost": 1680}]
-    assert len(bound_plan(JobRequest.bound(game, 4, 7000))[1]) == 1  # a target is a whole guess's
+    targeted = bound_plan(JobRequest.bound(game, 4, 7000))[1]  # with a target too: the parts are each its cut
+    assert [(u.response, u.g2) for u in targeted] == [(u.response, u.g2) for u in units]
     spec = _spec_file(tmp_path, "4,8,0", 4)
     out = json.loads(_run(["campaign", "run", str(spec), "--url", f"sqlite:///{tmp_path / 'c.sqlite3'}",
                            "--processes", "2", "--json"]).stdout)
