@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 
 from service import atlas
 from solver.atlas import atlas_games
+from solver.boundmemo import new_memo
 from solver.game import DEFAULT_ALPHABET, Game, Turn
 from solver.lowerbound import root_classes, root_lower_bound
 from solver.partledger import EXACT_PLIES, PartLedger
 from solver.search import Searcher, SolveOptions
 from solver.secondbound import second_guess_bound, second_guesses
+from solver.vocabulary import Criterion
 from tests import reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -615,3 +617,28 @@ def test_a_parts_second_guesses_refined_one_by_one_give_its_bound_and_each_cut_h
     assert not cut.full and b.value >= cut.value >= beta
     above = second_guess_bound(game, (), first, r, g2, depth, beta=b.value + 1)
     assert above.full and above.value == b.value
+
+
+@pytest.mark.parametrize(("spec", "depth"), [("4,8,0", 3), ("4,7,1", 3), ("4,8,0", 4)])
+def test_a_parts_second_guesses_one_after_another_with_one_memo_refine_what_the_whole_part_does(
+        spec: str, depth: int) -> None:
+    """A worker process running a part's second guesses one after another, each cut at the least bound so far, with
+    the part's memo warmed once by its shallow passes: the same bound, and exactly the sets the whole refinement of
+    that part refines (so splitting a part costs no refinement, only the units' own keeping)."""
+    game = Game.from_spec(spec)
+    first = int(root_classes(game)[0])
+    split = PartLedger()  # the part the whole refinement splits by second guess the most
+    root_lower_bound(game, (), depth, ledger=split, guesses=[first])
+    r = max((key[1] for key in split.seconds if key[0] == first),
+            key=lambda r: (sum(1 for k in split.seconds if k[:2] == (first, r)), r))
+    whole = root_lower_bound(game, (), depth, guesses=[first], only_parts=[r])
+    searcher, memo = Searcher(game, SolveOptions(Criterion.TOTAL)), new_memo()
+    best: int | None = None
+    work = 0
+    for i, (g2, _) in enumerate(second_guesses(game, (), first, r, searcher=searcher)):
+        got = second_guess_bound(game, (), first, r, g2, depth, beta=best, searcher=searcher, memo=memo, warm=i == 0)
+        work += got.work
+        best = got.value if best is None else min(best, got.value)
+    ledger = PartLedger()
+    root_lower_bound(game, (), depth, guesses=[first], only_parts=[r], ledger=ledger)
+    assert best == ledger.get(first, r)[0] and work == whole.work
