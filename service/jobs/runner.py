@@ -98,20 +98,6 @@ def stopped_by_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
-def owner_alive(pid: int | None) -> bool:
-    """Whether the process ``pid`` (a campaign's, which a worker process's unit works for) still runs: a unit
-    whose campaign is gone stops at its next checkpoint rather than compute for nobody.  None: no owner."""
-    if pid is None:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def warm_process() -> None:
     """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
     by solving a tiny game with both criteria and bounding one, so that the first real unit starts at once."""
@@ -121,22 +107,27 @@ def warm_process() -> None:
     root_lower_bound(Game(3, 3, repetition=True), (), 2)  # the bound jobs' kernels
 
 
-def bound_searcher(game: Game) -> Searcher:
-    """The game's searcher that bound units refine with (its arrays and pools; LRU per process, shared with
-    :func:`searcher_for`'s): made once per process rather than once per unit, which for a second guess's unit of a
-    big game costs as much as the unit."""
-    key = ("bound", game.spec, game.alphabet)
+def _cached_searcher(key: tuple[Any, ...], make: Callable[[], Searcher]) -> Searcher:
+    """The process's searcher under ``key`` (LRU of :data:`MAX_SEARCHERS`), made by ``make`` when there is none:
+    made outside the lock, since making one takes a while."""
     with _LOCK:
         s = _SEARCHERS.get(key)
         if s is not None:
             _SEARCHERS.move_to_end(key)
             return s
-    s = Searcher(game, SolveOptions(Criterion.TOTAL))
+    s = make()
     with _LOCK:
         _SEARCHERS[key] = s
         while len(_SEARCHERS) > MAX_SEARCHERS:
             _SEARCHERS.popitem(last=False)
     return s
+
+
+def bound_searcher(game: Game) -> Searcher:
+    """The game's searcher that bound units refine with (its arrays and pools; in :func:`searcher_for`'s LRU):
+    made once per process rather than once per unit, which for a second guess's unit of a big game costs as much
+    as the unit."""
+    return _cached_searcher(("bound", game.spec, game.alphabet), lambda: Searcher(game, SolveOptions(Criterion.TOTAL)))
 
 
 def part_memo(job_id: str, guess: int, response: int) -> tuple[Memo, bool]:
@@ -158,19 +149,9 @@ def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, ca
     """A warm searcher for the question of ``req`` at depth limit ``k`` (LRU per process).  Entries
     that cost at least ``threshold`` nodes (default ``BULLSCOWS_EXPORT_THRESHOLD``) are persisted."""
     key = (req.game, req.alphabet, req.criterion, k, req.mde, req.from_set_only)
-    with _LOCK:
-        s = _SEARCHERS.get(key)
-        if s is not None:
-            _SEARCHERS.move_to_end(key)
-            return s
-    if threshold is None:
-        threshold = Settings().export_threshold
-    s = warm_searcher(positions, req.game_obj(), req.options(k), capacity, threshold)
-    with _LOCK:
-        _SEARCHERS[key] = s
-        while len(_SEARCHERS) > MAX_SEARCHERS:
-            _SEARCHERS.popitem(last=False)
-    return s
+    return _cached_searcher(key, lambda: warm_searcher(
+        positions, req.game_obj(), req.options(k), capacity,
+        Settings().export_threshold if threshold is None else threshold))
 
 
 class _Heartbeat:
