@@ -350,13 +350,7 @@ class RootRefinement:
             if plies >= k or lower >= best:  # its full bound at these plies is known, or it cannot be the least
                 v = lower
             else:
-                below = self.no_reps
-                if starts.shape[0] > 0:
-                    below = reps[int(starts[i]):int(starts[i + 1])]
-                got = self.by_third(g, r, sub, g2, below, k, best, b_sub)
-                v = max(got, lower)
-                if got < best or v > self.shared.get(g, r)[0]:  # a cut bound no higher than the part's says nothing new
-                    self.shared.put_second(g, r, g2, min(v, INF), k if got < best else 0)
+                v = self.one_second(g, r, sub, g2, self.below(reps, starts, i), k, best, b_sub, lower)
             if v < best:
                 best, found = v, True
             else:
@@ -403,10 +397,21 @@ class RootRefinement:
         if plies >= k or lower >= beta:  # known at these plies already, or cut at once
             return lower
         reps, starts = self.third_ply(g, child_pool)
-        below = reps[int(starts[i]):int(starts[i + 1])] if starts.shape[0] > 0 else self.no_reps
+        return self.one_second(g, r, sub, g2, self.below(reps, starts, i), k, beta, b_sub, lower)
+
+    def below(self, reps: npt.NDArray[np.int32], starts: npt.NDArray[np.int64], i: int) -> npt.NDArray[np.int32]:
+        """The third ply's guesses below the ``i``-th second guess (:meth:`third_ply`'s), none when not classed."""
+        return reps[int(starts[i]):int(starts[i + 1])] if starts.shape[0] > 0 else self.no_reps
+
+    def one_second(self, g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
+                   beta: int, b_sub: int, lower: int) -> int:
+        """One second guess ``g2`` of the root part ``(g, r)`` refined (:meth:`by_third`), at least ``lower`` (what
+        was known of it), and its bound put in the ledger unless it is a cut one no higher than the part's (which
+        says nothing new); fail-soft at ``beta``."""
         got = self.by_third(g, r, sub, g2, below, k, beta, b_sub)
         v = max(got, lower)
-        self.shared.put_second(g, r, g2, min(v, INF), k if got < beta else 0)
+        if got < beta or v > self.shared.get(g, r)[0]:
+            self.shared.put_second(g, r, g2, min(v, INF), k if got < beta else 0)
         return v
 
     def by_third(self, g: int, r: int, sub: npt.NDArray[np.int32], g2: int, below: npt.NDArray[np.int32], k: int,
