@@ -279,40 +279,55 @@ class NoBestKnownTreeError(SolverError):
                    "game's best known strategy)")
 
 
+def hybrid_strategy(spec: str, strategy: str | None = None, path: str = ATLAS_FILE) -> str:
+    """The one-step strategy of an unsolved entry's hybrid: ``strategy``, by default the entry's best one."""
+    entry = load(path)[spec]
+    return strategy or best_one_step({name: OneStep(**t) for name, t in entry["one_step"].items()})
+
+
+def rollout_plan(spec: str, exact_at_most: int, strategy: str | None, rollout: dict[str, int],
+                 max_guesses: int | None = None, path: str = ATLAS_FILE) -> RolloutPlan:
+    """The plan of ``atlas hybrid --rollout-width``: the hybrid (:func:`hybrid_strategy` above ``exact_at_most``)
+    rolled out as ``rollout`` says (``width``, ``levels``, ``min_size``, ``from_turn``), within ``max_guesses``."""
+    return RolloutPlan(hybrid_strategy(spec, strategy, path), exact_at_most, rollout["width"], rollout["levels"],
+                       rollout["min_size"], rollout["from_turn"], max_guesses)
+
+
 def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, path: str = ATLAS_FILE,
                folder: str | None = None, rollout: dict[str, int] | None = None, max_guesses: int | None = None,
-               campaign: dict[str, Any] | None = None,
-               log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+               progress: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Build the hybrid tree of an unsolved entry (:func:`solver.atlas.hybrid_tree`: ``strategy``, by
     default the entry's best one-step strategy, above ``exact_at_most`` candidates, optimal below), and
     keep it when it has fewer guesses than the entry's trees so far: shipped as the game's ``best-known``
     tree, recorded under ``hybrid``, and its bounds applied.  Returns the record kept, or None.
 
     ``max_guesses``: the tree keeps to that many guesses first (so that, W known, it bounds T_W too).
-    ``rollout``: the hybrid rolled out (:mod:`solver.rollout`), built as a resumable campaign of units
-    (:mod:`service.rollouts`; ``campaign``: its ``progress`` file, ``processes``, ``scheduler`` and
-    ``max_units``); None is returned, with nothing changed, while units are left."""
+    ``rollout``: the hybrid rolled out (:mod:`solver.rollout`, :func:`rollout_plan`), its tree assembled from
+    the subtrees its campaign of units built into ``progress`` (:mod:`service.rollouts`, run by
+    :func:`service.campaign_specs.run`); None is returned, with nothing changed, while units are left."""
     entry = load(path)[spec]
     if finished(entry):
         raise ValueError(f"{spec} is solved: its optimal trees are shipped")
     game = Game.from_spec(spec)
-    above = strategy or best_one_step({name: OneStep(**t) for name, t in entry["one_step"].items()})
+    above = hybrid_strategy(spec, strategy, path)
     started = time.perf_counter()
     extra: dict[str, Any] = {}
     if rollout is None:
         tree = hybrid_tree(game, above, exact_at_most, max_guesses=max_guesses)
         seconds = time.perf_counter() - started
     else:
-        plan = RolloutPlan(above, exact_at_most, rollout["width"], rollout["levels"], rollout["min_size"],
-                           rollout["from_turn"], max_guesses)
-        c = campaign or {}
-        progress = c.get("progress") or rollouts.default_path(spec)
-        built = rollouts.run(spec, plan, progress, processes=c.get("processes", 1), scheduler=c.get("scheduler"),
-                             max_units=c.get("max_units"), log=log)
-        doc = rollouts.read(progress) or {}
+        plan = rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, path)
+        progress = progress or rollouts.default_path(spec)
+        done = rollouts.finished(progress, spec, plan)
+        if done is not None:
+            raise rollouts.CampaignError(f"{progress} is a finished campaign (total {done.get('total')}); remove it "
+                                         "to build its tree again")
+        doc = rollouts.read_of(game, plan, progress) or {"units": {}}
+        built = None if "first_guess" not in doc else rollouts.tree_of(game, plan, doc)
         if built is None:
-            log(f"{spec}: {len(doc.get('units', {}))} units done, {len(rollouts.missing(game, doc))} left in "
-                f"{progress}: run the same command again to continue")
+            left = len(rollouts.missing(game, doc)) if "first_guess" in doc else "all"
+            log(f"{spec}: {len(doc['units'])} units done, {left} left in {progress}: run the same command again to "
+                "continue")
             return None
         tree, seconds = built, rollouts.seconds(doc)
         extra = {"rollout": {**rollout, "max_guesses": max_guesses},  # as the records' rollouts say it
@@ -338,7 +353,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     log(f"{spec}: {above} above {exact_at_most} candidates, optimal below: total {stats.total}, worst case "
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
     kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
-    if rollout is not None:
+    if rollout is not None and progress is not None:
         rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
     return record if kept else None
 

@@ -22,7 +22,8 @@ The progress file the spec names is the committed form, in the format the file's
 (:mod:`service.bound_files`, :mod:`service.rollouts`): a fresh clone continues from it (a bound job starts from
 its parts' bounds; a rollout job builds only the subtrees it lacks), and :func:`export` writes it from the
 database as the job goes and when it ends.  A rollout's tree is assembled, judged and shipped from the finished
-file by the command that ships it (``records rollout``, ``atlas rollout``), as before.
+file by the command that ships it (``records rollout``, ``atlas hybrid --rollout-width``), which runs its campaign
+through :func:`run` too.
 """
 
 from __future__ import annotations
@@ -93,6 +94,20 @@ class CampaignSpec:
         progress = os.path.abspath(progress)
         return cls(os.path.join(os.path.dirname(progress), f"bounds-{name}.campaign.json"), "bound", game, progress,
                    depth, target, parts=tuple(sorted(set(parts))))
+
+    @classmethod
+    def rollout(cls, game: Game, plan: RolloutPlan, progress: str) -> CampaignSpec:
+        """A rollout campaign given by a command's options (``records rollout``, ``atlas hybrid --rollout-width``):
+        as if its spec were beside its progress file."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "rollout", game, progress,
+                   plan=plan.as_dict())
+
+    @property
+    def rollout_plan(self) -> RolloutPlan:
+        """A rollout campaign's plan, as the solver takes it."""
+        return RolloutPlan(**self.plan)
 
     def request(self, skip: tuple[int, ...] = ()) -> JobRequest:
         """The job that runs the campaign (equal specs give the same job: the store reuses it); a rollout's
@@ -207,27 +222,18 @@ def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
 _OPTIONAL = {f.name for f in dataclasses.fields(RolloutPlan)} - {"strategy", *PLAN_INTS}
 
 
-def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> tuple[Job, bool, str]:
+def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+          units: list[str] | None = None) -> tuple[Job, bool, str]:
     """(job, created, what was taken in): the spec's campaign set going from what its progress file holds.
 
     A bound campaign's file gives the database its parts' bounds (none falls; a file whose sets were valued
     another way gives its bounds at no known depth), and the job is the one asking the same (running, or done:
-    nothing is computed again) or a new one.  A rollout campaign's earlier jobs first write their finished
-    subtrees to the file; the job then builds the subtrees the file lacks (a new job when the file grew).
+    nothing is computed again) or a new one.  A rollout campaign's job builds the subtrees the file lacks (only
+    those of the responses ``units`` names, when given: :func:`service.rollouts.start_job`).
 
     :raises CampaignError: the progress file is unreadable, or another game's or plan's."""
     if spec.kind == "rollout":
-        earlier = _earlier_rollouts(jobs, spec)
-        for job in earlier:
-            export(jobs, store, spec, job)  # what it built after the file was last written
-        doc = _rollout_doc(spec)
-        skip = () if doc is None else tuple(spec.game.parse_response(r) for r in doc["units"])
-        req = spec.request(skip)
-        for job in earlier:  # a stopped run's job that asks other subtrees: the new one builds what it had left
-            if job.status not in FINAL and job.request_hash != req.digest:
-                jobs.cancel(job.id)
-        job, created = jobs.submit(req, SUBMITTER)
-        return job, created, f"{len(skip)} subtrees built before"
+        return rollouts.start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)
     doc = bound_files.read(spec.progress)
     sent = 0
     if doc is not None:
@@ -240,24 +246,6 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> tuple[Jo
     return job, created, f"{sent} part bounds from {os.path.basename(spec.progress)}"
 
 
-def _earlier_rollouts(jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-    """The campaign's earlier rollout jobs (same game and plan, whatever they skipped)."""
-    plan = spec.request().rollout
-    return [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
-            if (r := JobRequest.from_json(j.request)).kind == "rollout" and r.rollout == plan]
-
-
-def _rollout_doc(spec: CampaignSpec) -> dict[str, Any] | None:
-    """The rollout campaign's progress file, checked to be of this game and plan.
-
-    :raises CampaignError: unreadable, or another campaign's."""
-    doc = rollouts.read(spec.progress)
-    if doc is not None and (doc.get("game") != spec.game.spec or doc.get("plan") != spec.plan):
-        raise CampaignError(f"{spec.progress} continues another campaign ({doc.get('game')}: {doc.get('plan')}), "
-                            f"not the spec's ({spec.game.spec}: {spec.plan})")
-    return doc
-
-
 def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
     """Write what the database holds of the spec's campaign to its progress file, and return the document
     written.  Nothing the file holds is lost: a bound's parts are raised, never lowered (the file's own sections,
@@ -268,7 +256,7 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
     if spec.kind == "rollout":
-        return _export_rollout(jobs, spec, job)
+        return rollouts.export(jobs, spec.game, spec.rollout_plan, spec.progress, job)
     return _export_bound(jobs, store, spec, job)
 
 
@@ -303,30 +291,6 @@ def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job
                                "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
                                "units": int(result["units"]), "date": datetime.date.today().isoformat(),
                                "job": job.id}
-        write_json(spec.progress, doc)
-    return doc
-
-
-def _export_rollout(jobs: JobStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-    """The job's finished subtrees added to the rollout progress file (begun with the job's first guess when there
-    is none yet), where ``rollouts.run`` finds them and builds only the others."""
-    game = spec.game
-    first = None if job.plan is None else json.loads(job.plan)["guesses"][0]["guess"]
-    units = [u for u in jobs.units(job.id) if u.status == "done" and u.output]
-    with exclusive(spec.progress):
-        doc = _rollout_doc(spec)
-        if doc is None:
-            if first is None:
-                return {"units": {}}  # nothing to write yet: the job has no first guess before it is planned
-            doc = {"format": rollouts.FORMAT, "game": game.spec, "plan": spec.plan,
-                   "first_guess": game.format_code(int(first)), "first_guess_seconds": 0.0,
-                   "started": datetime.date.today().isoformat(), "units": {}}
-        if first is not None and doc["first_guess"] != game.format_code(int(first)):
-            raise CampaignError(f"{spec.progress} plays {doc['first_guess']} first, the job "
-                                f"{game.format_code(int(first))}: they are not one campaign's")
-        for u in units:
-            name = game.format_response(int(u.response or 0))
-            doc["units"].setdefault(name, {"tree": u.output, "seconds": round(float(u.seconds), 1)})
         write_json(spec.progress, doc)
     return doc
 
@@ -405,9 +369,11 @@ def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
 
 def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, *, export_every: float,
            poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None,
-           enough: Callable[[Job], bool] = lambda _job: False) -> Job:
+           enough: Callable[[Job], bool] = lambda _job: False,
+           on_units: Callable[[Job], None] = lambda _job: None) -> Job:
     """Wait for the spec's job to end (whatever workers run it), or until ``enough(job)``, writing its progress
-    file every ``export_every`` seconds; the job as it was then.
+    file every ``export_every`` seconds and telling ``on_units`` each time more of its units are done; the job as
+    it was then.
 
     :raises CampaignError: ``stop_if()`` gave a reason to stop waiting (the worker the command started is gone)."""
     last = time.monotonic()
@@ -416,7 +382,9 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
         if reason is not None:
             raise CampaignError(reason)
         time.sleep(poll)
-        job = jobs.get(job.id) or job
+        before, job = job.units_done, jobs.get(job.id) or job
+        if job.units_done != before:
+            on_units(job)
         if time.monotonic() - last >= export_every and job.plan is not None:
             export(jobs, store, spec, job)
             last = time.monotonic()
@@ -440,7 +408,7 @@ def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
             return None
         return {"file": spec.progress, "standing": bound_files.standing(spec.game, doc),
                 "finished": doc.get("finished", {}).get("value")}
-    doc = _rollout_doc(spec)
+    doc = rollouts.read_of(spec.game, spec.rollout_plan, spec.progress)
     if doc is None:
         return None
     missing = rollouts.missing(spec.game, doc)
@@ -512,11 +480,12 @@ class RunOutcome:
 def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bool = True,
         processes: int | None = None, export_every: float = 300.0, max_units: int | None = None,
         keep: bool = False, keep_in: str | None = None, registry: GameRegistry | None = None,
-        command: str | None = None, progress_as: str | None = None,
-        log: Callable[[str], None] = lambda _: None) -> RunOutcome:
-    """Run the spec's campaign as a job: take in its progress file (:func:`start`), start a ``bullscows worker``
-    on the job store's database unless ``worker`` is False (the workers already running then do the work; with
-    ``max_units``, it takes that many units and stops), wait for the job writing the file every ``export_every``
+        command: str | None = None, progress_as: str | None = None, units: list[str] | None = None,
+        scheduler: str | None = None, log: Callable[[str], None] = lambda _: None) -> RunOutcome:
+    """Run the spec's campaign as a job: take in its progress file (:func:`start`; a rollout's ``units``: only
+    those responses' subtrees), start a ``bullscows worker`` on the job store's database unless ``worker`` is
+    False (the workers already running then do the work; with ``max_units``, it takes that many units and stops;
+    with ``scheduler``, it runs them on that Dask cluster), wait for the job writing the file every ``export_every``
     seconds (:func:`follow`), and at the end, or when stopped (Ctrl-C, SIGTERM, the worker gone or its share
     done), stop the worker, write the file and, with
     ``keep``, keep the bound (:func:`keep_bound`, with ``keep_in``, ``registry``, ``command`` and ``progress_as``).
@@ -535,12 +504,22 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         if kept is not None:
             log(_kept_line(spec, kept))
         return RunOutcome(None, None, kept, done)
-    job, created, taken = start(jobs, store, spec)
+    job, created, taken = start(jobs, store, spec, units)
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
+    told: set[int] = set()
+
+    def tell(now: Job) -> None:  # a rollout's finished subtrees, each said once with what it costs
+        if spec.kind != "rollout":
+            return
+        for u in jobs.units(now.id):
+            if u.status == "done" and u.output and u.id not in told:
+                told.add(u.id)
+                log(rollouts.unit_done(spec.game, spec.rollout_plan, int(u.response or 0), u.output, float(u.seconds)))
+
     runner = None
     if worker and job.status not in FINAL:
-        runner = LocalWorker(jobs.db.url, processes, max_units=max_units, job=job.id)
+        runner = LocalWorker(jobs.db.url, processes, max_units=max_units, job=job.id, scheduler=scheduler)
     elif job.status not in FINAL and not worker and not jobs.live_workers(Settings().worker_live_s):
         log("no worker is alive on this database: the job waits for one (`bullscows worker`)")
     out = RunOutcome(job)
@@ -548,7 +527,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
             out.job = follow(jobs, store, spec, job, export_every=export_every,
                              enough=lambda _job: runner is not None and runner.share_done(),
-                             stop_if=lambda: None if runner is None else runner.gone())
+                             stop_if=lambda: None if runner is None else runner.gone(), on_units=tell)
     except CampaignError as exc:
         out.problem = str(exc)
     except (KeyboardInterrupt, SystemExit):
@@ -558,6 +537,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             runner.stop()
         try:
             out.job = jobs.get(job.id) or out.job
+            if out.job is not None and (created or job.status not in FINAL):
+                tell(out.job)
             export(jobs, store, spec, out.job)
             if keep:  # also when stopped early: what the parts prove so far is a proof too
                 out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,

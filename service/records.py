@@ -175,76 +175,78 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
                     path=path, folder=folder, log=log)
 
 
-def add_rollout(spec: str, strategy: str, exact_at_most: int, *, width: int, from_turn: int, levels: int,
-                min_size: int, max_guesses: int | None = None, over_width: int | None = None,
-                play: tuple[str, ...] = (), keep_width: int | None = None, judge_width: int | None = None,
-                judge_turns: tuple[int, int] | None = None, polish: tuple[int, int, float] | None = None,
-                judge_pool: int | None = None, path: str = RECORDS_FILE,
-                folder: str | None = None, progress: str | None = None, processes: int = 1,
-                scheduler: str | None = None, max_units: int | None = None, units: list[str] | None = None,
-                graft: bool = False, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Build the game's rollout tree over the hybrid (:mod:`solver.rollout`) as a campaign of units, one per
-    response to the first guess (:mod:`service.rollouts`: ``progress`` its file, ``processes`` or a Dask
-    ``scheduler`` where the units run, ``max_units`` to stop after that many, ``units`` to build only those
-    responses' units), and, once every unit is done,
-    keep it when it beats the recorded one (:func:`add_tree`).  ``log`` is told each unit and each rollout
-    decision made in this process.  ``play``: guesses given at chosen positions (:attr:`RolloutPlan.play`);
-    ``keep_width``: how many guesses the hybrid's big positions near the limit try to keep it
-    (:attr:`RolloutPlan.keep_width`); ``judge_width``, ``judge_turns`` and ``judge_pool``: the nested rollout's
-    judge (:attr:`RolloutPlan.judge_width`, :attr:`RolloutPlan.judge_pool`); ``polish``: (above, at most,
-    seconds) of the polish of each unit (:attr:`RolloutPlan.polish`).  ``graft``: once the ``units`` asked for
-    are done, the other responses take the shipped best-known tree's subtrees (same first guess), and that tree
-    is judged like a whole campaign's: a change to a few parts costs only their units.  Returns the tree's
-    record with ``kept``, or the campaign's progress (``finished: false``) when units are left.
+def rollout_command(spec: str, plan: RolloutPlan, units: list[str] | None = None, graft: bool = False) -> str:
+    """The ``records rollout`` command of ``plan`` (with ``--units ... --graft`` when grafted): pasted, it runs
+    the same campaign."""
+    judged = "" if plan.judge_turns is None else (
+        f" --judge-width {plan.judge_width} --judge-turns "
+        + (f"{plan.judge_turns[0]}" if plan.judge_turns[0] == plan.judge_turns[1]
+           else f"{plan.judge_turns[0]}-{plan.judge_turns[1]}")
+        + ("" if plan.judge_pool is None else f" --judge-pool {plan.judge_pool}"))
+    return (f"bullscows records rollout -g {spec} --strategy {plan.strategy} --exact-at-most {plan.exact_at_most} "
+            f"--width {plan.width} --from-turn {plan.from_turn} --levels {plan.levels} --min-size {plan.min_size}"
+            + ("" if plan.max_guesses is None else f" --max-guesses {plan.max_guesses}")
+            + ("" if plan.over_width is None else f" --over-width {plan.over_width}")
+            + ("" if plan.keep_width is None else f" --keep-width {plan.keep_width}")
+            + judged
+            + ("" if plan.polish is None else
+               f" --polish-units {plan.polish[0]},{plan.polish[1]},{plan.polish[2]:g}")
+            + "".join(f" --play {shlex.quote(text)}" for text in plan.play)
+            + ("" if not graft or units is None else f" --units {','.join(u.strip() for u in units)} --graft"))
 
-    :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess.
-    """
-    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
-                       keep_width, judge_width, judge_turns, polish, judge_pool)
-    progress = progress or rollouts.default_path(spec)
-    judged = "" if judge_turns is None else (
-        f" --judge-width {judge_width} --judge-turns "
-        + (f"{judge_turns[0]}" if judge_turns[0] == judge_turns[1] else f"{judge_turns[0]}-{judge_turns[1]}")
-        + ("" if judge_pool is None else f" --judge-pool {judge_pool}"))
-    command = (f"bullscows records rollout -g {spec} --strategy {strategy} --exact-at-most {exact_at_most} "
-               f"--width {width} --from-turn {from_turn} --levels {levels} --min-size {min_size}"
-               + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
-               + ("" if over_width is None else f" --over-width {over_width}")
-               + ("" if keep_width is None else f" --keep-width {keep_width}")
-               + judged
-               + ("" if plan.polish is None else
-                  f" --polish-units {plan.polish[0]},{plan.polish[1]},{plan.polish[2]:g}")
-               + "".join(f" --play {shlex.quote(text)}" for text in plan.play)
-               + ("" if not graft or units is None else f" --units {','.join(u.strip() for u in units)} --graft"))
-    before = load(path)[spec].get("best_known")
+
+def refuse_graft(spec: str, units: list[str] | None, graft: bool, path: str = RECORDS_FILE) -> None:
+    """What ``--graft`` needs before any unit is built: the units to put in, and a shipped tree to put them in.
+
+    :raises CampaignError: either is missing."""
     if graft and units is None:
         raise rollouts.CampaignError("--graft puts the units of --units into the shipped tree: give --units")
-    if graft and before is None:
+    if graft and load(path)[spec].get("best_known") is None:
         raise rollouts.CampaignError(f"--graft puts units into the shipped best-known tree, and {spec} has none yet")
+
+
+def add_rollout(spec: str, plan: RolloutPlan, progress: str, *, path: str = RECORDS_FILE, folder: str | None = None,
+                units: list[str] | None = None, graft: bool = False,
+                log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Judge the game's rollout tree over the hybrid (:mod:`solver.rollout`), whose campaign of units, one per
+    response to the first guess, has built its subtrees into ``progress`` (:mod:`service.rollouts`, run by
+    :func:`service.campaign_specs.run`): once every unit is there, the tree is assembled and kept when it beats the
+    recorded one (:func:`add_tree`).  ``graft``: once the ``units`` asked for are done, the other responses take
+    the shipped best-known tree's subtrees (same first guess), and that tree is judged like a whole campaign's: a
+    change to a few parts costs only their units.  Returns the tree's record with ``kept``, or the campaign's
+    progress (``finished: false``) when units are left; a campaign judged before is not judged again.
+
+    :raises CampaignError: ``graft`` without ``units``, or without a shipped tree of the same first guess; a
+        progress file of another campaign.
+    """
+    refuse_graft(spec, units, graft, path)
+    command = rollout_command(spec, plan, units, graft)
     done = rollouts.finished(progress, spec, plan)
     if done is not None:
         log(f"{spec}: {progress} is a finished campaign of this plan (total {done['total']}): nothing to do")
         return {**done, "finished": True, "kept": False, "progress": progress}
-    tree = rollouts.run(spec, plan, progress, processes=processes, scheduler=scheduler, max_units=max_units,
-                        units=units, log=log)
-    doc = rollouts.read(progress) or {}
+    game = Game.from_spec(spec)
+    doc = rollouts.read_of(game, plan, progress) or {"units": {}}
+    tree = None if "first_guess" not in doc else rollouts.tree_of(game, plan, doc)
     before = load(path)[spec].get("best_known")  # as it is now: another command may have shipped a tree meanwhile
     grafted: list[str] = []
-    if tree is None and graft and before is not None and units is not None:
+    if tree is None and graft and before is not None and units is not None and "first_guess" in doc:
         tree, grafted = graft_units(spec, plan, doc, units, folder, log)
     if tree is None:
-        left = len(rollouts.missing(Game.from_spec(spec), doc))
-        return {"finished": False, "progress": progress, "units_done": len(doc.get("units", {})),
+        left = len(rollouts.missing(game, doc)) if "first_guess" in doc else None
+        return {"finished": False, "progress": progress, "units_done": len(doc["units"]),
                 "units_left": left, "seconds": round(rollouts.seconds(doc), 1)}
+    strategy, exact_at_most, max_guesses = plan.strategy, plan.exact_at_most, plan.max_guesses
+    judge_turns = plan.judge_turns
     fields: dict[str, Any] = {"above": strategy, "exact_at_most": exact_at_most, "rollout": {
-        "width": width, "from_turn": from_turn, "levels": levels, "min_size": min_size, "max_guesses": max_guesses,
-        **({} if over_width is None else {"over_width": over_width}),
-        **({} if keep_width is None else {"keep_width": keep_width}),
-        **({} if judge_turns is None else {"judge_width": judge_width, "judge_turns": list(judge_turns)}),
-        **({} if judge_pool is None else {"judge_pool": judge_pool}),
+        "width": plan.width, "from_turn": plan.from_turn, "levels": plan.levels, "min_size": plan.min_size,
+        "max_guesses": max_guesses,
+        **({} if plan.over_width is None else {"over_width": plan.over_width}),
+        **({} if plan.keep_width is None else {"keep_width": plan.keep_width}),
+        **({} if judge_turns is None else {"judge_width": plan.judge_width, "judge_turns": list(judge_turns)}),
+        **({} if plan.judge_pool is None else {"judge_pool": plan.judge_pool}),
         **({} if plan.polish is None else {"polish_units": list(plan.polish)}),
         **({} if not plan.play else {"play": list(plan.play)})}}
-    game = Game.from_spec(spec)
     for turns, guess in given_guesses(game, plan.play).items():
         node = tree.node_at(list(turns))
         if node is None or node.guess != guess:

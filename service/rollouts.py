@@ -1,15 +1,16 @@
-"""Rollout campaigns: a rollout tree (:mod:`solver.rollout`) built as units, one per response to the first
-guess, run on as many processes or machines as there are (Dask), its progress kept in a file.
+"""Rollout campaigns: a rollout tree (:mod:`solver.rollout`) built as a job of units, one per response to the
+first guess, its subtrees kept in a progress file from which the tree is assembled.
 
 Why: a records tree takes a quarter of an hour to hours of one core, and a session, a machine or a process
 can end before it does.  The rollout decides each position from its path alone, so the subtree below each
 response to the first guess is a unit that any process can build alone, and the finished tree is those
-subtrees put back under the first guess.  Each finished unit is written to the progress file at once
-(atomically, under a lock): a campaign killed at any moment loses only the units that were running, and
-run again with the same file it builds only the units that are missing.  The file carries the plan, so a
-second run with other parameters is refused rather than mixed in.  When every unit is there, the tree is
-assembled (checked move by move against its candidates) and handed to the caller, which plays every
-secret through it before it claims anything.
+subtrees put back under the first guess.  The units are a ``rollout`` job's (:func:`start_job`): whatever
+workers run it (the one a command starts, or many machines on one PostgreSQL), each finished subtree is in the
+database at once, and :func:`export` writes it to the progress file, the committed form: a fresh clone's run
+builds only the subtrees the file lacks.  The file carries the plan, so a run with other parameters is refused
+rather than mixed in.  When every subtree is there, :func:`tree_of` assembles the tree (checked move by move
+against its candidates) for the command that judges it, which plays every secret through it before it claims
+anything.  Running the units is :func:`service.campaign_specs.run`'s, as for every campaign.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from typing import Any
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
+from service.store.job_records import JobRequest
+from service.store.jobs import JobStore
+from service.store.models import Job
 from solver.game import Code, Game
-from solver.rollout import RolloutPlan, assemble, branch_responses, branch_tree, first_guess
-from solver.tree import Tree, from_compact, to_compact
+from solver.rollout import RolloutPlan, assemble, branch_responses, first_guess
+from solver.tree import Tree, from_compact
 
 FORMAT = "bullscows-rollout-campaign"
+FINAL = ("done", "failed", "cancelled")
 
 Log = Callable[[str], None]
 
@@ -55,121 +60,28 @@ def read(path: str) -> dict[str, Any] | None:
         raise CampaignError(f"{path}: {exc}") from None
 
 
-def start(game: Game, plan: RolloutPlan, path: str, log: Log = lambda _: None) -> dict[str, Any]:
-    """The campaign's progress: read from ``path`` when it is there (and is this game's and plan's), else
-    begun there, with the first guess chosen (the hybrid's own, or rolled out when the plan starts at 1).
+def read_of(game: Game, plan: RolloutPlan, path: str) -> dict[str, Any] | None:
+    """The progress file's document when it is this game's and plan's campaign, None when there is none.
 
-    :raises CampaignError: the file belongs to another game or plan.
-    """
-    with exclusive(path):
-        doc = read(path)
-        if doc is not None:
-            if doc.get("game") != game.spec or doc.get("plan") != plan.as_dict():
-                raise CampaignError(
-                    f"{path} continues another campaign ({doc.get('game')}: {doc.get('plan')}); give another "
-                    "progress file, or remove this one to start again")
-            return doc
-    started = time.perf_counter()
-    first = first_guess(game, plan, log)
-    doc = {"format": FORMAT, "game": game.spec, "plan": plan.as_dict(), "first_guess": game.format_code(first),
-           "first_guess_seconds": round(time.perf_counter() - started, 1),
-           "started": datetime.date.today().isoformat(), "units": {}}
-    with exclusive(path):
-        if read(path) is None:
-            write_json(path, doc)
-        else:  # another process began it meanwhile: continue theirs
-            doc = read(path) or doc
+    :raises CampaignError: unreadable, or another campaign's."""
+    doc = read(path)
+    if doc is not None and (doc.get("game") != game.spec or doc.get("plan") != plan.as_dict()):
+        raise CampaignError(f"{path} continues another campaign ({doc.get('game')}: {doc.get('plan')}), not this "
+                            f"one ({game.spec}: {plan.as_dict()}); give another progress file, or remove this one to "
+                            "start again")
     return doc
 
 
-def _unit(spec: str, plan: dict[str, Any], first: Code, response: int,
-          log: Log = lambda _: None) -> tuple[int, str, float]:
-    """One unit, as a worker process runs it: the subtree's compact text and its time (``log``: its rollout
-    decisions, when it runs in the campaign's own process)."""
-    game = Game.from_spec(spec)
-    started = time.perf_counter()
-    tree = branch_tree(game, RolloutPlan(**plan), first, response, log)
-    return response, to_compact(tree), time.perf_counter() - started
-
-
-def _amend(path: str, change: Callable[[dict[str, Any]], None], *, required: bool = True) -> None:
-    """Change the progress file as it is now (re-read under its lock: other processes write to it too);
-    a file gone is an error when ``required``, else nothing to change."""
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            if not required:
-                return
-            raise CampaignError(f"{path} disappeared while the campaign ran")
-        change(doc)
-        write_json(path, doc)
-
-
-def record_unit(path: str, game: Game, response: int, text: str, seconds: float) -> None:
-    """Add a finished unit to the progress file."""
-    _amend(path, lambda doc: doc["units"].update(
-        {game.format_response(response): {"tree": text, "seconds": round(seconds, 1)}}))
-
-
-def unit_done(game: Game, plan: RolloutPlan, response: int, text: str, seconds: float) -> str:
-    """The log line of a finished unit, with what its subtree costs: a campaign stopped early (``--max-units``,
-    or a trial of ``--play``) is judged by its units before the whole tree exists."""
-    stats = from_compact(text).stats()
-    over = "" if plan.max_guesses is None else f", {stats.beyond(plan.max_guesses)} beyond {plan.max_guesses}"
-    return (f"{game.spec}: unit {game.format_response(response)} done in {seconds:.1f} s: {stats.secrets} secrets, "
-            f"{stats.total} guesses (the first included), worst case {stats.worst_case}{over}")
-
-
-def _record_run(path: str, run: dict[str, Any]) -> None:
-    """Note a run that finished its units (how many, where, its wall-clock time) in the progress file: the
-    units' own times say what the work cost, the runs how long it took to wait for it."""
-    _amend(path, lambda doc: doc.setdefault("runs", []).append(run), required=False)
+def begin(game: Game, plan: RolloutPlan, first: Code, seconds: float) -> dict[str, Any]:
+    """A new progress document of the campaign, opening with ``first`` (chosen in ``seconds``)."""
+    return {"format": FORMAT, "game": game.spec, "plan": plan.as_dict(), "first_guess": game.format_code(first),
+            "first_guess_seconds": round(seconds, 1), "started": datetime.date.today().isoformat(), "units": {}}
 
 
 def missing(game: Game, doc: dict[str, Any]) -> list[int]:
     """The responses whose units are not finished yet, biggest first."""
     first = game.parse_code(doc["first_guess"])
     return [r for r in branch_responses(game, first) if game.format_response(r) not in doc["units"]]
-
-
-def run(spec: str, plan: RolloutPlan, path: str, *, processes: int = 1, scheduler: str | None = None,
-        max_units: int | None = None, units: list[str] | None = None, log: Log = lambda _: None) -> Tree | None:
-    """Run the campaign of ``plan`` on ``spec`` until every unit is finished (or ``max_units`` more are, or those
-    of ``units``, responses to the first guess as texts), the progress in ``path``.  ``processes``: 1 runs the
-    units here, one after another; more start a Dask ``LocalCluster`` of that many processes; ``scheduler`` joins
-    a Dask cluster instead (many machines; only this process reads and writes ``path``).  Returns the assembled
-    tree once every unit is finished, else None.  One command per progress file: two would build the same units
-    twice (nothing is lost, each keeps what the other saved, but the work is done twice)."""
-    game = Game.from_spec(spec)
-    doc = start(game, plan, path, log)
-    if "finished" in doc:
-        raise CampaignError(f"{path} is a finished campaign (total {doc['finished'].get('total')}); remove it to "
-                            "build its tree again")
-    first = game.parse_code(doc["first_guess"])
-    todo = missing(game, doc)
-    log(f"{spec}: first guess {doc['first_guess']}, {len(doc['units'])} units done, {len(todo)} to do")
-    if units is not None:
-        chosen = named_responses(game, first, units, "--units", "unit")
-        todo = [r for r in todo if r in chosen]
-    if max_units is not None:
-        todo = todo[:max_units]
-    started = time.perf_counter()
-    if todo and processes <= 1 and scheduler is None:
-        for r in todo:
-            response, text, seconds = _unit(spec, plan.as_dict(), first, r, log)
-            record_unit(path, game, response, text, seconds)
-            log(unit_done(game, plan, response, text, seconds))
-    elif todo:
-        _run_dask(spec, plan, first, todo, path, processes, scheduler, log)
-    if todo:
-        _record_run(path, {"date": datetime.date.today().isoformat(), "units": len(todo),
-                           "where": scheduler or f"{max(processes, 1)} process(es)",
-                           "wall_seconds": round(time.perf_counter() - started, 1)})
-    doc = read(path) or doc
-    if missing(game, doc):
-        return None
-    branches = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()}
-    return assemble(game, plan, first, branches)
 
 
 def named_responses(game: Game, first: Code, texts: list[str], option: str, noun: str) -> set[int]:
@@ -193,31 +105,91 @@ def named_responses(game: Game, first: Code, texts: list[str], option: str, noun
     return chosen
 
 
-def _run_dask(spec: str, plan: RolloutPlan, first: Code, todo: list[int], path: str, processes: int,
-              scheduler: str | None, log: Log) -> None:
-    from distributed import Client, as_completed
+def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitter: str,
+              units: list[str] | None = None) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the campaign's job, building the subtrees the progress file lacks (only
+    those of the responses ``units`` names, when given).  The campaign's earlier jobs first write their finished
+    subtrees to the file, and one still running that asks other subtrees is cancelled: the new one builds what
+    it had left, and nothing is built twice.
 
-    from service.jobs.runner import local_cluster, stopped_by_sigterm, warm_process
+    With ``units`` the first guess is needed to name them: a file not begun yet is begun here with it.
 
-    game = Game.from_spec(spec)
-    with stopped_by_sigterm():
-        cluster = None
-        if scheduler:
-            client = Client(scheduler)  # type: ignore[no-untyped-call]
-        else:
-            cluster = local_cluster(processes)
-            client = Client(cluster)  # type: ignore[no-untyped-call]
-        try:
-            client.run(warm_process)
-            futures = [client.submit(_unit, spec, plan.as_dict(), first, r, pure=False) for r in todo]
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                response, text, seconds = future.result()
-                record_unit(path, game, response, text, seconds)
-                log(unit_done(game, plan, response, text, seconds))
-        finally:
-            client.close()  # type: ignore[no-untyped-call]
-            if cluster is not None:
-                cluster.close()
+    :raises CampaignError: the file is unreadable or another campaign's; a unit named is not one."""
+    earlier = earlier_jobs(jobs, game, plan, submitter)
+    for job in earlier:
+        export(jobs, game, plan, path, job)  # what it built after the file was last written
+    doc = read_of(game, plan, path)
+    if doc is not None and "finished" in doc:
+        raise CampaignError(f"{path} is a finished campaign (total {doc['finished'].get('total')}): its subtrees "
+                            "went into the tree it judged; remove it to build the tree again")
+    if units is not None and doc is None:
+        started = time.perf_counter()
+        first = first_guess(game, plan)
+        with exclusive(path):
+            doc = read_of(game, plan, path) or begin(game, plan, first, time.perf_counter() - started)
+            write_json(path, doc)
+    skip = set() if doc is None else {game.parse_response(r) for r in doc["units"]}
+    if units is not None and doc is not None:
+        first = game.parse_code(doc["first_guess"])
+        asked = named_responses(game, first, units, "--units", "unit")
+        skip |= set(branch_responses(game, first)) - asked
+    req = JobRequest.rollout_of(game, plan.as_dict(), tuple(sorted(skip)))
+    for job in earlier:  # a stopped run's job that asks other subtrees: the new one builds what it had left
+        if job.status not in FINAL and job.request_hash != req.digest:
+            jobs.cancel(job.id)
+    job, created = jobs.submit(req, submitter)
+    return job, created, f"{0 if doc is None else len(doc['units'])} subtrees built before"
+
+
+def earlier_jobs(jobs: JobStore, game: Game, plan: RolloutPlan, submitter: str) -> list[Job]:
+    """The campaign's jobs in the store (same game and plan, whatever they skipped), oldest first."""
+    asked = JobRequest.rollout_of(game, plan.as_dict()).rollout
+    return [j for j in jobs.submitted(submitter, game.spec)
+            if (r := JobRequest.from_json(j.request)).kind == "rollout" and r.rollout == asked]
+
+
+def export(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, job: Job) -> dict[str, Any]:
+    """The job's finished subtrees added to the progress file (begun with the job's first guess when there is none
+    yet); the document written.  A subtree the file has already stays as it is.
+
+    :raises CampaignError: the file is another campaign's, or opens with another first guess than the job."""
+    guess = None if job.plan is None else json.loads(job.plan)["guesses"][0]
+    done = [u for u in jobs.units(job.id) if u.status == "done" and u.output]
+    with exclusive(path):
+        doc = read_of(game, plan, path)
+        if doc is None:
+            if guess is None:
+                return {"units": {}}  # nothing to write yet: the job has no first guess before it is planned
+            doc = begin(game, plan, int(guess["guess"]), float(guess.get("seconds", 0.0)))
+        if guess is not None and doc["first_guess"] != game.format_code(int(guess["guess"])):
+            raise CampaignError(f"{path} plays {doc['first_guess']} first, the job "
+                                f"{game.format_code(int(guess['guess']))}: they are not one campaign's")
+        new = [u for u in done if game.format_response(int(u.response or 0)) not in doc["units"]]
+        if not new and os.path.exists(path):
+            return doc
+        for u in new:
+            doc["units"][game.format_response(int(u.response or 0))] = {"tree": u.output,
+                                                                       "seconds": round(float(u.seconds), 1)}
+        write_json(path, doc)
+    return doc
+
+
+def tree_of(game: Game, plan: RolloutPlan, doc: dict[str, Any]) -> Tree | None:
+    """The campaign's tree, its subtrees put back under its first guess (each checked move by move against its
+    candidates), once the file holds every one; None while some are missing."""
+    if missing(game, doc):
+        return None
+    branches = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()}
+    return assemble(game, plan, game.parse_code(doc["first_guess"]), branches)
+
+
+def unit_done(game: Game, plan: RolloutPlan, response: int, text: str, seconds: float) -> str:
+    """The log line of a finished unit, with what its subtree costs: a campaign stopped early (``--max-units``,
+    or a trial of ``--play``) is judged by its units before the whole tree exists."""
+    stats = from_compact(text).stats()
+    over = "" if plan.max_guesses is None else f", {stats.beyond(plan.max_guesses)} beyond {plan.max_guesses}"
+    return (f"{game.spec}: unit {game.format_response(response)} done in {seconds:.1f} s: {stats.secrets} secrets, "
+            f"{stats.total} guesses (the first included), worst case {stats.worst_case}{over}")
 
 
 def finished(path: str, spec: str, plan: RolloutPlan) -> dict[str, Any] | None:

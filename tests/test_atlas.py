@@ -474,7 +474,8 @@ def test_the_hybrid_command_rolls_out_when_asked(tmp_path: Path) -> None:
     plain = hybrid_tree(Game.from_spec("4,3,1"), "entropy", 3).stats().total
     progress = tmp_path / "campaign.json"
     args = ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "entropy", "--exact-at-most", "3", "--rollout-width", "3",
-            "--file", str(path), "--trees", str(folder), "--progress", str(progress)]
+            "--file", str(path), "--trees", str(folder), "--progress", str(progress),
+            "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
     stopped = CliRunner().invoke(cli, [*args, "--max-units", "2"])
     assert stopped.exit_code == 0 and "run the same command again" in stopped.output
     assert "hybrid" not in atlas.load(str(path))["4,3,1"]  # nothing claimed before every unit is done

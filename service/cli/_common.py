@@ -106,8 +106,8 @@ def _game_filter_options(fn: F) -> F:
 
 
 def _campaign_options(when: str = "") -> Callable[[F], F]:
-    """The rollout campaign's options (``service.rollouts``), alike wherever a command runs one; ``when``
-    prefixes their help (the condition under which the command runs a campaign at all)."""
+    """The rollout campaign's options (``service.rollouts``, run by :func:`_rollout_campaign`), alike wherever a
+    command runs one; ``when`` prefixes their help (the condition under which the command runs a campaign at all)."""
 
     def decorate(fn: F) -> F:
         for option in reversed([
@@ -115,12 +115,17 @@ def _campaign_options(when: str = "") -> Callable[[F], F]:
                          help=f"{when}The campaign's progress file (default: campaigns/rollout-<game>.json in "
                               "this folder)."),
             click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-                         help=f"{when}Processes building units at once (more than 1: a Dask LocalCluster)."),
+                         help=f"{when}Processes of the worker the command starts (units built at once)."),
             click.option("--scheduler", default=None,
-                         help=f"{when}A Dask scheduler's address (tcp://host:8786) to run the units on."),
+                         help=f"{when}A Dask scheduler's address (tcp://host:8786): the command's worker runs the "
+                              "units on that cluster."),
             click.option("--max-units", type=click.IntRange(min=1), default=None,
                          help=f"{when}Stop after this many more units (the same command continues from the "
                               "progress file)."),
+            click.option("--url", default=None,
+                         help=f"{when}The job database the campaign runs in (default: DATABASE_URL or the "
+                              "service's SQLite file); workers of other machines on the same PostgreSQL take its "
+                              "units too."),
         ]):
             fn = option(fn)
         return fn
@@ -285,6 +290,30 @@ def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progr
         _fail(str(exc))
     if got.kept is not None:
         _emit_campaign(spec, got.kept["record"], file, as_json)
+    if got.problem is not None:
+        _fail(got.problem)
+
+
+def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, scheduler: str | None,
+                      max_units: int | None, units: list[str] | None, url: str | None) -> None:
+    """``records rollout`` and ``atlas hybrid --rollout-width``: the rollout campaign's units built as a job
+    (:func:`service.campaign_specs.run`, a worker of ``processes`` processes on ``url``'s database, ``units`` only
+    those responses'), its subtrees written to ``progress``, where the command then assembles and judges the tree.
+    Nothing is run for a campaign the file says was judged already."""
+    from service import campaign_specs, rollouts
+    from service.campaign_files import CampaignError
+    from solver.game import Game
+
+    if rollouts.finished(progress, spec, plan) is not None:
+        return
+    campaign = campaign_specs.CampaignSpec.rollout(Game.from_spec(spec), plan, progress)
+    try:
+        campaign_specs.check(campaign)
+        jobs, store = _campaign_stores(url)
+        got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
+                                 units=units, scheduler=scheduler, log=_log)
+    except CampaignError as exc:
+        _fail(str(exc))
     if got.problem is not None:
         _fail(got.problem)
 

@@ -22,6 +22,7 @@ from service.cli._common import (
     _print_table,
     _read_json,
     _refuse_campaign_options,
+    _rollout_campaign,
     _shown,
     _trees_option,
     main,
@@ -199,13 +200,14 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
                  folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
                  rollout_min_size: int | None, max_guesses: int | None, progress: str | None, processes: int,
-                 scheduler: str | None, max_units: int | None, as_json: bool) -> None:
+                 scheduler: str | None, max_units: int | None, url: str | None, as_json: bool) -> None:
     """Build an unsolved game's hybrid tree (a one-step strategy above --exact-at-most candidates, the
     optimal guess below) and, when it beats the game's trees so far, ship it as the game's best-known
     tree and lower the open upper bounds to what it proves.  Game by game, the file saved after each.
 
     With --rollout-width the hybrid is rolled out, as a campaign of units (one per response to the first
-    guess) saved to its progress file as each finishes: stopped or killed, the same command continues it.
+    guess): a rollout job in the database (--url) built by a `bullscows worker` the command starts, each subtree
+    kept there once built and written to the progress file: stopped or killed, the same command continues it.
     Prints, game by game, the tree kept (or that none was); --json: each game's record, null when none was
     kept or units are left."""
     from service import atlas, rollouts
@@ -230,12 +232,16 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
             _fail(f"--rollout-levels ({rollout_levels}) must be at least --rollout-from-turn ({rollout_from_turn})")
         rollout = {"width": rollout_width, "from_turn": rollout_from_turn, "levels": rollout_levels,
                    "min_size": rollout_min_size or exact_at_most}
-    campaign = {"progress": progress, "processes": processes, "scheduler": scheduler, "max_units": max_units}
     kept: dict[str, Any] = {}
     for spec in specs:
         try:
+            file_of = None
+            if rollout is not None:
+                file_of = progress or rollouts.default_path(spec)
+                plan = atlas.rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, file)
+                _rollout_campaign(spec, plan, file_of, processes, scheduler, max_units, None, url)
             kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                                          max_guesses=max_guesses, campaign=campaign, log=_log)
+                                          max_guesses=max_guesses, progress=file_of, log=_log)
         except rollouts.CampaignError as exc:
             _fail(str(exc))
     _emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
@@ -247,7 +253,9 @@ def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
         if record is None:
             click.echo(f"{spec}: {none}")
         else:
-            click.echo(f"{spec}: kept {_shown(record.get('strategy'))}, total {_shown(record.get('total'))}, "
+            how = record.get("strategy") or ("" if "above" not in record else  # a hybrid's record names its parts
+                                               f"{record['above']} above {record.get('exact_at_most')} candidates")
+            click.echo(f"{spec}: kept {_shown(how or None)}, total {_shown(record.get('total'))}, "
                        f"worst case {_shown(record.get('worst_case'))}")
 
 

@@ -23,6 +23,7 @@ from service.cli._common import (
     _polish_options,
     _print_table,
     _refuse_campaign_options,
+    _rollout_campaign,
     _share,
     _shown,
     _trees_option,
@@ -196,16 +197,17 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
                     play: tuple[str, ...], units: str | None,
                     graft: bool, path: str | None, folder: str | None,
                     progress: str | None, processes: int, scheduler: str | None, max_units: int | None,
-                    as_json: bool) -> None:
+                    url: str | None, as_json: bool) -> None:
     """Build the game's rollout tree: at guesses --from-turn to --levels, wherever more than --min-size
     candidates are left, try --width guesses, complete each with the hybrid, and play the cheapest.  It needs
     no more guesses than the hybrid.
 
-    It runs as a campaign of units, one per response to the first guess, on --processes processes or a Dask
-    cluster, each finished unit saved to --progress at once: stopped or killed, the same command continues
-    where it was.  When every unit is done, the tree is played through every secret and shipped as the
-    best-known tree when it beats the one recorded.  Prints its record (or the campaign's progress; --json: as
-    JSON); units and decisions are logged on stderr.
+    It runs as a campaign of units, one per response to the first guess: a rollout job in the database (--url),
+    built by a `bullscows worker` the command starts (--processes processes, or a Dask cluster's with
+    --scheduler), each finished subtree kept in the database at once and written to --progress: stopped or
+    killed, the same command continues where it was.  When every unit is done, the tree is played through every
+    secret and shipped as the best-known tree when it beats the one recorded.  Prints its record (or the
+    campaign's progress; --json: as JSON); each unit is logged on stderr with what its subtree costs.
 
     --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
     rest rolled out around it; give the campaign a --progress file of its own.  --units with --graft builds only
@@ -214,7 +216,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     --polish-units polishes each unit built."""
     from service import records, rollouts
     from solver.game import Game
-    from solver.rollout import given_guesses
+    from solver.rollout import RolloutPlan, given_guesses
 
     spec = _spec(game)
     _one_step_checked(strategy)
@@ -254,14 +256,14 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     except ValueError as exc:
         _fail(f"--play {exc}")
     _readable(path or records.RECORDS_FILE)
+    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
+                       keep_width, judge_width, turns, polish, judge_pool)
+    file = progress or rollouts.default_path(spec)
+    asked = None if units is None else units.split(",")
     try:
-        record = records.add_rollout(spec, strategy, exact_at_most, width=width, from_turn=from_turn, levels=levels,
-                                     min_size=min_size, max_guesses=max_guesses, over_width=over_width, play=play,
-                                     keep_width=keep_width, judge_width=judge_width, judge_turns=turns,
-                                     judge_pool=judge_pool, polish=polish,
-                                     path=path or records.RECORDS_FILE,
-                                     folder=folder, progress=progress, processes=processes, scheduler=scheduler,
-                                     max_units=max_units, units=None if units is None else units.split(","),
+        records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
+        _rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
+        record = records.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder, units=asked,
                                      graft=graft, log=_log)
     except rollouts.CampaignError as exc:
         _fail(str(exc))

@@ -18,7 +18,7 @@ class LocalWorker:
     :meth:`stop` (which also runs when the command itself dies: ``--exit-with-parent``)."""
 
     def __init__(self, db_url: str, processes: int | None = None, checkpoint_every: float | None = None,
-                 max_units: int | None = None, job: str | None = None) -> None:
+                 max_units: int | None = None, job: str | None = None, scheduler: str | None = None) -> None:
         cmd = [sys.executable, "-m", "service.cli", "worker", "--url", db_url, "--no-migrate", "--exit-with-parent"]
         if processes:
             cmd += ["--processes", str(processes)]
@@ -26,6 +26,8 @@ class LocalWorker:
             cmd += ["--checkpoint-every", str(checkpoint_every)]
         if max_units is not None:
             cmd += ["--max-units", str(max_units)]
+        if scheduler is not None:  # its units run on that Dask cluster's workers, not on processes of its own
+            cmd += ["--scheduler", scheduler]
         if job is not None:  # the command's job alone: not whatever else the database holds
             cmd += ["--job", job]
         self.max_units = max_units

@@ -32,6 +32,7 @@ themselves (:class:`JobRequest`, :class:`UnitSpec`, :class:`UnitState`) are the 
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,13 +183,16 @@ def rollout_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     Why per response: the rollout decides each position from its path alone, so each subtree below the first
     guess is built alone, by any process, and the tree is those subtrees put back under the first guess."""
     game = req.game_obj()
+    started = time.perf_counter()
     first = int(first_guess(game, rollout_plan_of(req)))
+    seconds = round(time.perf_counter() - started, 1)  # the campaign's time counts it, as its units'
     responses = [r for r in branch_responses(game, first) if r not in set(req.skip)]
     units = []
     for i, r in enumerate(responses):
         n = len(game.candidates([Turn(first, r)]))
         units.append(UnitSpec("rollout", first, int(r), None, ((first, int(r)),), n, 0, n * n, len(responses) - i))
-    return Plan(None, 1, game.size, "rollout", [{"guess": first, "skip": list(req.skip)}]), units
+    return Plan(None, 1, game.size, "rollout", [{"guess": first, "skip": list(req.skip),
+                                                          "seconds": seconds}]), units
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,

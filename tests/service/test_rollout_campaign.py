@@ -4,12 +4,14 @@ the same as the one built at once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,8 @@ from click.testing import CliRunner
 from service import records, rollouts
 from service.cli import main
 from solver.game import Game
-from solver.rollout import RolloutPlan, plan_chooser, rollout_tree
+from solver.rollout import RolloutPlan, branch_responses, plan_chooser, rollout_tree
 from solver.tree import Tree, build_tree, from_compact, to_compact
-from tests.service.progress_wait import wait_for_progress
 
 SPEC = "4,6,1"
 PLAN = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1)
@@ -33,66 +34,41 @@ def _whole() -> str:
                                    min_size=PLAN.min_size, from_turn=PLAN.from_turn))
 
 
-def test_a_campaign_stopped_after_some_units_continues_to_the_same_tree(tmp_path: Path) -> None:
-    path = str(tmp_path / "progress.json")
-    seen: list[str] = []
-    assert rollouts.run(SPEC, PLAN, path, max_units=4, log=seen.append) is None
-    doc = rollouts.read(path)
-    assert doc is not None and len(doc["units"]) == 4 and doc["plan"] == PLAN.as_dict()
-    for name, unit in doc["units"].items():  # each unit's line says what its subtree costs
-        stats = from_compact(unit["tree"]).stats()
-        assert sum(f"unit {name} done in" in line and f": {stats.secrets} secrets, {stats.total} guesses (the first "
-                   f"included), worst case {stats.worst_case}" in line for line in seen) == 1
-    left = len(rollouts.missing(Game.from_spec(SPEC), doc))
-    seen.clear()
-    tree = rollouts.run(SPEC, PLAN, path, log=seen.append)
-    assert tree is not None and to_compact(tree) == _whole()
-    assert sum("done in" in line for line in seen) == left  # only the missing units were built
-    runs = (rollouts.read(path) or {})["runs"]
-    assert [r["units"] for r in runs] == [4, left] and all(r["wall_seconds"] >= 0 for r in runs)
-
-
-def test_a_campaign_killed_mid_unit_loses_only_the_running_unit(tmp_path: Path) -> None:
-    """SIGKILL while units run: the units saved before are kept, the next run builds only the others, and the
-    tree is the one built at once."""
-    path = tmp_path / "progress.json"
-    code = ("import sys; from service import rollouts; from solver.rollout import RolloutPlan; "
-            f"rollouts.run({SPEC!r}, RolloutPlan(**{PLAN.as_dict()!r}), sys.argv[1])")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], cwd=REPO)
-    try:
-        wait_for_progress(proc, path, rollouts.read, lambda doc: len(doc["units"]) >= 2, timeout=120)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait()
-    saved = rollouts.read(str(path))
-    assert saved is not None and 2 <= len(saved["units"]) < len(rollouts.missing(Game.from_spec(SPEC), {
-        **saved, "units": {}}))
-    seen: list[str] = []
-    tree = rollouts.run(SPEC, PLAN, str(path), log=seen.append)
-    assert tree is not None and to_compact(tree) == _whole()
-    rebuilt = sum("done in" in line for line in seen)
-    assert rebuilt == len(rollouts.missing(Game.from_spec(SPEC), {**saved, "units": {}})) - len(saved["units"])
-
-
-def test_a_campaign_runs_its_units_on_dask_processes(tmp_path: Path) -> None:
-    tree = rollouts.run(SPEC, PLAN, str(tmp_path / "progress.json"), processes=2)
-    assert tree is not None and to_compact(tree) == _whole()
+def _done_lines(output: str) -> dict[str, str]:
+    """The units the command said it built, each with its line."""
+    return {line.split("unit ", 1)[1].split(" ", 1)[0]: line for line in output.splitlines() if " done in " in line}
 
 
 def test_a_progress_file_of_another_plan_or_a_broken_one_is_refused(tmp_path: Path) -> None:
+    """The campaign's job is started from its progress file only when the file is this game's and plan's: another
+    plan's, another game's, one already judged and a broken one are refused with the file's name, the file left as
+    it was and no job submitted."""
+    from service.migrate import upgrade
+    from service.store.db import Database
+    from service.store.jobs import JobStore
+    from solver.rollout import first_guess
+
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    upgrade(url)
+    jobs = JobStore(Database(url))
+    game = Game.from_spec(SPEC)
     path = tmp_path / "progress.json"
-    rollouts.run(SPEC, PLAN, str(path), max_units=1)
+    path.write_text(json.dumps(rollouts.begin(game, PLAN, first_guess(game, PLAN), 0.1)))
     before = path.read_text()
     other = RolloutPlan("entropy", 6, 2, 3, 6, from_turn=1)
-    with pytest.raises(rollouts.CampaignError, match="continues another campaign"):
-        rollouts.run(SPEC, other, str(path))
-    with pytest.raises(rollouts.CampaignError, match="continues another campaign"):
-        rollouts.run("3,4,1", PLAN, str(path))
+    with pytest.raises(rollouts.CampaignError, match=r"progress\.json continues another campaign"):
+        rollouts.start_job(jobs, game, other, str(path), "test")
+    with pytest.raises(rollouts.CampaignError, match=r"progress\.json continues another campaign"):
+        rollouts.start_job(jobs, Game.from_spec("3,4,1"), PLAN, str(path), "test")
     assert path.read_text() == before
+    judged = {**json.loads(before), "finished": {"total": 5000}}
+    path.write_text(json.dumps(judged))
+    with pytest.raises(rollouts.CampaignError, match="is a finished campaign"):
+        rollouts.start_job(jobs, game, PLAN, str(path), "test")
     path.write_text("{not json")
     with pytest.raises(rollouts.CampaignError, match=r"progress\.json"):
-        rollouts.run(SPEC, PLAN, str(path))
-    assert path.read_text() == "{not json"
+        rollouts.start_job(jobs, game, PLAN, str(path), "test")
+    assert path.read_text() == "{not json" and jobs.list_jobs() == []
 
 
 @pytest.fixture
@@ -104,30 +80,41 @@ def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _small_rollout(tmp_path: Path) -> tuple[Path, Path, Path, list[str]]:
-    """(records file, trees folder, progress file, the rollout command's arguments on them) of a small campaign."""
+    """(records file, trees folder, progress file, the rollout command's arguments on them) of a small campaign, its
+    job in a database of the test's own."""
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "campaign.json"
     folder.mkdir()
     args = ["records", "rollout", "--json", "-g", SPEC, "--strategy", "entropy", "--exact-at-most", "6", "--width", "3",
             "--from-turn", "1", "--levels", "3", "--min-size", "6", "--file", str(path), "--trees", str(folder),
-            "--progress", str(progress)]
+            "--progress", str(progress), "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
     return path, folder, progress, args
 
 
 def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_path: Path) -> None:
-    """`records rollout --max-units` stops with the campaign's progress; the same command finishes it, ships the
-    tree with the units' summed time and how it was split, and closes the progress file (its subtrees dropped:
-    the shipped tree is what is kept); a third run has nothing to do."""
-    path, _, progress, args = _small_rollout(tmp_path)
+    """`records rollout --max-units` stops with the campaign's progress, each unit built said with what its subtree
+    costs; the same command (a worker of two processes) builds only the units left, ships the tree built at once
+    with the units' summed time and how it was split, and closes the progress file (its subtrees dropped: the
+    shipped tree is what is kept); a third run has nothing to do, and another plan on the file is refused."""
+    path, folder, progress, args = _small_rollout(tmp_path)
     runner = CliRunner()
     first = runner.invoke(main, [*args, "--max-units", "3"])
     assert first.exit_code == 0, first.output
     part = json.loads(first.stdout)
     assert part["finished"] is False and part["units_done"] == 3 and part["units_left"] > 0
     assert not path.exists()  # nothing is claimed before every unit is done
-    second = runner.invoke(main, args)
+    doc = rollouts.read(str(progress))
+    assert doc is not None and doc["plan"] == PLAN.as_dict() and set(doc["units"]) == set(_done_lines(first.output))
+    for name, line in _done_lines(first.output).items():
+        stats = from_compact(doc["units"][name]["tree"]).stats()
+        assert line.endswith(f": {stats.secrets} secrets, {stats.total} guesses (the first included), worst case "
+                             f"{stats.worst_case}")
+    second = runner.invoke(main, [*args, "--processes", "2"])
     assert second.exit_code == 0, second.output
+    assert len(_done_lines(second.output)) == part["units_left"]  # only the missing units were built
     done = json.loads(second.stdout)
     assert done["finished"] and done["kept"] and done["campaign"]["units"] == 3 + part["units_left"]
+    shipped = (folder / f"{SPEC.replace(',', '-')}-best-known.tree").read_text()
+    assert to_compact(from_compact(shipped)) == _whole()
     stored = json.loads(progress.read_text())
     assert stored["finished"]["total"] == done["total"] and all("tree" not in u for u in stored["units"].values())
     assert abs(stored["finished"]["seconds"] - done["seconds"]) < 0.2
@@ -138,6 +125,55 @@ def test_the_rollout_command_is_a_resumable_campaign(small_records: str, tmp_pat
     assert third.exit_code == 0 and json.loads(third.stdout)["kept"] is False and "nothing to do" in third.output
     other = runner.invoke(main, [*args, "--width", "2"])
     assert other.exit_code == 2 and "continues another campaign" in other.output
+
+
+LONG = RolloutPlan("entropy", 60, 6, 3, 20, from_turn=2)
+"""4 positions of 7 colours with repetition: thirteen units of 2 to 4 s each, long enough to kill a run mid-way."""
+
+
+@pytest.mark.slow  # half a minute; the whole suite (CI) runs it
+def test_a_campaign_killed_with_sigkill_loses_no_subtree_it_built(tmp_path: Path) -> None:
+    """`campaign run` of a rollout spec killed with SIGKILL mid-way (its worker then stops with it): every subtree
+    built before is in the database even where the progress file does not have it yet, the next run writes them
+    to the file and builds only the others, and the tree is the one built at once."""
+    from service.store.db import Database, StorageError
+    from service.store.jobs import JobStore
+
+    spec_file = tmp_path / "rollout-4-7-1.campaign.json"
+    spec_file.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "rollout",
+                                     "game": "4,7,1", "plan": LONG.as_dict(), "progress": "rollout-4-7-1.json"}))
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    run = [sys.executable, "-m", "service.cli", "campaign", "run", str(spec_file), "--url", url, "--processes", "1"]
+    proc = subprocess.Popen(run, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    jobs: JobStore | None = None
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (tmp_path / "jobs.sqlite").exists():
+                jobs = jobs or JobStore(Database(url))
+                with contextlib.suppress(StorageError):  # its tables are still being made
+                    if sum(u.status == "done" for j in jobs.list_jobs() for u in jobs.units(j.id)) >= 2:
+                        break
+            time.sleep(0.1)
+        assert proc.poll() is None, "the campaign ended before the test could kill it"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert jobs is not None
+    time.sleep(3)  # the worker sees its command gone (each second) and stops, its running unit given back
+    built = {u.response for j in jobs.list_jobs() for u in jobs.units(j.id) if u.status == "done"}
+    game = Game.from_spec("4,7,1")
+    units = len(branch_responses(game, int(json.loads(jobs.list_jobs()[0].plan or "")["guesses"][0]["guess"])))
+    assert 2 <= len(built) < units
+    again = subprocess.run(run, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert len(_done_lines(again.stderr)) == units - len(built)  # the others only
+    doc = rollouts.read(str(tmp_path / "rollout-4-7-1.json"))
+    assert doc is not None
+    tree = rollouts.tree_of(game, LONG, doc)
+    whole = rollout_tree(game, LONG.strategy, LONG.exact_at_most, width=LONG.width, levels=LONG.levels,
+                         min_size=LONG.min_size, from_turn=LONG.from_turn)
+    assert tree is not None and to_compact(tree) == to_compact(whole)
 
 
 def test_the_rollout_command_builds_only_the_units_asked(small_records: str, tmp_path: Path) -> None:
@@ -215,8 +251,12 @@ def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monke
     combined, taken = best_branches(alone, hybrid_tree(game, "most-parts", 6))
     expected = combined.stats().total
     assert taken and expected < min(first["total"], alone.stats().total)
-    got = records.add_rollout(spec, "entropy", 3, width=2, from_turn=2, levels=3, min_size=3, path=str(path),
-                              folder=str(folder), progress=str(tmp_path / "campaign.json"))
+    ran = CliRunner().invoke(main, [
+        "records", "rollout", "--json", "-g", spec, "--strategy", "entropy", "--exact-at-most", "3", "--width", "2",
+        "--from-turn", "2", "--levels", "3", "--min-size", "3", "--file", str(path), "--trees", str(folder),
+        "--progress", str(tmp_path / "campaign.json"), "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"])
+    assert ran.exit_code == 0, ran.output
+    got = json.loads(ran.stdout)
     assert got["kept"] and got["total"] == expected
     assert got["branches_kept"] == [game.format_response(r) for r in sorted(taken)]
     assert got["command"].startswith(first["command"] + " && bullscows records rollout -g 3,6,1")
@@ -237,7 +277,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     folder.mkdir()
     args = ["records", "rollout", "-g", spec, "--strategy", "entropy", "--exact-at-most", "3", "--width", "2",
             "--from-turn", "2", "--levels", "3", "--min-size", "3", "--file", str(path), "--trees", str(folder),
-            "--progress", str(progress), "--json"]
+            "--progress", str(progress), "--json", "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
     runner = CliRunner()
     alone = runner.invoke(main, [*args, "--graft"])
     assert alone.exit_code == 2 and "--graft puts the units of --units into the shipped tree" in alone.output
@@ -297,8 +337,8 @@ def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp
     assert again.exit_code == 0 and "nothing to do" in again.output
     # a pool: the judge picks among the 5 best there, and the record and command say so
     pooled_progress = tmp_path / "pooled.json"
-    pooled = runner.invoke(main, [*args[:-2], "--progress", str(pooled_progress), "--judge-width", "3",
-                                  "--judge-turns", "2", "--judge-pool", "5"])
+    pooled_args = [str(pooled_progress) if a == str(progress) else a for a in args]
+    pooled = runner.invoke(main, [*pooled_args, "--judge-width", "3", "--judge-turns", "2", "--judge-pool", "5"])
     assert pooled.exit_code == 0, pooled.output
     plan = RolloutPlan("entropy", 6, 3, 3, 6, from_turn=1, judge_width=3, judge_turns=(2, 2), judge_pool=5)
     choose, arrays = plan_chooser(game, plan)
@@ -324,4 +364,4 @@ def test_the_rollout_command_polishes_its_units(small_records: str, tmp_path: Pa
     record = records.load(str(path))[SPEC]["best_known"]
     assert record["total"] < from_compact(_whole()).stats().total
     assert record["rollout"]["polish_units"] == [6, 300, 5.0] and "--polish-units 6,300,5" in record["command"]
-    assert "units polished exact<=300" in record["strategy"] and "unit 0.1 polished:" in done.output
+    assert "units polished exact<=300" in record["strategy"]
