@@ -50,7 +50,7 @@ from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
-from service.store.models import Job
+from service.store.models import Job, JobUnit
 from solver.errors import SolverError
 from solver.game import Game
 from solver.lowerbound import LEAVES
@@ -509,13 +509,15 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         f"({'submitted' if created else 'already known: ' + job.status})")
     told: set[int] = set()
 
-    def tell(now: Job) -> None:  # a rollout's finished subtrees, each said once with what it costs
-        if spec.kind != "rollout":
-            return
+    def tell(now: Job) -> None:  # each unit done said once: a rollout's subtree with what it costs, a bound's bound
         for u in jobs.units(now.id):
-            if u.status == "done" and u.output and u.id not in told:
-                told.add(u.id)
+            if u.status != "done" or u.id in told:
+                continue
+            told.add(u.id)
+            if spec.kind == "rollout" and u.output:
                 log(rollouts.unit_done(spec.game, spec.rollout_plan, int(u.response or 0), u.output, float(u.seconds)))
+            elif spec.kind == "bound":
+                log(_bound_unit_line(spec.game, u))
 
     runner = None
     if worker and job.status not in FINAL:
@@ -547,6 +549,18 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         except CampaignError as exc:
             out.problem = out.problem or str(exc)
     return out
+
+
+def _bound_unit_line(game: Game, u: JobUnit) -> str:
+    """A bound job's unit done, in the campaign's log: which first guess (part, second guess) and the bound it
+    proved (at least its β when cut)."""
+    where = game.format_code(int(u.g1 or 0))
+    if u.response is not None:
+        where += f" part {game.format_response(int(u.response))}"
+    if u.g2 is not None:
+        where += f" second guess {game.format_code(int(u.g2))}"
+    return (f"{game.spec}: unit {where} done in {float(u.seconds):.1f} s: bound {u.value}"
+            + ("" if u.exact else " (cut: its bound reached what it had to)"))
 
 
 def _kept_line(spec: CampaignSpec, kept: dict[str, Any]) -> str:

@@ -401,8 +401,11 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
 
     def log(event: str, **fields: Any) -> None:
         line = {"ts": datetime.datetime.now(datetime.UTC).isoformat(), "event": event, **fields}
-        sys.stderr.write(orjson.dumps(line, default=str).decode() + "\n")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write(orjson.dumps(line, default=str).decode() + "\n")
+            sys.stderr.flush()
+        except OSError:  # no one reads it any more (the command that started it was killed): work on, and stop
+            pass         # by --exit-with-parent, the units given back, rather than die on a log line
 
     if exit_with_parent:
         parent = os.getppid()

@@ -4,13 +4,39 @@ Why a process of its own, not a Dask cluster in the command: the worker is the o
 leases, heartbeats and units given back when it stops; a command that needs work done starts one on its database
 rather than running units its own way.  It runs in a session of its own, so that Ctrl-C reaches the command only:
 the command then stops it with SIGTERM (its units given back at once) instead of the signal reaching its Dask
-processes mid-unit.
+processes mid-unit.  Its routine log lines (a unit done, the job planned) are left out of the command's stderr,
+where the command says the same in its own words; everything else the worker writes (a unit that failed, a
+traceback) comes through.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from typing import IO
+
+import orjson
+
+ROUTINE = {"worker started", "job planned", "unit ended", "worker stopped"}
+"""The worker's events a campaign command does not repeat (a unit that ended other than done still comes through)."""
+
+
+def routine(line: bytes) -> bool:
+    """Whether the worker's log line is one of its routine events."""
+    try:
+        event = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return (isinstance(event, dict) and event.get("event") in ROUTINE
+            and event.get("status", "done") == "done" and event.get("ok", True) is True)
+
+
+def _pass_on(stream: IO[bytes]) -> None:
+    for line in stream:
+        if not routine(line):
+            sys.stderr.write(line.decode(errors="replace"))
+            sys.stderr.flush()
 
 
 class LocalWorker:
@@ -31,7 +57,10 @@ class LocalWorker:
         if job is not None:  # the command's job alone: not whatever else the database holds
             cmd += ["--job", job]
         self.max_units = max_units
-        self.process = subprocess.Popen(cmd, start_new_session=True)
+        self.process = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.PIPE)
+        assert self.process.stderr is not None
+        self._relay = threading.Thread(target=_pass_on, args=(self.process.stderr,), daemon=True)
+        self._relay.start()
 
     def share_done(self) -> bool:
         """Whether a worker of ``max_units`` has done its share and exited."""
@@ -46,7 +75,10 @@ class LocalWorker:
                 "run the same command again to continue")
 
     def stop(self) -> None:
-        """SIGTERM, and wait for it to give back its units and exit."""
+        """SIGTERM, and wait for it to give back its units and exit (called once, whatever ended the command)."""
         if self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=60)
+        self.process.wait(timeout=60)
+        self._relay.join(timeout=10)  # its last lines passed on (the pipe ends with the process)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
