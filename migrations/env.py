@@ -4,12 +4,15 @@ or from DATABASE_URL, with the service's SQLite default otherwise."""
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import text
 
 from service.store.db import make_engine, normalise_url
 from service.store.models import Base
 
 config = context.config
 target_metadata = Base.metadata
+MIGRATION_LOCK = 0x62756C6C73
+"""The advisory lock a PostgreSQL migration holds for its transaction (any number, the same in every process)."""
 
 
 def _url() -> str:
@@ -39,6 +42,8 @@ def run_migrations_online() -> None:
     with engine.connect() as conn:
         context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():
+            if conn.dialect.name == "postgresql":  # two processes migrating at once: the second waits, then
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})  # finds head
             context.run_migrations()
     engine.dispose()
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy.engine import make_url
+
+from service.filelock import exclusive
 
 ROOT = os.environ.get("BULLSCOWS_MIGRATIONS_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """Folder holding ``alembic.ini`` and ``migrations/`` (the source tree, or where an image copied them)."""
@@ -20,9 +25,30 @@ def alembic_config(url: str | None = None) -> Config:
     return cfg
 
 
+@contextlib.contextmanager
+def _one_at_a_time(url: str | None) -> Iterator[None]:
+    """Hold the migration lock of an SQLite file (a lock file beside it) while migrating it.
+
+    Why: two commands started together on a new file (two campaigns, a worker and a command) would both find it
+    empty and both create its tables, and the second would fail with "table already exists".  Under the lock the
+    second finds the tables at head and does nothing.  PostgreSQL's migrations take an advisory lock instead
+    (``migrations/env.py``)."""
+    if url is None:
+        from service.app import default_database_url
+
+        url = default_database_url()
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        yield
+        return
+    with exclusive(os.path.abspath(parsed.database)):
+        yield
+
+
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    """Bring the database to ``revision``."""
-    command.upgrade(alembic_config(url), revision)
+    """Bring the database to ``revision`` (one process at a time: :func:`_one_at_a_time`)."""
+    with _one_at_a_time(url):
+        command.upgrade(alembic_config(url), revision)
 
 
 def downgrade(url: str | None = None, revision: str = "base") -> None:

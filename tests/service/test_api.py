@@ -98,6 +98,23 @@ def test_migrations_round_trip(db_url: str) -> None:
     db.dispose()
 
 
+def test_processes_migrating_a_new_database_at_once_all_succeed(db_url: str, tmp_path: Any) -> None:
+    """Three commands started together on a database with no tables yet (two campaigns and a worker, say): each
+    migrates it, one at a time, and none fails on a table another one made meanwhile."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'new.sqlite3'}" if db_url.startswith("sqlite") else db_url
+    downgrade(url)
+    code = "import sys; from service.migrate import upgrade; upgrade(sys.argv[1])"
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE) for _ in range(3)]
+    errors = [p.communicate(timeout=120)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errors
+    db = Database(url)
+    assert db.ping()
+    db.dispose()
+
+
 def test_solve_and_second_instance_answers_from_the_database(db_url: str, tmp_path: Any) -> None:
     # 0000 is not the shipped tree's opening (nor a relabelling of it): the position is searched
     off_tree = {"game": "mastermind", "criterion": "total", "history": ["0000 0.0"], "time_budget_ms": 20_000}
