@@ -44,7 +44,7 @@ from service.config import Settings
 from service.filelock import exclusive, write_json
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
-from service.jobs.runner import stopped_by_sigterm
+from service.jobs.runner import signals_deferred, stopped_by_sigterm
 from service.records import RECORDS
 from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -535,19 +535,22 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     except (KeyboardInterrupt, SystemExit):
         out.problem = "stopped; what was proven is kept: run the same command again to continue"
     finally:
-        if runner is not None:
-            runner.stop()
-        try:
-            out.job = jobs.get(job.id) or out.job
-            if out.job is not None and (created or job.status not in FINAL):
-                tell(out.job)
-            export(jobs, store, spec, out.job)
-            if keep:  # also when stopped early: what the parts prove so far is a proof too
-                out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
-                                      progress_as=progress_as, jobs=jobs)
-                log(_kept_line(spec, out.kept))
-        except CampaignError as exc:
-            out.problem = out.problem or str(exc)
+        with signals_deferred() as stopped:  # a Ctrl-C now waits for the file and the bound to be written
+            if runner is not None:
+                runner.stop()
+            try:
+                out.job = jobs.get(job.id) or out.job
+                if out.job is not None and (created or job.status not in FINAL):
+                    tell(out.job)
+                export(jobs, store, spec, out.job)
+                if keep:  # also when stopped early: what the parts prove so far is a proof too
+                    out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
+                                          progress_as=progress_as, jobs=jobs)
+                    log(_kept_line(spec, out.kept))
+            except CampaignError as exc:
+                out.problem = out.problem or str(exc)
+        if stopped and out.problem is None and (out.job is None or out.job.status not in FINAL):
+            out.problem = "stopped; what was proven is kept: run the same command again to continue"
     return out
 
 

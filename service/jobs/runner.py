@@ -98,6 +98,27 @@ def stopped_by_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[list[int]]:
+    """Within the block, Ctrl-C and SIGTERM are noted (in the list yielded) instead of acted on: what must not be
+    cut half-way (a campaign's last write of its progress file, and keeping its bound) ends first, and the caller
+    then stops as asked.  (The main thread only; elsewhere, nothing changes.)"""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def note(signum: int, _frame: Any) -> None:
+        got.append(signum)
+
+    before = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield got
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def warm_process() -> None:
     """Load every search kernel in this process (numba's cache, or a compile on a fresh machine)
     by solving a tiny game with both criteria and bounding one, so that the first real unit starts at once."""

@@ -631,6 +631,29 @@ def test_two_workers_share_a_rollout_and_one_killed_mid_unit_loses_only_that_uni
         downgrade(url)
 
 
+def test_a_ctrl_c_while_a_campaign_writes_its_last_file_waits_for_it() -> None:
+    """`signals_deferred`, around a campaign's last export and keep: a Ctrl-C or SIGTERM arriving then is noted, the
+    block ends as it would have, and afterwards both signals act as before."""
+    import os
+
+    from service.jobs.runner import signals_deferred
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler), signal.getsignal(signal.SIGTERM)
+    try:
+        finished = False
+        with signals_deferred() as stopped:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGTERM)
+            finished = True
+        assert finished and stopped == [signal.SIGINT, signal.SIGTERM]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) == before[1]
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+
+
 @pytest.mark.slow  # half a minute; the whole suite (CI) runs it
 def test_ctrl_c_stops_a_campaign_gives_back_its_units_and_the_next_run_finishes_it(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT) on `campaign run` while its worker refines: the command stops at once with one line, its
