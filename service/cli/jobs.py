@@ -67,14 +67,18 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
 
 
 def _what(request: dict[str, Any]) -> str:
-    """A job's kind in a word or two, for the list: the strategy of a tree, the depth of a bound, a rollout, or the
-    criterion of a solve."""
+    """A job's kind in a few words, for the list: the strategy of a tree, the depth of a bound (its target and parts
+    when it has them), a rollout's strategy and width, or the criterion of a solve."""
     if request.get("strategy"):
         return f"tree {request['strategy']}"
     if request.get("kind") == "bound":
-        return f"bound depth {request['depth']}"
+        return (f"bound depth {request['depth']}"
+                + ("" if request.get("target") is None else f" target {request['target']}")
+                + ("" if not request.get("parts") else f" parts {','.join(request['parts'])}"))
     if request.get("kind") == "rollout":
-        return "rollout"
+        plan = request.get("rollout") or {}
+        return (f"rollout {plan.get('strategy')} width {plan.get('width')}"
+                + ("" if not request.get("skip") else f", {len(request['skip'])} built before"))
     return str(request["criterion"])
 
 
