@@ -33,10 +33,9 @@ def _one_at_a_time(url: str | None) -> Iterator[None]:
     empty and both create its tables, and the second would fail with "table already exists".  Under the lock the
     second finds the tables at head and does nothing.  PostgreSQL's migrations take an advisory lock instead
     (``migrations/env.py``)."""
-    if url is None:
-        from service.app import default_database_url
-
-        url = default_database_url()
+    if url is None:  # the service's own (the commands pass the URL they resolved)
+        yield
+        return
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         yield

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from service.cli._common import (
+    _database_url,
     _emit,
     _fail,
     _json_option,
@@ -243,7 +244,7 @@ def serve(bind: str, port: int | None, workers: int, no_migrate: bool, with_work
     if not no_migrate:
         from service.migrate import upgrade
 
-        upgrade()
+        upgrade(_database_url(None))  # resolved here, so that the migration takes its lock
     if with_worker:
         # the worker outlives this exec (gunicorn takes over this pid) and stops when it ends
         subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--no-migrate", "--exit-with-parent"])
