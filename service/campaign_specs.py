@@ -66,6 +66,7 @@ MAX_DEPTH = 12
 SUBMITTER = "campaign"
 """The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 FINAL = ("done", "failed", "cancelled")
+STOPPED = "stopped; every unit done is kept: run the same command again to continue"
 
 
 @dataclass(frozen=True)
@@ -411,13 +412,15 @@ def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
     doc = rollouts.read_of(spec.game, spec.rollout_plan, spec.progress)
     if doc is None:
         return None
+    if "finished" in doc:  # judged: its subtrees went into the tree it judged
+        return {"file": spec.progress, "first_guess": doc["first_guess"], "closed": True, **doc["finished"]}
     missing = rollouts.missing(spec.game, doc)
     trees = [u.get("tree") for u in doc["units"].values()]
     total = None
     if not missing and all(trees):
         total = 1 + sum(from_compact(t).stats().total for t in trees if t)  # the first guess's own secret too
     return {"file": spec.progress, "first_guess": doc["first_guess"], "subtrees": len(doc["units"]),
-            "missing": len(missing), "total": total, "closed": "finished" in doc}
+            "missing": len(missing), "total": total, "closed": False}
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
@@ -533,7 +536,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     except CampaignError as exc:
         out.problem = str(exc)
     except (KeyboardInterrupt, SystemExit):
-        out.problem = "stopped; what was proven is kept: run the same command again to continue"
+        out.problem = STOPPED
     finally:
         with signals_deferred() as stopped:  # a Ctrl-C now waits for the file and the bound to be written
             if runner is not None:
@@ -550,7 +553,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             except CampaignError as exc:
                 out.problem = out.problem or str(exc)
         if stopped and out.problem is None and (out.job is None or out.job.status not in FINAL):
-            out.problem = "stopped; what was proven is kept: run the same command again to continue"
+            out.problem = STOPPED
     return out
 
 

@@ -270,18 +270,19 @@ def add_rollout(spec: str, plan: RolloutPlan, progress: str, *, path: str = RECO
 
 def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[str], folder: str | None,
                 log: Callable[[str], None]) -> tuple[Tree | None, list[str]]:
-    """The tree of the campaign ``doc`` once its ``units`` are done, the shipped best-known tree's subtrees
-    under every other response (:func:`solver.rollout.assemble`, so each is checked move by move), with
-    those responses; (None, []) while a unit asked for is missing.
+    """The tree of the campaign ``doc`` once its ``units`` are done: every unit the file has built (those of
+    earlier trials too, so that none is lost when the file is closed), the shipped best-known tree's subtrees under
+    every other response (:func:`solver.rollout.assemble`, so each is checked move by move), with those
+    responses; (None, []) while a unit asked for is missing.  A built subtree worse than the shipped one is put
+    back by :func:`with_better_branches` when the tree is judged.
 
     :raises CampaignError: the shipped tree opens with another guess than the campaign.
     """
     game = Game.from_spec(spec)
     first = game.parse_code(doc["first_guess"])
     asked = rollouts.named_responses(game, first, units, "--units", "unit")
-    built = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()
-             if "tree" in u and game.parse_response(k) in asked}
-    if set(built) != asked:
+    built = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items() if "tree" in u}
+    if not asked <= set(built):
         return None, []
     stored = TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
     if stored is None or stored.tree.root.guess != first:

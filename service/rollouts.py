@@ -53,11 +53,18 @@ def read(path: str) -> dict[str, Any] | None:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-        if doc.get("format") != FORMAT or not isinstance(doc.get("units"), dict):
-            raise ValueError("not a rollout campaign's progress file")
-        return dict(doc)
-    except (OSError, ValueError) as exc:
-        raise CampaignError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("units"), dict):
+        raise CampaignError(f"{path}: not a rollout campaign's progress file (format {FORMAT!r}, its units by "
+                            "response)")
+    for name, unit in doc["units"].items():
+        if (not isinstance(unit, dict) or not isinstance(unit.get("seconds"), (int, float))
+                or not isinstance(unit.get("tree", ""), str)):
+            raise CampaignError(f"{path}: unit {name} is not a unit (its subtree's compact text and seconds)")
+    return dict(doc)
 
 
 def read_of(game: Game, plan: RolloutPlan, path: str) -> dict[str, Any] | None:
@@ -65,11 +72,20 @@ def read_of(game: Game, plan: RolloutPlan, path: str) -> dict[str, Any] | None:
 
     :raises CampaignError: unreadable, or another campaign's."""
     doc = read(path)
-    if doc is not None and (doc.get("game") != game.spec or doc.get("plan") != plan.as_dict()):
-        raise CampaignError(f"{path} continues another campaign ({doc.get('game')}: {doc.get('plan')}), not this "
-                            f"one ({game.spec}: {plan.as_dict()}); give another progress file, or remove this one to "
-                            "start again")
-    return doc
+    if doc is None:
+        return None
+    mine = plan.as_dict()
+    if doc.get("game") != game.spec:
+        other = f"of {doc.get('game')}, not {game.spec}"
+    elif doc.get("plan") != mine:
+        plan_of = doc.get("plan")
+        theirs: dict[str, Any] = plan_of if isinstance(plan_of, dict) else {}
+        other = "with " + ", ".join(f"{k} {json.dumps(theirs.get(k))}, not {json.dumps(v)}"
+                                    for k, v in mine.items() if theirs.get(k) != v)
+    else:
+        return doc
+    raise CampaignError(f"{path} continues another campaign ({other}); give another progress file, or remove this "
+                        "one to start again")
 
 
 def begin(game: Game, plan: RolloutPlan, first: Code, seconds: float) -> dict[str, Any]:
@@ -119,6 +135,15 @@ def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitte
     for job in earlier:
         export(jobs, game, plan, path, job)  # what it built after the file was last written
     doc = read_of(game, plan, path)
+    if doc is not None:
+        for name, unit in doc["units"].items():  # a broken subtree is said now, not after the others are built
+            if "tree" not in unit:
+                continue
+            try:
+                from_compact(unit["tree"])
+            except ValueError as exc:
+                raise CampaignError(f"{path}: the subtree of unit {name} is broken ({exc}): remove that unit "
+                                    "from the file to build it again") from None
     if doc is not None and "finished" in doc:
         raise CampaignError(f"{path} is a finished campaign (total {doc['finished'].get('total')}): its subtrees "
                             "went into the tree it judged; remove it to build the tree again")

@@ -507,8 +507,15 @@ def main() -> None:
 
 
 def _database_url(url: str | None) -> str:
-    """``--url``, else DATABASE_URL, else the service's SQLite file."""
+    """``--url``, else DATABASE_URL, else the service's SQLite file (a ``--url`` that is no database URL refused)."""
     if url is not None:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            make_url(url)
+        except ArgumentError:
+            _fail(f"--url {url!r} is not a database URL: give sqlite:///FILE or postgresql+psycopg://USER@HOST/DB")
         return url
     from service.app import default_database_url
 

@@ -207,7 +207,8 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
 
     With --rollout-width the hybrid is rolled out, as a campaign of units (one per response to the first
     guess): a rollout job in the database (--url) built by a `bullscows worker` the command starts, each subtree
-    kept there once built and written to the progress file: stopped or killed, the same command continues it.
+    kept there once built and written to the progress file every minute and at the end: stopped or killed, the
+    same command on the same database continues it.
     Prints, game by game, the tree kept (or that none was); --json: each game's record, null when none was
     kept or units are left."""
     from service import atlas, rollouts

@@ -78,7 +78,7 @@ def _what(request: dict[str, Any]) -> str:
     if request.get("kind") == "rollout":
         plan = request.get("rollout") or {}
         return (f"rollout {plan.get('strategy')} width {plan.get('width')}"
-                + ("" if not request.get("skip") else f", {len(request['skip'])} built before"))
+                + ("" if not request.get("skip") else f", {len(request['skip'])} subtrees skipped"))
     return str(request["criterion"])
 
 
@@ -256,9 +256,8 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
 @campaign_cmd.command("run")
 @_spec_argument
 @click.option("--with-worker/--no-worker", default=True, show_default=True,
-              help="Start a `bullscows worker` while the command runs (it runs whatever jobs the database holds, "
-                   "the campaign's among them); else rely on workers already running, on this machine or others "
-                   "sharing the database.")
+              help="Start a `bullscows worker` while the command runs (it runs the campaign's job alone); else "
+                   "rely on workers already running, on this machine or others sharing the database.")
 @click.option("--processes", type=click.IntRange(min=1), default=None,
               help="Processes of that worker (default: one per core).")
 @click.option("--export-every", type=click.FloatRange(min=1), default=300.0, show_default=True,

@@ -204,10 +204,11 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
 
     It runs as a campaign of units, one per response to the first guess: a rollout job in the database (--url),
     built by a `bullscows worker` the command starts (--processes processes, or a Dask cluster's with
-    --scheduler), each finished subtree kept in the database at once and written to --progress: stopped or
-    killed, the same command continues where it was.  When every unit is done, the tree is played through every
-    secret and shipped as the best-known tree when it beats the one recorded.  Prints its record (or the
-    campaign's progress; --json: as JSON); each unit is logged on stderr with what its subtree costs.
+    --scheduler), each finished subtree kept in the database at once and written to --progress every minute and
+    at the end: stopped or killed, the same command on the same database continues where it was.  When every
+    unit is done, the tree is played through every secret and shipped as the best-known tree when it beats the
+    one recorded.  Prints its record (or the campaign's progress; --json: as JSON); each unit is logged on
+    stderr with what its subtree costs.
 
     --play gives the guess of chosen positions, to try a line of play (another second guess, say) with the
     rest rolled out around it; give the campaign a --progress file of its own.  --units with --graft builds only

@@ -11,6 +11,7 @@ traceback) comes through.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -57,7 +58,8 @@ class LocalWorker:
         if job is not None:  # the command's job alone: not whatever else the database holds
             cmd += ["--job", job]
         self.max_units = max_units
-        self.process = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.PIPE)
+        env = {**os.environ, "DASK_LOGGING__DISTRIBUTED": "error"}  # not Dask's warnings when the command stops it
+        self.process = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.PIPE, env=env)
         assert self.process.stderr is not None
         self._relay = threading.Thread(target=_pass_on, args=(self.process.stderr,), daemon=True)
         self._relay.start()

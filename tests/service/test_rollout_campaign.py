@@ -56,7 +56,8 @@ def test_a_progress_file_of_another_plan_or_a_broken_one_is_refused(tmp_path: Pa
     path.write_text(json.dumps(rollouts.begin(game, PLAN, first_guess(game, PLAN), 0.1)))
     before = path.read_text()
     other = RolloutPlan("entropy", 6, 2, 3, 6, from_turn=1)
-    with pytest.raises(rollouts.CampaignError, match=r"progress\.json continues another campaign"):
+    with pytest.raises(rollouts.CampaignError, match=r"progress\.json continues another campaign \(with width 3, "
+                                                     r"not 2\)"):
         rollouts.start_job(jobs, game, other, str(path), "test")
     with pytest.raises(rollouts.CampaignError, match=r"progress\.json continues another campaign"):
         rollouts.start_job(jobs, Game.from_spec("3,4,1"), PLAN, str(path), "test")
@@ -65,10 +66,15 @@ def test_a_progress_file_of_another_plan_or_a_broken_one_is_refused(tmp_path: Pa
     path.write_text(json.dumps(judged))
     with pytest.raises(rollouts.CampaignError, match="is a finished campaign"):
         rollouts.start_job(jobs, game, PLAN, str(path), "test")
-    path.write_text("{not json")
-    with pytest.raises(rollouts.CampaignError, match=r"progress\.json"):
-        rollouts.start_job(jobs, game, PLAN, str(path), "test")
-    assert path.read_text() == "{not json" and jobs.list_jobs() == []
+    for broken, message in [("{not json", "is not JSON"), ("[]", "not a rollout campaign's progress file"),
+                            (json.dumps({**json.loads(before), "units": {"1.2": 5}}), "unit 1.2 is not a unit"),
+                            (json.dumps({**json.loads(before), "units": {"1.2": {"tree": "x", "seconds": 1}}}),
+                             "the subtree of unit 1.2 is broken")]:
+        path.write_text(broken)
+        with pytest.raises(rollouts.CampaignError, match=message):
+            rollouts.start_job(jobs, game, PLAN, str(path), "test")
+        assert path.read_text() == broken
+    assert jobs.list_jobs() == []
 
 
 @pytest.fixture
@@ -264,9 +270,10 @@ def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monke
 
 
 def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`records rollout --units R --graft`: only R's unit is built, every other response keeps the shipped tree's
-    subtree as it was, and the tree (cheaper by what R's unit saves) is played, shipped, and recorded with both
-    commands chained.  --graft without --units, or with no shipped tree, is refused before anything is built."""
+    """`records rollout --units R --graft`: only R's unit is built, every unit built before (a trial, worse than the
+    shipped subtree) goes in and is judged, every other response keeps the shipped tree's subtree as it was, and
+    the tree (cheaper by what R's unit saves) is played, shipped, and recorded with both commands chained.
+    --graft without --units, or with no shipped tree, is refused before anything is built."""
     from solver.atlas import hybrid_tree
     from solver.polish import subtree_cost
     from solver.rollout import branch_tree
@@ -292,11 +299,16 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     r = max(gains, key=lambda k: gains[k])
     assert gains[r] > 0
     name = game.format_response(r)
+    worse = min(gains, key=lambda k: gains[k])  # a trial built before, worse than the shipped subtree there
+    assert gains[worse] < 0
+    trial = runner.invoke(main, [*args, "--units", game.format_response(worse)])
+    assert trial.exit_code == 0 and json.loads(trial.stdout)["finished"] is False, trial.output
     done = runner.invoke(main, [*args, "--units", name, "--graft"])
     assert done.exit_code == 0, done.output
     got = json.loads(done.stdout)
-    assert got["kept"] and got["total"] == first["total"] - gains[r]
-    assert got["strategy"].endswith(f"(units {name} grafted)")
+    assert got["kept"] and got["total"] == first["total"] - gains[r]  # the trial's unit judged and put back
+    both = ", ".join(game.format_response(k) for k in sorted({r, worse}))
+    assert f"(units {both} grafted)" in got["strategy"]  # every unit built went in, none was lost
     assert f"unit {name} done in" in done.output and done.output.count("done in") == 1
     others = sorted(set(old.root.children) - {r})
     assert got["branches_kept"] == [game.format_response(k) for k in others]
@@ -305,7 +317,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     assert all(to_compact(Tree(game, shipped.root.children[k])) == to_compact(Tree(game, old.root.children[k]))
                for k in others)
     assert all(shipped.play(secret)[-1] == secret for secret in range(game.size))
-    assert set(json.loads(progress.read_text())["units"]) == {name}
+    assert set(json.loads(progress.read_text())["units"]) == {name, game.format_response(worse)}
 
 
 def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp_path: Path) -> None:
