@@ -306,9 +306,16 @@ def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, sched
 
     if rollouts.finished(progress, spec, plan) is not None:
         return
-    campaign = campaign_specs.CampaignSpec.rollout(Game.from_spec(spec), plan, progress)
+    game = Game.from_spec(spec)
+    campaign = campaign_specs.CampaignSpec.rollout(game, plan, progress)
     try:
         campaign_specs.check(campaign)
+        doc = rollouts.read_of(game, plan, progress)
+        asked = {u.strip() for u in units or ()}
+        for name, unit in ({} if doc is None else doc["units"]).items():
+            if name in asked and "tree" in unit:  # a trial asked again: its line again
+                _log(rollouts.unit_done(game, plan, game.parse_response(name), unit["tree"], float(unit["seconds"]))
+                     + " (built before)")
         jobs, store = _campaign_stores(url)
         got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
                                  units=units, scheduler=scheduler, log=_log)

@@ -199,6 +199,10 @@ def test_the_rollout_command_builds_only_the_units_asked(small_records: str, tmp
     assert part["finished"] is False and part["units_done"] == 2 and not path.exists()
     assert set(json.loads(progress.read_text())["units"]) == {"1.0", "0.2"}
     assert "unit 1.0 done in" in some.output and "unit 0.2 done in" in some.output
+    again = runner.invoke(main, [*args, "--units", "0.2"])  # asked again: built before, its line said again
+    assert again.exit_code == 0 and json.loads(again.stdout)["units_done"] == 2, again.output
+    line = [t for t in again.output.splitlines() if "unit 0.2 done in" in t]
+    assert len(line) == 1 and line[0].endswith("(built before)")
 
 
 def test_a_units_line_counts_the_secrets_beyond_the_plans_limit() -> None:
