@@ -248,16 +248,20 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
 
 
 def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
-    """Write what the database holds of the spec's campaign to its progress file, and return the document
-    written.  Nothing the file holds is lost: a bound's parts are raised, never lowered (the file's own sections,
-    those of ``atlas settle`` included, stay), a rollout's subtrees are added where the file has none.
+    """Write what the database holds of the spec's campaign to its progress file (a bound's job ``job``, a rollout's
+    every job), and return the document written.  Nothing the file holds is lost: a bound's parts are raised,
+    never lowered (the file's own sections, those of ``atlas settle`` included, stay), a rollout's subtrees are
+    added where the file has none.
 
     :raises CampaignError: no job of the campaign in the database (nothing to write), the file is another game's
         or plan's, or a rollout's first guess is not the job's."""
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
-    if spec.kind == "rollout":
-        return rollouts.export(jobs, spec.game, spec.rollout_plan, spec.progress, job)
+    if spec.kind == "rollout":  # every job of the campaign: a later one skipped what an earlier one built
+        doc: dict[str, Any] = {}
+        for each in rollouts.earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER):
+            doc = rollouts.export(jobs, spec.game, spec.rollout_plan, spec.progress, each)
+        return doc
     return _export_bound(jobs, store, spec, job)
 
 

@@ -312,9 +312,9 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
 @_url_option
 @_json_option
 def campaign_export(spec: str, url: str | None, as_json: bool) -> None:
-    """Write what the database holds of SPEC's campaign (its newest job) to its progress file: a bound's part
-    bounds (raised, never lowered), its job's finished units and its result once done; a rollout's finished
-    subtrees.  Prints what the file then holds."""
+    """Write what the database holds of SPEC's campaign to its progress file: a bound's part bounds (raised, never
+    lowered), its newest job's finished units and its result once done; the finished subtrees of every rollout
+    job of the campaign.  Prints what the file then holds."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 

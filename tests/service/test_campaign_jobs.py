@@ -515,6 +515,10 @@ def test_a_rollout_campaign_builds_the_subtrees_the_file_lacks_and_the_tree_is_t
     # the same database: its earlier job gives the file back the three subtrees, and nothing is built
     same = json.loads(_run(["campaign", "run", str(path), "--url", url, "--processes", "1", "--json"]).stdout)
     assert same["units"] == 0 and len(same["skipped"]) == 13 and len((rollouts.read(progress) or {})["units"]) == 13
+    # the file lost: `campaign export` writes it back from every job, the newest (which built none) and the first
+    Path(progress).unlink()
+    _run(["campaign", "export", str(path), "--url", url, "--json"])
+    assert len((rollouts.read(progress) or {})["units"]) == 13
     # a fresh database (a new clone) with the file lacking three: those three are built
     Path(progress).write_text(json.dumps(doc))
     fresh = f"sqlite:///{tmp_path / 'two.sqlite3'}"
