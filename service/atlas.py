@@ -323,11 +323,11 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
             raise rollouts.CampaignError(f"{progress} is a finished campaign (total {done.get('total')}); remove it "
                                          "to build its tree again")
         doc = rollouts.read_of(game, plan, progress) or {"units": {}}
-        built = None if "first_guess" not in doc else rollouts.tree_of(game, plan, doc)
+        built = rollouts.tree_of(game, plan, doc)
         if built is None:
-            left = len(rollouts.missing(game, doc)) if "first_guess" in doc else "all"
-            log(f"{spec}: {len(doc['units'])} units done, {left} left in {progress}: run the same command again to "
-                "continue")
+            left = rollouts.units_left(game, doc)
+            log(f"{spec}: {len(doc['units'])} units done, {'all' if left is None else left} left in {progress}: "
+                "run the same command again to continue")
             return None
         tree, seconds = built, rollouts.seconds(doc)
         extra = {"rollout": {**rollout, "max_guesses": max_guesses},  # as the records' rollouts say it

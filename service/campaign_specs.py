@@ -49,7 +49,7 @@ from service.records import RECORDS
 from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
-from service.store.jobs import JobStore
+from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
 from solver.errors import SolverError
 from solver.game import Game
@@ -65,7 +65,6 @@ MAX_DEPTH = 12
 """The deepest refinement a bound spec may ask (``atlas bounds --depth`` has the same limit)."""
 SUBMITTER = "campaign"
 """The jobs' submitter: how a campaign finds its earlier runs' jobs."""
-FINAL = ("done", "failed", "cancelled")
 STOPPED = "stopped; every unit done is kept: run the same command again to continue"
 
 
@@ -258,10 +257,8 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
     if spec.kind == "rollout":  # every job of the campaign: a later one skipped what an earlier one built
-        doc: dict[str, Any] = {}
-        for each in rollouts.earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER):
-            doc = rollouts.export(jobs, spec.game, spec.rollout_plan, spec.progress, each)
-        return doc
+        rollouts.export_all(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER)
+        return rollouts.read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}
     return _export_bound(jobs, store, spec, job)
 
 

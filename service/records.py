@@ -227,15 +227,14 @@ def add_rollout(spec: str, plan: RolloutPlan, progress: str, *, path: str = RECO
         return {**done, "finished": True, "kept": False, "progress": progress}
     game = Game.from_spec(spec)
     doc = rollouts.read_of(game, plan, progress) or {"units": {}}
-    tree = None if "first_guess" not in doc else rollouts.tree_of(game, plan, doc)
+    tree = rollouts.tree_of(game, plan, doc)
     before = load(path)[spec].get("best_known")  # as it is now: another command may have shipped a tree meanwhile
     grafted: list[str] = []
     if tree is None and graft and before is not None and units is not None and "first_guess" in doc:
         tree, grafted = graft_units(spec, plan, doc, units, folder, log)
     if tree is None:
-        left = len(rollouts.missing(game, doc)) if "first_guess" in doc else None
         return {"finished": False, "progress": progress, "units_done": len(doc["units"]),
-                "units_left": left, "seconds": round(rollouts.seconds(doc), 1)}
+                "units_left": rollouts.units_left(game, doc), "seconds": round(rollouts.seconds(doc), 1)}
     strategy, exact_at_most, max_guesses = plan.strategy, plan.exact_at_most, plan.max_guesses
     judge_turns = plan.judge_turns
     fields: dict[str, Any] = {"above": strategy, "exact_at_most": exact_at_most, "rollout": {

@@ -26,14 +26,13 @@ from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: 
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest
-from service.store.jobs import JobStore
+from service.store.jobs import FINAL, JobStore
 from service.store.models import Job
 from solver.game import Code, Game
 from solver.rollout import RolloutPlan, assemble, branch_responses, first_guess
 from solver.tree import Tree, from_compact
 
 FORMAT = "bullscows-rollout-campaign"
-FINAL = ("done", "failed", "cancelled")
 
 Log = Callable[[str], None]
 
@@ -131,9 +130,7 @@ def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitte
     With ``units`` the first guess is needed to name them: a file not begun yet is begun here with it.
 
     :raises CampaignError: the file is unreadable or another campaign's; a unit named is not one."""
-    earlier = earlier_jobs(jobs, game, plan, submitter)
-    for job in earlier:
-        export(jobs, game, plan, path, job)  # what it built after the file was last written
+    earlier = export_all(jobs, game, plan, path, submitter)  # what they built after the file was last written
     doc = read_of(game, plan, path)
     if doc is not None:
         for name, unit in doc["units"].items():  # a broken subtree is said now, not after the others are built
@@ -173,6 +170,15 @@ def earlier_jobs(jobs: JobStore, game: Game, plan: RolloutPlan, submitter: str) 
             if (r := JobRequest.from_json(j.request)).kind == "rollout" and r.rollout == asked]
 
 
+def export_all(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitter: str) -> list[Job]:
+    """Every job of the campaign (:func:`earlier_jobs`) exported to the progress file: a later job skipped what an
+    earlier one built, so the newest alone may hold none of it.  Returns those jobs."""
+    every = earlier_jobs(jobs, game, plan, submitter)
+    for job in every:
+        export(jobs, game, plan, path, job)
+    return every
+
+
 def export(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, job: Job) -> dict[str, Any]:
     """The job's finished subtrees added to the progress file (begun with the job's first guess when there is none
     yet); the document written.  A subtree the file has already stays as it is.
@@ -199,10 +205,16 @@ def export(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, job: Job) -
     return doc
 
 
+def units_left(game: Game, doc: dict[str, Any]) -> int | None:
+    """How many units the progress document still lacks; None before its first guess is chosen (how many there
+    are is not known yet)."""
+    return None if "first_guess" not in doc else len(missing(game, doc))
+
+
 def tree_of(game: Game, plan: RolloutPlan, doc: dict[str, Any]) -> Tree | None:
     """The campaign's tree, its subtrees put back under its first guess (each checked move by move against its
-    candidates), once the file holds every one; None while some are missing."""
-    if missing(game, doc):
+    candidates), once the file holds every one; None while some are missing (or its first guess is not chosen)."""
+    if units_left(game, doc) != 0:
         return None
     branches = {game.parse_response(k): from_compact(u["tree"]) for k, u in doc["units"].items()}
     return assemble(game, plan, game.parse_code(doc["first_guess"]), branches)
