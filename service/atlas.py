@@ -23,7 +23,14 @@ from service.filelock import write_json
 from service.knowledge import Knowledge
 from service.provenance import machine
 from service.registry import BEST_KNOWN as BEST_KNOWN  # re-exported: the strategy name the atlas serves
-from service.registry import GameRegistry, polish_best_known, record_of, tree_name, with_better_branches
+from service.registry import (
+    GameRegistry,
+    best_known_to_polish,
+    polish_best_known,
+    record_of,
+    tree_name,
+    with_better_branches,
+)
 from service.trees import TREE_DIR, TreeLibrary, campaign_games, read_manifest, ship_tree, write_manifest
 from solver.atlas import (
     LABELS,
@@ -42,7 +49,7 @@ from solver.errors import SolverError
 from solver.game import Game
 from solver.rollout import RolloutPlan
 from solver.search import Searcher, SolveOptions, optimal_tree
-from solver.tree import TreeStats
+from solver.tree import Tree, TreeStats
 from solver.vocabulary import Criterion
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
@@ -364,32 +371,43 @@ def hybrid_fields(record: dict[str, Any]) -> dict[str, Any]:
             **({"rollout": record["rollout"]} if "rollout" in record else {})}
 
 
-def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-               path: str = ATLAS_FILE, folder: str | None = None, sweep: int | None = None,
-               progress: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """Polish an unsolved entry's best-known tree (:func:`polish_best_known`: positions of ``above`` to
-    ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
-    the game's W when it is exact and the tree keeps to it) and keep it when it needs fewer guesses
-    (:func:`keep_hybrid`).  The record keeps the command chain that rebuilds it.  Returns it, or None.
+def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
+                  path: str = ATLAS_FILE, folder: str | None = None,
+                  sweep: int | None = None) -> tuple[Tree, dict[str, Any]]:
+    """An unsolved entry's best-known tree and the parameters of its polish
+    (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
+    exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the game's W when it is exact and the
+    tree keeps to it), which ``atlas polish`` runs as a campaign before :func:`add_polish` judges it.
 
-    Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that
-    adds movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.
+    Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that adds
+    movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.
 
-    ``progress``: the polish's progress file (:mod:`service.polishes`), continued when a run stopped before.
-
-    :raises ValueError: the entry has no best-known tree to polish, or ``progress`` is another polish's.
-    """
+    :raises ValueError: the entry has no best-known tree to polish."""
     entry = load(path)[spec]
     before = entry.get("hybrid")
-    game = Game.from_spec(spec)
     w = entry["values"]["worst_case"]
     if max_guesses is None and before is not None and w["exact"] and before["worst_case"] <= w["value"]:
         max_guesses = int(w["value"])
     within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
-    tree, field, spent, command = polish_best_known(game, "atlas", before, above=above, at_most=at_most,
-                                                    budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log, keep_movers=within_w, sweep=sweep, progress=progress)
-    assert before is not None  # polish_best_known refuses an entry without one
+    return best_known_to_polish(Game.from_spec(spec), "atlas", before, above=above, at_most=at_most,
+                                budget_s=budget_s, max_guesses=max_guesses, folder=folder, keep_movers=within_w,
+                                sweep=sweep)
+
+
+def add_polish(spec: str, tree: Tree, params: dict[str, Any], progress: str, *, path: str = ATLAS_FILE,
+               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
+    """The polish of ``tree`` with ``params`` (:func:`polish_target`'s), whose job left every position it settled in
+    ``progress`` (:mod:`service.polishes`), put into the tree and kept when it needs fewer guesses
+    (:func:`keep_hybrid`), the progress file then closed.  The record keeps the command chain that rebuilds it.
+    Returns it, or None.
+
+    :raises ValueError: the entry has no best-known tree, or ``progress`` is another polish's or lacks positions.
+    """
+    before = load(path)[spec].get("hybrid")
+    if before is None:
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first (atlas hybrid)")
+    game = Game.from_spec(spec)
+    tree, field, spent, command = polish_best_known(game, "atlas", before, tree, params, progress, log)
     stats = tree.stats()
     log(f"{spec}: total {before['total']} -> {stats.total}")
     record = {**{k: v for k, v in before.items() if k not in ("tree", "date", "machine")},
@@ -398,10 +416,9 @@ def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_gues
               "seconds": round(float(before["seconds"]) + spent, 1), "polish": field,
               "command": f"{before['command']} && {command}",
               "machine": machine(), "date": datetime.date.today().isoformat()}
-    tree.strategy = f"{tree.strategy}, polished exact<={at_most}"
+    tree.strategy = f"{tree.strategy}, polished exact<={params['at_most']}"
     kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
-    if progress is not None:
-        polishes.finish(progress, {"total": stats.total, "kept": kept})
+    polishes.finish(progress, {"total": stats.total, "kept": kept})
     return record if kept else None
 
 

@@ -42,6 +42,7 @@ from service.bound_files import read as read  # re-exported: importers read the 
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.filelock import exclusive, write_json
+from service.store.models import JobUnit
 from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Game, Turn
@@ -306,3 +307,15 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
                     + ("nothing found yet" if progress.found is None else f"{progress.found} found")
                     + f", {len(progress.refuted)} guesses refuted; the same command continues it")
     return rows
+
+
+def unit_line(game: Game, u: JobUnit) -> str:
+    """A bound job's unit done, in the campaign's log: which first guess (part, second guess) and the bound it
+    proved (at least its β when cut)."""
+    where = game.format_code(int(u.g1 or 0))
+    if u.response is not None:
+        where += f" part {game.format_response(int(u.response))}"
+    if u.g2 is not None:
+        where += f" second guess {game.format_code(int(u.g2))}"
+    return (f"{game.spec}: unit {where} done in {float(u.seconds):.1f} s: bound {u.value}"
+            + ("" if u.exact else " (cut: its bound reached what it had to)"))

@@ -14,7 +14,7 @@ commands that run rollouts default it differently).  Unknown keys are refused, i
 must not silently change what is run.
 
 Why: long work must outlive a session and a machine.  A spec's campaign is one job (:class:`JobRequest` of kind
-``bound`` or ``rollout``) in the job store, so the workers that run every other job run it (one, or many
+``bound``, ``rollout`` or ``polish``) in the job store, so the workers that run every other job run it (one, or many
 machines on one PostgreSQL), each unit under a lease, every proof in the database as soon as it is made (a bound
 job's part bounds in ``bound_parts``, a rollout unit's subtree in its row); no file claims and no pid leases.
 
@@ -23,7 +23,9 @@ The progress file the spec names is the committed form, in the format the file's
 its parts' bounds; a rollout job builds only the subtrees it lacks), and :func:`export` writes it from the
 database as the job goes and when it ends.  A rollout's tree is assembled, judged and shipped from the finished
 file by the command that ships it (``records rollout``, ``atlas hybrid --rollout-width``), which runs its campaign
-through :func:`run` too.
+through :func:`run` too.  So does a polish (``records polish``, ``atlas polish``: kind ``polish``, given by the
+command's options rather than a spec file, its tree being the shipped one): a ``polish`` job, each position settled
+kept in ``polish_positions`` (:mod:`service.polishes`), replayed from the file into the tree the command judges.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from service import bound_campaigns, bound_files, rollouts
+from service import bound_campaigns, bound_files, polishes, rollouts
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.config import Settings
@@ -50,12 +52,12 @@ from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
-from service.store.models import Job, JobUnit
+from service.store.models import Job
 from solver.errors import SolverError
 from solver.game import Game
 from solver.lowerbound import LEAVES
 from solver.rollout import RolloutPlan
-from solver.tree import from_compact
+from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
 
 SPEC_FORMAT = "bullscows-campaign"
@@ -84,6 +86,8 @@ class CampaignSpec:
     """A rollout campaign's plan (:meth:`solver.rollout.RolloutPlan.as_dict`)."""
     parts: tuple[int, ...] = ()
     """A bound campaign's responses whose parts alone it refines (empty: every part)."""
+    tree: Tree | None = field(default=None, compare=False)
+    """A polish's tree (the shipped best-known tree it starts from); its parameters are ``plan``."""
 
     @classmethod
     def bound(cls, game: Game, depth: int, target: int | None, progress: str,
@@ -104,6 +108,21 @@ class CampaignSpec:
         return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "rollout", game, progress,
                    plan=plan.as_dict())
 
+    @classmethod
+    def polish(cls, game: Game, tree: Tree, params: dict[str, Any], progress: str) -> CampaignSpec:
+        """A polish of ``tree`` with ``params`` (``records polish``, ``atlas polish``): as if its spec were beside
+        its progress file."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "polish", game, progress,
+                   plan=dict(params), tree=tree)
+
+    @property
+    def polish_tree(self) -> Tree:
+        """A polish campaign's tree."""
+        assert self.tree is not None
+        return self.tree
+
     @property
     def rollout_plan(self) -> RolloutPlan:
         """A rollout campaign's plan, as the solver takes it."""
@@ -114,10 +133,13 @@ class CampaignSpec:
         leaves out the subtrees of ``skip``, built before."""
         if self.kind == "rollout":
             return JobRequest.rollout_of(self.game, self.plan, skip)
+        if self.kind == "polish":
+            return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
         return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
         params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
+                                  else {"params": self.plan} if self.kind == "polish"
                                   else {"depth": self.depth, "target": self.target})
         if self.parts:
             params["parts"] = [self.game.format_response(r) for r in self.parts]
@@ -234,6 +256,8 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
     :raises CampaignError: the progress file is unreadable, or another game's or plan's."""
     if spec.kind == "rollout":
         return rollouts.start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)
+    if spec.kind == "polish":
+        return polishes.start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
     doc = bound_files.read(spec.progress)
     sent = 0
     if doc is not None:
@@ -259,6 +283,8 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
     if spec.kind == "rollout":  # every job of the campaign: a later one skipped what an earlier one built
         rollouts.export_all(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER)
         return rollouts.read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}
+    if spec.kind == "polish":  # every job's positions: they are the polish's, whichever job settled them
+        return polishes.export(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress)
     return _export_bound(jobs, store, spec, job)
 
 
@@ -402,26 +428,19 @@ def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
 
 def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
     """What the spec's progress file holds, None when there is none: a bound's standing bound (what its parts
-    prove as they are) and finished bound; a rollout's subtrees, those missing, and once none is, the whole tree's
-    total of guesses (each secret played through it, the first guess included)."""
+    prove as they are) and finished bound; a rollout's subtrees (:func:`service.rollouts.progress`); a polish's
+    positions."""
     if spec.kind == "bound":
         doc = bound_files.read(spec.progress)
         if doc is None:
             return None
         return {"file": spec.progress, "standing": bound_files.standing(spec.game, doc),
                 "finished": doc.get("finished", {}).get("value")}
-    doc = rollouts.read_of(spec.game, spec.rollout_plan, spec.progress)
-    if doc is None:
-        return None
-    if "finished" in doc:  # judged: its subtrees went into the tree it judged
-        return {"file": spec.progress, "first_guess": doc["first_guess"], "closed": True, **doc["finished"]}
-    missing = rollouts.missing(spec.game, doc)
-    trees = [u.get("tree") for u in doc["units"].values()]
-    total = None
-    if not missing and all(trees):
-        total = 1 + sum(from_compact(t).stats().total for t in trees if t)  # the first guess's own secret too
-    return {"file": spec.progress, "first_guess": doc["first_guess"], "subtrees": len(doc["units"]),
-            "missing": len(missing), "total": total, "closed": False}
+    if spec.kind == "polish":
+        doc = polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
+        return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
+                                         "closed": "finished" in doc}
+    return rollouts.progress(spec.game, spec.rollout_plan, spec.progress)
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
@@ -436,6 +455,8 @@ def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:
     mine = spec.request()
     if spec.kind == "rollout":
         return req.kind == "rollout" and req.rollout == mine.rollout
+    if spec.kind == "polish":
+        return req.kind == "polish" and req.polish_id == mine.polish_id
     return req.digest == mine.digest
 
 
@@ -457,6 +478,8 @@ def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
     a bound that is not the game's, or with ``keep`` a bound nothing could keep (:func:`keeper`).
 
     :raises CampaignError: either."""
+    if spec.kind == "polish":
+        polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
     if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
         bound_files.same_game(spec.game, doc, spec.progress)
         try:  # every bound the file holds is the game's
@@ -521,7 +544,9 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             if spec.kind == "rollout" and u.output:
                 log(rollouts.unit_done(spec.game, spec.rollout_plan, int(u.response or 0), u.output, float(u.seconds)))
             elif spec.kind == "bound":
-                log(_bound_unit_line(spec.game, u))
+                log(bound_campaigns.unit_line(spec.game, u))
+            elif spec.kind == "polish":
+                log(polishes.unit_done(spec.game, u))
 
     runner = None
     if worker and job.status not in FINAL:
@@ -556,18 +581,6 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         if stopped and out.problem is None and (out.job is None or out.job.status not in FINAL):
             out.problem = STOPPED
     return out
-
-
-def _bound_unit_line(game: Game, u: JobUnit) -> str:
-    """A bound job's unit done, in the campaign's log: which first guess (part, second guess) and the bound it
-    proved (at least its β when cut)."""
-    where = game.format_code(int(u.g1 or 0))
-    if u.response is not None:
-        where += f" part {game.format_response(int(u.response))}"
-    if u.g2 is not None:
-        where += f" second guess {game.format_code(int(u.g2))}"
-    return (f"{game.spec}: unit {where} done in {float(u.seconds):.1f} s: bound {u.value}"
-            + ("" if u.exact else " (cut: its bound reached what it had to)"))
 
 
 def _kept_line(spec: CampaignSpec, kept: dict[str, Any]) -> str:

@@ -1,11 +1,14 @@
-"""A polish's progress (:func:`solver.polish.polish`), kept in a file so that a polish continues where it stopped.
+"""Polishes as campaigns: the middle-sized positions of a best-known tree searched as a ``polish`` job, one unit per
+part of its first guess, each settled position kept in the database and in a progress file.
 
 Why: a polish searches each middle-sized position of a best-known tree for up to its budget, one after another.
-With a minute or more per position and a few hundred positions, it takes longer than a session, and before this
-file it wrote nothing until it had visited them all: a run stopped after an hour kept nothing of that hour.  Each
-position is now written here as soon as it is settled (proven optimal, improved with its new subtree, out of time,
-or nothing kept), atomically and under a lock, and the same command run again takes every settled position as it
-was and searches only the others.
+With a minute or more per position and a few hundred positions, it takes longer than a session.  As a job
+(:func:`start_job`), whatever workers run it (the one the command starts, or many machines on one PostgreSQL), each
+position is written to the ``polish_positions`` table the moment it is settled (proven optimal, improved with its
+new subtree, out of time, or nothing kept: :mod:`service.store.polish_positions`), and a unit run again takes every
+position settled before as it was.  :func:`export` writes them to the progress file, the committed form, from which
+a fresh clone's run continues; once the job is done, the command that ships the tree replays the file's positions
+into it (:func:`known`, no search) and judges it.
 
 The file belongs to one tree and one set of parameters: it keeps the digest of the tree it started from (the
 shipped tree's compact text) and the polish's parameters.  A run with another tree or other parameters is refused
@@ -23,12 +26,17 @@ import json
 import os
 from typing import Any
 
+import orjson
+
 from service.campaign_files import CAMPAIGN_DIR, CampaignError
 from service.filelock import exclusive, write_json
+from service.store.job_records import JobRequest
+from service.store.jobs import FINAL, JobStore
+from service.store.models import Job, JobUnit
+from service.store.polish_positions import PolishPositionStore
 from solver.game import Game
-from solver.polish import CUT, IMPROVED, OUTCOMES, Settled
-from solver.sweep import progress_from_json, progress_to_json
-from solver.tree import Tree, from_compact, to_compact
+from solver.polish import Settled, settled_from_json
+from solver.tree import Tree, to_compact
 
 FORMAT = "bullscows-polish-campaign"
 
@@ -41,6 +49,11 @@ def default_path(spec: str) -> str:
 def digest(tree: Tree) -> str:
     """The tree a polish starts from, as its progress names it (SHA-256 of its compact text)."""
     return hashlib.sha256(to_compact(tree).encode("utf-8")).hexdigest()
+
+
+def identity(game: Game, tree: Tree, params: dict[str, Any]) -> str:
+    """The polish's name in the database (:attr:`JobRequest.polish_id`): its game, tree and parameters."""
+    return JobRequest.polish_of(game, to_compact(tree), params).polish_id
 
 
 def read(path: str) -> dict[str, Any] | None:
@@ -60,69 +73,111 @@ def read(path: str) -> dict[str, Any] | None:
         raise CampaignError(f"{path}: {exc}") from None
 
 
-def start(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Settled]:
-    """The positions an earlier run of this polish settled (none for a new one), the file begun when it is new.
+def _mine(game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any]:
+    return {"format": FORMAT, "game": game.spec, "tree": digest(tree), "params": params}
 
-    :raises CampaignError: the file is unreadable, or an unfinished polish of another game, tree or parameters.
-    """
-    mine = {"format": FORMAT, "game": game.spec, "tree": digest(tree), "params": params}
+
+def _same(doc: dict[str, Any], mine: dict[str, Any]) -> bool:
+    return all(doc.get(k) == v for k, v in mine.items())
+
+
+def check(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The file's document when it is this polish's (None when there is none, or a finished one of another polish,
+    which a new polish replaces), every position in it read back as the polish takes it.
+
+    :raises CampaignError: the file is unreadable, an unfinished polish of another game, tree or parameters, or
+        holds a position a polish cannot have written."""
+    doc = read(path)
+    if doc is None:
+        return None
+    if not _same(doc, _mine(game, tree, params)):
+        if doc.get("finished"):
+            return None
+        raise CampaignError(
+            f"{path} continues an unfinished polish of {doc.get('game')} ({doc.get('params')}) from another tree "
+            "or with other parameters; give another --progress file, or remove this one to start again")
+    for key, entry in doc["positions"].items():
+        _settled(path, game, key, entry)
+    return doc
+
+
+def _settled(path: str, game: Game, key: str, entry: Any) -> Settled:
+    try:
+        return settled_from_json(game, key, entry)
+    except ValueError as exc:
+        raise CampaignError(f"{path}: {exc}") from None
+
+
+def known(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Settled]:
+    """Every position the progress file settled, as the polish takes it back (none when the file is another
+    polish's, finished).
+
+    :raises CampaignError: as :func:`check`."""
+    doc = check(path, game, tree, params)
+    return {} if doc is None else {k: _settled(path, game, k, e) for k, e in doc["positions"].items()}
+
+
+def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path: str,
+              submitter: str) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the polish's job, the progress file's positions taken into the database
+    first (a position a unit settled since stays as the unit left it) and the file begun when there is none.  The
+    job asks the positions settled so far to be taken as they are: a run after a finished job is a new job (whose
+    units replay them, and sweep on from a cut sweep's progress), and a stopped run's job still running is
+    cancelled for it.
+
+    :raises CampaignError: as :func:`check`."""
+    store = PolishPositionStore(jobs.db)
+    text = to_compact(tree)
     with exclusive(path):
-        doc = read(path)
-        same = doc is not None and all(doc.get(k) == v for k, v in mine.items())
-        if doc is not None and not same and not doc.get("finished"):
-            raise CampaignError(
-                f"{path} continues an unfinished polish of {doc.get('game')} ({doc.get('params')}) from another tree "
-                "or with other parameters; give another --progress file, or remove this one to start again")
-        if doc is None or not same:
-            write_json(path, {**mine, "started": datetime.date.today().isoformat(), "positions": {}})
-            return {}
-    return {key: _settled(game, key, entry) for key, entry in doc["positions"].items()}
-
-
-def _settled(game: Game, key: str, entry: dict[str, Any]) -> Settled:
-    """One position of the file as the polish takes it back.
-
-    :raises CampaignError: an entry the polish cannot have written.
-    """
-    outcome, text = entry.get("outcome"), entry.get("tree")
-    if outcome not in OUTCOMES or not isinstance(entry.get("seconds"), int | float):
-        raise CampaignError(f"position {key!r} of the polish's progress is not one it writes: {entry}")
-    subtree = None
-    if outcome == IMPROVED and text is not None:
-        try:
-            tree = from_compact(text)
-        except ValueError as exc:
-            raise CampaignError(f"position {key!r} of the polish's progress: {exc}") from None
-        if tree.game.spec != game.spec or [game.format_turn(t) for t in tree.history] != _turns(key):
-            raise CampaignError(f"position {key!r} of the polish's progress holds the subtree of another position")
-        subtree = tree.root
-    sweep = None
-    if outcome == CUT and entry.get("sweep") is not None:
-        try:
-            sweep = progress_from_json(game, entry["sweep"])
-        except ValueError as exc:
-            raise CampaignError(f"position {key!r} of the polish's progress: {exc}") from None
-    return Settled(str(outcome), float(entry["seconds"]), subtree, sweep)
-
-
-def _turns(key: str) -> list[str]:
-    return [t.strip() for t in key.split(",")] if key else []
-
-
-def settle(path: str, game: Game, key: str, done: Settled) -> None:
-    """Write one settled position to the file, at once (re-read under its lock)."""
-    entry: dict[str, Any] = {"outcome": done.outcome, "seconds": done.seconds}
-    if done.subtree is not None:
-        history = game.parse_history(_turns(key))
-        entry["tree"] = to_compact(Tree(game, done.subtree, history))
-    if done.sweep is not None:
-        entry["sweep"] = progress_to_json(game, done.sweep)
-    with exclusive(path):
-        doc = read(path)
+        doc = check(path, game, tree, params)
         if doc is None:
-            raise CampaignError(f"{path} disappeared while the polish ran")
-        doc["positions"][key] = entry
+            doc = {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
+            write_json(path, doc)
+    pid = JobRequest.polish_of(game, text, params).polish_id
+    store.put(pid, game.spec, doc["positions"], f"file:{os.path.basename(path)}", replace=False)
+    settled = len(store.load(pid))
+    req = JobRequest.polish_of(game, text, params, settled)
+    for job in earlier_jobs(jobs, game, pid, submitter):
+        if job.status not in FINAL and job.request_hash != req.digest:
+            jobs.cancel(job.id)
+    job, created = jobs.submit(req, submitter)
+    n = len(doc["positions"])
+    return job, created, f"{n} position{'' if n == 1 else 's'} settled before"
+
+
+def earlier_jobs(jobs: JobStore, game: Game, pid: str, submitter: str) -> list[Job]:
+    """The polish's jobs in the store (the same polish, whatever they took as settled), oldest first."""
+    return [j for j in jobs.submitted(submitter, game.spec)
+            if (r := JobRequest.from_json(j.request)).kind == "polish" and r.polish_id == pid]
+
+
+def export(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path: str) -> dict[str, Any]:
+    """Every position the database holds of the polish written to its progress file (what the database has
+    replaces what the file had: a unit settled it since, or swept on); the document written.
+
+    :raises CampaignError: the file is an unfinished polish's of another game, tree or parameters."""
+    settled = PolishPositionStore(jobs.db).load(identity(game, tree, params))
+    with exclusive(path):
+        doc = check(path, game, tree, params)
+        if doc is None:
+            doc = {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
+        elif all(doc["positions"].get(k) == e for k, e in settled.items()):
+            return doc
+        doc["positions"].update(settled)
         write_json(path, doc)
+    return doc
+
+
+def unit_done(game: Game, u: JobUnit) -> str:
+    """The log line of a finished unit: the part it polished and what it did there."""
+    counts = orjson.loads(u.output or "{}")
+    where = "the whole tree" if u.response is None else f"part {game.format_response(int(u.response))}"
+    resumed = int(counts.get("resumed", 0))
+    tried = int(counts.get("tried", 0))
+    return (f"{game.spec}: {where} polished in {float(u.seconds):.1f} s: {tried} position{'' if tried == 1 else 's'}"
+            + (f" ({resumed} settled before)" if resumed else "")
+            + f", {counts.get('improved', 0)} improved ({counts.get('gained', 0)} guesses saved), "
+              f"{counts.get('optimal', 0)} proven optimal, {counts.get('cut', 0)} out of time")
 
 
 def finish(path: str, summary: dict[str, Any]) -> None:

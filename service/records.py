@@ -27,6 +27,7 @@ from service.record_checks import CHECK_PROGRESS_EVERY_S, candidates_only_parts
 from service.registry import (
     BEST_KNOWN,
     GameRegistry,
+    best_known_to_polish,
     polish_best_known,
     tree_name,
     with_better_branches,
@@ -299,35 +300,41 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
     return tree, taken
 
 
-def add_polish(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-               path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
-               progress: str | None = None, parts: list[str] | None = None,
-               log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`: positions of ``above`` to
-    ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``, by default
-    the limit the tree was built within) and keep it when it is better (:func:`add_tree`).  The record keeps
-    how the tree was built before (its command chain, time and fields) and what the polish did.  ``sweep``:
-    positions of more candidates than that are searched by a sweep of their guesses (:class:`solver.sweep.Sweeper`).
-    ``progress``: the polish's progress file (:mod:`service.polishes`), continued when a run stopped before.
-    ``parts``: only the subtrees below these responses to the first guess are polished.
+def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
+                  path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
+                  parts: list[str] | None = None) -> tuple[Tree, dict[str, Any]]:
+    """The game's shipped best-known tree and the parameters of its polish
+    (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
+    exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the limit the tree was built within;
+    ``sweep`` and ``parts`` as there), which ``records polish`` runs as a campaign before :func:`add_polish` judges it.
 
-    :raises ValueError: the game has no best-known tree yet, ``progress`` is another polish's, or a part is none.
-    """
-    game = Game.from_spec(spec)
+    :raises ValueError: the game has no best-known tree yet, or a part is none."""
     before = load(path)[spec].get("best_known")
     if max_guesses is None and before is not None:
         max_guesses = (before.get("rollout") or {}).get("max_guesses")
-    tree, field, spent, command = polish_best_known(game, "records", before, above=above, at_most=at_most,
-                                                    budget_s=budget_s, max_guesses=max_guesses, folder=folder,
-                                                    log=log, sweep=sweep, progress=progress, parts=parts)
-    assert before is not None  # polish_best_known refuses a game without one
-    tree.strategy = f"{before['strategy']}, polished exact<={at_most}"
+    return best_known_to_polish(Game.from_spec(spec), "records", before, above=above, at_most=at_most,
+                                budget_s=budget_s, max_guesses=max_guesses, folder=folder, sweep=sweep, parts=parts)
+
+
+def add_polish(spec: str, tree: Tree, params: dict[str, Any], progress: str, *, path: str = RECORDS_FILE,
+               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """The polish of ``tree`` with ``params`` (:func:`polish_target`'s), whose job left every position it settled in
+    ``progress`` (:mod:`service.polishes`), put into the tree and kept when it is better (:func:`add_tree`), the
+    progress file then closed.  The record keeps how the tree was built before (its command chain, time and fields)
+    and what the polish did.
+
+    :raises ValueError: the game has no best-known tree, or ``progress`` is another polish's or lacks positions."""
+    game = Game.from_spec(spec)
+    before = load(path)[spec].get("best_known")
+    if before is None:
+        raise ValueError(f"{spec} has no best-known tree to polish: build one first (records rollout)")
+    tree, field, spent, command = polish_best_known(game, "records", before, tree, params, progress, log)
+    tree.strategy = f"{before['strategy']}, polished exact<={params['at_most']}"
     fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
     fields["polish"] = field
     record = add_tree(spec, lambda _game: tree, fields, f"{before['command']} && {command}", path=path,
                       folder=folder, seconds=float(before["seconds"]) + spent, log=log)
-    if progress is not None:
-        polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
+    polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
     return record
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from service import polishes
 from service.bound_campaigns import unfinished
+from service.campaign_files import CampaignError
 from service.filelock import exclusive
 from service.provenance import machine
 from service.rollouts import named_responses
@@ -29,7 +30,6 @@ from solver.lowerbound import RootBound, root_lower_bound
 from solver.polish import polish
 from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
-from solver.sweep import Sweeper
 from solver.table import MMAX
 from solver.tree import Tree, TreeStats
 from solver.vocabulary import Criterion
@@ -60,56 +60,65 @@ def with_better_branches(spec: str, tree: Tree, before: dict[str, Any] | None, m
     return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
 
 
-def polish_best_known(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
-                      budget_s: float, max_guesses: int | None, folder: str | None,
-                      log: Callable[[str], None], keep_movers: bool = False,
-                      sweep: int | None = None, progress: str | None = None,
-                      parts: list[str] | None = None) -> tuple[Tree, dict[str, Any], float, str]:
-    """Polish the game's shipped best-known tree (:func:`solver.polish.polish`), the steps the atlas's and the
-    records' ``polish`` commands share.  ``before``: the file's record of that tree (None: there is none);
-    ``group``: the command group, for the command chained.  Returns (the tree polished in place, the record's
-    ``polish`` field, the seconds it took, the command to chain after the tree's own).  ``keep_movers``: no
-    replacement may add secrets needing ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``:
-    positions of more candidates than that are searched by a sweep of their guesses by refined bounds
-    (:class:`solver.sweep.Sweeper`) instead of the exact search alone.  ``progress``: the file where each position
-    is kept as soon as it is settled (:mod:`service.polishes`), and from which a run stopped before continues; the
-    caller closes it (:func:`service.polishes.finish`) once the tree is judged.  ``parts``: responses to the
-    tree's first guess (texts); only their subtrees are polished.
+def best_known_to_polish(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
+                  budget_s: float, max_guesses: int | None, folder: str | None, keep_movers: bool = False,
+                  sweep: int | None = None, parts: list[str] | None = None) -> tuple[Tree, dict[str, Any]]:
+    """The tree a polish of the game's shipped best-known tree starts from, and the polish's parameters as its
+    job and progress file keep them (:mod:`service.polishes`): what the atlas's and the records' ``polish``
+    commands share before the polish runs.  ``before``: the file's record of that tree (None: there is none);
+    ``group``: the command group, for the error.  ``keep_movers``: no replacement may add secrets needing
+    ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``: positions of more candidates than that are
+    searched by a sweep of their guesses by refined bounds (:class:`solver.sweep.Sweeper`) instead of the exact
+    search alone.  ``parts``: responses to the tree's first guess (texts); only their subtrees are polished.
 
-    :raises ValueError: there is no best-known tree to polish, ``progress`` belongs to another polish, or a part
-        is no response to the first guess with candidates left.
+    :raises ValueError: there is no best-known tree to polish, or a part is no response to the first guess with
+        candidates left.
     """
-    spec = game.spec
     stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
     if before is None or stored is None:
         build = "atlas hybrid" if group == "atlas" else "records rollout"
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first ({build})")
+        raise ValueError(f"{game.spec} has no best-known tree to polish: build one first ({build})")
     tree = stored.tree
-    started = time.perf_counter()
-    searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
-    sweeper = None if sweep is None else Sweeper(game, max_guesses=max_guesses, kernel_at_most=sweep,
-                                                 searcher=searcher, log=log)
     chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
-    named = [] if chosen is None else sorted(game.format_response(r) for r in chosen)
+    named = None if chosen is None else sorted(game.format_response(r) for r in chosen)
     params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-              "keep_movers": keep_movers, "sweep": sweep, **({} if chosen is None else {"parts": named})}
-    known = {} if progress is None else polishes.start(progress, game, tree, params)
-    if known:
-        log(f"{spec}: {len(known)} positions settled before are taken from {progress}")
-    settle = None if progress is None else (lambda key, done: polishes.settle(progress, game, key, done))
-    report = polish(tree, searcher, above=above, at_most=at_most, budget_s=budget_s, max_guesses=max_guesses,
-                    keep_movers=keep_movers, sweeper=sweeper, known=known, settle=settle, parts=chosen, log=log)
+              "keep_movers": keep_movers, "sweep": sweep, **({} if named is None else {"parts": named})}
+    return tree, params
+
+
+def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree, params: dict[str, Any],
+                      progress: str, log: Callable[[str], None]) -> tuple[Tree, dict[str, Any], float, str]:
+    """The polish of ``tree`` (:func:`best_known_to_polish`'s) put into it, from its progress file, where its job left
+    every position it settled (:mod:`service.polishes`): the steps the atlas's and the records' ``polish`` commands
+    share once the job is done.  Nothing is searched: each position is taken as the file has it.  Returns (the tree
+    polished in place, the record's ``polish`` field, the seconds the polish took, the command to chain after the
+    tree's own); ``before`` is the file's record of the tree before, ``group`` the command group.
+
+    :raises CampaignError: the file is another polish's, or lacks positions (the job has not finished).
+    """
+    spec = game.spec
+    started = time.perf_counter()
+    known = polishes.known(progress, game, tree, params)
+    chosen = None if "parts" not in params else {game.parse_response(r) for r in params["parts"]}
+    # the searcher only splits the candidates: every position is known, and one missing is not searched (no budget)
+    report = polish(tree, Searcher(game, SolveOptions(Criterion.TOTAL)), above=params["above"],
+                    at_most=params["at_most"], budget_s=0.0, max_guesses=params["max_guesses"],
+                    keep_movers=params["keep_movers"], known=known, parts=chosen, log=log)
+    if report.tried > report.resumed:
+        raise CampaignError(f"{progress} lacks {report.tried - report.resumed} of the polish's positions: run the "
+                            "same command again to finish it")
     spent = time.perf_counter() - started + report.resumed_s
     log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
         f"{report.gained} guesses saved, {spent:.1f} s")
-    field = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-             **({} if sweep is None else {"sweep": sweep}),
-             **({} if chosen is None else {"parts": named}),
-             **report.counts(), "seconds": round(spent, 1), "before": before["total"]}
-    limit = "" if max_guesses is None else f" --max-guesses {max_guesses}"
-    limit += "" if sweep is None else f" --sweep {sweep}"
-    limit += "" if chosen is None else f" --parts {','.join(named)}"
-    command = f"bullscows {group} polish -g {spec} --above {above} --at-most {at_most} --budget {budget_s:g}{limit}"
+    counts = {k: v for k, v in report.counts().items() if k != "resumed"}  # every one is, from the job's file
+    field = {k: params[k] for k in ("above", "at_most", "budget_s", "max_guesses")}
+    field.update({k: params[k] for k in ("sweep", "parts") if params.get(k) is not None})
+    field.update(**counts, seconds=round(spent, 1), before=before["total"])
+    limit = "" if params["max_guesses"] is None else f" --max-guesses {params['max_guesses']}"
+    limit += "" if params.get("sweep") is None else f" --sweep {params['sweep']}"
+    limit += "" if "parts" not in params else f" --parts {','.join(params['parts'])}"
+    command = (f"bullscows {group} polish -g {spec} --above {params['above']} --at-most {params['at_most']} "
+               f"--budget {params['budget_s']:g}{limit}")
     return tree, field, spent, command
 
 

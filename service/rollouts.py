@@ -220,6 +220,26 @@ def tree_of(game: Game, plan: RolloutPlan, doc: dict[str, Any]) -> Tree | None:
     return assemble(game, plan, game.parse_code(doc["first_guess"]), branches)
 
 
+def progress(game: Game, plan: RolloutPlan, path: str) -> dict[str, Any] | None:
+    """What the campaign's progress file holds (``campaign show``), None when there is none: its first guess, its
+    subtrees, those missing, and once none is, the whole tree's total of guesses (each secret played through it, the
+    first guess included); a judged file's outcome.
+
+    :raises CampaignError: unreadable, or another campaign's."""
+    doc = read_of(game, plan, path)
+    if doc is None:
+        return None
+    if "finished" in doc:  # judged: its subtrees went into the tree it judged
+        return {"file": path, "first_guess": doc["first_guess"], "closed": True, **doc["finished"]}
+    lacking = missing(game, doc)
+    trees = [u.get("tree") for u in doc["units"].values()]
+    total = None
+    if not lacking and all(trees):
+        total = 1 + sum(from_compact(t).stats().total for t in trees if t)  # the first guess's own secret too
+    return {"file": path, "first_guess": doc["first_guess"], "subtrees": len(doc["units"]),
+            "missing": len(lacking), "total": total, "closed": False}
+
+
 def unit_done(game: Game, plan: RolloutPlan, response: int, text: str, seconds: float) -> str:
     """The log line of a finished unit, with what its subtree costs: a campaign stopped early (``--max-units``,
     or a trial of ``--play``) is judged by its units before the whole tree exists."""

@@ -19,8 +19,8 @@ from solver import kernels
 from solver.game import CandidateSet, Game, Turn
 from solver.question import SolveOptions
 from solver.search import Searcher
-from solver.sweep import Sweeper, SweepProgress
-from solver.tree import Node, Tree, build_tree
+from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
+from solver.tree import Node, Tree, build_tree, from_compact, to_compact
 from solver.vocabulary import Criterion
 
 Log = Callable[[str], None]
@@ -59,6 +59,53 @@ def position_key(game: Game, path: list[Turn]) -> str:
     """A position's name in a polish's progress: its turns as the CLI writes them (``"01234 0.2, 12567 0.2"``;
     the root is ``""``)."""
     return ", ".join(game.format_turn(t) for t in path)
+
+
+def settled_to_json(game: Game, key: str, done: Settled) -> dict[str, object]:
+    """What was settled at the position ``key`` as a polish's progress keeps it (the file's and the database's
+    form): its outcome and time, the replacement as the compact text of a tree from that position, and a cut
+    sweep's progress (:func:`solver.sweep.progress_to_json`)."""
+    entry: dict[str, object] = {"outcome": done.outcome, "seconds": done.seconds}
+    if done.subtree is not None:
+        entry["tree"] = to_compact(Tree(game, done.subtree, game.parse_history(key_turns(key))))
+    if done.sweep is not None:
+        entry["sweep"] = progress_to_json(game, done.sweep)
+    return entry
+
+
+def settled_from_json(game: Game, key: str, entry: object) -> Settled:
+    """The :func:`settled_to_json` form read back.
+
+    :raises ValueError: an entry a polish cannot have written (an unknown outcome, no time, a replacement that does
+        not parse or belongs to another game or position, a sweep's progress that is not one).
+    """
+    if not isinstance(entry, dict):
+        raise ValueError(f"position {key!r}: {entry!r} is not a settled position")
+    outcome, text, seconds = entry.get("outcome"), entry.get("tree"), entry.get("seconds")
+    if outcome not in OUTCOMES or not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        raise ValueError(f"position {key!r}: {entry} is not a settled position (an outcome of "
+                         f"{', '.join(OUTCOMES)} and its seconds)")
+    subtree = None
+    if outcome == IMPROVED and text is not None:
+        try:
+            tree = from_compact(str(text))
+        except ValueError as exc:
+            raise ValueError(f"position {key!r}: its subtree does not parse: {exc}") from None
+        if tree.game.spec != game.spec or [game.format_turn(t) for t in tree.history] != key_turns(key):
+            raise ValueError(f"position {key!r} holds the subtree of another position")
+        subtree = tree.root
+    sweep = None
+    if outcome == CUT and entry.get("sweep") is not None:
+        try:
+            sweep = progress_from_json(game, entry["sweep"])
+        except ValueError as exc:
+            raise ValueError(f"position {key!r}: its sweep: {exc}") from None
+    return Settled(str(outcome), float(seconds), subtree, sweep)
+
+
+def key_turns(key: str) -> list[str]:
+    """The turns of a position's key (:func:`position_key`), as texts."""
+    return [t.strip() for t in key.split(",")] if key else []
 
 
 @dataclass

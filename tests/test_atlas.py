@@ -653,7 +653,8 @@ def test_the_polish_command_lowers_a_best_known_tree(tmp_path: Path) -> None:
     weak = atlas.add_hybrid("4,3,1", 2, "minimax", path=str(path), folder=str(folder))
     assert weak is not None and weak["total"] > optimum
     ran = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--at-most", "81", "--budget", "60",
-                              "--file", str(path), "--trees", str(folder), "--progress", progress])
+                              "--file", str(path), "--trees", str(folder), "--progress", progress,
+                              "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"])
     assert ran.exit_code == 0, ran.output
     got = atlas.load(str(path))["4,3,1"]
     assert got["hybrid"]["total"] == optimum and got["values"]["total"]["exact"]

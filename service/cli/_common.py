@@ -105,14 +105,15 @@ def _game_filter_options(fn: F) -> F:
     return fn
 
 
-def _campaign_options(when: str = "") -> Callable[[F], F]:
-    """The rollout campaign's options (``service.rollouts``, run by :func:`_rollout_campaign`), alike wherever a
-    command runs one; ``when`` prefixes their help (the condition under which the command runs a campaign at all)."""
+def _campaign_options(when: str = "", kind: str = "rollout") -> Callable[[F], F]:
+    """The options of a campaign a command runs as a job (a rollout, ``service.rollouts``, or a polish,
+    ``service.polishes``: :func:`_run_campaign`), alike wherever a command runs one; ``when`` prefixes their help
+    (the condition under which the command runs a campaign at all), ``kind`` names its default progress file."""
 
     def decorate(fn: F) -> F:
         for option in reversed([
             click.option("--progress", type=click.Path(dir_okay=False), default=None,
-                         help=f"{when}The campaign's progress file (default: campaigns/rollout-<game>.json in "
+                         help=f"{when}The campaign's progress file (default: campaigns/{kind}-<game>.json in "
                               "this folder)."),
             click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
                          help=f"{when}Processes of the worker the command starts (units built at once)."),
@@ -189,6 +190,7 @@ def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") 
     ``kind`` the group's results file."""
 
     def decorate(fn: F) -> F:
+        fn = _campaign_options(kind="polish")(fn)
         for option in reversed([
             click.option("--at-most", type=click.IntRange(min=1), default=at_most, show_default=True,
                          help="Search positions of at most this many candidates (the largest first on each path)."),
@@ -202,9 +204,6 @@ def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") 
             click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
                          help="Search positions of more than N candidates by a sweep of their guesses, best refined "
                               f"bound first (solver.sweep), the exact search settling each set of N or fewer{sweep}."),
-            click.option("--progress", type=click.Path(dir_okay=False), default=None,
-                         help="Where each position is kept once settled, and from which a stopped polish continues "
-                              "(default: campaigns/polish-<game>.json)."),
         ]):
             fn = option(fn)
         return fn
@@ -297,9 +296,8 @@ def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progr
 def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, scheduler: str | None,
                       max_units: int | None, units: list[str] | None, url: str | None) -> None:
     """``records rollout`` and ``atlas hybrid --rollout-width``: the rollout campaign's units built as a job
-    (:func:`service.campaign_specs.run`, a worker of ``processes`` processes on ``url``'s database, ``units`` only
-    those responses'), its subtrees written to ``progress``, where the command then assembles and judges the tree.
-    Nothing is run for a campaign the file says was judged already."""
+    (:func:`_run_campaign`, ``units`` only those responses'), its subtrees written to ``progress``, where the command
+    then assembles and judges the tree.  Nothing is run for a campaign the file says was judged already."""
     from service import campaign_specs, rollouts
     from service.campaign_files import CampaignError
     from solver.game import Game
@@ -311,11 +309,27 @@ def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, sched
     try:
         campaign_specs.check(campaign)
         doc = rollouts.read_of(game, plan, progress)
-        asked = {u.strip() for u in units or ()}
-        for name, unit in ({} if doc is None else doc["units"]).items():
-            if name in asked and "tree" in unit:  # a trial asked again: its line again
-                _log(rollouts.unit_done(game, plan, game.parse_response(name), unit["tree"], float(unit["seconds"]))
-                     + " (built before)")
+    except CampaignError as exc:
+        _fail(str(exc))
+    asked = {u.strip() for u in units or ()}
+    for name, unit in ({} if doc is None else doc["units"]).items():
+        if name in asked and "tree" in unit:  # a trial asked again: its line again
+            _log(rollouts.unit_done(game, plan, game.parse_response(name), unit["tree"], float(unit["seconds"]))
+                 + " (built before)")
+    _run_campaign(campaign, processes, scheduler, max_units, url, units)
+
+
+def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_units: int | None, url: str | None,
+                  units: list[str] | None = None) -> None:
+    """A campaign a command runs before it judges what the campaign made (a rollout's subtrees, a polish's
+    positions): :func:`service.campaign_specs.run` with a worker of ``processes`` processes (on the Dask cluster
+    ``scheduler``, when given) on ``url``'s database, taking at most ``max_units`` units, its progress file written
+    every minute.  Stopped short (Ctrl-C, the worker gone, ``max_units`` done), the command ends here with why."""
+    from service import campaign_specs
+    from service.campaign_files import CampaignError
+
+    try:
+        campaign_specs.check(campaign)
         jobs, store = _campaign_stores(url)
         got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
                                  units=units, scheduler=scheduler, log=_log)

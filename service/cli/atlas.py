@@ -23,6 +23,7 @@ from service.cli._common import (
     _read_json,
     _refuse_campaign_options,
     _rollout_campaign,
+    _run_campaign,
     _shown,
     _trees_option,
     main,
@@ -269,14 +270,17 @@ def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
                  sweep=": for the deep games, where the search alone runs out of time on a hundred candidates")
 @_json_option
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
-                 path: str | None, folder: str | None, sweep: int | None, progress: str | None,
-                 as_json: bool) -> None:
+                 path: str | None, folder: str | None, sweep: int | None, progress: str | None, processes: int,
+                 scheduler: str | None, max_units: int | None, url: str | None, as_json: bool) -> None:
     """Polish an unsolved game's best-known tree: search each of its positions of --above to --at-most
     candidates exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every
     cheaper subtree found.  Played through every secret; kept, and the upper bounds it proves applied, when it
-    needs fewer guesses.  Each settled position is kept in --progress at once: stopped or killed, the same
-    command continues where it was."""
+    needs fewer guesses.  The polish runs as a job (one unit per part of the first guess) in --url's database, by
+    a worker the command starts; each settled position is kept there at once and written to --progress every
+    minute: stopped or killed, the same command continues where it was."""
     from service import atlas, polishes
+    from service.campaign_specs import CampaignSpec
+    from solver.game import Game
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
@@ -284,10 +288,13 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     low = int(entry["hybrid"]["exact_at_most"]) if above is None else above
     if at_most <= low:
         _fail(f"--at-most ({at_most}) must be above --above ({low})")
+    progress = progress or polishes.default_path(spec)
     try:
-        record = atlas.add_polish(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
-                                  path=file, folder=folder, sweep=sweep,
-                                  progress=progress or polishes.default_path(spec), log=_log)
+        tree, params = atlas.polish_target(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
+                                           path=file, folder=folder, sweep=sweep)
+        _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
+                      max_units, url)
+        record = atlas.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))

@@ -68,7 +68,7 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
 
 def _what(request: dict[str, Any]) -> str:
     """A job's kind in a few words, for the list: the strategy of a tree, the depth of a bound (its target and parts
-    when it has them), a rollout's strategy and width, or the criterion of a solve."""
+    when it has them), a rollout's strategy and width, a polish's sizes and budget, or the criterion of a solve."""
     if request.get("strategy"):
         return f"tree {request['strategy']}"
     if request.get("kind") == "bound":
@@ -79,6 +79,10 @@ def _what(request: dict[str, Any]) -> str:
         plan = request.get("rollout") or {}
         return (f"rollout {plan.get('strategy')} width {plan.get('width')}"
                 + ("" if not request.get("skip") else f", {len(request['skip'])} subtrees skipped"))
+    if request.get("kind") == "polish":
+        params = (request.get("polish") or {}).get("params") or {}
+        return (f"polish {params.get('above')}-{params.get('at_most')} candidates, {params.get('budget_s')} s each"
+                + ("" if not params.get("parts") else f", parts {','.join(params['parts'])}"))
     return str(request["criterion"])
 
 

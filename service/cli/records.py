@@ -24,6 +24,7 @@ from service.cli._common import (
     _print_table,
     _refuse_campaign_options,
     _rollout_campaign,
+    _run_campaign,
     _share,
     _shown,
     _trees_option,
@@ -281,25 +282,32 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
                    "--play changed, the others being polished already.")
 @_json_option
 def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
-                   folder: str | None, sweep: int | None, progress: str | None, parts: str | None,
-                   as_json: bool) -> None:
+                   folder: str | None, sweep: int | None, progress: str | None, processes: int, scheduler: str | None,
+                   max_units: int | None, url: str | None, parts: str | None, as_json: bool) -> None:
     """Polish the game's best-known tree: search each of its positions of --above to --at-most candidates
     exactly, for at most --budget seconds, with its subtree's cost as the bound, and put in every cheaper
     subtree found.  Played through every secret and shipped again when it needs fewer guesses.  Prints its
-    record (--json: as JSON); each position searched is logged on stderr (proven optimal, out of time, or improved).
-    Each settled position is kept in --progress at once: stopped or killed, the same command continues where it
-    was."""
+    record (--json: as JSON); each part polished, then each position (proven optimal, out of time, or improved),
+    is logged on stderr.  The polish runs as a job (one unit per part of the first guess) in --url's database,
+    by a worker the command starts; each settled position is kept there at once and written to --progress every
+    minute: stopped or killed, the same command continues where it was."""
     from service import polishes, records
+    from service.campaign_specs import CampaignSpec
+    from solver.game import Game
 
     spec = _spec(game)
     if at_most <= above:
         _fail(f"--at-most ({at_most}) must be above --above ({above})")
     _readable(path or records.RECORDS_FILE)
+    file = path or records.RECORDS_FILE
+    progress = progress or polishes.default_path(spec)
     try:
-        record = records.add_polish(spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
-                                    path=path or records.RECORDS_FILE, folder=folder, sweep=sweep,
-                                    progress=progress or polishes.default_path(spec),
-                                    parts=None if parts is None else parts.split(","), log=_log)
+        tree, params = records.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
+                                             max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
+                                             parts=None if parts is None else parts.split(","))
+        _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
+                      max_units, url)
+        record = records.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"game": spec, **record}, as_json)

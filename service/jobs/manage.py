@@ -4,6 +4,7 @@ job from its units (skips, β, completion, the next phase of a chain) and the pu
 
 from __future__ import annotations
 
+import hashlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -12,7 +13,17 @@ import orjson
 import structlog
 
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, rollout_plan, tree_plan
+from service.jobs.plan import (
+    JobRequest,
+    Outcome,
+    Plan,
+    aggregate,
+    bound_plan,
+    make_plan,
+    polish_plan,
+    rollout_plan,
+    tree_plan,
+)
 from service.store.db import StorageError
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
@@ -30,7 +41,7 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     need none."""
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
-        planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan}[req.kind]
+        planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan}[req.kind]
         plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
@@ -178,6 +189,18 @@ def rollout_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list
     }
 
 
+def polish_result_of(outcome: Outcome, units: list[JobUnit], seconds: float) -> dict[str, Any]:
+    """A polish job's answer: the guesses it saved (its ``value``) and what its units did, summed; the positions
+    themselves are in the ``polish_positions`` table, which the polish's command writes to its progress file and
+    replays into the tree it judges."""
+    counts: dict[str, int] = {}
+    for u in units:
+        for key, n in orjson.loads(u.output or "{}").items():
+            counts[key] = counts.get(key, 0) + int(n)
+    return {"value": int(outcome.value or 0), "possible": True, "exact": False, "units": len(units), **counts,
+            "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -215,12 +238,21 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         result = bound_result_of(game, req, outcome, units, seconds)
     elif req.kind == "rollout":
         result = rollout_result_of(game, req, outcome, units, seconds)
+    elif req.kind == "polish":
+        result = polish_result_of(outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
         result = result_of(game, req, plan, outcome, chain, int(job.nodes) + unit_nodes, seconds)
     jobs.finish_job(job.id, orjson.dumps(result).decode(), unit_nodes)
     return "done"
+
+
+def _polish_view(req: JobRequest) -> dict[str, Any]:
+    """A polish job's request as people read it: its parameters and the digest of its tree (not the tree)."""
+    doc = req.polish_doc
+    return {"params": doc["params"], "settled": doc["settled"],
+            "tree": hashlib.sha256(str(doc["tree"]).encode("utf-8")).hexdigest()}
 
 
 def _iso(ts: datetime | None) -> str | None:
@@ -246,6 +278,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                if req.kind == "bound" else {}),
             **({"kind": "rollout", "rollout": orjson.loads(req.rollout or "null"),
                 "skip": [game.format_response(r) for r in req.skip]} if req.kind == "rollout" else {}),
+            **({"kind": "polish", "polish": _polish_view(req)} if req.kind == "polish" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -259,7 +292,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        if req.kind in ("bound", "rollout"):  # a lower bound, or a part of a tree: no position's value
+        if req.kind in ("bound", "rollout", "polish"):  # a bound, a part of a tree, guesses saved: no position's
             progress.update(lower_bound=out["result"]["value"] if req.kind == "bound" else None, fraction=1.0)
         else:
             progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],

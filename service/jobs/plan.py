@@ -19,7 +19,9 @@ guess of that response.  A unit is then one of:
 ``bound``
     one first guess of a bound job (a lower-bound campaign), refined to the job's depth (:func:`bound_plan`);
 ``rollout``
-    the subtree of a rollout tree below one response to its first guess (:func:`rollout_plan`).
+    the subtree of a rollout tree below one response to its first guess (:func:`rollout_plan`);
+``polish``
+    one part of a polished tree (or the whole tree), its positions searched top down (:func:`polish_plan`).
 
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
@@ -49,6 +51,7 @@ from solver.rollout import RolloutPlan, branch_responses, first_guess
 from solver.search import INF, Searcher, SolveOptions
 from solver.secondbound import second_guesses
 from solver.table import MMAX
+from solver.tree import Tree, from_compact
 from solver.vocabulary import Criterion, criterion_of, game_value, win_value
 
 TREE_KINDS = ("tree", "opt-tree")
@@ -57,6 +60,8 @@ BOUND_KINDS = ("bound",)
 """Units that refine one first guess's lower bound (:func:`bound_plan`)."""
 ROLLOUT_KINDS = ("rollout",)
 """Units that build one subtree of a rollout tree (:func:`rollout_plan`)."""
+POLISH_KINDS = ("polish",)
+"""Units that polish one part of a tree (:func:`polish_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
 long search holding every process does not keep them waiting; see :mod:`service.jobs.coordinator`)."""
@@ -78,8 +83,9 @@ class Plan:
     turn: int
     n: int
     mode: str
-    """``root`` (one unit), ``split``, ``bound`` (a bound job's: one unit per first guess) or ``rollout`` (a
-    rollout job's: one unit per response to the first guess, ``guesses`` holding that guess)."""
+    """``root`` (one unit), ``split``, ``bound`` (a bound job's: one unit per first guess), ``rollout`` (a
+    rollout job's: one unit per response to the first guess, ``guesses`` holding that guess) or ``polish`` (a
+    polish job's: one unit per part of its tree's first guess)."""
     guesses: list[dict[str, Any]] = field(default_factory=list)
     """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
@@ -193,6 +199,46 @@ def rollout_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
         units.append(UnitSpec("rollout", first, int(r), None, ((first, int(r)),), n, 0, n * n, len(responses) - i))
     return Plan(None, 1, game.size, "rollout", [{"guess": first, "skip": list(req.skip),
                                                           "seconds": seconds}]), units
+
+
+def polish_tree_of(req: JobRequest) -> Tree:
+    """A polish job's tree (parsed anew: a polish changes the tree it is given)."""
+    tree = from_compact(str(req.polish_doc["tree"]))
+    if tree.game.spec != req.game:
+        raise ValueError(f"the polish job's tree is a tree of {tree.game.spec}, not of {req.game}")
+    return tree
+
+
+def polish_parts(req: JobRequest, tree: Tree) -> list[int] | None:
+    """The responses to the tree's first guess a polish job searches below, biggest part first; None when the
+    first position itself is one to search (then one unit polishes the whole tree)."""
+    params = req.polish_doc["params"]
+    named = params.get("parts")
+    parts = None if named is None else {tree.game.parse_response(r) for r in named}
+    root, least = tree.root, max(int(params["above"]), 2)
+    if parts is None and least < root.size <= int(params["at_most"]):
+        return None
+    chosen = [r for r, child in root.children.items() if child.size > least and (parts is None or r in parts)]
+    return sorted(chosen, key=lambda r: (-root.children[r].size, r))
+
+
+def polish_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a polish job: one ``polish`` unit per part of the tree's first guess that holds a position to
+    search (one for the whole tree when its first position is one), biggest first.
+
+    Why per part: a polish settles a position before its children (a child is searched only when its parent
+    could not be settled), so a part is searched top down by one process, and the parts are independent."""
+    tree = polish_tree_of(req)
+    root = tree.root
+    history = tuple((int(t.guess), int(t.response)) for t in tree.history)
+    parts = polish_parts(req, tree)
+    if parts is None:
+        units = [UnitSpec("polish", int(root.guess), None, None, history, root.size, 0, root.size ** 2, 1)]
+    else:
+        units = [UnitSpec("polish", int(root.guess), int(r), None, (*history, (int(root.guess), int(r))),
+                          root.children[r].size, 0, root.children[r].size ** 2, len(parts) - i)
+                 for i, r in enumerate(parts)]
+    return Plan(None, len(history) + 1, root.size, "polish", [{"guess": int(root.guess)}]), units
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -406,7 +452,7 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     """
     if plan.mode == "bound":
         return _bound_outcome(plan, units, target)
-    if plan.mode == "rollout":
+    if plan.mode in ("rollout", "polish"):  # the subtrees' guesses; the guesses a polish saved
         out = Outcome(all(u.status == "done" for u in units))
         if out.finished:
             out.value, out.best_guess = sum(int(u.value or 0) for u in units), int(plan.guesses[0]["guess"])
@@ -483,6 +529,6 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["BOUND_KINDS", "MAX_UNITS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS",
-           "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan", "make_plan",
-           "rollout_plan", "rollout_plan_of", "tree_plan"]
+__all__ = ["BOUND_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN",
+           "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan",
+           "make_plan", "polish_parts", "polish_plan", "polish_tree_of", "rollout_plan", "rollout_plan_of", "tree_plan"]

@@ -26,19 +26,31 @@ from service.config import Settings
 from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.ledger import StoreLedger, UnitStopped
-from service.jobs.plan import BOUND_KINDS, ROLLOUT_KINDS, TREE_KINDS, JobRequest, rollout_plan_of
+from service.jobs.plan import (
+    BOUND_KINDS,
+    POLISH_KINDS,
+    ROLLOUT_KINDS,
+    TREE_KINDS,
+    JobRequest,
+    polish_parts,
+    polish_tree_of,
+    rollout_plan_of,
+)
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.db import Database
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
+from service.store.polish_positions import PolishPositionStore
 from service.store.positions import PositionStore
 from service.store.strategies import StrategyStore, tree_params
 from solver.boundmemo import new_memo
 from solver.game import Game, Turn
 from solver.lowerbound import LEAVES, root_lower_bound
+from solver.polish import Settled, polish, settled_from_json, settled_to_json
 from solver.rollout import branch_tree
 from solver.search import Searcher, SolveOptions
 from solver.secondbound import Memo, second_guess_bound
+from solver.sweep import Sweeper
 from solver.table import Entry
 from solver.tree import to_compact
 from solver.vocabulary import Criterion, criterion_of
@@ -205,12 +217,25 @@ class _Heartbeat:
         self._done.set()
         self._thread.join()
 
+    def end(self) -> None:
+        """Stop beating, and clear the stop asked of its searchers: they are the process's, kept for its next unit."""
+        self.stop()
+        for s in self.searchers:
+            s.clear_stop()
+
 
 def _failed(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
     """Give back a unit whose computation raised (queued again while attempts remain, else failed), with the
     error and its traceback kept on the unit; the report of it."""
     status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}", max_attempts)
     return {"unit": unit_id, "status": status or "lost", "error": str(err)}
+
+
+def _given_back(jobs: JobStore, unit_id: int, lease: str, max_attempts: int) -> dict[str, Any]:
+    """Give back a unit told to stop (queued again, or ended with its cancelled job), what it wrote kept; the report
+    of it."""
+    status = jobs.release_unit(unit_id, lease, None, max_attempts)
+    return {"unit": unit_id, "status": status or "lost"}
 
 
 def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_attempts: int = 3,
@@ -234,6 +259,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         return run_bound_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in ROLLOUT_KINDS:
         return run_rollout_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
+    if unit.kind in POLISH_KINDS:
+        return run_polish_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
@@ -306,9 +333,7 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
         beat.stop()
         return _failed(jobs, unit.id, lease, err, max_attempts)
     finally:
-        beat.stop()
-        for s in beat.searchers:
-            s.clear_stop()
+        beat.end()
     assert req.strategy is not None
     # an optimal tree's searches proved positions: kept for every later search, as a solve's are
     PositionStore(db).save_entries([e for s in beat.searchers for t in s.tables for e in t.export()],
@@ -361,8 +386,7 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
                                                                  ledger.get(int(unit.g1), int(unit.response))[0])
         ledger.flush()
     except UnitStopped:  # its job is over (cancelled: the unit ends so), or its lease was lost (then nothing)
-        status = jobs.release_unit(unit.id, lease, None, max_attempts)
-        return {"unit": unit.id, "status": status or "lost"}
+        return _given_back(jobs, unit.id, lease, max_attempts)
     except Exception as err:
         beat.stop()
         return _failed(jobs, unit.id, lease, err, max_attempts)
@@ -411,3 +435,69 @@ def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lea
     ok = jobs.finish_unit(unit.id, lease, stats.total, False, True, int(unit.g1), stats.secrets,
                           time.perf_counter() - started, None, to_compact(tree))  # a strategy's: not exact
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.secrets}
+
+
+POLISH_TABLE = 1 << 22
+"""The transposition table of the searcher a polish searches with (entries): a polish's positions are of a few
+hundred candidates, each searched for a minute or more."""
+
+
+def polish_searcher(game: Game) -> Searcher:
+    """The game's searcher polish units search with (in :func:`searcher_for`'s LRU): its table warm from one
+    position to the next, and from one unit to the next."""
+    return _cached_searcher(("polish", game.spec, game.alphabet),
+                            lambda: Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=POLISH_TABLE))
+
+
+def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+                    max_attempts: int) -> dict[str, Any]:
+    """Polish a polish job's part (the unit's ``response`` to the tree's first guess; the whole tree when it has
+    none): :func:`solver.polish.polish` with the job's parameters, each position written to the
+    ``polish_positions`` table as soon as it is settled, every position settled before (by this unit's earlier
+    attempts, other units, earlier runs, the progress file) taken as it was.  Records the guesses saved as the
+    unit's value and what it did (:meth:`solver.polish.PolishReport.counts`) as its ``output``; the heartbeat
+    counts the positions settled.
+
+    A worker killed mid-unit loses only the position it was searching.  A unit told to stop (its lease lost, or
+    its job over) writes nothing more: the search it stops is cut short, not out of its budget."""
+    jobs, store = JobStore(db), PolishPositionStore(db)
+    settled = [0]
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: settled[0])
+    game = req.game_obj()
+    params = req.polish_doc["params"]
+    pid = req.polish_id
+    started = time.perf_counter()
+
+    def settle(key: str, done: Settled) -> None:
+        if beat.lost.is_set():
+            raise UnitStopped
+        store.put(pid, game.spec, {key: settled_to_json(game, key, done)}, f"job:{job.id}")
+        settled[0] += 1
+
+    try:
+        tree = polish_tree_of(req)
+        parts = None if unit.response is None else [int(unit.response)]
+        if parts is not None and polish_parts(req, tree) is None:
+            raise ValueError("a polish unit of one part, in a polish of the whole tree")
+        searcher = polish_searcher(game)
+        searcher.clear_stop()
+        beat.searchers.append(searcher)
+        max_guesses = params["max_guesses"]
+        sweeper = None if params.get("sweep") is None else Sweeper(game, max_guesses=max_guesses,
+                                                                   kernel_at_most=int(params["sweep"]),
+                                                                   searcher=searcher)
+        known = {k: settled_from_json(game, k, e) for k, e in store.load(pid).items()}
+        report = polish(tree, searcher, above=int(params["above"]), at_most=int(params["at_most"]),
+                        budget_s=float(params["budget_s"]), max_guesses=max_guesses,
+                        keep_movers=bool(params["keep_movers"]), sweeper=sweeper, known=known, settle=settle,
+                        parts=parts)
+    except Exception as err:  # told to stop (given back, as a bound unit), or failed
+        beat.stop()
+        stopped = isinstance(err, UnitStopped)
+        return _given_back(jobs, unit.id, lease, max_attempts) if stopped else _failed(jobs, unit.id, lease, err,
+                                                                                       max_attempts)
+    finally:
+        beat.end()
+    ok = jobs.finish_unit(unit.id, lease, report.gained, False, True, int(tree.root.guess), report.tried,
+                          time.perf_counter() - started, None, orjson.dumps(report.counts()).decode())
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": report.tried}

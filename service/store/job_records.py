@@ -25,7 +25,9 @@ class JobRequest:
     lower bound of the game's optimal total refined ``depth`` plies below its root (a *bound job*, a lower-bound
     campaign: :func:`solver.lowerbound.root_lower_bound` cut into one unit per first guess); or, with
     ``rollout``, the subtrees of a rollout tree (a *rollout job*: :func:`solver.rollout.branch_tree` for each
-    response to the first guess but those of ``skip``)."""
+    response to the first guess but those of ``skip``); or, with ``polish``, the middle-sized positions of a tree
+    searched for cheaper subtrees (a *polish job*: :func:`solver.polish.polish` for each part of its first
+    guess)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -52,6 +54,10 @@ class JobRequest:
     """A bound job's responses whose parts alone are refined (under each first guess), the others as the part
     bounds already proven have them; empty: every part.  Such a job proves part bounds, not the bound at
     ``depth``."""
+    polish: str | None = None
+    """A polish job's tree and parameters: canonical JSON ``{"tree": compact text, "params": {...}, "settled": n}``
+    (``params`` as the polish's progress file keeps them; ``settled``: how many of its positions the database held
+    when the job was asked, so that a run after a finished one is a new job); None otherwise."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -82,13 +88,37 @@ class JobRequest:
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
                    rollout=text, skip=tuple(sorted(set(skip))))
 
+    @classmethod
+    def polish_of(cls, game: Game, tree: str, params: dict[str, Any], settled: int = 0) -> JobRequest:
+        """The request to polish ``tree`` (compact text) with ``params``, ``settled`` of its positions settled."""
+        text = orjson.dumps({"tree": tree, "params": params, "settled": settled}, option=orjson.OPT_SORT_KEYS).decode()
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
+                   polish=text)
+
+    @property
+    def polish_doc(self) -> dict[str, Any]:
+        """A polish job's ``{"tree", "params", "settled"}``."""
+        assert self.polish is not None
+        return dict(orjson.loads(self.polish))
+
+    @property
+    def polish_id(self) -> str:
+        """A polish's name in the ``polish_positions`` table: SHA-256 of its game, its tree's digest (SHA-256 of the
+        compact text, as its progress file names it) and its parameters, whatever it took as settled."""
+        doc = self.polish_doc
+        tree = hashlib.sha256(str(doc["tree"]).encode("utf-8")).hexdigest()
+        key = {"game": self.game, "alphabet": self.alphabet, "tree": tree, "params": doc["params"]}
+        return hashlib.sha256(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
     @property
     def kind(self) -> str:
-        """``solve``, ``tree``, ``bound`` or ``rollout`` (see the class)."""
+        """``solve``, ``tree``, ``bound``, ``rollout`` or ``polish`` (see the class)."""
         if self.strategy is not None:
             return "tree"
         if self.rollout is not None:
             return "rollout"
+        if self.polish is not None:
+            return "polish"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -110,6 +140,8 @@ class JobRequest:
         if self.rollout is not None:
             d["rollout"] = orjson.loads(self.rollout)
             d["skip"] = [int(r) for r in self.skip]
+        if self.polish is not None:
+            d["polish"] = orjson.loads(self.polish)
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -121,7 +153,9 @@ class JobRequest:
                    d["max_guesses"], d["depth_count"], d["mde"], bool(d["from_set_only"]), d.get("strategy"),
                    d.get("depth"), d.get("target"),
                    None if plan is None else orjson.dumps(plan, option=orjson.OPT_SORT_KEYS).decode(),
-                   tuple(int(r) for r in d.get("skip", ())), tuple(int(r) for r in d.get("parts", ())))
+                   tuple(int(r) for r in d.get("skip", ())), tuple(int(r) for r in d.get("parts", ())),
+                   None if d.get("polish") is None
+                   else orjson.dumps(d["polish"], option=orjson.OPT_SORT_KEYS).decode())
 
     @property
     def digest(self) -> str:

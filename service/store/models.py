@@ -206,6 +206,31 @@ class BoundPart(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class PolishPosition(Base):
+    """How a polish settled one position of the tree it polishes (:mod:`service.polishes`): a polish job's units
+    write each position here as soon as it is settled, so that a worker killed mid-unit loses only the position
+    it was searching, and a unit run again (on any machine) takes every position settled before as it was.
+
+    ``polish`` names the polish (the game, the digest of the tree it started from and its parameters: a
+    position's outcome means nothing under another tree or budget); ``position`` is the position's key
+    (:func:`solver.polish.position_key`).  ``subtree`` is the replacement of an improved position (compact text),
+    ``sweep`` what a sweep cut there had proven (JSON), as the progress file keeps them."""
+
+    __tablename__ = "polish_positions"
+    __table_args__ = (UniqueConstraint("polish", "position", name="uq_polish_positions_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    polish: Mapped[str] = mapped_column(String(64))
+    game: Mapped[str] = mapped_column(String(32))
+    position: Mapped[str] = mapped_column(String(512))
+    outcome: Mapped[str] = mapped_column(String(16))
+    seconds: Mapped[float] = mapped_column(Float)
+    subtree: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sweep: Mapped[str | None] = mapped_column(Text, nullable=True)
+    source: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class WorkerRow(Base):
     """A ``bullscows worker`` process, with a heartbeat (so clients can tell whether any is alive)."""
 

@@ -703,3 +703,86 @@ def test_ctrl_c_stops_a_campaign_gives_back_its_units_and_the_next_run_finishes_
     assert proc.returncode != 0 and "the campaign's worker stopped" in err
     out = json.loads(_run(["campaign", "run", str(spec), "--url", url, "--processes", "1", "--json"]).stdout)
     assert out["value"] == _at_once(*BIG)
+
+
+# -- polishes ----------------------------------------------------------------------------------------------------------
+
+POLISH = ("5,7,0", {"above": 30, "at_most": 300, "budget_s": 120.0, "max_guesses": None, "keep_movers": False,
+                    "sweep": None})
+"""A polish of 5×7's entropy tree: about 25 positions of 50 to 250 candidates, a second or two each, in parts."""
+
+
+@pytest.mark.slow  # under a minute; the whole suite (CI) runs it
+def test_two_workers_share_a_polish_and_one_killed_mid_unit_loses_only_the_position_it_searched(
+        tmp_path: Path) -> None:
+    """Two workers on one PostgreSQL polish a tree, part by part; one is killed with SIGKILL while it polishes a part
+    of which it settled some positions already: every position settled before the kill stays as it was (never
+    searched again), the other worker finishes the killed part from there, and the tree the progress file's positions
+    make is the one a polish in one process makes."""
+    from service import polishes
+    from service.migrate import downgrade, upgrade
+    from service.store.polish_positions import PolishPositionStore
+    from solver.heuristics import get_strategy
+    from solver.polish import polish
+    from solver.search import Searcher, SolveOptions
+    from solver.tree import build_tree, strategy_chooser
+
+    url = PG_URL
+    downgrade(url)
+    upgrade(url)
+    spec, params = POLISH
+    game = Game.from_spec(spec)
+
+    def weak() -> Any:
+        return build_tree(game, strategy_chooser(game, get_strategy("entropy")))
+
+    whole, keys = weak(), []
+    polish(whole, Searcher(game, SolveOptions("total")), above=params["above"], at_most=params["at_most"],
+           budget_s=params["budget_s"], settle=lambda key, _done: keys.append(key))
+    w = Workers(url, tmp_path)
+    path = str(tmp_path / "polish.json")
+    try:
+        jobs = JobStore(Database(url))
+        job, _created, _taken = polishes.start_job(jobs, game, weak(), params, path, "test")
+        store = PolishPositionStore(jobs.db)
+        pid = polishes.identity(game, weak(), params)
+        procs = {}
+        for side in ("left", "right"):
+            (tmp_path / side).mkdir()
+            procs[side] = w.start(side, processes=1, cwd=tmp_path / side,
+                                  env={"BULLSCOWS_JOB_STALE_AFTER_S": "3"})
+        prefixes: dict[str, str] = {}
+
+        def mid_part() -> Any:  # the left worker's part, some of whose positions are settled
+            running = [u for u in jobs.units(job.id) if u.status == "running" and u.worker == "left"]
+            if not running:
+                return None
+            unit = running[0]
+            prefix = f"{game.format_code(int(unit.g1 or 0))} {game.format_response(int(unit.response or 0))}"
+            prefixes["left"] = prefix
+            settled = sum(key.startswith(prefix) for key in store.load(pid))
+            return 2 <= settled < sum(key.startswith(prefix) for key in keys) and unit  # some left to settle
+
+        killed = _wait(mid_part, 240, "the left worker to settle positions of a part", poll=0.05, explain=w.tails)
+        procs["left"].send_signal(signal.SIGKILL)
+        procs["left"].wait(timeout=10)
+        _wait(lambda: _session_gone(procs["left"].pid), 30, "the killed worker's Dask processes to exit")
+        before = store.load(pid)
+        assert sum(key.startswith(prefixes["left"]) for key in before) >= 2
+        job_done = _wait(lambda: (j := jobs.get(job.id)) is not None and j.status in ("done", "failed") and j, 400,
+                         "the polish job", explain=w.tails)
+        assert job_done.status == "done", job_done.error
+        after = store.load(pid)
+        assert all(after[key] == entry for key, entry in before.items())  # none searched again
+        again = next(u for u in jobs.units(job.id) if u.id == killed.id)
+        assert (again.status, again.attempts, again.worker) == ("done", 2, "right")
+        assert orjson.loads(again.output or "{}")["resumed"] >= 2
+        polishes.export(jobs, game, weak(), params, path)
+        tree = weak()
+        report = polish(tree, Searcher(game, SolveOptions("total")), above=params["above"],
+                        at_most=params["at_most"], budget_s=0.0, known=polishes.known(path, game, weak(), params))
+        assert report.tried == report.resumed == len(after) == len(keys) and report.cut == 0
+        assert tree.stats().total == whole.stats().total < weak().stats().total
+    finally:
+        w.stop_all()
+        downgrade(url)

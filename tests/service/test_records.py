@@ -314,10 +314,11 @@ def test_the_best_known_trees_statistics_say_how_they_were_built(client: FlaskCl
         assert stats["hybrid"]["above"] == best["above"] and stats["hybrid"]["rollout"] == best.get("rollout")
 
 
-def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, tmp_path: Path) -> None:
-    """`records polish` searches the shipped tree's positions exactly and ships the cheaper tree, recording the
-    commands that rebuild it (the first tree's, then the polish) and what the polish did; without a tree to
-    polish it stops with a clear error and writes nothing."""
+@pytest.mark.parametrize("db_url", ["sqlite", "postgresql"], indirect=True)
+def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, tmp_path: Path, db_url: str) -> None:
+    """`records polish` runs its polish as a job (its worker on either database), ships the cheaper tree, and
+    records the commands that rebuild it (the first tree's, then the polish) and what the polish did; without a
+    tree to polish it stops with a clear error and writes nothing."""
     from click.testing import CliRunner
 
     from service.cli import main
@@ -325,7 +326,7 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     path, folder = tmp_path / "records.json", tmp_path / "trees"
     folder.mkdir()
     args = ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "64", "--budget", "60",
-            "--file", str(path), "--trees", str(folder), "--progress", str(tmp_path / "polish.json")]
+            "--file", str(path), "--trees", str(folder), "--progress", str(tmp_path / "polish.json"), "--url", db_url]
     missing = CliRunner().invoke(main, args)
     assert missing.exit_code == 2 and "no best-known tree to polish" in missing.output and not path.exists()
     first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
@@ -333,6 +334,8 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert first["total"] > optimum
     ran = CliRunner().invoke(main, args)
     assert ran.exit_code == 0, ran.output
+    assert "polish campaign of 3,4,1: 0 positions settled before" in ran.output
+    assert "3,4,1: the whole tree polished in" in ran.output  # its 64 candidates are the first position searched
     got = records.load(str(path))[SMALL]["best_known"]
     assert got["total"] == optimum and got["polish"]["before"] == first["total"]
     assert got["polish"]["gained"] == first["total"] - optimum and got["polish"]["improved"] >= 1
@@ -340,19 +343,20 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert got["strategy"].endswith("polished exact<=64")
     stored = TreeLibrary(str(folder)).get(Game.from_spec(SMALL), BEST_KNOWN, None)
     assert stored is not None and stored.tree.stats().total == optimum
+    done = json.loads((tmp_path / "polish.json").read_text())
+    assert done["finished"]["kept"] is True and all("tree" not in p for p in done["positions"].values())
 
 
-def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """`records polish` keeps each settled position in its --progress file at once.  Stopped after two positions,
-    it has shipped nothing and kept those two; the same command then searches only the rest and ships the tree
-    of a polish never stopped, its record counting the positions it took over.  While the file is unfinished, a
-    polish with other parameters is refused and changes nothing."""
+def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_path: Path) -> None:
+    """`records polish` keeps each settled position in the database and its --progress file.  Stopped after one
+    unit (one part of the first guess), it has shipped nothing, says so, and its file holds that part's positions;
+    the same command then searches only the other parts and ships the tree of a polish never stopped, with the
+    same record.  While the file is unfinished, a polish with other parameters, or a file that is not a polish's
+    progress, is refused and changes nothing."""
     import shutil
 
     from click.testing import CliRunner
 
-    from service import polishes
     from service.cli import main
 
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "polish.json"
@@ -361,32 +365,23 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
     shutil.copytree(folder, tmp_path / "whole")
     shutil.copy(path, tmp_path / "whole.json")
 
-    def polish_args(file: Path, trees: Path, to: Path) -> list[str]:
+    def polish_args(file: Path, trees: Path, to: Path, db: str) -> list[str]:
         return ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "20", "--budget", "60",
-                "--file", str(file), "--trees", str(trees), "--progress", str(to)]
+                "--file", str(file), "--trees", str(trees), "--url", f"sqlite:///{tmp_path / db}",
+                "--progress", str(to)]
 
     never_stopped = CliRunner().invoke(main, polish_args(tmp_path / "whole.json", tmp_path / "whole",
-                                                         tmp_path / "whole-polish.json"))
+                                                         tmp_path / "whole-polish.json", "whole.sqlite"))
     assert never_stopped.exit_code == 0, never_stopped.output
     whole = records.load(str(tmp_path / "whole.json"))[SMALL]["best_known"]
     assert whole["total"] < first["total"] and whole["polish"]["tried"] > 2
-    args = polish_args(path, folder, progress)
-    real = polishes.settle
-    calls: list[str] = []
-
-    def killed_after_two(where: str, game: Game, key: str, done: Any) -> None:
-        real(where, game, key, done)
-        calls.append(key)
-        if len(calls) == 2:
-            raise RuntimeError("killed")
-
-    monkeypatch.setattr(polishes, "settle", killed_after_two)
-    stopped = CliRunner().invoke(main, args)
-    assert stopped.exit_code != 0 and isinstance(stopped.exception, RuntimeError)
+    args = polish_args(path, folder, progress, "jobs.sqlite")
+    stopped = CliRunner().invoke(main, [*args, "--max-units", "1"])
+    assert stopped.exit_code == 2 and "run the same command again to finish it" in stopped.output
     doc = json.loads(progress.read_text())
-    assert set(doc["positions"]) == set(calls) and "finished" not in doc
+    parts = {key.split(",")[0] for key in doc["positions"]}
+    assert len(parts) == 1 and "finished" not in doc  # one unit: one part of the first guess
     assert records.load(str(path))[SMALL]["best_known"]["total"] == first["total"]
-    monkeypatch.setattr(polishes, "settle", real)
 
     before = path.read_bytes()
     other = CliRunner().invoke(main, [*args[:-2], "--budget", "30", "--progress", str(progress)])
@@ -396,19 +391,18 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
     for text in ("{not json", json.dumps({**doc, "positions": {"x": {"outcome": "maybe", "seconds": 1}}})):
         corrupt.write_text(text)
         refused = CliRunner().invoke(main, [*args[:-2], "--progress", str(corrupt)])
-        assert refused.exit_code == 2 and (str(corrupt) in refused.output or "not one it writes" in refused.output)
+        assert refused.exit_code == 2 and str(corrupt) in refused.output
         assert path.read_bytes() == before and corrupt.read_text() == text
 
     ran = CliRunner().invoke(main, args)
     assert ran.exit_code == 0, ran.output
-    assert "2 positions settled before are taken from" in ran.output
+    assert f"{len(doc['positions'])} positions settled before" in ran.output
     got = records.load(str(path))[SMALL]["best_known"]
-    assert got["total"] == whole["total"] and got["polish"] == {**whole["polish"], "resumed": 2,
-                                                                "seconds": got["polish"]["seconds"]}
+    assert got["total"] == whole["total"] and got["polish"] == {**whole["polish"], "seconds": got["polish"]["seconds"]}
     assert (folder / got["tree"]).read_bytes() == (tmp_path / "whole" / whole["tree"]).read_bytes()
     done = json.loads(progress.read_text())
     assert done["finished"] == {"total": whole["total"], "kept": True, "date": done["finished"]["date"]}
-    assert set(calls) < set(done["positions"]) and all("tree" not in p for p in done["positions"].values())
+    assert set(doc["positions"]) < set(done["positions"]) and all("tree" not in p for p in done["positions"].values())
     assert len(done["positions"]) == got["polish"]["tried"]
 
 
@@ -430,7 +424,8 @@ def test_a_polish_of_some_parts_leaves_the_others_as_they_were(small_records: st
     sizes = {game.format_response(r): c.size for r, c in before.tree.root.children.items()}
     part = max(sizes, key=lambda k: sizes[k])
     args = ["records", "polish", "-g", SMALL, "--above", "0", "--at-most", "20", "--budget", "60",
-            "--file", str(path), "--trees", str(folder), "--progress", str(progress)]
+            "--file", str(path), "--trees", str(folder), "--progress", str(progress),
+            "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
     bad = CliRunner().invoke(main, [*args, "--parts", f"{part},3.0"])
     assert bad.exit_code == 2 and "--parts: 3.0 is not a part of the tree" in bad.output and not progress.exists()
     malformed = CliRunner().invoke(main, [*args, "--parts", "1.x"])
