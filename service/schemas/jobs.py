@@ -65,6 +65,24 @@ class RolloutJobResult(BaseModel):
     seconds: float
 
 
+class PolishJobResult(BaseModel):
+    """A finished polish job's answer (``records polish``, ``atlas polish``): what it did to the tree's positions,
+    which the polish's progress file keeps and the command replays into the tree it judges."""
+
+    value: int = Field(description="Guesses saved over every secret by the subtrees replaced.")
+    possible: bool
+    exact: bool = Field(description="Always false: a polished tree is a strategy, not a proven optimum.")
+    units: int
+    tried: int = Field(default=0, description="Positions searched (those settled before included).")
+    improved: int = Field(default=0, description="Subtrees replaced by cheaper ones.")
+    optimal: int = Field(default=0, description="Subtrees proven optimal as they were.")
+    cut: int = Field(default=0, description="Positions out of time (their children tried instead).")
+    gained: int = Field(default=0, description="Guesses saved (the value).")
+    resumed: int = Field(default=0, description="Positions taken as settled before, not searched again.")
+    unit_seconds: float
+    seconds: float
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -109,7 +127,7 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish"]
     status: str
     attempts: int
     first_guess: str | None
@@ -139,7 +157,7 @@ class JobOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: str | None
-    result: JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | None
+    result: JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | PolishJobResult | None
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

@@ -18,7 +18,7 @@ from service.trees import TreeLibrary, read_manifest
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions
 from solver.symmetry import Relabelling
-from tests.service.conftest import backend_agnostic
+from tests.service.conftest import backend_agnostic, make_app
 
 SMALL = "3,4,1"
 """A game small enough to build and solve in a test, standing in for a records game."""
@@ -345,6 +345,14 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
     assert stored is not None and stored.tree.stats().total == optimum
     done = json.loads((tmp_path / "polish.json").read_text())
     assert done["finished"]["kept"] is True and all("tree" not in p for p in done["positions"].values())
+    client = make_app(db_url).test_client()  # the job, as the service shows it
+    listed = client.get("/v1/jobs").get_json()["jobs"]
+    assert [j["request"]["kind"] for j in listed] == ["polish"]
+    shown = client.get(f"/v1/jobs/{listed[0]['id']}?units=true")
+    assert shown.status_code == 200, shown.get_json()
+    job = shown.get_json()
+    assert job["result"]["value"] == got["polish"]["gained"] and job["result"]["improved"] == got["polish"]["improved"]
+    assert [u["kind"] for u in job["units"]] == ["polish"] and job["request"]["polish"]["params"]["at_most"] == 64
 
 
 def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_path: Path) -> None:
