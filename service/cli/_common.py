@@ -116,7 +116,7 @@ def _campaign_options(when: str = "", kind: str = "rollout") -> Callable[[F], F]
                          help=f"{when}The campaign's progress file (default: campaigns/{kind}-<game>.json in "
                               "this folder)."),
             click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-                         help=f"{when}Processes of the worker the command starts (units built at once)."),
+                         help=f"{when}Processes of the worker the command starts (units run at once)."),
             click.option("--scheduler", default=None,
                          help=f"{when}A Dask scheduler's address (tcp://host:8786): the command's worker runs the "
                               "units on that cluster."),
