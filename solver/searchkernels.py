@@ -217,11 +217,27 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     return nk
 
 
+SCRATCH_ROWS = 8
+"""The rows of a ply's scratch in ``ws_resp`` (:func:`node_scratch`): a node's counters of the passes (0), the
+responses they touched (1), the starts (2), fill (3), sizes (4) and responses (5) of a guess's parts, its smallest
+failed bound (6, its first entry) and the even bounds of its prefilters (7)."""
+
+
+def node_scratch(plies: int, lb_width: int, n_resp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The per-ply scratch :func:`search` takes (``ws_lbc``, ``ws_resp``, ``ws_zs``): a node's bounds by part size
+    (``lb_width`` of them, the bound tables' width), its rows of :data:`SCRATCH_ROWS`, and its split signatures'
+    sums.  Each is a row of a C-contiguous array, so that the kernel reads it as fast as an array of its own."""
+    return (np.zeros((plies, lb_width), dtype=np.int64),
+            np.zeros((plies, SCRATCH_ROWS, max(n_resp + 1, 65)), dtype=np.int64),
+            np.zeros((plies, n_resp), dtype=np.uint64))
+
+
 @njit(cache=True, nogil=True)
 def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_tab, z1, z2,
            tt_k1, tt_k2, tt_info, ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best,
            pool0, pools1, pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n, lnn,
-           ws_hkey, ws_hstamp, called, ws_acc, ws_pc, lbb, lbb1):  # type: ignore[no-untyped-def]
+           ws_hkey, ws_hstamp, called, ws_acc, ws_pc, lbb, lbb1, ws_lbc, ws_resp,  # type: ignore[no-untyped-def]
+           ws_zs):
     """Value of candidate set ``S`` (ascending int32) at guess number ``turn`` with ``m`` guesses left.
 
     ``called`` is the mask of the symbols of every guess made before this
@@ -239,6 +255,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     bounds of a set below which no guess makes more than ``b`` non-winning parts: a total values each node and
     its parts by the node's own branching (:func:`solver.searchparts._branching`), far above the game's response
     count deep in the permutation games (within a depth limit, by the larger of that and the limit's bound).
+
+    ``ws_lbc[ply]``, ``ws_resp[ply]`` and ``ws_zs[ply]`` are the node's own scratch (:func:`node_scratch` lays
+    them out): its bounds by part size, the parts of a guess and the passes' counters.  Why per ply and made
+    once: a node's arrays were allocated at every node, hundreds of thousands a second, each a heap allocation
+    and its release; a node's scratch is dead once it returns, so the one row of its ply serves every node there.
+    (A hybrid's one-step turns still make the few small arrays :func:`solver.kernels.best_guess` takes: each
+    such turn scores every code, far more than an allocation costs.)
     """
     crit = prm[P_CRITERION]
     mmax = prm[P_MMAX]
@@ -334,7 +357,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
     # ``lbc``: the bound of each size a part of S can have (up to n), one row for every use below
     width = n + 2 if n + 2 <= lb_tab.shape[1] else lb_tab.shape[1]
-    lbc = np.empty(width, dtype=np.int64)
+    lbc = ws_lbc[ply]  # its first ``width`` entries
     for c in range(width):
         lbc[c] = lb_tab[child_m, c]
     if crit == 0 and lbb.shape[0] > 0:
@@ -367,18 +390,22 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
-    cnt = np.zeros(n_resp, dtype=np.int64)
-    zs = np.zeros(n_resp, dtype=np.uint64)
-    touched = np.zeros(n_resp, dtype=np.int64)
-    fail = np.full(1, INF, dtype=np.int64)
+    cnt = ws_resp[ply, 0]
+    touched = ws_resp[ply, 1]
+    starts = ws_resp[ply, 2]
+    fill = ws_resp[ply, 3]
+    psize = ws_resp[ply, 4]
+    pres = ws_resp[ply, 5]
+    fail = ws_resp[ply, 6]
+    bnd = ws_resp[ply, 7]
+    zs = ws_zs[ply]
+    cnt[:] = 0  # the passes leave them zero; a fresh node starts from zero whatever came before
+    zs[:] = 0
+    fail[0] = INF
     base = np.int64(n) if crit == 0 else np.int64(0)
     heuristic = hybrid and prm[P_HYBRID_MODE] == 1
     parts = ws_parts[ply]
     buf = ws_buf[ply]
-    starts = np.zeros(n_resp + 1, dtype=np.int64)
-    fill = np.zeros(n_resp, dtype=np.int64)
-    psize = np.zeros(n_resp, dtype=np.int64)
-    pres = np.zeros(n_resp, dtype=np.int64)
     best_val = INF
     best_g = -1
     cur_beta = beta
@@ -444,7 +471,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 hi = _prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
-                                     not pooled, lbc, base, cur_beta, ws_pool[ply], fail)
+                                     not pooled, lbc, base, cur_beta, ws_pool[ply], fail, bnd)
                 src = ws_pool[ply]
                 pooled = True
             if lazy:
@@ -455,7 +482,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
-                                n_codes, keys, nk, fail)
+                                n_codes, keys, nk, fail, bnd)
                 stats[S_SCANNED_OTHERS] += nk
             else:
                 nk = _collect(S, n, phase, 0, hi, src, pooled, inset, table, codes, absent,
@@ -534,7 +561,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                                table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
                                ws_keys, ws_parts, ws_buf, ws_inset, ws_pool, ws_best, pool0, pools1,
                                pools1_len, pool1_row, log_meta, log_sets, log_off, log_n, stats, log2n,
-                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1)
+                               lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1, ws_lbc,
+                               ws_resp, ws_zs)
                 if stats[S_ABORTED] != 0:
                     for i in range(n):
                         inset[S[i]] = 0

@@ -115,9 +115,9 @@ def perfect_other(pc, n, inset, codes, absent, uncalled):  # type: ignore[no-unt
 
 
 @njit(cache=True)
-def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
-    """``bnd[p]``, p = 0..64: the least ``base`` plus the bounds ``lbrow`` of ``p`` parts holding ``n``
-    codes in all (INF where no such parts exist).
+def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
+    """``bnd[p]``, p = 0..64 (written into ``bnd``, at least 65 long, and returned): the least ``base`` plus the
+    bounds ``lbrow`` of ``p`` parts holding ``n`` codes in all (INF where no such parts exist).
 
     Because ``lbrow`` is convex (its steps never shrink: see :func:`solver.bounds.lower_bound_tables`)
     and zero for an empty set, no ``p`` parts of ``n`` codes cost less than the most even ones: ``r``
@@ -125,7 +125,7 @@ def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
     of a guess whenever its parts are that even, which the small sets that most nodes hold nearly
     always are.
     """
-    bnd = np.full(65, INF, dtype=np.int64)
+    bnd[:65] = INF
     if n == 0:
         bnd[0] = base
     for p in range(1, (64 if n > 64 else n) + 1):
@@ -140,7 +140,7 @@ def _even_bounds(n, lbrow, base):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail):  # type: ignore[no-untyped-def]
+def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail, bnd):  # type: ignore[no-untyped-def]
     """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
     ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
     ``nk``.  The bound of those left out lowers ``fail[0]``.
@@ -151,9 +151,9 @@ def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes
     reaches them.  One part does not split S.  The even bound never grows with ``P`` (splitting a
     part never costs more, the bounds being convex and zero for nothing), so the codes kept are those
     with at least ``pmin`` parts, found eight at a time, and those dropped cost at least
-    ``bnd[pmin - 1]``.
+    ``bnd[pmin - 1]``.  ``bnd``: scratch for the even bounds (65 long).
     """
-    bnd = _even_bounds(n, lbrow, base)
+    bnd = _even_bounds(n, lbrow, base, bnd)
     top = 64 if n > 64 else n
     pmin = 2
     while pmin <= top and bnd[pmin] >= beta:
@@ -177,7 +177,7 @@ def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes
 
 @njit(cache=True)
 def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,  # type: ignore[no-untyped-def]
-                    beta, out, fail):
+                    beta, out, fail, bnd):
     """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
     may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
     ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
@@ -185,9 +185,10 @@ def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, ca
     :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
     exact bounds and splits: the pools of the first two plies, whose sets are large, and the
     candidates of a node whose masks are already known.  A candidate's own code is its winning
-    part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.
+    part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.  ``bnd``: as
+    :func:`_prefilter`'s.
     """
-    bnd = _even_bounds(n - (1 - phase), lbrow, base)
+    bnd = _even_bounds(n - (1 - phase), lbrow, base, bnd)
     k = 0
     low = fail[0]
     for i in range(count):

@@ -87,6 +87,8 @@ class SearchState:
         self._ws_hkey = np.zeros((plies, hsize), dtype=np.uint64)
         self._ws_hstamp = np.full((plies, hsize), -1, dtype=np.int64)
         self._ws_acc = np.zeros(n, dtype=np.uint64)
+        self._ws_lbc, self._ws_resp, self._ws_zs = sk.node_scratch(plies, self._lb.shape[-1], self._kresponses)
+        """Per ply, a node's own scratch (:func:`solver.searchkernels.node_scratch`): made once, not at each node."""
         self._ws_pc = np.zeros((plies, -(-n // 8) * 8), dtype=np.uint8)
         """Per ply, into how many parts every code splits the node's set (``searchparts.part_counts``;
         rows padded with zeros to whole 8-byte words, which the kernel reads at once)."""
@@ -246,6 +248,7 @@ class SearchState:
             self._ws_best, pool0, pools1, lens, row_of, tt.log_meta, tt.log_sets, tt.log_off,
             tt.log_n, self.stats, self._log2n, self._lnn,
             self._ws_hkey, self._ws_hstamp, called, self._ws_acc, self._ws_pc, self._lbb[0], self._lbb[1],
+            self._ws_lbc, self._ws_resp, self._ws_zs,
         )
         if self.stats[sk.S_TOO_DEEP]:
             self.stats[sk.S_TOO_DEEP] = 0

@@ -546,7 +546,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     keys = np.zeros(game.size, dtype=np.int64)
     fail = np.full(1, INF, dtype=np.int64)
     nk = sk._prefilter(pc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow, np.int64(base),
-                       np.int64(beta), game.size, keys, 0, fail)
+                       np.int64(beta), game.size, keys, 0, fail, np.zeros(65, dtype=np.int64))
     kept = [int(k) % game.size for k in keys[:nk]]
     exact = {g: min(INF, base + sum(int(lbrow[c]) for c in p.values())) for g, p in enumerate(_partitions(game, cands))
              if g not in cands and len(p) > 1}
