@@ -580,6 +580,10 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
                 out.problem = out.problem or str(exc)
         if stopped and out.problem is None and (out.job is None or out.job.status not in FINAL):
             out.problem = STOPPED
+    if out.problem is None and out.job is not None and out.job.status in ("failed", "cancelled"):
+        why = (out.job.error or "").strip().splitlines()
+        out.problem = (f"the campaign's job {out.job.id} {out.job.status}" + (f" ({why[0]})" if why else "")
+                       + "; every unit done is kept: run the same command again to retry the others")
     return out
 
 
