@@ -217,6 +217,70 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     return nk
 
 
+@njit(cache=True)
+def _mark(S, n, inset, v):  # type: ignore[no-untyped-def]
+    """Mark the codes of ``S`` in ``inset`` (1) while a node searches, or clear them (0) as it returns."""
+    for i in range(n):
+        inset[S[i]] = v
+
+
+@njit(cache=True)
+def _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts):  # type: ignore[no-untyped-def]
+    """Split ``S`` by guess ``g`` into ``parts`` (a stable counting sort): the part of response ``r`` is
+    ``parts[starts[r]:starts[r + 1]]``, in ``S``'s order; ``buf`` receives the responses, ``fill`` is scratch."""
+    response_row(table, codes, masks, counts, g, S, buf)
+    starts[:] = 0
+    for k in range(n):
+        starts[buf[k] + 1] += 1
+    for r in range(n_resp):
+        starts[r + 1] += starts[r]
+    for r in range(n_resp):
+        fill[r] = starts[r]
+    for k in range(n):
+        r = buf[k]
+        parts[fill[r]] = S[k]
+        fill[r] += 1
+
+
+@njit(cache=True)
+def _parts_largest_first(starts, n_resp, win, lbc, psize, pres):  # type: ignore[no-untyped-def]
+    """The non-winning parts of a split (:func:`_split`'s ``starts``), largest first (an insertion sort, equal
+    sizes by response): their sizes into ``psize``, their responses into ``pres``.  Returns how many there are
+    and the sum of their bounds ``lbc`` by size."""
+    np_ = 0
+    rest = np.int64(0)
+    for r in range(n_resp):
+        c = starts[r + 1] - starts[r]
+        if c > 0 and r != win:
+            psize[np_] = c
+            pres[np_] = r
+            np_ += 1
+            rest += lbc[c]
+    for a in range(1, np_):
+        vs = psize[a]
+        vr = pres[a]
+        b = a - 1
+        while b >= 0 and psize[b] < vs:
+            psize[b + 1] = psize[b]
+            pres[b + 1] = pres[b]
+            b -= 1
+        psize[b + 1] = vs
+        pres[b + 1] = vr
+    return np_, rest
+
+
+@njit(cache=True)
+def _stored(tt_k1, tt_k2, tt_info, k1, k2, m, flag, value, best, cost, turn, S, prm, log_meta, log_sets,  # type: ignore[no-untyped-def]
+            log_off, log_n, stats):
+    """A node's value kept in the table (and logged for the persistent one when it cost ``P_EXPORT_THRESHOLD``
+    nodes or more), then returned: what every searched node ends with."""
+    tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, value, best, cost, turn)
+    if cost >= prm[P_EXPORT_THRESHOLD]:
+        _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, value, best, cost, turn, stats)
+    stats[S_TABLE_STORES] += 1
+    return value
+
+
 SCRATCH_ROWS = 8
 """The rows of a ply's scratch in ``ws_resp`` (:func:`node_scratch`): a node's counters of the passes (0), the
 responses they touched (1), the starts (2), fill (3), sizes (4) and responses (5) of a guess's parts, its smallest
@@ -298,8 +362,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     hybrid = turn > prm[P_MDE]
     fso = prm[P_FROM_SET_ONLY] == 1 or (hybrid and prm[P_HYBRID_MODE] == 2)
     inset = ws_inset[ply]
-    for i in range(n):
-        inset[S[i]] = 1
+    _mark(S, n, inset, 1)
     absent, uncalled = digit_classes(S, masks, called, prm[P_SYMBOLS])
     nc_floor = np.int64(0)
     pcs = ws_pc[ply]
@@ -318,8 +381,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             g = perfect_other(pcs, n, inset, codes, absent, uncalled)
             g_in = False
         if g >= 0:
-            for i in range(n):
-                inset[S[i]] = 0
+            _mark(S, n, inset, 0)
             stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
@@ -332,8 +394,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         nc_floor = np.int64(2 * n + 1)
     if m == 2:
         # Penultimate guess and no code splits S into singletons: nothing finishes in time.
-        for i in range(n):
-            inset[S[i]] = 0
+        _mark(S, n, inset, 0)
         return INF
     if crit == 0 and lb_node < 2 * n:
         lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
@@ -348,8 +409,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # from below, and the first guess reaching it ends the search.
         if (lo == hi and (tbest >= 0 or ply > 0)) or lo >= beta:
             stats[S_TABLE_HITS] += 1
-            for i in range(n):
-                inset[S[i]] = 0
+            _mark(S, n, inset, 0)
             ws_best[ply] = tbest if lo == hi else -1
             return lo
         if lo > lb_node:
@@ -375,8 +435,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             if e > lbc[c]:
                 lbc[c] = e
         if limited and n > _reach(b, mm, 1):
-            for i in range(n):
-                inset[S[i]] = 0
+            _mark(S, n, inset, 0)
             return INF
         if lbb[b, n] > lb_node:
             lb_node = lbb[b, n]
@@ -385,8 +444,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         elif lbb1[b, n] > nc_floor:
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
-            for i in range(n):
-                inset[S[i]] = 0
+            _mark(S, n, inset, 0)
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
@@ -500,43 +558,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     if lbg < fail[0]:
                         fail[0] = lbg
                     break
-            # split S by g (stable counting sort into parts)
-            response_row(table, codes, masks, counts, g, S, buf)
-            starts[:] = 0
-            for k in range(n):
-                starts[buf[k] + 1] += 1
-            for r in range(n_resp):
-                starts[r + 1] += starts[r]
-            for r in range(n_resp):
-                fill[r] = starts[r]
-            for k in range(n):
-                r = buf[k]
-                parts[fill[r]] = S[k]
-                fill[r] += 1
+            _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts)
             if lazy:
                 stats[S_READS_OTHERS] += n
                 if _seen_split(starts, parts, n_resp, win, z1, ws_hkey[ply], ws_hstamp[ply], lazy_id):
                     continue
             # parts largest first: they decide most, and fail soonest
-            np_ = 0
-            rest = np.int64(0)
-            for r in range(n_resp):
-                c = starts[r + 1] - starts[r]
-                if c > 0 and r != win:
-                    psize[np_] = c
-                    pres[np_] = r
-                    np_ += 1
-                    rest += lbc[c]
-            for a in range(1, np_):
-                vs = psize[a]
-                vr = pres[a]
-                b = a - 1
-                while b >= 0 and psize[b] < vs:
-                    psize[b + 1] = psize[b]
-                    pres[b + 1] = pres[b]
-                    b -= 1
-                psize[b + 1] = vs
-                pres[b + 1] = vr
+            np_, rest = _parts_largest_first(starts, n_resp, win, lbc, psize, pres)
             acc = base
             ok = True
             if acc + rest >= cur_beta:
@@ -564,8 +592,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                                lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1, ws_lbc,
                                ws_resp, ws_zs)
                 if stats[S_ABORTED] != 0:
-                    for i in range(n):
-                        inset[S[i]] = 0
+                    _mark(S, n, inset, 0)
                     return INF
                 acc += v
                 if acc >= INF:
@@ -581,23 +608,15 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if acc <= lb_node:
                     done = True
                     break
-    for i in range(n):
-        inset[S[i]] = 0
+    _mark(S, n, inset, 0)
     cost = stats[S_NODES] - nodes_before
     if best_g >= 0:
         ws_best[ply] = best_g
-        tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_EXACT, best_val, best_g, cost, turn)
-        if cost >= prm[P_EXPORT_THRESHOLD]:
-            _log_entry(log_meta, log_sets, log_off, log_n, S, m, FLAG_EXACT, best_val, best_g, cost,
-                       turn, stats)
-        stats[S_TABLE_STORES] += 1
-        return best_val
+        return _stored(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_EXACT, best_val, best_g, cost, turn, S, prm,
+                       log_meta, log_sets, log_off, log_n, stats)
     fail_lb = fail[0]
     if fail_lb < beta:
         fail_lb = beta  # every guess was proven at least beta even if its bound was found lower
     flag = FLAG_EXACT if fail_lb >= INF else FLAG_LOWER
-    tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, flag, fail_lb, -1, cost, turn)
-    if cost >= prm[P_EXPORT_THRESHOLD]:
-        _log_entry(log_meta, log_sets, log_off, log_n, S, m, flag, fail_lb, -1, cost, turn, stats)
-    stats[S_TABLE_STORES] += 1
-    return fail_lb
+    return _stored(tt_k1, tt_k2, tt_info, k1, k2, m, flag, fail_lb, -1, cost, turn, S, prm, log_meta, log_sets,
+                   log_off, log_n, stats)
