@@ -52,15 +52,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.kernels import best_guess, digit_classes, is_canonical, response_row
+from solver.kernels import best_guess, digit_classes, is_canonical
 from solver.searchparts import (
     _branching,
+    _mark,
     _part_hash,
+    _parts_largest_first,
     _prefilter,
     _prefilter_list,
     _reach,
     _seen_before,
     _seen_split,
+    _split,
     _tiny_value,
     part_counts,
     perfect_candidate,
@@ -215,58 +218,6 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
     stats[S_SCANNED_CANDIDATES if phase == 0 else S_SCANNED_OTHERS] += scanned
     stats[S_READS_CANDIDATES if phase == 0 else S_READS_OTHERS] += reads
     return nk
-
-
-@njit(cache=True)
-def _mark(S, n, inset, v):  # type: ignore[no-untyped-def]
-    """Mark the codes of ``S`` in ``inset`` (1) while a node searches, or clear them (0) as it returns."""
-    for i in range(n):
-        inset[S[i]] = v
-
-
-@njit(cache=True)
-def _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts):  # type: ignore[no-untyped-def]
-    """Split ``S`` by guess ``g`` into ``parts`` (a stable counting sort): the part of response ``r`` is
-    ``parts[starts[r]:starts[r + 1]]``, in ``S``'s order; ``buf`` receives the responses, ``fill`` is scratch."""
-    response_row(table, codes, masks, counts, g, S, buf)
-    starts[:] = 0
-    for k in range(n):
-        starts[buf[k] + 1] += 1
-    for r in range(n_resp):
-        starts[r + 1] += starts[r]
-    for r in range(n_resp):
-        fill[r] = starts[r]
-    for k in range(n):
-        r = buf[k]
-        parts[fill[r]] = S[k]
-        fill[r] += 1
-
-
-@njit(cache=True)
-def _parts_largest_first(starts, n_resp, win, lbc, psize, pres):  # type: ignore[no-untyped-def]
-    """The non-winning parts of a split (:func:`_split`'s ``starts``), largest first (an insertion sort, equal
-    sizes by response): their sizes into ``psize``, their responses into ``pres``.  Returns how many there are
-    and the sum of their bounds ``lbc`` by size."""
-    np_ = 0
-    rest = np.int64(0)
-    for r in range(n_resp):
-        c = starts[r + 1] - starts[r]
-        if c > 0 and r != win:
-            psize[np_] = c
-            pres[np_] = r
-            np_ += 1
-            rest += lbc[c]
-    for a in range(1, np_):
-        vs = psize[a]
-        vr = pres[a]
-        b = a - 1
-        while b >= 0 and psize[b] < vs:
-            psize[b + 1] = psize[b]
-            pres[b + 1] = pres[b]
-            b -= 1
-        psize[b + 1] = vs
-        pres[b + 1] = vr
-    return np_, rest
 
 
 @njit(cache=True)

@@ -4,7 +4,9 @@ What :func:`solver.searchkernels.search` asks of a set before it searches a gues
 code splits it (:func:`part_counts`), a guess that splits it perfectly (:func:`perfect_candidate`,
 :func:`perfect_other`), which other codes the partition bound cannot rule out (:func:`_even_bounds`,
 :func:`_prefilter`, :func:`_prefilter_list`), whether a guess splits it as one already searched did
-(:func:`_seen_split`), its branching (:func:`_branching`), and the values of sets too small to search.
+(:func:`_seen_split`), its branching (:func:`_branching`), and the values of sets too small to search; and the
+steps of a node's search that touch its set alone: its codes marked (:func:`_mark`), split by a guess
+(:func:`_split`), and the parts put largest first (:func:`_parts_largest_first`).
 Kept apart from the search kernel, whose recursion, workspace and statistics (:mod:`solver.searchkernels`'
 docstring) stay there; these read only what they are given and keep no state.
 """
@@ -15,7 +17,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from solver.kernels import is_canonical
+from solver.kernels import is_canonical, response_row
 from solver.ttkernels import INF
 
 
@@ -295,3 +297,54 @@ def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
         return np.int64(2 * n - 1)
     return np.int64(1) if m == n else np.int64(0)
 
+
+@njit(cache=True)
+def _mark(S, n, inset, v):  # type: ignore[no-untyped-def]
+    """Mark the codes of ``S`` in ``inset`` (1) while a node searches, or clear them (0) as it returns."""
+    for i in range(n):
+        inset[S[i]] = v
+
+
+@njit(cache=True)
+def _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts):  # type: ignore[no-untyped-def]
+    """Split ``S`` by guess ``g`` into ``parts`` (a stable counting sort): the part of response ``r`` is
+    ``parts[starts[r]:starts[r + 1]]``, in ``S``'s order; ``buf`` receives the responses, ``fill`` is scratch."""
+    response_row(table, codes, masks, counts, g, S, buf)
+    starts[:] = 0
+    for k in range(n):
+        starts[buf[k] + 1] += 1
+    for r in range(n_resp):
+        starts[r + 1] += starts[r]
+    for r in range(n_resp):
+        fill[r] = starts[r]
+    for k in range(n):
+        r = buf[k]
+        parts[fill[r]] = S[k]
+        fill[r] += 1
+
+
+@njit(cache=True)
+def _parts_largest_first(starts, n_resp, win, lbc, psize, pres):  # type: ignore[no-untyped-def]
+    """The non-winning parts of a split (:func:`_split`'s ``starts``), largest first (an insertion sort, equal
+    sizes by response): their sizes into ``psize``, their responses into ``pres``.  Returns how many there are
+    and the sum of their bounds ``lbc`` by size."""
+    np_ = 0
+    rest = np.int64(0)
+    for r in range(n_resp):
+        c = starts[r + 1] - starts[r]
+        if c > 0 and r != win:
+            psize[np_] = c
+            pres[np_] = r
+            np_ += 1
+            rest += lbc[c]
+    for a in range(1, np_):
+        vs = psize[a]
+        vr = pres[a]
+        b = a - 1
+        while b >= 0 and psize[b] < vs:
+            psize[b + 1] = psize[b]
+            pres[b + 1] = pres[b]
+            b -= 1
+        psize[b + 1] = vs
+        pres[b + 1] = vr
+    return np_, rest
