@@ -319,6 +319,18 @@ def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, sched
     _run_campaign(campaign, processes, scheduler, max_units, url, units)
 
 
+def _polish_campaign(spec: str, tree: Any, params: dict[str, Any], progress: str, processes: int,
+                     scheduler: str | None, max_units: int | None, url: str | None) -> None:
+    """``records polish`` and ``atlas polish``: the polish of ``tree`` with ``params`` run as a job
+    (:func:`_run_campaign`), each settled position written to ``progress``, from which the command then puts them
+    into the tree and judges it."""
+    from service.campaign_specs import CampaignSpec
+    from solver.game import Game
+
+    _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
+                  max_units, url)
+
+
 def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_units: int | None, url: str | None,
                   units: list[str] | None = None) -> None:
     """A campaign a command runs before it judges what the campaign made (a rollout's subtrees, a polish's

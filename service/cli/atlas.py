@@ -18,12 +18,12 @@ from service.cli._common import (
     _log,
     _one_step_checked,
     _parts_list,
+    _polish_campaign,
     _polish_options,
     _print_table,
     _read_json,
     _refuse_campaign_options,
     _rollout_campaign,
-    _run_campaign,
     _shown,
     _trees_option,
     main,
@@ -279,8 +279,6 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     a worker the command starts; each settled position is kept there at once and written to --progress every
     minute: stopped or killed, the same command continues where it was."""
     from service import atlas, polishes
-    from service.campaign_specs import CampaignSpec
-    from solver.game import Game
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
@@ -292,8 +290,7 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     try:
         tree, params = atlas.polish_target(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
                                            path=file, folder=folder, sweep=sweep)
-        _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
-                      max_units, url)
+        _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         record = atlas.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))

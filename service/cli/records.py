@@ -20,11 +20,11 @@ from service.cli._common import (
     _log,
     _one_step_checked,
     _parts_list,
+    _polish_campaign,
     _polish_options,
     _print_table,
     _refuse_campaign_options,
     _rollout_campaign,
-    _run_campaign,
     _share,
     _shown,
     _trees_option,
@@ -292,8 +292,6 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     by a worker the command starts; each settled position is kept there at once and written to --progress every
     minute: stopped or killed, the same command continues where it was."""
     from service import polishes, records
-    from service.campaign_specs import CampaignSpec
-    from solver.game import Game
 
     spec = _spec(game)
     if at_most <= above:
@@ -305,8 +303,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         tree, params = records.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
                                              max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
                                              parts=None if parts is None else parts.split(","))
-        _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
-                      max_units, url)
+        _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         record = records.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))
