@@ -98,7 +98,13 @@ def test_bad_input_is_refused_in_one_line(args: list[str], says: str) -> None:
 
 
 def test_a_database_without_the_services_tables_is_refused_in_one_line(tmp_path: Path) -> None:
-    """Not a traceback of the database driver: what is wrong and the command that mends it."""
+    """Not a traceback of the database driver: what is wrong and the command that mends it.  A database file that
+    is not there at all is said so by the commands that only read or change jobs, and not made."""
+    missing = tmp_path / "missing" / "jobs.sqlite3"
+    for args in (["jobs", "list"], ["jobs", "show", "abc"], ["jobs", "cancel", "abc"]):
+        line = refused(invoke(*args, "--url", f"sqlite:///{missing}"))
+        assert f"there is no database at {missing}" in line and not missing.parent.exists(), args
+    (tmp_path / "empty.sqlite3").touch()
     url = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
     for args in (["jobs", "list"], ["jobs", "show", "abc"], ["tokens", "list"], ["positions", "export", "-o",
                                                                                  str(tmp_path / "x.ndjson")]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -555,13 +556,23 @@ def _database_url(url: str | None) -> str:
     return default_database_url()
 
 
-def _job_store(url: str | None) -> Any:
+def _job_store(url: str | None, *, existing: bool = False) -> Any:
     """The job store of ``url``, its connections closed when the command ends (a command run in another program's
-    process, as tests and scripts run them, must not leave them to the garbage collector)."""
+    process, as tests and scripts run them, must not leave them to the garbage collector).  ``existing``: a command
+    that only reads or changes jobs there refuses an SQLite file that is not there, rather than make an empty one
+    and then find no tables in it."""
     from service.store.db import Database
     from service.store.jobs import JobStore
 
-    db = Database(_database_url(url))
+    resolved = _database_url(url)
+    if existing and resolved.startswith("sqlite"):
+        from sqlalchemy.engine import make_url
+
+        path = make_url(resolved).database
+        if path and path != ":memory:" and not os.path.exists(path):
+            _fail(f"there is no database at {path}: no job has run there (give the --url of the service or of a "
+                  "campaign, or set DATABASE_URL)")
+    db = Database(resolved)
     click.get_current_context().call_on_close(db.dispose)
     return JobStore(db)
 

@@ -44,7 +44,7 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
     done), or with --json the list of what `jobs show --json` prints."""
     from service.jobs import manage
 
-    jobs = _job_store(url)
+    jobs = _job_store(url, existing=True)
     views = [manage.view(jobs, j) for j in jobs.list_jobs(status, limit)]
     if as_json:
         _emit_json(views)
@@ -96,7 +96,7 @@ def jobs_show(job_id: str, units: bool, url: str | None, as_json: bool) -> None:
     yet are left out.  --json prints the keys of GET /v1/jobs/{id}."""
     from service.jobs import manage
 
-    jobs = _job_store(url)
+    jobs = _job_store(url, existing=True)
     job = jobs.get(job_id)
     if job is None:
         _fail(f"there is no job {job_id!r}")
@@ -108,7 +108,7 @@ def jobs_show(job_id: str, units: bool, url: str | None, as_json: bool) -> None:
 @_url_option
 def jobs_cancel(job_id: str, url: str | None) -> None:
     """Cancel a queued or running job (running units stop at their next heartbeat)."""
-    jobs = _job_store(url)
+    jobs = _job_store(url, existing=True)
     status, changed = jobs.cancel(job_id)
     if status is None:
         _fail(f"there is no job {job_id!r}")
