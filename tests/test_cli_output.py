@@ -306,3 +306,15 @@ def test_tree_takes_shipped_trees_and_writes_their_lengths(tmp_path: Path) -> No
     with lengths.open(encoding="utf-8") as fh:
         assert int(read_steps(Game.from_spec("mastermind"), fh).sum()) == built["total"]
     assert "ships no best-known tree" in refused(invoke("tree", "-g", "mastermind", "-s", "best-known"))
+
+
+def test_a_worker_whose_scheduler_cannot_be_reached_says_so_in_one_line(tmp_path: Path) -> None:
+    """`worker --scheduler` of an address nothing listens on: one line naming it, not Dask's traceback."""
+    import os
+
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    got = subprocess.run([sys.executable, "-m", "service.cli", "worker", "--url", url, "--scheduler", "tcp://127.0.0.1:9"],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"})
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert "error: the Dask scheduler tcp://127.0.0.1:9 cannot be reached" in got.stderr.strip().splitlines()[-1]

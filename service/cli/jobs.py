@@ -426,4 +426,7 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
             os.kill(os.getpid(), signal.SIGTERM)
 
         threading.Thread(target=watch_parent, daemon=True).start()
-    serve(url, processes=processes, scheduler=scheduler, config=cfg, name=name, log=log)
+    try:
+        serve(url, processes=processes, scheduler=scheduler, config=cfg, name=name, log=log)
+    except ConnectionError as exc:  # its scheduler unreachable: one line, not Dask's traceback
+        _fail(str(exc))

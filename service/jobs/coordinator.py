@@ -284,7 +284,10 @@ def serve(url: str, *, processes: int | None = None, scheduler: str | None = Non
     cfg = config or WorkerConfig()
     cluster = None
     if scheduler:
-        client = Client(scheduler)  # type: ignore[no-untyped-call]
+        try:
+            client = Client(scheduler)  # type: ignore[no-untyped-call]
+        except OSError as exc:  # Dask's "timed out trying to connect": said in one line by the command
+            raise ConnectionError(f"the Dask scheduler {scheduler} cannot be reached ({exc})") from None
     else:
         n = processes or os.cpu_count() or 1
         cluster = local_cluster(n)
