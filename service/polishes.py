@@ -66,11 +66,13 @@ def read(path: str) -> dict[str, Any] | None:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("positions"), dict):
-            raise ValueError("not a polish's progress file")
-        return doc
-    except (OSError, ValueError) as exc:
-        raise CampaignError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("positions"), dict):
+        raise CampaignError(f"{path}: not a polish's progress file (format {FORMAT!r}, its positions by key)")
+    return doc
 
 
 def _mine(game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any]:
@@ -93,12 +95,24 @@ def check(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str
     if not _same(doc, _mine(game, tree, params)):
         if doc.get("finished"):
             return None
-        raise CampaignError(
-            f"{path} continues an unfinished polish of {doc.get('game')} ({doc.get('params')}) from another tree "
-            "or with other parameters; give another --progress file, or remove this one to start again")
+        raise CampaignError(f"{path} continues an unfinished polish {_other(doc, game, tree, params)}; give another "
+                            "--progress file, or remove this one to start again")
     for key, entry in doc["positions"].items():
         _settled(path, game, key, entry)
     return doc
+
+
+def _other(doc: dict[str, Any], game: Game, tree: Tree, params: dict[str, Any]) -> str:
+    """How the file's polish differs from this one, in the options' words: "of 5,8,1, not 5,10,0", "of another
+    tree", "with budget_s 3.0, not 5.0"."""
+    if doc.get("game") != game.spec:
+        return f"of {doc.get('game')}, not {game.spec}"
+    if doc.get("tree") != digest(tree):
+        return "of another tree (the shipped tree changed since it began)"
+    theirs = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    assert isinstance(theirs, dict)
+    return "with " + ", ".join(f"{k} {json.dumps(theirs.get(k))}, not {json.dumps(params.get(k))}"
+                               for k in sorted(set(params) | set(theirs)) if theirs.get(k) != params.get(k))
 
 
 def _settled(path: str, game: Game, key: str, entry: Any) -> Settled:
@@ -141,8 +155,7 @@ def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], pa
         if job.status not in FINAL and job.request_hash != req.digest:
             jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
-    n = len(doc["positions"])
-    return job, created, f"{n} position{'' if n == 1 else 's'} settled before"
+    return job, created, f"{settled} position{'' if settled == 1 else 's'} settled before"
 
 
 def earlier_jobs(jobs: JobStore, game: Game, pid: str, submitter: str) -> list[Job]:
@@ -173,10 +186,10 @@ def unit_done(game: Game, u: JobUnit) -> str:
     counts = orjson.loads(u.output or "{}")
     where = "the whole tree" if u.response is None else f"part {game.format_response(int(u.response))}"
     resumed = int(counts.get("resumed", 0))
-    tried = int(counts.get("tried", 0))
+    tried, gained = int(counts.get("tried", 0)), int(counts.get("gained", 0))
     return (f"{game.spec}: {where} polished in {float(u.seconds):.1f} s: {tried} position{'' if tried == 1 else 's'}"
             + (f" ({resumed} settled before)" if resumed else "")
-            + f", {counts.get('improved', 0)} improved ({counts.get('gained', 0)} guesses saved), "
+            + f", {counts.get('improved', 0)} improved ({gained} guess{'' if gained == 1 else 'es'} saved), "
               f"{counts.get('optimal', 0)} proven optimal, {counts.get('cut', 0)} out of time")
 
 

@@ -108,8 +108,9 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree
         raise CampaignError(f"{progress} lacks {report.tried - report.resumed} of the polish's positions: run the "
                             "same command again to finish it")
     spent = time.perf_counter() - started + report.resumed_s
-    log(f"{spec}: {report.tried} positions searched, {report.improved} improved, {report.cut} out of time, "
-        f"{report.gained} guesses saved, {spent:.1f} s")
+    log(f"{spec}: the polish of {report.tried} position{'' if report.tried == 1 else 's'} put into the tree: "
+        f"{report.improved} improved, {report.optimal} proven optimal, {report.cut} out of time, "
+        f"{report.gained} guess{'' if report.gained == 1 else 'es'} saved, {spent:.1f} s of search in all")
     counts = {k: v for k, v in report.counts().items() if k != "resumed"}  # every one is, from the job's file
     field = {k: params[k] for k in ("above", "at_most", "budget_s", "max_guesses")}
     field.update({k: params[k] for k in ("sweep", "parts") if params.get(k) is not None})

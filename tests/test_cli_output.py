@@ -318,3 +318,17 @@ def test_a_worker_whose_scheduler_cannot_be_reached_says_so_in_one_line(tmp_path
                          env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"})
     assert got.returncode == 2 and "Traceback" not in got.stderr
     assert "error: the Dask scheduler tcp://127.0.0.1:9 cannot be reached" in got.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("foo://bar", "the database foo://bar cannot be used: Can't load plugin"),
+    ("postgresql+psycopg://nobody@127.0.0.1:1/db", "the database postgresql+psycopg://nobody@127.0.0.1:1/db cannot "
+                                                   "be used: connection failed"),
+])
+def test_a_campaign_on_a_database_it_cannot_use_is_refused_in_one_line(tmp_path: Path, url: str, says: str) -> None:
+    """A campaign's --url of a driver there is none of, or of a server nothing answers at: one line, nothing written."""
+    spec = tmp_path / "bounds-3-3-1.campaign.json"
+    spec.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "bound", "game": "3,3,1",
+                                "depth": 1, "target": None, "progress": "bounds-3-3-1.json"}))
+    assert says in refused(invoke("campaign", "run", str(spec), "--url", url))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [spec.name]

@@ -253,10 +253,20 @@ def _share(text: str) -> tuple[int, int]:
 
 def _campaign_stores(url: str | None) -> tuple[Any, Any]:
     """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
     from service.migrate import upgrade
     from service.store.bound_parts import BoundPartStore
+    from service.store.db import StorageError
 
-    upgrade(_database_url(url))
+    resolved = _database_url(url)
+    try:
+        upgrade(resolved)
+    except (SQLAlchemyError, StorageError, OSError) as exc:  # no such driver, no server there, no access
+        shown = make_url(resolved).render_as_string(hide_password=True)
+        reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+        _fail(f"the database {shown} cannot be used: {reason}")
     jobs = _job_store(url)
     return jobs, BoundPartStore(jobs.db)
 
@@ -321,23 +331,33 @@ def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, sched
 
 
 def _polish_campaign(spec: str, tree: Any, params: dict[str, Any], progress: str, processes: int,
-                     scheduler: str | None, max_units: int | None, url: str | None) -> None:
+                     scheduler: str | None, max_units: int | None, url: str | None) -> dict[str, Any] | None:
     """``records polish`` and ``atlas polish``: the polish of ``tree`` with ``params`` run as a job
     (:func:`_run_campaign`), each settled position written to ``progress``, from which the command then puts them
-    into the tree and judges it."""
+    into the tree and judges it.  Returns None once the job is done, else (its worker having done its
+    ``max_units``) where the polish stands, which the command prints instead of judging anything."""
     from service.campaign_specs import CampaignSpec
     from solver.game import Game
 
-    _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
-                  max_units, url)
+    job = _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
+                        max_units, url)
+    if job is None or job.status == "done":
+        return None
+    left = int(job.units_total) - int(job.units_done)
+    _log(f"{spec}: stopped after --max-units: {left} of {job.units_total} parts left; run the same command again to "
+         "continue")
+    return {"game": spec, "finished": False, "progress": progress, "units_done": int(job.units_done),
+            "units_left": left}
 
 
 def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_units: int | None, url: str | None,
-                  units: list[str] | None = None) -> None:
+                  units: list[str] | None = None) -> Any:
     """A campaign a command runs before it judges what the campaign made (a rollout's subtrees, a polish's
     positions): :func:`service.campaign_specs.run` with a worker of ``processes`` processes (on the Dask cluster
     ``scheduler``, when given) on ``url``'s database, taking at most ``max_units`` units, its progress file written
-    every minute.  Stopped short (Ctrl-C, the worker gone, ``max_units`` done), the command ends here with why."""
+    every minute.  Stopped short (Ctrl-C, the worker gone, its job failed), the command ends here with why; returns
+    the job as it was (not done yet when the worker did its ``max_units`` and stopped; None when the progress file
+    had finished the campaign before)."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 
@@ -350,6 +370,7 @@ def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_unit
         _fail(str(exc))
     if got.problem is not None:
         _fail(got.problem)
+    return got.job
 
 
 def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_json: bool) -> None:

@@ -290,7 +290,10 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     try:
         tree, params = atlas.polish_target(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
                                            path=file, folder=folder, sweep=sweep)
-        _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        if stopped is not None:
+            _emit(stopped, as_json)
+            return
         record = atlas.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))

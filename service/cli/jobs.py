@@ -56,7 +56,8 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
     for v in views:
         p, r = v["progress"], v["request"]
         game = r["game"] if isinstance(r["game"], str) else r["game"]["spec"]
-        rows.append({"id": v["id"], "status": v["status"], "game": game,
+        waiting = v["status"] == "running" and v.get("note")  # planned, but no unit runs: no worker has it
+        rows.append({"id": v["id"], "status": "waiting" if waiting else v["status"], "game": game,
                      "what": _what(r),
                      "max_guesses": r["max_guesses"], "mde": r["mde"], "fso": r["from_set_only"],
                      "history": "; ".join(r["history"]), "units": f"{p['units_done']}/{p['units_total']}",
@@ -81,7 +82,8 @@ def _what(request: dict[str, Any]) -> str:
                 + ("" if not request.get("skip") else f", {len(request['skip'])} subtrees skipped"))
     if request.get("kind") == "polish":
         params = (request.get("polish") or {}).get("params") or {}
-        return (f"polish {params.get('above')}-{params.get('at_most')} candidates, {params.get('budget_s')} s each"
+        return (f"polish above {params.get('above')} to {params.get('at_most')} candidates, "
+                f"{params.get('budget_s')} s each"
                 + ("" if not params.get("parts") else f", parts {','.join(params['parts'])}"))
     return str(request["criterion"])
 

@@ -303,7 +303,10 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         tree, params = records.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
                                              max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
                                              parts=None if parts is None else parts.split(","))
-        _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        if stopped is not None:
+            _emit(stopped, as_json)
+            return
         record = records.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))

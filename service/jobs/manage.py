@@ -319,7 +319,10 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
         if cost_all:
             progress["fraction"] = round(cost_done / cost_all, 4)
         started = as_aware(job.started_at)
-        if job.status == "running" and started is not None and 0 < cost_done < cost_all:
+        if job.status == "running" and not progress["units_running"] and len(done) < len(phase_units):
+            # its units queued again (its worker stopped or died): no ETA while none runs
+            out["note"] = "no unit of it is running: it waits for a worker (`bullscows worker`)"
+        elif job.status == "running" and started is not None and 0 < cost_done < cost_all:
             elapsed = (datetime.now(UTC) - started).total_seconds()
             progress["eta_seconds"] = round(elapsed * (cost_all - cost_done) / cost_done, 1)
     elif job.status == "done":

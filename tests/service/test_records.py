@@ -384,8 +384,14 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
     whole = records.load(str(tmp_path / "whole.json"))[SMALL]["best_known"]
     assert whole["total"] < first["total"] and whole["polish"]["tried"] > 2
     args = polish_args(path, folder, progress, "jobs.sqlite")
-    stopped = CliRunner().invoke(main, [*args, "--max-units", "1"])
-    assert stopped.exit_code == 2 and "run the same command again to finish it" in stopped.output
+    stopped = CliRunner().invoke(main, [*args, "--max-units", "1", "--json"])
+    assert stopped.exit_code == 0, stopped.output
+    assert "parts left; run the same command again to continue" in stopped.output
+    assert "guess " not in stopped.output  # nothing replayed or judged: no position's line
+    out = json.loads(stopped.stdout)
+    assert out["finished"] is False and out["units_done"] == 1 and out["units_left"] >= 1
+    listed = CliRunner().invoke(main, ["jobs", "list", "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"])
+    assert listed.exit_code == 0 and " waiting " in listed.output  # its worker gone, no unit of it runs
     doc = json.loads(progress.read_text())
     parts = {key.split(",")[0] for key in doc["positions"]}
     assert len(parts) == 1 and "finished" not in doc  # one unit: one part of the first guess
@@ -393,13 +399,15 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
 
     before = path.read_bytes()
     other = CliRunner().invoke(main, [*args[:-2], "--budget", "30", "--progress", str(progress)])
-    assert other.exit_code == 2 and "unfinished polish" in other.output
+    assert other.exit_code == 2 and "unfinished polish with budget_s 60.0, not 30.0" in other.output
     assert path.read_bytes() == before and json.loads(progress.read_text()) == doc
     corrupt = tmp_path / "corrupt.json"
-    for text in ("{not json", json.dumps({**doc, "positions": {"x": {"outcome": "maybe", "seconds": 1}}})):
+    for text, says in (("{not json", "is not JSON"),
+                       (json.dumps({**doc, "positions": {"x": {"outcome": "maybe", "seconds": 1}}}),
+                        "is not a settled position")):
         corrupt.write_text(text)
         refused = CliRunner().invoke(main, [*args[:-2], "--progress", str(corrupt)])
-        assert refused.exit_code == 2 and str(corrupt) in refused.output
+        assert refused.exit_code == 2 and f"{corrupt}" in refused.output and says in refused.output
         assert path.read_bytes() == before and corrupt.read_text() == text
 
     ran = CliRunner().invoke(main, args)
