@@ -6,10 +6,17 @@ from typing import Any
 
 import click
 
-from service.cli._common import (
+from service.cli._campaigns import (
     _bound_campaign,
     _bound_options,
     _campaign_options,
+    _parts_list,
+    _polish_campaign,
+    _polish_options,
+    _refuse_campaign_options,
+    _rollout_campaign,
+)
+from service.cli._common import (
     _emit,
     _emit_json,
     _fail,
@@ -17,13 +24,8 @@ from service.cli._common import (
     _json_option,
     _log,
     _one_step_checked,
-    _parts_list,
-    _polish_campaign,
-    _polish_options,
     _print_table,
     _read_json,
-    _refuse_campaign_options,
-    _rollout_campaign,
     _shown,
     _trees_option,
     main,

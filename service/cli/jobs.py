@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
+from service.cli._campaigns import _campaign_stores
 from service.cli._common import (
-    _campaign_stores,
     _criterion_parsed,
     _database_url,
     _emit,

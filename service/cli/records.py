@@ -8,23 +8,25 @@ from typing import Any
 
 import click
 
-from service.cli._common import (
-    NOT_KNOWN,
+from service.cli._campaigns import (
     _bound_campaign,
     _bound_options,
     _campaign_options,
+    _parts_list,
+    _polish_campaign,
+    _polish_options,
+    _refuse_campaign_options,
+    _rollout_campaign,
+)
+from service.cli._common import (
+    NOT_KNOWN,
     _emit,
     _fail,
     _file_option,
     _json_option,
     _log,
     _one_step_checked,
-    _parts_list,
-    _polish_campaign,
-    _polish_options,
     _print_table,
-    _refuse_campaign_options,
-    _rollout_campaign,
     _share,
     _shown,
     _trees_option,
