@@ -21,7 +21,6 @@ command run again on the same tree sweeps on from it.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 from typing import Any
@@ -30,7 +29,7 @@ import orjson
 
 from service.campaign_files import CAMPAIGN_DIR, CampaignError
 from service.filelock import exclusive, write_json
-from service.store.job_records import JobRequest
+from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
 from service.store.polish_positions import PolishPositionStore
@@ -48,7 +47,7 @@ def default_path(spec: str) -> str:
 
 def digest(tree: Tree) -> str:
     """The tree a polish starts from, as its progress names it (SHA-256 of its compact text)."""
-    return hashlib.sha256(to_compact(tree).encode("utf-8")).hexdigest()
+    return tree_digest(to_compact(tree))
 
 
 def identity(game: Game, tree: Tree, params: dict[str, Any]) -> str:
@@ -89,6 +88,18 @@ def check(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str
 
     :raises CampaignError: the file is unreadable, an unfinished polish of another game, tree or parameters, or
         holds a position a polish cannot have written."""
+    doc = _doc_of(path, game, tree, params)
+    if doc is not None:
+        for key, entry in doc["positions"].items():
+            _settled(path, game, key, entry)
+    return doc
+
+
+def _doc_of(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any] | None:
+    """:func:`check`'s document without reading its positions back (what the export, which writes the database's
+    over them, and :func:`known`, which reads them once, need).
+
+    :raises CampaignError: the file is unreadable, or an unfinished polish of another game, tree or parameters."""
     doc = read(path)
     if doc is None:
         return None
@@ -97,8 +108,6 @@ def check(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str
             return None
         raise CampaignError(f"{path} continues an unfinished polish {_other(doc, game, tree, params)}; give another "
                             "--progress file, or remove this one to start again")
-    for key, entry in doc["positions"].items():
-        _settled(path, game, key, entry)
     return doc
 
 
@@ -127,7 +136,7 @@ def known(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[str
     polish's, finished).
 
     :raises CampaignError: as :func:`check`."""
-    doc = check(path, game, tree, params)
+    doc = _doc_of(path, game, tree, params)
     return {} if doc is None else {k: _settled(path, game, k, e) for k, e in doc["positions"].items()}
 
 
@@ -171,7 +180,7 @@ def export(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path:
     :raises CampaignError: the file is an unfinished polish's of another game, tree or parameters."""
     settled = PolishPositionStore(jobs.db).load(identity(game, tree, params))
     with exclusive(path):
-        doc = check(path, game, tree, params)
+        doc = _doc_of(path, game, tree, params)
         if doc is None:
             doc = {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
         elif all(doc["positions"].get(k) == e for k, e in settled.items()):

@@ -4,7 +4,6 @@ job from its units (skips, β, completion, the next phase of a chain) and the pu
 
 from __future__ import annotations
 
-import hashlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +24,7 @@ from service.jobs.plan import (
     tree_plan,
 )
 from service.store.db import StorageError
+from service.store.job_records import tree_digest
 from service.store.jobs import JobStore, as_aware
 from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
@@ -251,8 +251,7 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
 def _polish_view(req: JobRequest) -> dict[str, Any]:
     """A polish job's request as people read it: its parameters and the digest of its tree (not the tree)."""
     doc = req.polish_doc
-    return {"params": doc["params"], "settled": doc["settled"],
-            "tree": hashlib.sha256(str(doc["tree"]).encode("utf-8")).hexdigest()}
+    return {"params": doc["params"], "settled": doc["settled"], "tree": tree_digest(str(doc["tree"]))}
 
 
 def _iso(ts: datetime | None) -> str | None:

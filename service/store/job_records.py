@@ -18,6 +18,12 @@ from solver.question import SolveOptions
 from solver.vocabulary import Criterion
 
 
+def tree_digest(text: str) -> str:
+    """A tree's name as a polish knows it: SHA-256 of its compact text (its progress file's ``tree``, its job's view,
+    part of its name in the database)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class JobRequest:
     """The question a job answers: a position and the solve options (no budgets, no bounds); or, with
@@ -106,8 +112,8 @@ class JobRequest:
         """A polish's name in the ``polish_positions`` table: SHA-256 of its game, its tree's digest (SHA-256 of the
         compact text, as its progress file names it) and its parameters, whatever it took as settled."""
         doc = self.polish_doc
-        tree = hashlib.sha256(str(doc["tree"]).encode("utf-8")).hexdigest()
-        key = {"game": self.game, "alphabet": self.alphabet, "tree": tree, "params": doc["params"]}
+        key = {"game": self.game, "alphabet": self.alphabet, "tree": tree_digest(str(doc["tree"])),
+               "params": doc["params"]}
         return hashlib.sha256(orjson.dumps(key, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     @property
