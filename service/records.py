@@ -11,19 +11,17 @@ improves on the one recorded, so the file is the campaign's progress too.
 
 from __future__ import annotations
 
-import collections
 import datetime
 import json
 import os
 import shlex
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any
 
 from service import polishes, rollouts
-from service.filelock import exclusive, write_json
+from service.filelock import write_json
 from service.provenance import machine
-from service.record_checks import CHECK_PROGRESS_EVERY_S, candidates_only_parts
 from service.registry import (
     BEST_KNOWN,
     GameRegistry,
@@ -35,11 +33,10 @@ from service.registry import (
 from service.trees import TREE_DIR, TreeLibrary
 from solver import presets
 from solver.atlas import hybrid_tree
-from solver.game import Code, Game, Turn
+from solver.game import Game, Turn
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
-from solver.search import RootProgress
 from solver.tree import Tree, TreeStats, from_compact
-from solver.vocabulary import Criterion, game_value
+from solver.vocabulary import Criterion
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -336,139 +333,6 @@ def add_polish(spec: str, tree: Tree, params: dict[str, Any], progress: str, *, 
                       folder=folder, seconds=float(before["seconds"]) + spent, log=log)
     polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
     return record
-
-
-def _checked(spec: str) -> tuple[dict[str, Any], Game, Code]:
-    """The published row of ``spec`` that says how to check it, the game, and the row's first guess.
-
-    :raises ValueError: no published row of the game says how to check it."""
-    rows = [p for p in PUBLISHED[spec]["published"] if p.get("check")]
-    if not rows:
-        raise ValueError(f"no published figure of {spec} says how this project can check it")
-    game = Game.from_spec(spec)
-    return rows[0], game, game.parse_code(rows[0]["check"]["first_guess"])
-
-
-def add_check(spec: str, *, path: str = RECORDS_FILE, only: Collection[str] | None = None,
-              share: tuple[int, int] = (0, 1), log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Recompute the published row of ``spec`` that says how to check it (its ``check``: the optimum among the
-    strategies that play only possible codes, after a given first guess) with this project's search, and record
-    the result as the game's ``check``: the value, the row's total, whether they agree, the time.  Each part
-    solved is written to the file at once, and how far the search of a part has come (its ``searching``) every
-    minute, so the same command continues a stopped run; ``only`` (responses to the first guess) lets several
-    commands on one file share the parts, and ``share`` (k, n) the second guesses of each part
-    (:func:`candidates_only_parts`).  Returns the record, ``finished`` once every part is in the file.
-
-    :raises ValueError: no published row of the game says how to check it, ``only`` names a response that
-        is not one of its parts, or ``share`` is not a share."""
-    if not (share[1] >= 1 and 0 <= share[0] < share[1]):
-        raise ValueError(f"share {share[0] + 1}/{share[1]}: a share is K/N with 1 <= K <= N")
-    row, game, first = _checked(spec)
-    if only is not None:
-
-        names = {game.format_response(r) for r in branch_responses(game, first)}
-        unknown = sorted(set(only) - names)
-        if unknown:
-            raise ValueError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
-                             f"candidates (these do: {', '.join(sorted(names))})")
-    command = f"bullscows records check -g {spec}"
-
-    def parts_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """The parts the file holds for this check (none if it checked another first guess)."""
-        check = entries[spec].get("check") or {}
-        return dict(check.get("parts", {})) if check.get("first_guess") == row["check"]["first_guess"] else {}
-
-    def searching_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """How far the parts being searched have come (none if the file checked another first guess)."""
-        check = entries[spec].get("check") or {}
-        return dict(check.get("searching", {})) if check.get("first_guess") == row["check"]["first_guess"] else {}
-
-    def known() -> dict[str, dict[str, Any]]:
-        with exclusive(path):
-            return parts_of(load(path))
-
-    def progress() -> dict[str, dict[str, Any]]:
-        with exclusive(path):
-            return searching_of(load(path))
-
-    def record(parts: dict[str, dict[str, Any]], value: int | None,
-               searching: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        outcome = {"finished": False} if value is None else {
-            "finished": True, "value": value, "agrees": value == row["total"]}
-        seconds = round(sum(float(p["seconds"]) for p in parts.values()), 1)
-        under_way = {"searching": searching} if searching and value is None else {}
-        return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
-                "published": row["total"], **outcome, "seconds": seconds, "parts": parts, **under_way,
-                "command": command, "machine": machine(), "date": datetime.date.today().isoformat()}
-
-    def keep(name: str, part: dict[str, Any]) -> None:
-        with exclusive(path):  # the file as it is now: another run may have written parts, a bound or a tree
-            entries = load(path)
-            searching = {k: v for k, v in searching_of(entries).items()
-                         if k != name and not k.startswith(f"{name} share ")}
-            entries[spec]["check"] = record({**parts_of(entries), name: part}, None, searching)
-            save(entries, path)
-
-    def keep_progress(name: str, state: dict[str, Any]) -> None:
-        with exclusive(path):
-            entries = load(path)
-            entries[spec]["check"] = record(parts_of(entries), None, {**searching_of(entries), name: state})
-            save(entries, path)
-
-    value = candidates_only_parts(game, first, known, keep=keep, only=only, progress=progress,
-                                  keep_progress=keep_progress, share=share, every=CHECK_PROGRESS_EVERY_S, log=log)
-    with exclusive(path):
-        entries = load(path)
-        entries[spec]["check"] = result = record(parts_of(entries), value, searching_of(entries))
-        save(entries, path)
-    return result
-
-
-def check_status(spec: str, *, path: str = RECORDS_FILE) -> dict[str, Any]:
-    """Where the check of ``spec`` (:func:`add_check`) stands in the records file, in guesses of the whole game,
-    without searching: the parts solved and their sum (the secret of the first guess included), the parts still
-    to solve, how far each search under way has come (its second guess, of how many, and its best total so far,
-    which can only go down), and what the missing parts may still need for the published figure to hold.
-
-    Why: a check runs for hours, in several commands and sessions; its file holds every number, but in the
-    search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
-
-    :raises ValueError: no published row of the game says how to check it."""
-    row, game, first = _checked(spec)
-    check = load(path)[spec].get("check") or {}
-    if check.get("first_guess") != row["check"]["first_guess"]:
-        check = {}
-    counts = collections.Counter(game.response(first, int(code)) for code in game.all_codes)
-    sizes = {game.format_response(r): size for r, size in counts.items() if r != game.all_bulls}
-    solved = {name: p for name, p in (check.get("parts") or {}).items() if int(p["candidates"]) == sizes.get(name)}
-    under_way: list[dict[str, Any]] = []
-    best: dict[str, int] = {}
-    for key, kept in (check.get("searching") or {}).items():
-        name, _, share = key.partition(" share ")
-        if name in solved or name not in sizes:
-            continue
-        try:
-            state = RootProgress.from_json(kept["search"])
-        except (ValueError, TypeError, KeyError):
-            continue  # unreadable: the check itself says so and starts that part over
-        value = None if state.best_value is None else game_value(state.best_value, sizes[name], 2, Criterion.TOTAL)
-        if value is not None:
-            best[name] = min(value, best.get(name, value))
-        under_way.append({"part": name, "share": share or None, "candidates": sizes[name], "done": state.done,
-                          "of": state.guesses, "parts_of_guess": state.parts, "best": value,
-                          "seconds": float(kept.get("seconds", 0.0))})
-    missing = sorted((name for name in sizes if name not in solved), key=lambda name: (sizes[name], name))
-    guesses = 1 + sum(int(p["value"]) for p in solved.values())
-    status: dict[str, Any] = {
-        "game": spec, "published": row["total"], "first_guess": row["check"]["first_guess"],
-        "parts": len(sizes), "solved": len(solved), "solved_guesses": guesses,
-        "seconds": round(sum(float(p["seconds"]) for p in solved.values()), 1),
-        "missing": missing, "searching": under_way,
-        "left_for_published": row["total"] - guesses,
-        "best_of_missing": sum(best[name] for name in missing) if all(name in best for name in missing) else None}
-    if not missing:
-        status.update(finished=True, value=guesses, agrees=guesses == row["total"])
-    return status
 
 
 def worst_case_target(spec: str) -> int | None:

@@ -114,6 +114,12 @@ class SearchState:
         self.stats[sk.S_STOP] = 0
 
     @property
+    def stop_requested(self) -> bool:
+        """Whether :meth:`request_stop` was called since the last :meth:`clear_stop` (a search that ended with it
+        set was cut short, whatever it answered)."""
+        return bool(self.stats[sk.S_STOP])
+
+    @property
     def nodes(self) -> int:
         """Nodes searched since the searcher was made (every call counted)."""
         return int(self.stats[sk.S_NODES])

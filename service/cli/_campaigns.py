@@ -25,16 +25,19 @@ from service.cli._common import (
 )
 
 
-def _campaign_options(when: str = "", kind: str = "rollout") -> Callable[[F], F]:
-    """The options of a campaign a command runs as a job (a rollout, ``service.rollouts``, or a polish,
-    ``service.polishes``: :func:`_run_campaign`), alike wherever a command runs one; ``when`` prefixes their help
-    (the condition under which the command runs a campaign at all), ``kind`` names its default progress file."""
+def _campaign_options(when: str = "", kind: str | None = "rollout") -> Callable[[F], F]:
+    """The options of a campaign a command runs as a job (a rollout, ``service.rollouts``, a polish,
+    ``service.polishes``, or a check, ``service.checks``: :func:`_run_campaign`), alike wherever a command runs one;
+    ``when`` prefixes their help (the condition under which the command runs a campaign at all), ``kind`` names its
+    default progress file (None: the command's campaign has no ``--progress`` of its own)."""
 
     def decorate(fn: F) -> F:
-        for option in reversed([
+        progress = [] if kind is None else [
             click.option("--progress", type=click.Path(dir_okay=False), default=None,
                          help=f"{when}The campaign's progress file (default: campaigns/{kind}-<game>.json in "
-                              "this folder)."),
+                              "this folder).")]
+        for option in reversed([
+            *progress,
             click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
                          help=f"{when}Processes of the worker the command starts (units run at once)."),
             click.option("--scheduler", default=None,

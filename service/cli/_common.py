@@ -137,18 +137,6 @@ def _log(line: str) -> None:
     click.echo(f"# {line}", err=True)
 
 
-def _share(text: str) -> tuple[int, int]:
-    """``--share 2/3`` as (1, 3): the share's place from 0, and how many shares there are."""
-    k, sep, n = text.partition("/")
-    try:
-        share = (int(k) - 1, int(n))
-    except ValueError:
-        share = (-1, 0)
-    if not sep or not (share[1] >= 1 and 0 <= share[0] < share[1]):
-        _fail(f"--share {text}: give K/N, this command's share K of N shares, 1 <= K <= N (e.g. 1/2)")
-    return share
-
-
 def _game(spec: str, alphabet: str | None = None) -> Game:
     """The game ``spec`` names, within the service's limits (``BULLSCOWS_MAX_CODES``,
     ``BULLSCOWS_EXACT_SEARCH_MAX_CODES``): the CLI refuses what ``POST /v1/next-move`` refuses, in the same

@@ -17,6 +17,7 @@ from service.cli._campaigns import (
     _polish_options,
     _refuse_campaign_options,
     _rollout_campaign,
+    _run_campaign,
 )
 from service.cli._common import (
     NOT_KNOWN,
@@ -27,7 +28,6 @@ from service.cli._common import (
     _log,
     _one_step_checked,
     _print_table,
-    _share,
     _shown,
     _trees_option,
     main,
@@ -318,46 +318,60 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 @records_group.command("check")
 @click.option("-g", "--game", required=True, help="A records game with a published figure to check: 5,8,1.")
 @click.option("--parts", "only", default=None, metavar="RESPONSES",
-              help="Solve only these responses to the first guess ('0.1,1.1'); the others are taken from the file: "
-                   "commands on one file share the parts (on other cores or machines).")
-@click.option("--share", "share", default=None, metavar="K/N",
-              help="Search only every N-th second guess of each part, from the K-th: N commands with shares 1/N to "
-                   "N/N (on other cores or machines) search the parts together, each cut by the others' best.")
+              help="Solve only these responses to the first guess ('0.1,1.1'); the others stay as the file has "
+                   "them.")
+@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="Cut each part into this many units, each searching every N-th second guess of the part, cut by "
+                   "the others' best: one big part keeps every worker busy.")
 @click.option("--status", is_flag=True,
               help="Search nothing: say where the check stands in the file (parts solved, searches under way and "
                    "their best totals so far, what the missing parts may still need), in guesses of the game.")
+@_campaign_options("", kind=None)
 @_file_option("records")
 @_json_option
-def records_check(game: str, only: str | None, share: str | None, status: bool, path: str | None,
-                  as_json: bool) -> None:
+def records_check(game: str, only: str | None, shares: int, status: bool, processes: int, scheduler: str | None,
+                  max_units: int | None, url: str | None, path: str | None, as_json: bool) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
     For Super Mastermind: the optimum among strategies that open with 12233 (01122, colours from 0) and then
-    play only possible codes, published as 179929.  The from-set-only search solves each response to the
-    first guess in turn, smallest first; each part is written to the records file as it is solved, and how far
-    the part being searched has come once a minute, so the same command continues a stopped run where it was,
-    and commands with --parts share the parts, commands with --share the second guesses of each part.  Each
-    part and its progress are logged on stderr; the record is printed (--json: as JSON, ``finished: false`` while
-    parts are missing)."""
-    from service import records
+    play only possible codes, published as 179929.
+
+    The check runs as a job in a database (--url), one unit per part of the first guess (per share of a part
+    with --shares), run by the worker the command starts (--processes, --scheduler; workers of other machines
+    on the same PostgreSQL take its units too).  Each unit keeps how far its search has come in the database
+    once a minute; the records file gets the parts solved and the searches' progress from it as they go, so the
+    same command continues a stopped run where it was, from the database or, in a fresh clone, from the file.
+    Each part solved is logged on stderr; the check is printed (--json: as JSON, ``finished: false`` while parts
+    are missing)."""
+    from service import checks
+    from service.campaign_spec import CampaignSpec
+    from service.records import RECORDS_FILE
 
     spec = _spec(game)
-    file = path or records.RECORDS_FILE
+    file = path or RECORDS_FILE
     _readable(file)
     if status:
-        if only is not None or share is not None:
-            _fail("--status only reads the file: give it without --parts or --share")
+        if only is not None or shares != 1:
+            _fail("--status only reads the file: give it without --parts or --shares")
         try:
-            report = records.check_status(spec, path=file)
+            report = checks.status(spec, path=file)
         except ValueError as exc:
             _fail(str(exc))
         _emit(report, as_json)
         return
     try:
-        record = records.add_check(spec, path=file, only=None if only is None else _parts_list(only),
-                                   share=(0, 1) if share is None else _share(share), log=_log)
+        row, g, _first = checks.published_check(spec)
     except ValueError as exc:
         _fail(str(exc))
-    _emit({"game": spec, **record}, as_json)
+    parts = _parts_list(only)
+    if parts is not None and not parts:
+        _fail("--parts: name the responses to solve ('0.1,1.1')")
+    job = _run_campaign(CampaignSpec.check(g, row["check"]["first_guess"], shares, parts, file), processes,
+                        scheduler, max_units, url)
+    if job is not None and job.status != "done":
+        left = int(job.units_total) - int(job.units_done)
+        _log(f"{spec}: stopped after --max-units: {left} of {job.units_total} units left; run the same command again "
+             "to continue")
+    _emit({"game": spec, **checks.recorded(spec, file)}, as_json)
 
 
 @records_group.command("compare")

@@ -18,11 +18,13 @@ from service.jobs.plan import (
     Plan,
     aggregate,
     bound_plan,
+    check_plan,
     make_plan,
     polish_plan,
     rollout_plan,
     tree_plan,
 )
+from service.record_checks import part_record
 from service.store.db import StorageError
 from service.store.job_records import tree_digest
 from service.store.jobs import JobStore, as_aware
@@ -30,6 +32,7 @@ from service.store.models import Job, JobUnit
 from service.store.positions import PositionStore
 from solver import kernels
 from solver.game import Game, Turn
+from solver.rollout import branch_responses
 from solver.search import INF, Searcher, SolveOptions
 from solver.table import MMAX
 from solver.vocabulary import Criterion, criterion_of
@@ -41,7 +44,8 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     need none."""
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
-        planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan}[req.kind]
+        planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan,
+                   "check": check_plan}[req.kind]
         plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
@@ -201,6 +205,40 @@ def polish_result_of(outcome: Outcome, units: list[JobUnit], seconds: float) -> 
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
 
 
+def check_parts_of(game: Game, units: list[JobUnit], resume: dict[str, dict[str, Any]],
+                   shares: int) -> dict[str, dict[str, Any]]:
+    """The parts a check job's units have finished (every share of them done), by formatted response, as the
+    check records them (:func:`service.record_checks.part_record`; a shared part's time counts the whole search
+    ``resume`` kept of it, which its shares went on from)."""
+    by_part: dict[int, list[JobUnit]] = {}
+    for u in units:
+        by_part.setdefault(int(u.response or 0), []).append(u)
+    out = {}
+    for r, us in sorted(by_part.items()):
+        if all(u.status == "done" for u in us):
+            name = game.format_response(r)
+            out[name] = part_record([orjson.loads(u.output or "{}") for u in us],
+                                    resume.get(name) if shares > 1 else None)
+    return out
+
+
+def check_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+                    seconds: float) -> dict[str, Any]:
+    """A check job's answer: the guesses of the parts it searched (its ``value``), each part's record, and the
+    game's total (every part, those known before included, and the first guess's own secret) when it had every
+    part."""
+    doc = req.check_doc
+    parts = check_parts_of(game, units, dict(doc.get("resume") or {}), int(doc["shares"]))
+    known = {str(k): int(v) for k, v in dict(doc.get("known") or {}).items()}
+    every = {game.format_response(r) for r in branch_responses(game, int(doc["first_guess"]))}
+    total = 1 + sum(known.values()) + sum(int(p["value"]) for p in parts.values()) \
+        if set(parts) | set(known) >= every else None
+    return {"value": int(outcome.value or 0), "possible": True, "exact": True,
+            "first_guess": game.format_code(int(doc["first_guess"])), "shares": int(doc["shares"]), "parts": parts,
+            "known": known, "total": total, "units": len(units),
+            "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -240,6 +278,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         result = rollout_result_of(game, req, outcome, units, seconds)
     elif req.kind == "polish":
         result = polish_result_of(outcome, units, seconds)
+    elif req.kind == "check":
+        result = check_result_of(game, req, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
@@ -252,6 +292,15 @@ def _polish_view(req: JobRequest) -> dict[str, Any]:
     """A polish job's request as people read it: its parameters and the digest of its tree (not the tree)."""
     doc = req.polish_doc
     return {"params": doc["params"], "settled": doc["settled"], "tree": tree_digest(str(doc["tree"]))}
+
+
+def _check_view(game: Game, req: JobRequest) -> dict[str, Any]:
+    """A check job's request as people read it: codes and responses by name, the progress it was given as the
+    parts' names (not the searches' states)."""
+    doc = req.check_doc
+    return {"first_guess": game.format_code(int(doc["first_guess"])), "shares": int(doc["shares"]),
+            "parts": None if doc.get("parts") is None else [game.format_response(int(r)) for r in doc["parts"]],
+            "known": sorted(dict(doc.get("known") or {})), "resumed": sorted(dict(doc.get("resume") or {}))}
 
 
 def _iso(ts: datetime | None) -> str | None:
@@ -278,6 +327,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             **({"kind": "rollout", "rollout": orjson.loads(req.rollout or "null"),
                 "skip": [game.format_response(r) for r in req.skip]} if req.kind == "rollout" else {}),
             **({"kind": "polish", "polish": _polish_view(req)} if req.kind == "polish" else {}),
+            **({"kind": "check", "check": _check_view(game, req)} if req.kind == "check" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -291,7 +341,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        if req.kind in ("bound", "rollout", "polish"):  # a bound, a part of a tree, guesses saved: no position's
+        if req.kind in ("bound", "rollout", "polish", "check"):  # a bound, part of a tree, guesses saved: no position's
             progress.update(lower_bound=out["result"]["value"] if req.kind == "bound" else None, fraction=1.0)
         else:
             progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
@@ -334,7 +384,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "id": int(u.id), "kind": u.kind, "status": u.status, "attempts": u.attempts,
             "first_guess": None if u.g1 is None else game.format_code(u.g1),
             "response": None if u.response is None else game.format_response(u.response),
-            "second_guess": None if u.g2 is None else game.format_code(u.g2),
+            "second_guess": None if u.g2 is None or u.kind == "check" else game.format_code(u.g2),
+            **({"share": f"{int(u.g2 or 0) + 1}/{req.check_doc['shares']}"} if u.kind == "check" else {}),
             "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
             "seconds": round(float(u.seconds), 3), "worker": u.worker,
             "checkpoints": int(u.checkpoints or 0), "saved_nodes": int(u.saved_nodes or 0),

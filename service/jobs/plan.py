@@ -21,7 +21,10 @@ guess of that response.  A unit is then one of:
 ``rollout``
     the subtree of a rollout tree below one response to its first guess (:func:`rollout_plan`);
 ``polish``
-    one part of a polished tree (or the whole tree), its positions searched top down (:func:`polish_plan`).
+    one part of a polished tree (or the whole tree), its positions searched top down (:func:`polish_plan`);
+``check``
+    one part of a check's first guess (or one share of its second guesses), searched from the set only
+    (:func:`check_plan`).
 
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
@@ -61,6 +64,8 @@ BOUND_KINDS = ("bound",)
 ROLLOUT_KINDS = ("rollout",)
 """Units that build one subtree of a rollout tree (:func:`rollout_plan`)."""
 POLISH_KINDS = ("polish",)
+
+CHECK_KINDS = ("check",)
 """Units that polish one part of a tree (:func:`polish_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
@@ -84,8 +89,9 @@ class Plan:
     n: int
     mode: str
     """``root`` (one unit), ``split``, ``bound`` (a bound job's: one unit per first guess), ``rollout`` (a
-    rollout job's: one unit per response to the first guess, ``guesses`` holding that guess) or ``polish`` (a
-    polish job's: one unit per part of its tree's first guess)."""
+    rollout job's: one unit per response to the first guess, ``guesses`` holding that guess), ``polish`` (a
+    polish job's: one unit per part of its tree's first guess) or ``check`` (a check job's: one unit per part of
+    its first guess and share)."""
     guesses: list[dict[str, Any]] = field(default_factory=list)
     """Per first guess: guess, lb, win (the winning response's value, None when the guess is no
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
@@ -239,6 +245,42 @@ def polish_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
                           root.children[r].size, 0, root.children[r].size ** 2, len(parts) - i)
                  for i, r in enumerate(parts)]
     return Plan(None, len(history) + 1, root.size, "polish", [{"guess": int(root.guess)}]), units
+
+
+def check_parts(req: JobRequest) -> dict[int, int]:
+    """The parts a check job searches: {response to its first guess: candidates}, biggest first (every part that
+    holds more than the first guess itself, those of ``parts`` alone when it names some, none it knows)."""
+    game, doc = req.game_obj(), req.check_doc
+    first = int(doc["first_guess"])
+    named = None if doc.get("parts") is None else {int(r) for r in doc["parts"]}
+    known = set(doc.get("known", {}))
+    sizes = {r: len(game.candidates([Turn(first, r)])) for r in branch_responses(game, first)}
+    chosen = {r: n for r, n in sizes.items() if game.format_response(r) not in known and (named is None or r in named)}
+    return dict(sorted(chosen.items(), key=lambda rn: (-rn[1], rn[0])))
+
+
+def check_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a check job: a ``check`` unit per part of its first guess and share of that part's second
+    guesses (the unit's ``g2`` is its share's number, from 0), biggest part first.
+
+    Why shares as units: the biggest parts of a game take hours each; split into shares, each searching every
+    n-th second guess cut by the best value the others have found, one part keeps every worker busy."""
+    doc = req.check_doc
+    first, shares = int(doc["first_guess"]), int(doc["shares"])
+    parts = check_parts(req)
+    units = [UnitSpec("check", first, r, share, ((first, r),), n, 0, max(1, n * n // shares), len(parts) - i)
+             for i, (r, n) in enumerate(parts.items()) for share in range(shares)]
+    return Plan(None, 2, req.game_obj().size, "check", [{"guess": first, "shares": shares}]), units
+
+
+def check_total(plan: Plan, units: list[UnitState]) -> int:
+    """The guesses the parts of a check job's units take (each part's: its shares' least), the first guess's own
+    secret not counted."""
+    parts: dict[int, int] = {}
+    for u in units:
+        if u.value is not None and u.response is not None:
+            parts[u.response] = min(int(u.value), parts.get(u.response, int(u.value)))
+    return sum(parts.values())
 
 
 def make_plan(req: JobRequest, k: int | None, searcher: Searcher, *, small: int = SMALL_PART,
@@ -457,6 +499,11 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
         if out.finished:
             out.value, out.best_guess = sum(int(u.value or 0) for u in units), int(plan.guesses[0]["guess"])
         return out
+    if plan.mode == "check":  # the parts' values, each its shares' least
+        out = Outcome(all(u.status == "done" for u in units))
+        if out.finished:
+            out.value, out.best_guess = check_total(plan, units), int(plan.guesses[0]["guess"])
+        return out
     if plan.mode == "root":
         u = units[0]
         done = u.status == "done"
@@ -529,6 +576,7 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["BOUND_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN",
-           "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate", "bound_plan",
-           "make_plan", "polish_parts", "polish_plan", "polish_tree_of", "rollout_plan", "rollout_plan_of", "tree_plan"]
+__all__ = ["BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART",
+           "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate",
+           "bound_plan", "check_parts", "check_plan", "check_total", "make_plan",
+           "polish_parts", "polish_plan", "polish_tree_of", "rollout_plan", "rollout_plan_of", "tree_plan"]

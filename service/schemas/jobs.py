@@ -83,6 +83,35 @@ class PolishJobResult(BaseModel):
     seconds: float
 
 
+class CheckPart(BaseModel):
+    """One part of a check: the optimal guesses of its secrets among strategies that play only possible codes."""
+
+    candidates: int
+    value: int = Field(description="Guesses over the part's secrets, every guess counted (the first included).")
+    seconds: float = Field(description="Search time, every attempt's and share's.")
+    guess: str | None = Field(default=None, description="An optimal second guess of the part.")
+    shares: int | None = Field(default=None, description="Units the part's second guesses were shared among.")
+
+
+class CheckJobResult(BaseModel):
+    """A finished check job's answer (``records check``): the optimal total among the strategies that open with
+    its first guess and then play only possible codes, part by part."""
+
+    value: int = Field(description="Guesses over the secrets of the parts this job searched.")
+    possible: bool
+    exact: bool = Field(description="Always true: each part is searched to its optimum.")
+    first_guess: str
+    shares: int
+    parts: dict[str, CheckPart] = Field(description="The parts this job searched, by response to the first guess.")
+    known: dict[str, int] = Field(description="The parts solved before (the records file's), not searched again.")
+    total: int | None = Field(description=(
+        "The game's total (every part, the first guess's own secret included) when the job and the parts known "
+        "before cover every part; null otherwise."))
+    units: int
+    unit_seconds: float
+    seconds: float
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -127,12 +156,13 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check"]
     status: str
     attempts: int
     first_guess: str | None
     response: str | None
     second_guess: str | None
+    share: str | None = Field(default=None, description="A check unit's share of its part's second guesses (k/n).")
     candidates: int
     value: int | None
     exact: bool | None
@@ -157,7 +187,8 @@ class JobOut(BaseModel):
     started_at: str | None
     finished_at: str | None
     error: str | None
-    result: JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | PolishJobResult | None
+    result: (JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | PolishJobResult | CheckJobResult
+             | None)
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

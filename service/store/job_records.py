@@ -33,7 +33,9 @@ class JobRequest:
     ``rollout``, the subtrees of a rollout tree (a *rollout job*: :func:`solver.rollout.branch_tree` for each
     response to the first guess but those of ``skip``); or, with ``polish``, the middle-sized positions of a tree
     searched for cheaper subtrees (a *polish job*: :func:`solver.polish.polish` for each part of its first
-    guess)."""
+    guess); or, with ``check``, the optimal total among the strategies that open with a given guess and then play
+    only possible codes, one unit per part of that guess (or per share of a part's second guesses: a *check job*,
+    :func:`service.record_checks.search_share`)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -64,6 +66,10 @@ class JobRequest:
     """A polish job's tree and parameters: canonical JSON ``{"tree": compact text, "params": {...}, "settled": n}``
     (``params`` as the polish's progress file keeps them; ``settled``: how many of its positions the database held
     when the job was asked, so that a run after a finished one is a new job); None otherwise."""
+    check: str | None = None
+    """A check job's question: canonical JSON ``{"first_guess": code number, "shares": n, "parts": [responses to
+    search] or null for every part, "known": {formatted response: value} of the parts solved before (not searched),
+    "resume": {share key: progress} of the searches stopped before}``; None otherwise."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -101,6 +107,19 @@ class JobRequest:
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
                    polish=text)
 
+    @classmethod
+    def check_of(cls, game: Game, doc: dict[str, Any]) -> JobRequest:
+        """The request to check ``game`` as ``doc`` says (see :attr:`check`), from-set-only by definition."""
+        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
+        return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
+                   from_set_only=True, check=text)
+
+    @property
+    def check_doc(self) -> dict[str, Any]:
+        """A check job's question (see :attr:`check`)."""
+        assert self.check is not None
+        return dict(orjson.loads(self.check))
+
     @property
     def polish_doc(self) -> dict[str, Any]:
         """A polish job's ``{"tree", "params", "settled"}``."""
@@ -118,13 +137,15 @@ class JobRequest:
 
     @property
     def kind(self) -> str:
-        """``solve``, ``tree``, ``bound``, ``rollout`` or ``polish`` (see the class)."""
+        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish`` or ``check`` (see the class)."""
         if self.strategy is not None:
             return "tree"
         if self.rollout is not None:
             return "rollout"
         if self.polish is not None:
             return "polish"
+        if self.check is not None:
+            return "check"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -148,6 +169,8 @@ class JobRequest:
             d["skip"] = [int(r) for r in self.skip]
         if self.polish is not None:
             d["polish"] = orjson.loads(self.polish)
+        if self.check is not None:
+            d["check"] = orjson.loads(self.check)
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -161,7 +184,9 @@ class JobRequest:
                    None if plan is None else orjson.dumps(plan, option=orjson.OPT_SORT_KEYS).decode(),
                    tuple(int(r) for r in d.get("skip", ())), tuple(int(r) for r in d.get("parts", ())),
                    None if d.get("polish") is None
-                   else orjson.dumps(d["polish"], option=orjson.OPT_SORT_KEYS).decode())
+                   else orjson.dumps(d["polish"], option=orjson.OPT_SORT_KEYS).decode(),
+                   None if d.get("check") is None
+                   else orjson.dumps(d["check"], option=orjson.OPT_SORT_KEYS).decode())
 
     @property
     def digest(self) -> str:

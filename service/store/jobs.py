@@ -292,6 +292,11 @@ class JobStore:
         its heartbeat refreshed); False when it should stop (lease lost, or its job is over)."""
         return self._touch(unit_id, lease, nodes=nodes, saved_nodes=nodes, checkpoints=JobUnit.checkpoints + 1)
 
+    def keep_output(self, unit_id: int, lease: str, output: str) -> bool:
+        """A running unit's output as it stands (a check unit's search progress), kept with it so that its next
+        attempt, on any worker, goes on from there; False when it should stop (lease lost, or its job is over)."""
+        return self._touch(unit_id, lease, output=output)
+
     def _touch(self, unit_id: int, lease: str, **values: Any) -> bool:
         """Update a running unit held by ``lease`` (and its heartbeat); whether it should go on."""
         with self.db.session() as s:

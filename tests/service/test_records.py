@@ -4,7 +4,6 @@ best-known trees and how the service answers from them (``service.records``, ``b
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from service.trees import TreeLibrary, read_manifest
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions
 from solver.symmetry import Relabelling
-from tests.service.conftest import backend_agnostic, make_app
+from tests.service.conftest import backend_agnostic, make_app, quick_on_postgresql
 
 SMALL = "3,4,1"
 """A game small enough to build and solve in a test, standing in for a records game."""
@@ -472,12 +471,14 @@ def _assert_parts_guesses(spec: str, first: str, parts: dict[str, dict[str, Any]
         assert searcher.evaluate_guess(history, guess).value == part["value"], (name, part)
 
 
+@quick_on_postgresql
 def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(monkeypatch: pytest.MonkeyPatch,
-                                                                                tmp_path: Path) -> None:
+                                                                                tmp_path: Path, db_url: str) -> None:
     """``records check`` recomputes a row that says how (the optimum among strategies that open with a given
-    guess, then play only possible codes): its value is the plain exhaustive search's, part by part.  Stopped
-    after some parts, the file keeps them, marked unfinished, and the same command solves only the others.
-    A published figure it does not reproduce is recorded as such, not hidden."""
+    guess, then play only possible codes) as a check job on either database: its value is the plain exhaustive
+    search's, part by part.  Stopped after some units (``--max-units``), the file keeps their parts, marked
+    unfinished, and the same command solves only the others.  A published figure it does not reproduce is
+    recorded as such, not hidden."""
     from click.testing import CliRunner
 
     from service.cli import main
@@ -495,204 +496,211 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
                        for k, v in groups.items() if k != (game.positions, 0))
     free = Searcher(game, SolveOptions("total")).evaluate_guess((), game.parse_code(first)).value
     assert free is not None and free < expected  # playing impossible codes helps here: the check is not the free value
-    stop_after = 2
-    original = records.candidates_only_parts
-
-    def interrupted(*args, keep, **kwargs):  # type: ignore[no-untyped-def]
-        told = []
-
-        def counting(name, part):  # type: ignore[no-untyped-def]
-            keep(name, part)
-            told.append(name)
-            if len(told) == stop_after:
-                raise KeyboardInterrupt
-
-        return original(*args, keep=counting, **kwargs)
-
+    stop_after, left = 2, len(groups) - 1
     for published in (expected, expected + 1):
-        monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
-            {"total": published, "worst_case": None, "first_guess": "112", "how": "only possible codes",
-             "source": "this test", "check": {"first_guess": first, "from_set_only": True}}]})
+        _stand_in(monkeypatch, spec, first, published)
         path = str(tmp_path / f"records-{published}.json")
-        monkeypatch.setattr(records, "candidates_only_parts", interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            records.add_check(spec, path=path)
-        partly = records.load(path)[spec]["check"]
-        assert partly["finished"] is False and len(partly["parts"]) == stop_after
-        monkeypatch.setattr(records, "candidates_only_parts", original)
-        done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--json"])
+        args = ["records", "check", "-g", spec, "--file", path, "--url", db_url, "--json"]
+        if published == expected:
+            stopped = CliRunner().invoke(main, [*args, "--max-units", str(stop_after)])
+            assert stopped.exit_code == 0, stopped.output
+            assert f"stopped after --max-units: {left - stop_after} of {left} units left" in stopped.stderr
+            partly = records.load(path)[spec]["check"]
+            assert partly["finished"] is False and len(partly["parts"]) == stop_after
+            assert json.loads(stopped.stdout)["parts"] == partly["parts"]
+            left -= stop_after
+        done = CliRunner().invoke(main, args)
         assert done.exit_code == 0, done.output
-        solved = [line for line in done.stderr.splitlines() if line.startswith("# ")]
+        # the parts kept are not solved again: those of the stopped run, then (another records file on the same
+        # database) every part, written to the new file from the jobs that solved them
+        assert f"{len(groups) - 1 - left} of {len(groups) - 1} parts solved before" in done.stderr
+        assert len(_solved_lines(done.stderr)) == left
         record = json.loads(done.stdout)
         assert record["finished"] and record["value"] == expected
         assert record["agrees"] is (published == expected)
-        assert len(solved) == len(groups) - 1 - stop_after  # the parts kept were not solved again
         assert sum(p["value"] for p in record["parts"].values()) + 1 == expected
         _assert_parts_guesses(spec, first, record["parts"])
         assert records.load(path)[spec]["check"] == {k: v for k, v in record.items() if k != "game"}
         row = [line for line in records.markdown(records.load(path)).splitlines() if "colours counted from 0" in line]
         assert len(row) == 1 and f"| {expected} |" in row[0]
         assert ("reproduced" in row[0]) is (published == expected)
+        again = CliRunner().invoke(main, args)  # nothing left: no search, the same record
+        assert again.exit_code == 0 and "has every part of this check already" in again.stderr
+        assert not _solved_lines(again.stderr) and json.loads(again.stdout)["value"] == expected
+        left = 0
+    view = make_app(db_url).test_client().get("/v1/jobs?limit=200").json["jobs"]
+    checks_done = [j for j in view if j["request"].get("kind") == "check" and j["status"] == "done"]
+    assert checks_done and all(j["result"]["first_guess"] == first for j in checks_done)
+    assert any(j["result"]["total"] == expected for j in checks_done)
+
+
+def _stand_in(monkeypatch: pytest.MonkeyPatch, spec: str, first: str, total: int) -> None:
+    """Publish a figure of ``spec`` that says how to check it: the optimum from possible codes after ``first``."""
+    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
+        {"total": total, "worst_case": None, "first_guess": "112", "how": "only possible codes",
+         "source": "this test", "check": {"first_guess": first, "from_set_only": True}}]})
+
+
+def _solved_lines(stderr: str) -> list[str]:
+    """The lines a check logs for each unit it finished."""
+    return [line for line in stderr.splitlines() if line.startswith("# ") and " candidates: " in line]
+
+
+def _check(path: str, url: str, *extra: str, spec: str = "3,6,1") -> Any:
+    """``records check`` of ``spec`` on ``path`` and ``url``, as JSON."""
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    return CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--url", url, "--json", *extra])
 
 
 def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """``records check --parts``: a command solves only the parts it names and leaves the check unfinished; a
     second command with the other parts finds the first one's in the file, solves only its own, and finishes
     it, at the value one command gives alone.  A response that is not a part is refused before any search."""
-    from click.testing import CliRunner
-
-    from service.cli import main
-
     spec = "3,5,1"
-    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
-        {"total": 456, "worst_case": None, "first_guess": "112", "how": "only possible codes",
-         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
-    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    _stand_in(monkeypatch, spec, "001", 456)
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}",
+                              spec=spec).stdout)
     names = sorted(alone["parts"])
     path = str(tmp_path / "shared.json")
-    args = ["records", "check", "-g", spec, "--file", path, "--json"]
-    bad = CliRunner().invoke(main, [*args, "--parts", "9.9"])
-    assert bad.exit_code == 2 and "9.9" in bad.output and not Path(path).exists()
+    bad = _check(path, url, "--parts", "9.9", spec=spec)
+    assert bad.exit_code == 2 and "9.9: not a response to 001" in bad.output and not Path(path).exists()
     mine, theirs = names[::2], names[1::2]
-    first = CliRunner().invoke(main, [*args, "--parts", ",".join(mine)])
+    first = _check(path, url, "--parts", ",".join(mine), spec=spec)
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["finished"] is False and sorted(records.load(path)[spec]["check"]["parts"]) == mine
-    second = CliRunner().invoke(main, [*args, "--parts", ",".join(theirs)])
+    second = _check(path, url, "--parts", ",".join(theirs), spec=spec)
     assert second.exit_code == 0, second.output
-    assert sum(line.startswith("# ") for line in second.stderr.splitlines()) == len(theirs)
+    assert len(_solved_lines(second.stderr)) == len(theirs)
     shared = json.loads(second.stdout)
     assert shared["finished"] and shared["value"] == alone["value"] and shared["agrees"] is (alone["value"] == 456)
     assert {k: p["value"] for k, p in shared["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
 
 
-def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, part: str,
-                    when: Callable[[dict[str, Any]], bool]) -> None:
-    """Run ``records check`` of ``part`` alone, its progress written at every checkpoint, and stop it (as ^C
-    would) once ``when`` holds for the progress just written."""
-    original = records.candidates_only_parts
+def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, url: str, part: str,
+                    writes: int) -> dict[str, Any]:
+    """Run the check of ``part`` alone as a job whose one unit runs here, its progress kept at every checkpoint,
+    and take its lease away (as a worker's death would) at its ``writes``-th keep; the check's records file is then
+    written from the job (as the command does every minute).  Returns the progress the unit kept last."""
+    from service import checks
+    from service.campaign_spec import CampaignSpec
+    from service.campaign_specs import SUBMITTER
+    from service.jobs import manage, runner
+    from service.migrate import upgrade
+    from service.store import db as store_db
+    from service.store.jobs import JobStore
+    from service.store.positions import PositionStore
 
-    def interrupted(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
-        def watching(name, state):  # type: ignore[no-untyped-def]
-            keep_progress(name, state)
-            if name == part and when(state):
-                raise KeyboardInterrupt
+    upgrade(url)
+    db = store_db.Database(url)
+    jobs = JobStore(db)
+    campaign = CampaignSpec.check(Game.from_spec(spec), "001", 1, [part], path)
+    checks.start_job(jobs, campaign, SUBMITTER)
+    job = jobs.claim_for_planning("test-worker", 60)
+    assert job is not None and manage.plan_job(jobs, PositionStore(db), job, "test-worker", None)
+    (claim,) = jobs.claim_units("test-worker", 8)
+    kept: list[str] = []
+    original = JobStore.keep_output
 
-        return original(*args, keep_progress=watching, **kwargs)
+    def losing(self: JobStore, unit_id: int, lease: str, output: str) -> bool:
+        ok = original(self, unit_id, lease, output)
+        kept.append(output)
+        if len(kept) == writes:
+            self.release_unit(unit_id, lease, None, 3)  # its lease lost here, as requeue_stale would
+            return False
+        return ok
 
     with monkeypatch.context() as m:
-        m.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
-        m.setattr(records, "candidates_only_parts", interrupted)
-        with pytest.raises(KeyboardInterrupt):
-            records.add_check(spec, path=path, only=[part])
+        m.setattr(JobStore, "keep_output", losing)
+        report = runner.run_unit(url, claim.unit_id, claim.lease, heartbeat_s=5.0, checkpoint_s=1e-3)
+    assert report["status"] == "lost" and len(kept) == writes  # it stopped there, and kept nothing more
+    unit = jobs.unit(claim.unit_id)
+    assert unit is not None and unit[0].status == "queued" and unit[0].output == kept[-1]
+    checks.export(jobs, campaign, SUBMITTER)
+    db.dispose()
+    runner.dispose_all()
+    return dict(json.loads(kept[-1]))
 
 
 def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: pytest.MonkeyPatch,
                                                                     tmp_path: Path) -> None:
-    """A part's search writes how far it has come (``searching`` in the check); a run stopped in the middle of
-    a part leaves it there, and the same command continues that part from it (it says so) and finishes with
-    the value of a run that was never stopped, the part's time counting both runs."""
-    from click.testing import CliRunner
-
-    from service.cli import main
-
+    """A check unit keeps how far its part's search has come in the database, and the records file gets it
+    (``searching``); a unit stopped in the middle of its part leaves it there, ``--status`` reads it, and the same
+    command continues that part from it (it says so) and finishes with the value of a run that was never stopped,
+    the part's time counting both runs."""
     spec = "3,6,1"
-    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
-        {"total": 1, "worst_case": None, "first_guess": "112", "how": "only possible codes",
-         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
-    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    _stand_in(monkeypatch, spec, "001", 1)
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}").stdout)
     biggest = max(alone["parts"], key=lambda k: alone["parts"][k]["candidates"])
     path = str(tmp_path / "records.json")
-    writes = iter(range(1, 100))
-    _stopped_inside(monkeypatch, spec, path, biggest, lambda _state: next(writes) == 4)
-    monkeypatch.setattr(records, "CHECK_PROGRESS_EVERY_S", 0.0)
-    original = records.candidates_only_parts
+    kept = _stopped_inside(monkeypatch, spec, path, url, biggest, 4)
     partly = records.load(path)[spec]["check"]
     assert partly["finished"] is False and biggest not in partly["parts"]
-    kept = partly["searching"][biggest]
-    assert kept["search"]["done"] + kept["search"]["parts"] > 0
-    status = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--status", "--json"])
+    assert partly["searching"] == {biggest: kept} and kept["search"]["done"] + kept["search"]["parts"] > 0
+    status = _check(path, url, "--status")
     assert status.exit_code == 0, status.output
     standing = json.loads(status.stdout)
-    assert standing["parts"] == len(alone["parts"]) and standing["solved"] == len(partly["parts"])
+    assert standing["parts"] == len(alone["parts"]) and standing["solved"] == 0
     assert biggest in standing["missing"] and "finished" not in standing
-    assert standing["solved_guesses"] == 1 + sum(p["value"] for p in partly["parts"].values())
-    assert standing["left_for_published"] == 1 - standing["solved_guesses"]
+    assert standing["solved_guesses"] == 1 and standing["left_for_published"] == 0
     [under_way] = standing["searching"]
     assert (under_way["part"], under_way["share"], under_way["done"], under_way["of"]) == \
         (biggest, None, kept["search"]["done"], kept["search"]["guesses"])
     if kept["search"]["best_value"] is not None:  # a total of the game: never below the part's optimum
         assert under_way["best"] >= alone["parts"][biggest]["value"]
     assert records.load(path)[spec]["check"] == partly  # it only reads
-    later: list[tuple[int, int]] = []
-
-    def watched(*args, keep_progress, **kwargs):  # type: ignore[no-untyped-def]
-        def watching(name, state):  # type: ignore[no-untyped-def]
-            keep_progress(name, state)
-            if name == biggest:
-                later.append((state["search"]["done"], state["search"]["parts"]))
-
-        return original(*args, keep_progress=watching, **kwargs)
-
-    monkeypatch.setattr(records, "candidates_only_parts", watched)
-    done = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", path, "--json"])
+    refused = _check(path, url, "--status", "--shares", "2")
+    assert refused.exit_code == 2 and "--status only reads the file" in refused.output
+    done = _check(path, url)
     assert done.exit_code == 0, done.output
-    assert later and min(later) > (kept["search"]["done"], kept["search"]["parts"])  # nothing searched twice
-    assert f"{biggest}: continuing from guess {kept['search']['done']} of {kept['search']['guesses']}" in done.stderr
+    assert "1 search to go on from" in done.stderr
+    assert f"{biggest}, {alone['parts'][biggest]['candidates']} candidates: {alone['parts'][biggest]['value']} " \
+        f"guesses" in done.stderr and f"going on from guess {kept['search']['done']})" in done.stderr
     record = json.loads(done.stdout)
     assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
     assert {k: p["value"] for k, p in record["parts"].items()} == {k: p["value"] for k, p in alone["parts"].items()}
     assert record["parts"][biggest]["seconds"] >= kept["seconds"]
-    finished = records.check_status(spec, path=path)
+    from service import checks
+
+    finished = checks.status(spec, path=path)
     assert finished["finished"] and finished["value"] == alone["value"] and finished["agrees"] is False
     assert not finished["missing"] and not finished["searching"] and finished["solved"] == finished["parts"]
 
 
 def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """``records check --share K/N``: each command searches every N-th second guess of each part; the first
-    leaves every part to the others, the last finishes them at the value of one command alone.  Shares also
-    go on from the progress of a whole search that was stopped.  A bad share is refused before any search."""
-    from click.testing import CliRunner
-
-    from service.cli import main
-
+    """``records check --shares N``: each part is N units, each searching every N-th second guess cut by the
+    others' best; together they finish every part at the value of one search alone, with an optimal guess.  Shares
+    also go on from the progress of a whole search that was stopped."""
     spec = "3,6,1"
-    monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
-        {"total": 1, "worst_case": None, "first_guess": "112", "how": "only possible codes",
-         "source": "this test", "check": {"first_guess": "001", "from_set_only": True}}]})
-    alone = records.add_check(spec, path=str(tmp_path / "alone.json"))
+    _stand_in(monkeypatch, spec, "001", 1)
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}").stdout)
     values = {k: p["value"] for k, p in alone["parts"].items()}
     path = str(tmp_path / "shared.json")
-    args = ["records", "check", "-g", spec, "--file", path, "--json"]
-    for bad in ("3/2", "0/2", "2", "a/b"):
-        refused = CliRunner().invoke(main, [*args, "--share", bad])
-        assert refused.exit_code == 2 and "--share" in refused.output and not Path(path).exists()
-    first = CliRunner().invoke(main, [*args, "--share", "1/2"])
-    assert first.exit_code == 0, first.output
-    assert json.loads(first.stdout)["finished"] is False and not records.load(path)[spec]["check"]["parts"]
-    assert "the part waits for the others" in first.stderr
-    standing = records.check_status(spec, path=path)
-    assert standing["solved"] == 0 and {w["share"] for w in standing["searching"]} == {"1/2"}
-    assert standing["best_of_missing"] is None or standing["best_of_missing"] >= alone["value"] - 1
-    refused = CliRunner().invoke(main, [*args, "--status", "--share", "1/2"])
-    assert refused.exit_code == 2 and "--status only reads the file" in refused.output
-    second = CliRunner().invoke(main, [*args, "--share", "2/2"])
-    assert second.exit_code == 0, second.output
-    record = json.loads(second.stdout)
+    shared = _check(path, url, "--shares", "2", "--processes", "2")
+    assert shared.exit_code == 0, shared.output
+    assert len(_solved_lines(shared.stderr)) == 2 * len(values)
+    record = json.loads(shared.stdout)
     assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
     assert {k: p["value"] for k, p in record["parts"].items()} == values
     assert all(p["shares"] == 2 for p in record["parts"].values())
     _assert_parts_guesses(spec, "001", record["parts"])  # the best of the shares' guesses
 
     biggest = max(values, key=lambda k: alone["parts"][k]["candidates"])
-    whole = str(tmp_path / "whole.json")
-    _stopped_inside(monkeypatch, spec, whole, biggest, lambda state: state["search"]["done"] >= 2)
-    assert records.load(whole)[spec]["check"]["searching"][biggest]["search"]["done"] == 2
+    whole, url = str(tmp_path / "whole.json"), f"sqlite:///{tmp_path / 'whole.sqlite'}"  # a database with no part
+    kept = _stopped_inside(monkeypatch, spec, whole, url, biggest, 3)
+    went_on = _check(whole, url, "--shares", "3", "--parts", biggest)
+    assert went_on.exit_code == 0, went_on.output
     for k in (1, 2, 3):
-        went_on = CliRunner().invoke(main, ["records", "check", "-g", spec, "--file", whole, "--share", f"{k}/3"])
-        assert went_on.exit_code == 0, went_on.output
-        assert f"{biggest} share {k}/3: continuing from guess 2 of" in went_on.stderr
+        assert f"{biggest} share {k}/3, " in went_on.stderr
+    assert went_on.stderr.count(f"going on from guess {kept['search']['done']})") == 3
     record = records.load(whole)[spec]["check"]
-    assert record["finished"] and record["value"] == alone["value"] and "searching" not in record
+    assert record["parts"][biggest]["value"] == values[biggest] and record["parts"][biggest]["shares"] == 3
+    assert record["parts"][biggest]["seconds"] >= kept["seconds"] and "searching" not in record
 
 
 def test_records_check_refuses_a_game_with_nothing_to_check(tmp_path: Path) -> None:

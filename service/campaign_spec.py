@@ -1,0 +1,227 @@
+"""A campaign's spec: what long work to run (its kind, game and parameters) and where its progress file is, read
+from a small spec file (:func:`load_spec`) or made by the command that runs the campaign (:meth:`CampaignSpec.bound`,
+``rollout``, ``polish``, ``check``).  A spec file (``campaigns/bounds-6-7-0.campaign.json``) reads::
+
+    {"format": "bullscows-campaign", "version": 1, "kind": "bound",
+     "game": "6,7,0", "depth": 4, "target": null, "progress": "bounds-6-7-0.json"}
+
+    {"format": "bullscows-campaign", "version": 1, "kind": "rollout", "game": "5,6,1",
+     "plan": {"strategy": "entropy", "exact_at_most": 40, "width": 4, "levels": 2, "min_size": 60, "from_turn": 2},
+     "progress": "rollout-5-6-1.json"}
+
+A rollout plan has the keys of :class:`solver.rollout.RolloutPlan`, ``from_turn`` among the required ones (the
+commands that run rollouts default it differently).  Unknown keys are refused, in a spec and in its plan: a typo
+must not silently change what is run.
+
+Why apart from :mod:`service.campaign_specs`, which runs a spec's campaign: what a campaign is and how it is run
+are two concerns; this one imports nothing of the job system.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from service import bound_files
+from service.campaign_files import CampaignError
+from service.store.job_records import JobRequest
+from solver.errors import SolverError
+from solver.game import Game
+from solver.rollout import RolloutPlan
+from solver.tree import Tree, to_compact
+from solver.vocabulary import ONE_STEP_STRATEGIES
+
+SPEC_FORMAT = "bullscows-campaign"
+SPEC_VERSION = 1
+KINDS = ("bound", "rollout")
+MAX_DEPTH = 12
+"""The deepest refinement a bound spec may ask (``atlas bounds --depth`` has the same limit)."""
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """A parsed spec file: what to run, and where its progress file is (absolute)."""
+
+    path: str
+    kind: str
+    game: Game
+    progress: str
+    depth: int = 0
+    """A bound campaign's plies."""
+    target: int | None = None
+    """A bound campaign's target (game-level), None for the full bound."""
+    plan: dict[str, Any] = field(default_factory=dict)
+    """A rollout campaign's plan (:meth:`solver.rollout.RolloutPlan.as_dict`)."""
+    parts: tuple[int, ...] = ()
+    """A bound campaign's responses whose parts alone it refines (empty: every part)."""
+    tree: Tree | None = field(default=None, compare=False)
+    """A polish's tree (the shipped best-known tree it starts from); its parameters are ``plan``."""
+
+    @classmethod
+    def bound(cls, game: Game, depth: int, target: int | None, progress: str,
+              parts: tuple[int, ...] = ()) -> CampaignSpec:
+        """A bound campaign given by a command's options rather than a file (``atlas bounds --campaign``): as if
+        its spec were beside its progress file."""
+        name = game.spec.replace(",", "-")
+        progress = os.path.abspath(progress)
+        return cls(os.path.join(os.path.dirname(progress), f"bounds-{name}.campaign.json"), "bound", game, progress,
+                   depth, target, parts=tuple(sorted(set(parts))))
+
+    @classmethod
+    def rollout(cls, game: Game, plan: RolloutPlan, progress: str) -> CampaignSpec:
+        """A rollout campaign given by a command's options (``records rollout``, ``atlas hybrid --rollout-width``):
+        as if its spec were beside its progress file."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "rollout", game, progress,
+                   plan=plan.as_dict())
+
+    @classmethod
+    def polish(cls, game: Game, tree: Tree, params: dict[str, Any], progress: str) -> CampaignSpec:
+        """A polish of ``tree`` with ``params`` (``records polish``, ``atlas polish``): as if its spec were beside
+        its progress file."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "polish", game, progress,
+                   plan=dict(params), tree=tree)
+
+    @classmethod
+    def check(cls, game: Game, first_guess: str, shares: int, parts: list[str] | None, records: str) -> CampaignSpec:
+        """A records check of ``game`` (``records check``): the parts of ``first_guess`` (those of ``parts`` alone
+        when given) in ``shares`` shares each, its progress kept in the records file ``records``."""
+        records = os.path.abspath(records)
+        name = game.spec.replace(",", "-")
+        return cls(os.path.join(os.path.dirname(records), f"check-{name}.campaign.json"), "check", game, records,
+                   plan={"first_guess": first_guess, "shares": shares, "parts": parts})
+
+    @property
+    def polish_tree(self) -> Tree:
+        """A polish campaign's tree."""
+        assert self.tree is not None
+        return self.tree
+
+    @property
+    def rollout_plan(self) -> RolloutPlan:
+        """A rollout campaign's plan, as the solver takes it."""
+        return RolloutPlan(**self.plan)
+
+    def request(self, skip: tuple[int, ...] = ()) -> JobRequest:
+        """The job that runs the campaign (equal specs give the same job: the store reuses it); a rollout's
+        leaves out the subtrees of ``skip``, built before."""
+        if self.kind == "rollout":
+            return JobRequest.rollout_of(self.game, self.plan, skip)
+        if self.kind == "polish":
+            return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
+        if self.kind == "check":  # what the records file holds is the job's too: service.checks.start_job
+            raise ValueError("a check's job is asked from its records file (service.checks.start_job)")
+        return JobRequest.bound(self.game, self.depth, self.target, self.parts)
+
+    def to_json(self) -> dict[str, Any]:
+        params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
+                                  else {"params": self.plan} if self.kind in ("polish", "check")
+                                  else {"depth": self.depth, "target": self.target})
+        if self.parts:
+            params["parts"] = [self.game.format_response(r) for r in self.parts]
+        return {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": self.kind, "game": self.game.spec, **params,
+                "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
+
+
+BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}
+ROLLOUT_KEYS = {"format", "version", "kind", "game", "plan", "progress"}
+PLAN_INTS = {"exact_at_most": 0, "width": 1, "levels": 1, "min_size": 0, "from_turn": 1}
+"""A rollout plan's required whole numbers, each with its least value."""
+
+
+def _int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def load_spec(path: str) -> CampaignSpec:
+    """The spec in ``path``.
+
+    :raises CampaignError: no such file, not JSON, another format or version, an unknown kind or key, a game that
+        is not one, a depth or target out of range, a rollout plan that is not one, a progress file in a folder
+        that is not there.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except OSError as exc:
+        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != SPEC_FORMAT:
+        raise CampaignError(f"{path}: not a campaign spec (its \"format\" must be {SPEC_FORMAT!r})")
+    if doc.get("version") != SPEC_VERSION:
+        raise CampaignError(f"{path}: spec version {json.dumps(doc.get('version'))}; this version reads "
+                            f"{SPEC_VERSION}")
+    kind = doc.get("kind")
+    if kind not in KINDS:
+        raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(KINDS)}")
+    unknown = sorted(set(doc) - (ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS))
+    if unknown:
+        raise CampaignError(f"{path}: unknown key(s) {', '.join(unknown)} in a {kind} spec; its keys are "
+                            f"{', '.join(sorted(ROLLOUT_KEYS if kind == 'rollout' else BOUND_KEYS))}")
+    if not isinstance(doc.get("game"), str):
+        raise CampaignError(f"{path}: game {json.dumps(doc.get('game'))}; give a game, e.g. \"6,7,0\" or "
+                            "\"mastermind\"")
+    try:
+        game = Game.from_spec(doc["game"])
+    except SolverError as exc:
+        raise CampaignError(f"{path}: {exc}") from None
+    name = game.spec.replace(",", "-")
+    progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json")
+    if not isinstance(progress, str):
+        raise CampaignError(f"{path}: progress {json.dumps(progress)}; give a file name")
+    where = os.path.dirname(os.path.abspath(path))
+    progress = os.path.join(where, progress)
+    if not os.path.isdir(os.path.dirname(progress)):
+        raise CampaignError(f"{path}: progress {doc.get('progress')}: its folder is not there")
+    if kind == "rollout":
+        return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=_rollout_plan(path, doc.get("plan")))
+    depth, target = doc.get("depth"), doc.get("target")
+    if not _int(depth) or not 1 <= depth <= MAX_DEPTH:
+        raise CampaignError(f"{path}: depth {json.dumps(depth)}; give the plies to refine, 1 to {MAX_DEPTH}")
+    if target is not None and (not _int(target) or target < game.size):
+        raise CampaignError(f"{path}: target {json.dumps(target)}; give a total of at least {game.size} (every "
+                            "secret needs a guess), or null for the full bound")
+    parts = _parts(path, game, doc.get("parts", []))
+    return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target, parts=parts)
+
+
+def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:
+    return bound_files.parse_parts(game, parts, f"{path}: parts")
+
+
+def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
+    """A rollout spec's plan, checked: the one-step strategy, its whole numbers (``from_turn`` too: the commands
+    that run rollouts default it differently, so a spec says it), and the rest as :class:`RolloutPlan` checks it.
+
+    :raises CampaignError: what is wrong, in the spec's words."""
+    if not isinstance(plan, dict):
+        raise CampaignError(f"{path}: plan {json.dumps(plan)}; give the rollout's plan, an object with strategy, "
+                            f"{', '.join(PLAN_INTS)} and optionally {', '.join(sorted(_OPTIONAL))}")
+    if plan.get("strategy") not in ONE_STEP_STRATEGIES:
+        raise CampaignError(f"{path}: plan: strategy {json.dumps(plan.get('strategy'))}; the one-step strategies "
+                            f"are {', '.join(ONE_STEP_STRATEGIES)}")
+    for key, least in PLAN_INTS.items():
+        value = plan.get(key)
+        if not _int(value) or value < least:
+            raise CampaignError(f"{path}: plan: {key} {json.dumps(value)}; give a whole number of at least {least}")
+    unknown = sorted(set(plan) - {"strategy", *PLAN_INTS, *_OPTIONAL})
+    if unknown:
+        raise CampaignError(f"{path}: plan: unknown key(s) {', '.join(unknown)}")
+    if plan["from_turn"] > plan["levels"]:
+        raise CampaignError(f"{path}: plan: from_turn {plan['from_turn']} is after levels {plan['levels']}: no guess "
+                            "would be rolled out")
+    try:
+        return RolloutPlan(**plan).as_dict()
+    except (TypeError, ValueError) as exc:
+        raise CampaignError(f"{path}: plan: {exc}") from None
+
+
+_OPTIONAL = {f.name for f in dataclasses.fields(RolloutPlan)} - {"strategy", *PLAN_INTS}
+

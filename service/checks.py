@@ -1,0 +1,248 @@
+"""A published figure recomputed by this project's search and recorded beside it (``bullscows records check``):
+for Super Mastermind, the optimum among the strategies that open with a given guess and then play only possible
+codes.  The check runs as a ``check`` job (:func:`service.jobs.plan.check_plan`: a unit per part of the first guess,
+or per share of a part's second guesses), through :func:`service.campaign_specs.run` as every campaign does.
+
+The records file is the check's progress file: its game's ``check`` holds every part solved (``parts``) and how far
+each search under way has come (``searching``, by :func:`service.record_checks.share_key`), written from the job's
+units every minute and at the end (:func:`export`).  A fresh clone's run, or the run after a stopped one, starts a job
+that searches only the parts the file lacks, each search going on from the progress the file keeps of it
+(:func:`start_job`); the job's units keep their own progress in the database as they go, so a worker killed
+mid-part loses at most a minute of it.
+
+Why the records file rather than a progress file of its own: the check's outcome is a record of the game, shown
+beside the published figures (``records show``, ``docs/records.md``), and a check takes hours over several runs.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+from typing import Any
+
+import orjson
+
+from service import records
+from service.campaign_files import CampaignError
+from service.campaign_spec import CampaignSpec
+from service.filelock import exclusive
+from service.jobs.manage import check_parts_of
+from service.provenance import machine
+from service.record_checks import share_key
+from service.store.job_records import JobRequest
+from service.store.jobs import FINAL, JobStore
+from service.store.models import Job, JobUnit
+from solver.game import Code, Game
+from solver.search import RootProgress
+from solver.vocabulary import Criterion, game_value
+
+
+def published_check(spec: str) -> tuple[dict[str, Any], Game, Code]:
+    """The published row of ``spec`` that says how to check it, the game, and the row's first guess.
+
+    :raises ValueError: no published row of the game says how to check it."""
+    rows = [p for p in records.PUBLISHED[spec]["published"] if p.get("check")]
+    if not rows:
+        raise ValueError(f"no published figure of {spec} says how this project can check it")
+    game = Game.from_spec(spec)
+    return rows[0], game, game.parse_code(rows[0]["check"]["first_guess"])
+
+
+def part_sizes(game: Game, first: Code) -> dict[str, int]:
+    """The parts of the check: {formatted response to ``first``: candidates}, the winning response left out."""
+    counts = collections.Counter(game.response(first, int(code)) for code in game.all_codes)
+    return {game.format_response(r): size for r, size in counts.items() if r != game.all_bulls}
+
+
+def _part_of(key: str) -> str:
+    """The part a progress key is of (:func:`service.record_checks.share_key`)."""
+    return key.partition(" share ")[0]
+
+
+def _file_check(entries: dict[str, dict[str, Any]], spec: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The game's check in the file, empty when it checked another first guess."""
+    check = entries[spec].get("check") or {}
+    return dict(check) if check.get("first_guess") == row["check"]["first_guess"] else {}
+
+
+def _solved(check: dict[str, Any], sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """The parts the check holds solved (another game's or guess's part, of another size, never counted)."""
+    return {name: p for name, p in (check.get("parts") or {}).items() if int(p["candidates"]) == sizes.get(name)}
+
+
+def _record(spec: str, row: dict[str, Any], parts: dict[str, dict[str, Any]], searching: dict[str, dict[str, Any]],
+            sizes: dict[str, int]) -> dict[str, Any]:
+    """The game's ``check`` as the file keeps it: finished (with its value and whether it agrees with the
+    published one) once every part is solved, else the searches under way."""
+    value = 1 + sum(int(p["value"]) for p in parts.values()) if set(parts) >= set(sizes) else None
+    outcome = {"finished": False} if value is None else {"finished": True, "value": value,
+                                                          "agrees": value == row["total"]}
+    under_way = {"searching": searching} if searching and value is None else {}
+    return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
+            "published": row["total"], **outcome, "seconds": round(sum(float(p["seconds"]) for p in parts.values()), 1),
+            "parts": dict(sorted(parts.items())), **under_way, "command": f"bullscows records check -g {spec}",
+            "machine": machine(), "date": datetime.date.today().isoformat()}
+
+
+def check(spec: CampaignSpec) -> None:
+    """What a check campaign refuses before it touches any database: a game with no published figure to check, a
+    part that is not one, a records file that cannot be read.
+
+    :raises CampaignError: either."""
+    try:
+        row, game, first = published_check(spec.game.spec)
+        records.load(spec.progress)
+    except (ValueError, KeyError) as exc:
+        raise CampaignError(str(exc).strip("'")) from None
+    sizes = part_sizes(game, first)
+    unknown = sorted(set(spec.plan.get("parts") or ()) - set(sizes))
+    if unknown:
+        raise CampaignError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
+                            f"candidates (these do: {', '.join(sorted(sizes))})")
+
+
+def jobs_of(jobs: JobStore, game: Game, submitter: str) -> list[Job]:
+    """The check jobs of the game in the store, oldest first (whatever their shares and parts: each started from
+    what the records file held when it was asked, itself written from the earlier ones)."""
+    return [j for j in jobs.submitted(submitter, game.spec) if JobRequest.from_json(j.request).kind == "check"]
+
+
+def finished(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The check's outcome when the records file has every part it asks for already (nothing to search), else None."""
+    row, game, first = published_check(spec.game.spec)
+    sizes = part_sizes(game, first)
+    check = _file_check(records.load(spec.progress), spec.game.spec, row)
+    asked = set(spec.plan.get("parts") or sizes)
+    if not asked <= set(_solved(check, sizes)):
+        return None
+    return {"value": check.get("value"), "finished": bool(check.get("finished")), "parts": len(asked)}
+
+
+def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the check's job, asked from the records file once the earlier jobs' units
+    are written to it (:func:`export`): the parts it lacks (those of the spec's parts alone, when named), each
+    share going on from the progress the file keeps.  An earlier job of the check still running is cancelled for it
+    (its units' progress is in the file by then)."""
+    row, game, first = published_check(spec.game.spec)
+    earlier = jobs_of(jobs, game, submitter)
+    if earlier:
+        export(jobs, spec, submitter)
+    sizes = part_sizes(game, first)
+    check = _file_check(records.load(spec.progress), spec.game.spec, row)
+    known = {name: int(p["value"]) for name, p in _solved(check, sizes).items()}
+    resume = {k: v for k, v in (check.get("searching") or {}).items()
+              if _part_of(k) in sizes and _part_of(k) not in known}
+    named = spec.plan.get("parts")
+    doc = {"first_guess": int(first), "shares": int(spec.plan["shares"]), "known": known, "resume": resume,
+           "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
+    req = JobRequest.check_of(game, doc)
+    for job in earlier:
+        if job.status not in FINAL and job.request_hash != req.digest:
+            jobs.cancel(job.id)
+    job, created = jobs.submit(req, submitter)
+    return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
+                          f"search{'' if len(resume) == 1 else 'es'} to go on from")
+
+
+def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
+    """Write what the check's jobs hold to the records file: the parts their units finished (added to those the
+    file has), the progress of the others (over the file's; a later job's over an earlier one's, which it went on
+    from), and once every part is solved the check's value; the check written.
+
+    Nothing the file holds is lost: a part solved stays, a search's progress is replaced only by a later one of the
+    same search."""
+    row, game, first = published_check(spec.game.spec)
+    sizes = part_sizes(game, first)
+    with exclusive(spec.progress):
+        entries = records.load(spec.progress)
+        check = _file_check(entries, spec.game.spec, row)
+        parts = _solved(check, sizes)
+        searching = dict(check.get("searching") or {})
+        for job in jobs_of(jobs, game, submitter):
+            if job.plan is None:
+                continue
+            doc = JobRequest.from_json(job.request).check_doc
+            if int(doc["first_guess"]) != int(first):
+                continue
+            units = jobs.units(job.id)
+            parts.update(check_parts_of(game, units, dict(doc.get("resume") or {}), int(doc["shares"])))
+            for u in units:
+                if u.status != "done" and u.output:
+                    key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), int(doc["shares"])))
+                    searching[key] = orjson.loads(u.output)
+        searching = {k: v for k, v in sorted(searching.items()) if _part_of(k) in sizes and _part_of(k) not in parts}
+        record = _record(spec.game.spec, row, parts, searching, sizes)
+        if record != {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
+            entries[spec.game.spec]["check"] = record
+            records.save(entries, spec.progress)
+    return record
+
+
+def unit_done(game: Game, u: JobUnit, shares: int) -> str:
+    """The log line of a finished check unit: its part (and share), and the part's guesses it found."""
+    out = orjson.loads(u.output or "{}")
+    key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), shares))
+    found = (f"{out['value']} guesses" if out.get("value") is not None
+             else "every guess of this share cut by the others' best")
+    went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
+    return (f"{game.spec}: after {game.format_code(int(u.g1 or 0))} {key}, {out.get('candidates', u.size)} "
+            f"candidates: {found} ({out.get('seconds', 0.0)} s{went_on})")
+
+
+def progress(spec: CampaignSpec) -> dict[str, Any]:
+    """What the records file holds of the check: the parts solved, of how many, and the searches under way."""
+    row, game, first = published_check(spec.game.spec)
+    sizes = part_sizes(game, first)
+    check = _file_check(records.load(spec.progress), spec.game.spec, row)
+    return {"file": spec.progress, "parts": len(sizes), "solved": len(_solved(check, sizes)),
+            "searching": len(check.get("searching") or {}), "finished": bool(check.get("finished"))}
+
+
+def recorded(spec: str, path: str = records.RECORDS_FILE) -> dict[str, Any]:
+    """The game's check as the records file holds it (the command's answer once its campaign ran)."""
+    row, _game, _first = published_check(spec)
+    return _file_check(records.load(path), spec, row)
+
+
+def status(spec: str, *, path: str = records.RECORDS_FILE) -> dict[str, Any]:
+    """Where the check of ``spec`` stands in the records file, in guesses of the whole game, without searching: the
+    parts solved and their sum (the secret of the first guess included), the parts still to solve, how far each
+    search under way has come (its second guess, of how many, and its best total so far, which can only go down),
+    and what the missing parts may still need for the published figure to hold.
+
+    Why: a check runs for hours, in several commands and sessions; its file holds every number, but in the
+    search's own units (guesses after the first two, shares apart).  This says it in the published figure's.
+
+    :raises ValueError: no published row of the game says how to check it."""
+    row, game, first = published_check(spec)
+    check = _file_check(records.load(path), spec, row)
+    sizes = part_sizes(game, first)
+    solved = _solved(check, sizes)
+    under_way: list[dict[str, Any]] = []
+    best: dict[str, int] = {}
+    for key, kept in (check.get("searching") or {}).items():
+        name, _, share = key.partition(" share ")
+        if name in solved or name not in sizes:
+            continue
+        try:
+            state = RootProgress.from_json(kept["search"])
+        except (ValueError, TypeError, KeyError):
+            continue  # unreadable: the check itself says so and starts that part over
+        value = None if state.best_value is None else game_value(state.best_value, sizes[name], 2, Criterion.TOTAL)
+        if value is not None:
+            best[name] = min(value, best.get(name, value))
+        under_way.append({"part": name, "share": share or None, "candidates": sizes[name], "done": state.done,
+                          "of": state.guesses, "parts_of_guess": state.parts, "best": value,
+                          "seconds": float(kept.get("seconds", 0.0))})
+    missing = sorted((name for name in sizes if name not in solved), key=lambda name: (sizes[name], name))
+    guesses = 1 + sum(int(p["value"]) for p in solved.values())
+    report: dict[str, Any] = {
+        "game": spec, "published": row["total"], "first_guess": row["check"]["first_guess"],
+        "parts": len(sizes), "solved": len(solved), "solved_guesses": guesses,
+        "seconds": round(sum(float(p["seconds"]) for p in solved.values()), 1),
+        "missing": missing, "searching": under_way,
+        "left_for_published": row["total"] - guesses,
+        "best_of_missing": sum(best[name] for name in missing) if all(name in best for name in missing) else None}
+    if not missing:
+        report.update(finished=True, value=guesses, agrees=guesses == row["total"])
+    return report
