@@ -27,7 +27,7 @@ from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write
 from solver.bounds import lower_bound_tables
 from solver.game import Game
 from solver.lowerbound import RootBound, root_lower_bound
-from solver.polish import polish
+from solver.polish import PolishParams
 from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.table import MMAX
@@ -81,9 +81,9 @@ def best_known_to_polish(game: Game, group: str, before: dict[str, Any] | None, 
     tree = stored.tree
     chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
     named = None if chosen is None else sorted(game.format_response(r) for r in chosen)
-    params = {"above": above, "at_most": at_most, "budget_s": budget_s, "max_guesses": max_guesses,
-              "keep_movers": keep_movers, "sweep": sweep, **({} if named is None else {"parts": named})}
-    return tree, params
+    params = PolishParams(above, at_most, budget_s, max_guesses, keep_movers, sweep,
+                          None if named is None else tuple(named))
+    return tree, params.as_dict()
 
 
 def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree, params: dict[str, Any],
@@ -99,11 +99,9 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree
     spec = game.spec
     started = time.perf_counter()
     known = polishes.known(progress, game, tree, params)
-    chosen = None if "parts" not in params else {game.parse_response(r) for r in params["parts"]}
+    asked = PolishParams.from_dict(params)
     # the searcher only splits the candidates: every position is known, and one missing is not searched (no budget)
-    report = polish(tree, Searcher(game, SolveOptions(Criterion.TOTAL)), above=params["above"],
-                    at_most=params["at_most"], budget_s=0.0, max_guesses=params["max_guesses"],
-                    keep_movers=params["keep_movers"], known=known, parts=chosen, log=log)
+    report = asked.run(tree, Searcher(game, SolveOptions(Criterion.TOTAL)), budget_s=0.0, known=known, log=log)
     if report.tried > report.resumed:
         raise CampaignError(f"{progress} lacks {report.tried - report.resumed} of the polish's positions: run the "
                             "same command again to finish it")
@@ -112,15 +110,9 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree
         f"{report.improved} improved, {report.optimal} proven optimal, {report.cut} out of time, "
         f"{report.gained} guess{'' if report.gained == 1 else 'es'} saved, {spent:.1f} s of search in all")
     counts = {k: v for k, v in report.counts().items() if k != "resumed"}  # every one is, from the job's file
-    field = {k: params[k] for k in ("above", "at_most", "budget_s", "max_guesses")}
-    field.update({k: params[k] for k in ("sweep", "parts") if params.get(k) is not None})
+    field = {k: v for k, v in asked.as_dict().items() if k != "keep_movers" and (v is not None or k == "max_guesses")}
     field.update(**counts, seconds=round(spent, 1), before=before["total"])
-    limit = "" if params["max_guesses"] is None else f" --max-guesses {params['max_guesses']}"
-    limit += "" if params.get("sweep") is None else f" --sweep {params['sweep']}"
-    limit += "" if "parts" not in params else f" --parts {','.join(params['parts'])}"
-    command = (f"bullscows {group} polish -g {spec} --above {params['above']} --at-most {params['at_most']} "
-               f"--budget {params['budget_s']:g}{limit}")
-    return tree, field, spent, command
+    return tree, field, spent, f"bullscows {group} polish -g {spec} {asked.options()}"
 
 
 def ship_best_known(spec: str, tree: Tree, stats: TreeStats, folder: str, source: str, fields: dict[str, Any]) -> str:

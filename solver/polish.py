@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from solver import kernels
 from solver.game import CandidateSet, Game, Turn
@@ -53,6 +54,73 @@ class Settled:
 SAVE_EVERY_S = 30.0
 """A sweep under way is written to the progress at most this often: what a kill loses, against a file rewritten
 after every guess refuted (several a second)."""
+
+
+def left_alone(size: int, above: int) -> bool:
+    """Whether a polish leaves a position of ``size`` candidates as it is, with ``above`` its least size searched
+    (a hybrid's small positions are optimal, and two candidates or fewer have nothing to find)."""
+    return size <= max(above, 2)
+
+
+@dataclass(frozen=True)
+class PolishParams:
+    """A polish's parameters (:func:`polish`), in one place with what they mean: the positions searched, for how long,
+    within which limit, and the stored form a polish's job and progress file keep (:meth:`as_dict`, part of the
+    polish's name with its tree's digest, so its keys and values are those files' as they are)."""
+
+    above: int
+    at_most: int
+    budget_s: float
+    max_guesses: int | None = None
+    keep_movers: bool = False
+    sweep: int | None = None
+    """Positions of more candidates than this are swept (:class:`solver.sweep.Sweeper`); None: none is."""
+    parts: tuple[str, ...] | None = None
+    """Responses to the tree's first guess (as the CLI writes them, sorted) whose subtrees alone are polished."""
+
+    def as_dict(self) -> dict[str, object]:
+        """The stored form (``parts`` only when named)."""
+        return {"above": self.above, "at_most": self.at_most, "budget_s": self.budget_s,
+                "max_guesses": self.max_guesses, "keep_movers": self.keep_movers, "sweep": self.sweep,
+                **({} if self.parts is None else {"parts": list(self.parts)})}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> PolishParams:
+        """The parameters :meth:`as_dict` stored.
+
+        :raises ValueError: a key missing or of the wrong type."""
+        try:
+            parts, sweep, limit = d.get("parts"), d.get("sweep"), d["max_guesses"]
+            return cls(int(d["above"]), int(d["at_most"]), float(d["budget_s"]), None if limit is None else int(limit),
+                       bool(d["keep_movers"]), None if sweep is None else int(sweep),
+                       None if parts is None else tuple(str(r) for r in parts))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a polish's parameters: {exc!r}") from None
+
+    def searches(self, size: int) -> bool:
+        """Whether a position of ``size`` candidates is one the polish searches."""
+        return not left_alone(size, self.above) and size <= self.at_most
+
+    def part_responses(self, game: Game) -> set[int] | None:
+        """:attr:`parts` as response numbers (None: every part)."""
+        return None if self.parts is None else {game.parse_response(r) for r in self.parts}
+
+    def options(self) -> str:
+        """The ``polish`` command's options that ask this polish."""
+        return (f"--above {self.above} --at-most {self.at_most} --budget {self.budget_s:g}"
+                + ("" if self.max_guesses is None else f" --max-guesses {self.max_guesses}")
+                + ("" if self.sweep is None else f" --sweep {self.sweep}")
+                + ("" if self.parts is None else f" --parts {','.join(self.parts)}"))
+
+    def run(self, tree: Tree, searcher: object, *, budget_s: float | None = None, sweeper: Sweeper | None = None,
+            known: Mapping[str, Settled] | None = None, settle: Callable[[str, Settled], None] | None = None,
+            parts: Collection[int] | None = None, log: Log = lambda _: None) -> PolishReport:
+        """:func:`polish` of ``tree`` with these parameters (``budget_s`` for another budget, ``parts`` for other
+        parts than :attr:`parts`)."""
+        return polish(tree, searcher, above=self.above, at_most=self.at_most,
+                      budget_s=self.budget_s if budget_s is None else budget_s, max_guesses=self.max_guesses,
+                      keep_movers=self.keep_movers, sweeper=sweeper, known=known, settle=settle,
+                      parts=self.part_responses(tree.game) if parts is None else parts, log=log)
 
 
 def position_key(game: Game, path: list[Turn]) -> str:
@@ -223,7 +291,7 @@ def polish(tree: Tree, searcher: object, *, above: int, at_most: int, budget_s: 
 
     def visit(node: Node, cands: CandidateSet, path: list[Turn]) -> Node:
         turn = len(path) + 1
-        if node.size <= max(above, 2):
+        if left_alone(node.size, above):
             return node
         at_root = len(path) == len(tree.history)
         if node.size <= at_most and not (parts is not None and at_root):

@@ -3,9 +3,13 @@ its budget without harm."""
 
 from __future__ import annotations
 
-from solver.game import Game
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.game import Game, Turn
 from solver.heuristics import get_strategy
-from solver.polish import polish
+from solver.polish import PolishParams, polish
 from solver.search import Searcher, SolveOptions
 from solver.tree import build_tree, strategy_chooser
 
@@ -147,3 +151,41 @@ def test_a_polish_stopped_midway_continues_from_what_it_settled() -> None:
     replayed, replay_report, searched = run({**first, **rest}, budget=0.0)
     assert replayed is not None and replay_report is not None and searched == {}
     assert replayed.stats() == whole.stats() and replay_report.resumed == replay_report.tried
+
+
+@settings(max_examples=60, deadline=None)
+@given(above=st.integers(0, 40), span=st.integers(1, 40), budget=st.floats(0, 600, allow_nan=False),
+       limit=st.one_of(st.none(), st.integers(4, 9)), movers=st.booleans(),
+       sweep=st.one_of(st.none(), st.integers(10, 400)), parts=st.one_of(st.none(), st.just(("0.1", "1.0"))))
+def test_polish_params_keep_their_stored_form_and_say_which_positions_are_searched(
+        above: int, span: int, budget: float, limit: int | None, movers: bool, sweep: int | None,
+        parts: tuple[str, ...] | None) -> None:
+    """A polish's parameters come back from their stored form as they were (the form a progress file and a job
+    keep, part of the polish's name), and :meth:`PolishParams.searches` is the rule :func:`polish` applies: a
+    position is searched exactly when its size is above ``above`` (and 2) and at most ``at_most``."""
+    params = PolishParams(above, above + span, budget, limit, movers, sweep, parts)
+    stored = params.as_dict()
+    assert PolishParams.from_dict(stored) == params and ("parts" in stored) is (parts is not None)
+    for size in range(0, above + span + 3):
+        assert params.searches(size) is (size > max(above, 2) and size <= above + span)
+    with pytest.raises(ValueError, match="not a polish's parameters"):
+        PolishParams.from_dict({k: v for k, v in stored.items() if k != "at_most"})
+
+
+def test_a_polish_searches_the_positions_its_params_say() -> None:
+    """:meth:`PolishParams.run` searches only positions :meth:`PolishParams.searches` names, and every one of them
+    below a position it does not search (here each part of the first guess: the root is too big)."""
+    game = Game.from_spec("mastermind")
+    tree = _entropy_tree(game)
+    params = PolishParams(20, 300, 1.0)
+    assert not params.searches(tree.root.size)
+    tried: dict[str, int] = {}
+
+    def settle(key: str, _done: object) -> None:
+        tried[key] = len(game.candidates([game.parse_turn(t) for t in key.split(", ")] if key else []))
+
+    report = params.run(tree, Searcher(game, SolveOptions("total")), settle=settle)  # type: ignore[arg-type]
+    assert report.tried == len(tried) and all(params.searches(n) for n in tried.values())
+    first = {game.format_turn(Turn(tree.root.guess, r)): child.size for r, child in tree.root.children.items()}
+    assert {k: n for k, n in first.items() if params.searches(n)}.items() <= tried.items()
+    assert any(not params.searches(n) for n in first.values())  # some part left alone, or too big

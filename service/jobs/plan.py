@@ -49,6 +49,7 @@ from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Turn
 from solver.lowerbound import SECOND_UNITS_MIN, root_classes
+from solver.polish import PolishParams, left_alone
 from solver.position import Position
 from solver.rollout import RolloutPlan, branch_responses, first_guess
 from solver.search import INF, Searcher, SolveOptions
@@ -218,13 +219,13 @@ def polish_tree_of(req: JobRequest) -> Tree:
 def polish_parts(req: JobRequest, tree: Tree) -> list[int] | None:
     """The responses to the tree's first guess a polish job searches below, biggest part first; None when the
     first position itself is one to search (then one unit polishes the whole tree)."""
-    params = req.polish_doc["params"]
-    named = params.get("parts")
-    parts = None if named is None else {tree.game.parse_response(r) for r in named}
-    root, least = tree.root, max(int(params["above"]), 2)
-    if parts is None and least < root.size <= int(params["at_most"]):
+    params = PolishParams.from_dict(req.polish_doc["params"])
+    parts = params.part_responses(tree.game)
+    root = tree.root
+    if parts is None and params.searches(root.size):
         return None
-    chosen = [r for r, child in root.children.items() if child.size > least and (parts is None or r in parts)]
+    chosen = [r for r, child in root.children.items()
+              if not left_alone(child.size, params.above) and (parts is None or r in parts)]
     return sorted(chosen, key=lambda r: (-root.children[r].size, r))
 
 

@@ -48,7 +48,7 @@ from service.store.strategies import StrategyStore, tree_params
 from solver.boundmemo import new_memo
 from solver.game import Game, Turn
 from solver.lowerbound import LEAVES, root_lower_bound
-from solver.polish import Settled, polish, settled_from_json, settled_to_json
+from solver.polish import PolishParams, Settled, settled_from_json, settled_to_json
 from solver.rollout import branch_tree
 from solver.search import Searcher, SolveOptions
 from solver.secondbound import Memo, second_guess_bound
@@ -468,7 +468,7 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
     settled = [0]
     beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: settled[0])
     game = req.game_obj()
-    params = req.polish_doc["params"]
+    params = PolishParams.from_dict(req.polish_doc["params"])
     pid = req.polish_id
     started = time.perf_counter()
 
@@ -486,15 +486,10 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
         searcher = polish_searcher(game)
         searcher.clear_stop()
         beat.searchers.append(searcher)
-        max_guesses = params["max_guesses"]
-        sweeper = None if params.get("sweep") is None else Sweeper(game, max_guesses=max_guesses,
-                                                                   kernel_at_most=int(params["sweep"]),
-                                                                   searcher=searcher)
+        sweeper = None if params.sweep is None else Sweeper(game, max_guesses=params.max_guesses,
+                                                            kernel_at_most=params.sweep, searcher=searcher)
         known = {k: settled_from_json(game, k, e) for k, e in store.load(pid).items()}
-        report = polish(tree, searcher, above=int(params["above"]), at_most=int(params["at_most"]),
-                        budget_s=float(params["budget_s"]), max_guesses=max_guesses,
-                        keep_movers=bool(params["keep_movers"]), sweeper=sweeper, known=known, settle=settle,
-                        parts=parts)
+        report = params.run(tree, searcher, sweeper=sweeper, known=known, settle=settle, parts=parts)
     except Exception as err:  # told to stop (given back, as a bound unit), or failed
         beat.stop()
         stopped = isinstance(err, UnitStopped)
