@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from service import bound_files
-from service.campaign_files import CampaignError
+from service.campaign_files import CampaignError, read_json
 from service.store.job_records import JobRequest
 from solver.errors import SolverError
 from solver.game import Game
@@ -146,13 +146,7 @@ def load_spec(path: str) -> CampaignSpec:
         is not one, a depth or target out of range, a rollout plan that is not one, a progress file in a folder
         that is not there.
     """
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != SPEC_FORMAT:
         raise CampaignError(f"{path}: not a campaign spec (its \"format\" must be {SPEC_FORMAT!r})")
     if doc.get("version") != SPEC_VERSION:

@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from service.campaign_files import CAMPAIGN_DIR, CampaignError
+from service.campaign_files import CAMPAIGN_DIR, CampaignError, read_json
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import FINAL, JobStore
@@ -62,13 +62,7 @@ def read(path: str) -> dict[str, Any] | None:
     """
     if not os.path.exists(path):
         return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("positions"), dict):
         raise CampaignError(f"{path}: not a polish's progress file (format {FORMAT!r}, its positions by key)")
     return doc

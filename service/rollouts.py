@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
+from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
+from service.campaign_files import read_json
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
@@ -49,13 +50,7 @@ def read(path: str) -> dict[str, Any] | None:
     """
     if not os.path.exists(path):
         return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise CampaignError(f"{path} is not JSON: {exc}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("units"), dict):
         raise CampaignError(f"{path}: not a rollout campaign's progress file (format {FORMAT!r}, its units by "
                             "response)")
