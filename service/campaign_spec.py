@@ -29,7 +29,7 @@ from service import bound_files
 from service.campaign_files import CampaignError, read_json
 from service.store.job_records import JobRequest
 from solver.errors import SolverError
-from solver.game import Game
+from solver.game import Game, Turn
 from solver.rollout import RolloutPlan
 from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
@@ -97,6 +97,17 @@ class CampaignSpec:
         return cls(os.path.join(os.path.dirname(records), f"check-{name}.campaign.json"), "check", game, records,
                    plan={"first_guess": first_guess, "shares": shares, "parts": parts})
 
+    @classmethod
+    def search(cls, game: Game, history: list[Turn], options: dict[str, Any], shares: int,
+               progress: str) -> CampaignSpec:
+        """A position's search from nothing (``solve --checkpoint``): ``history`` searched under ``options`` (the
+        :class:`~solver.question.SolveOptions` of its question, as a dict) in ``shares`` shares, its progress file
+        ``progress``."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "search", game, progress,
+                   plan={"history": [game.format_turn(t) for t in history], "options": options, "shares": shares})
+
     @property
     def polish_tree(self) -> Tree:
         """A polish campaign's tree."""
@@ -115,13 +126,13 @@ class CampaignSpec:
             return JobRequest.rollout_of(self.game, self.plan, skip)
         if self.kind == "polish":
             return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
-        if self.kind == "check":  # what the records file holds is the job's too: service.checks.start_job
-            raise ValueError("a check's job is asked from its records file (service.checks.start_job)")
+        if self.kind in ("check", "search"):  # what the progress file holds is the job's too: their start_job
+            raise ValueError(f"a {self.kind}'s job is asked from its progress file (its module's start_job)")
         return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
         params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
-                                  else {"params": self.plan} if self.kind in ("polish", "check")
+                                  else {"params": self.plan} if self.kind in ("polish", "check", "search")
                                   else {"depth": self.depth, "target": self.target})
         if self.parts:
             params["parts"] = [self.game.format_response(r) for r in self.parts]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import bound_campaigns, bound_files, checks, polishes, rollouts
+from service import bound_campaigns, bound_files, checks, polishes, rollouts, searches
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.campaign_spec import CampaignSpec, load_spec
@@ -70,6 +70,8 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
         return polishes.start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
     if spec.kind == "check":
         return checks.start_job(jobs, spec, SUBMITTER)
+    if spec.kind == "search":
+        return searches.start_job(jobs, spec, SUBMITTER)
     doc = bound_files.read(spec.progress)
     sent = 0
     if doc is not None:
@@ -97,8 +99,10 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
         return rollouts.read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}
     if spec.kind == "polish":  # every job's positions: they are the polish's, whichever job settled them
         return polishes.export(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress)
-    if spec.kind == "check":  # the newest job's: it went on from what the records file had of the earlier ones
+    if spec.kind == "check":  # every job's parts, and the progress of the newest that searched them
         return checks.export(jobs, spec, SUBMITTER)
+    if spec.kind == "search":
+        return searches.export(jobs, spec, SUBMITTER)
     return _export_bound(jobs, store, spec, job)
 
 
@@ -235,8 +239,9 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
 
 def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
     """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
-    found = [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
-             if _same_campaign(JobRequest.from_json(j.request), spec)]
+    found = (searches.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "search"
+             else [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
+                   if _same_campaign(JobRequest.from_json(j.request), spec)])
     return found[-1] if found else None
 
 
@@ -252,6 +257,8 @@ def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
                 "finished": doc.get("finished", {}).get("value")}
     if spec.kind == "check":
         return checks.progress(spec)
+    if spec.kind == "search":
+        return searches.progress(spec)
     if spec.kind == "polish":
         doc = polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
         return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
@@ -284,6 +291,8 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
     nothing of it, and the work must not be done again."""
     if spec.kind == "check":
         return checks.finished(spec)
+    if spec.kind == "search":
+        return searches.finished(spec)
     if spec.kind != "bound" or spec.parts:
         return None
     doc = bound_files.read(spec.progress)
@@ -303,6 +312,8 @@ def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
         polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
     if spec.kind == "check":
         checks.check(spec)
+    if spec.kind == "search":
+        searches.check(spec)
     if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
         bound_files.same_game(spec.game, doc, spec.progress)
         try:  # every bound the file holds is the game's
@@ -347,9 +358,10 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
     done = finished_in_file(spec)
     if done is not None:
-        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} has every part of this check already"
-            if spec.kind == "check" else f"{spec.game.spec}: {os.path.basename(spec.progress)} finished this "
-            f"campaign already: T >= {done.get('value')}")
+        said = {"check": "has every part of this check already",
+                "search": f"holds this search's answer already: {done.get('value')}"}
+        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} "
+            + said.get(spec.kind, f"finished this campaign already: T >= {done.get('value')}"))
         kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
                                                 progress_as=progress_as)
         if kept is not None:
@@ -373,6 +385,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
                 log(polishes.unit_done(spec.game, u))
             elif spec.kind == "check":
                 log(checks.unit_done(spec.game, u, int(spec.plan["shares"])))
+            elif spec.kind == "search":
+                log(searches.unit_done(spec.game, u, int(spec.plan["shares"])))
 
     runner = None
     if worker and job.status not in FINAL:

@@ -1,10 +1,11 @@
-"""The search behind ``bullscows records check``: one share of one part of a check (the optimal total among the
-strategies that open with a given first guess and then play only codes still possible), resumable from the
-progress an earlier attempt kept, and the part's record made from its shares'.
+"""The search behind ``bullscows records check`` and ``solve --checkpoint``: one share of one position's search,
+guess by guess, resumable from the progress an earlier attempt kept, and a check's part record made from its
+shares'.
 
-Why apart from :mod:`service.records`: this is a search over a game, which knows nothing of the records file nor of
-the job that runs it; a check job's unit (:func:`service.jobs.runner.run_check_unit`) hands it the callbacks through
-which it reads and keeps progress, and the records put the parts together (:mod:`service.check_campaigns`).
+Why apart from :mod:`service.checks` and :mod:`service.searches`: this is a search over a game, which knows nothing
+of the records file, of a progress file nor of the job that runs it; the job's unit
+(:func:`service.jobs.runner.run_root_search_unit`) hands it the callbacks through which it reads and keeps progress,
+and the campaigns put the shares and parts together.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ import numpy as np
 from solver import kernels
 from solver.game import Code, Game, Turn
 from solver.search import InvalidSearchError, RootProgress, Searcher
-from solver.vocabulary import Criterion, game_value
+from solver.vocabulary import game_value
 
 CHECK_PROGRESS_EVERY_S = 60.0
 """How often a part being searched keeps how far it has come (a stopped unit loses at most this much)."""
+
+
+SEARCH_KEY = "search"
+"""The name a search job's position goes by in its progress (a check's parts go by their responses)."""
 
 
 def share_key(name: str, share: tuple[int, int]) -> str:
@@ -39,28 +44,27 @@ def part_candidates(game: Game, first: Code, response: int) -> np.ndarray:
     return np.asarray(order[starts[response]:starts[response + 1]])
 
 
-def search_share(searcher: Searcher, first: Code, r: int, cands: np.ndarray, share: tuple[int, int],
+def search_share(searcher: Searcher, history: list[Turn], cands: np.ndarray, share: tuple[int, int], name: str,
                  progress: Callable[[], dict[str, dict[str, Any]]],
                  keep_progress: Callable[[str, dict[str, Any]], None], period: float = CHECK_PROGRESS_EVERY_S,
                  log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """Search this share of the part ``r`` of ``first`` (candidates ``cands``) with ``searcher``, a from-set-only
-    searcher of the total: the share's record ``{"candidates", "value", "seconds", "guess", "search"}``, or None
-    when the search was stopped (:meth:`Searcher.stop`).  ``value`` is game-level (every guess of the part's
-    secrets, the first included), None when every guess of the share was cut by the others'; ``search`` is the
-    share's last progress (:class:`RootProgress` as JSON).
+    """Search this share of the position ``history`` (candidates ``cands``) with ``searcher`` and its question (a
+    check's: a from-set-only searcher of the total): the share's record ``{"candidates", "value", "seconds",
+    "guess", "search"}`` (and ``per_response``, searched whole), or None when the search was stopped
+    (:meth:`Searcher.request_stop`).  ``value`` is game-level (every guess of the position's secrets, the
+    history's included), None when every guess of the share was cut by the others'; ``search`` is the share's
+    last progress (:class:`RootProgress` as JSON).
 
-    ``progress()``: the progress kept of this part, by :func:`share_key` (``{"search", "seconds"}``), this
-    share's included; the share goes on from its own, or from the whole search's when it has none.
-    ``keep_progress`` is told at most every ``period`` seconds, and at the end, how far the share has come.
-    ``share`` (k, n): only the second guesses k, k + n, ... of the part (:meth:`Searcher.search_root`), each cut by
-    the best value the other shares have kept; (0, 1) searches the whole part at once."""
+    ``progress()``: the progress kept of this position, by :func:`share_key` of ``name`` (``{"search",
+    "seconds"}``), this share's included; the share goes on from its own, or from the whole search's when it has
+    none.  ``keep_progress`` is told at most every ``period`` seconds, and at the end, how far the share has come.
+    ``share`` (k, n): only the guesses k, k + n, ... of the position (:meth:`Searcher.search_root`), each cut by
+    the best value the other shares have kept; (0, 1) searches the whole position at once."""
     game = searcher.game
-    name = game.format_response(r)
     key = share_key(name, share)
     mine, shares = share
     size = int(cands.shape[0])
-    history = [Turn(first, r)]
-    where = f"{game.spec}: after {game.format_code(first)} {key}"
+    where = f"{game.spec}: after {', '.join(game.format_turn(t) for t in history) or 'nothing'} ({key})"
     digest = searcher.root_digest(history, cands=cands)
 
     def state_of(saved: dict[str, Any] | None) -> RootProgress | None:
@@ -102,13 +106,15 @@ def search_share(searcher: Searcher, first: Code, r: int, cands: np.ndarray, sha
         return min(values, default=None)
 
     value: int | None
+    per: dict[str, Any] = {}
     if shares == 1:
         res = searcher.solve(history, cands=cands, resume=resume, checkpoint=checkpoint)
         if searcher.stop_requested:
             return None
-        if not res.exact or res.value is None:
-            raise RuntimeError(f"the search of part {name} gave no exact value")  # no limit: it always ends
-        value, guess = int(res.value), res.best_guess
+        if not res.exact:
+            raise RuntimeError(f"the search of {key} gave no exact value")  # no node limit: it always ends
+        value, guess = None if res.value is None else int(res.value), res.best_guess
+        per = {"per_response": {game.format_response(r): v for r, v in sorted(res.per_response.items())}}
     else:
         try:
             state = searcher.search_root(history, cands=cands, slot=share, elsewhere=elsewhere, resume=resume,
@@ -118,7 +124,8 @@ def search_share(searcher: Searcher, first: Code, r: int, cands: np.ndarray, sha
         if state is None:
             return None
         final[:] = [state]
-        value = None if state.best_value is None else game_value(state.best_value, size, 2, Criterion.TOTAL)
+        criterion = searcher.options.criterion
+        value = None if state.best_value is None else game_value(state.best_value, size, len(history) + 1, criterion)
         guess = state.best_guess
     seconds = round(before + time.perf_counter() - started, 1)
     search = {"search": final[0].to_json()} if final else {}
@@ -126,7 +133,7 @@ def search_share(searcher: Searcher, first: Code, r: int, cands: np.ndarray, sha
         keep_progress(key, {**search, "seconds": seconds})
     log(f"{where}, {size} candidates: {value} guesses ({seconds} s)")
     return {"candidates": size, "value": value, "seconds": seconds,
-            **({} if guess is None else {"guess": game.format_code(guess)}), **resumed, **search}
+            **({} if guess is None else {"guess": game.format_code(guess)}), **per, **resumed, **search}
 
 
 def part_record(shares: Sequence[dict[str, Any]], whole: dict[str, Any] | None = None) -> dict[str, Any]:

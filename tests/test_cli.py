@@ -218,54 +218,67 @@ def test_bulls_cows_seven_movers_are_answered_from_the_shipped_tree(published: d
 
 
 def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``solve --checkpoint FILE`` keeps how far the search has come; stopped (as by ^C) and run again with the
-    same file, it says where it continues and gives the answer of a search that never stopped, and once done it
-    answers from the file at once.  A file of another question, or not a progress at all, is refused and left
-    as it was."""
-    from service import filelock
-    from service.cli import solving
+    """``solve --checkpoint FILE`` searches the position as a job whose unit keeps how far it has come, in the
+    database and in FILE; a unit stopped in the middle (its worker lost) leaves its progress there, and the same
+    command goes on from it (it says so) and gives the answer of a search that never stopped; once done it
+    answers from the file at once.  Shares (``--shares``) give the same value.  A file of another question, or
+    not a progress at all, is refused and left as it was."""
+    from service import searches
+    from service.campaign_spec import CampaignSpec
+    from service.campaign_specs import SUBMITTER
+    from service.migrate import upgrade
+    from service.store import db as store_db
+    from service.store.jobs import JobStore
+    from solver.game import Game
+    from solver.search import SolveOptions
+    from tests.stopped_units import stop_a_unit_at_its_write
 
     question = ["solve", "-g", "3,6,1", "--from-set-only"]
     plain = run_json(*question, "--search")
-    path = tmp_path / "progress.json"
-    monkeypatch.setattr(solving, "CHECKPOINT_EVERY_S", 0.0)
-    original, writes = filelock.write_json, []
-
-    def stopping(where: str, doc: Any) -> None:
-        original(where, doc)
-        writes.append(doc)
-        if len(writes) == 3:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(filelock, "write_json", stopping)
-    stopped = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
-    assert stopped.exit_code == 1 and "Aborted" in stopped.output  # click's answer to ^C
-    monkeypatch.setattr(filelock, "write_json", original)
-    kept = json.loads(path.read_text())
-    assert kept["game"] == "3,6,1" and kept["options"]["from_set_only"] is True
+    path, url = tmp_path / "progress.json", f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    game = Game.from_spec("3,6,1")
+    asked = {k: getattr(SolveOptions(from_set_only=True), k) for k in searches.QUESTION_OPTIONS}
+    spec = CampaignSpec.search(game, [], asked, 1, str(path))
+    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: searches.start_job(jobs, spec, SUBMITTER), 3)
+    upgrade(url)
+    db = store_db.Database(url)
+    searches.export(JobStore(db), spec, SUBMITTER)
+    db.dispose()
+    on_file = json.loads(path.read_text())
+    assert on_file["game"] == "3,6,1" and on_file["options"]["from_set_only"] is True
+    assert on_file["search"] == kept["search"] and "result" not in on_file
     done, guesses = kept["search"]["done"], kept["search"]["guesses"]
     assert done + kept["search"]["parts"] > 0 and done < guesses
-    result = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
+    args = [*question, "--checkpoint", str(path), "--url", url, "--json"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert f"continuing from guess {done} of {guesses}" in result.stderr
+    assert f"going on: search from guess {done} of {guesses}" in result.stderr
+    assert f"going on from guess {done})" in result.stderr
     went_on = json.loads(result.stdout)
     assert (went_on["value"], went_on["best_guess"], went_on["per_response"]) == \
         (plain["value"], plain["best_guess"], plain["per_response"])
-    assert json.loads(path.read_text())["search"]["done"] == guesses
-    again = CliRunner().invoke(main, [*question, "--checkpoint", str(path), "--json"])
-    assert again.exit_code == 0 and f"continuing from guess {guesses} of {guesses}" in again.stderr
-    assert json.loads(again.stdout)["value"] == plain["value"]
+    finished = json.loads(path.read_text())
+    assert finished["search"]["done"] == guesses and finished["result"]["value"] == plain["value"]
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "holds this search's answer already" in again.stderr
+    assert json.loads(again.stdout) == finished["result"]
+    shared = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "shared.json"), "--url", url,
+                                       "--shares", "3", "--json"])
+    assert shared.exit_code == 0, shared.output
+    assert json.loads(shared.stdout)["value"] == plain["value"] and shared.stderr.count("search share ") == 3
 
-    finished = path.read_bytes()
-    other = CliRunner().invoke(main, [*question, "--max-guesses", "5", "--checkpoint", str(path)])
-    assert other.exit_code == 2 and "progress of another search" in other.output and path.read_bytes() == finished
+    finished_bytes = path.read_bytes()
+    other = CliRunner().invoke(main, [*question, "--max-guesses", "5", "--checkpoint", str(path), "--url", url])
+    assert other.exit_code == 2 and "progress of another search" in other.output and path.read_bytes() == finished_bytes
     broken = tmp_path / "broken.json"
     broken.write_text("[1, 2")
-    refused = CliRunner().invoke(main, [*question, "--checkpoint", str(broken)])
+    refused = CliRunner().invoke(main, [*question, "--checkpoint", str(broken), "--url", url])
     assert refused.exit_code == 2 and "is not a search's progress" in refused.output
     assert broken.read_text() == "[1, 2"
     with_guess = CliRunner().invoke(main, [*question, "--guess", "012", "--checkpoint", str(tmp_path / "g.json")])
     assert with_guess.exit_code == 2 and "do not apply" in with_guess.output and not (tmp_path / "g.json").exists()
+    lone = CliRunner().invoke(main, [*question, "--shares", "2"])
+    assert lone.exit_code == 2 and "with --checkpoint" in lone.output
 
 
 def test_solve_with_a_checkpoint_says_when_a_position_keeps_no_progress(tmp_path: Any) -> None:
@@ -273,7 +286,8 @@ def test_solve_with_a_checkpoint_says_when_a_position_keeps_no_progress(tmp_path
     says so, and still answers as the plain search does."""
     question = ["solve", "-g", "mastermind", "0011 0.1", "0123 1.1", "2245 0.1", "--json"]
     plain = run_json(*question[:-1], "--search")
-    result = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "p.json")])
+    result = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "p.json"), "--url",
+                                       f"sqlite:///{tmp_path / 'jobs.sqlite'}"])
     assert result.exit_code == 0, result.output
     assert "no progress can be kept" in result.stderr
     assert json.loads(result.stdout)["value"] == plain["value"]

@@ -70,7 +70,7 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
 def _what(request: dict[str, Any]) -> str:
     """A job's kind in a few words, for the list: the strategy of a tree, the depth of a bound (its target and parts
     when it has them), a rollout's strategy and width, a polish's sizes and budget, a check's first guess and shares,
-    or the criterion of a solve."""
+    a search's criterion and shares, or the criterion of a solve."""
     if request.get("strategy"):
         return f"tree {request['strategy']}"
     if request.get("kind") == "bound":
@@ -86,6 +86,9 @@ def _what(request: dict[str, Any]) -> str:
         return (f"polish above {params.get('above')} to {params.get('at_most')} candidates, "
                 f"{params.get('budget_s')} s each"
                 + ("" if not params.get("parts") else f", parts {','.join(params['parts'])}"))
+    if request.get("kind") == "search":
+        shares = (request.get("search") or {}).get("shares")
+        return f"search {request['criterion']}, {shares} share" + ("" if shares == 1 else "s")
     if request.get("kind") == "check":
         check = request.get("check") or {}
         return (f"check after {check.get('first_guess')}, {check.get('shares')} share"

@@ -18,6 +18,7 @@ from service.cli._common import (
     _job_store,
     _json_option,
     _load,
+    _log,
     _print_table,
     _search_options,
     _shown,
@@ -206,16 +207,27 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="With --job: follow the job to its end, or print its id and return.")
 @click.option("--url", default=None,
               help="Database URL: the table to read and write (default: DATABASE_URL if set, else none); with "
-                   "--job, the jobs' database (default: DATABASE_URL or the service's SQLite file).")
+                   "--job or --checkpoint, the jobs' database (default: DATABASE_URL or the service's SQLite file).")
 @click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Search from nothing (as --search), keeping how far it has come in FILE once a minute: the "
-                   "same command with the same FILE continues a stopped search where it was.")
+              help="Search from nothing (as --search) as a job in the jobs' database (--url), keeping how far it has "
+                   "come in the database and in FILE once a minute: the same command with the same FILE continues "
+                   "a stopped search where it was, and answers at once once it is done.")
+@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="With --checkpoint: cut the search into this many units, each trying every N-th guess of the "
+                   "position, cut by the others' best.")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --checkpoint: processes of the worker the command starts (units run at once).")
+@click.option("--scheduler", default=None,
+              help="With --checkpoint: a Dask scheduler's address (tcp://host:8786) the command's worker runs on.")
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="With --checkpoint: stop after this many units (the same command continues).")
 @_solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: Criterion, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
               search: bool, as_json: bool, progress: bool | None, as_job: bool, wait: bool,
-              url: str | None, checkpoint: str | None) -> None:
+              url: str | None, checkpoint: str | None, shares: int, processes: int, scheduler: str | None,
+              max_units: int | None) -> None:
     """Exact value of a position, its best guess and the value after each response.
 
     The same answer chain as POST /v1/solve: a shipped proven tree (under any relabelling of the
@@ -235,16 +247,20 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                            node_limit=node_limit)
     if not g.won(history):  # a finished game is checked and valued by the chain (solver.question.finished_result)
         options.validate(g, len(history) + 1)
+    if checkpoint is None and (shares != 1 or processes != 1 or scheduler is not None or max_units is not None):
+        _fail("--shares, --processes, --scheduler and --max-units run a search with --checkpoint: give it a FILE")
     if checkpoint is not None:
-        if as_job or guess is not None or node_limit or url is not None or depth_count is not None:
-            _fail("--checkpoint searches one position to the end in this process, at one depth limit: --job, "
-                  "--guess, --node-limit, --url and --depth-count do not apply")
-        out = _checkpointed_solve(g, history, options, checkpoint)
+        if as_job or guess is not None or node_limit or depth_count is not None:
+            _fail("--checkpoint searches one position to the end as a job of its own, at one depth limit: --job, "
+                  "--guess, --node-limit and --depth-count do not apply")
+        out = _checkpointed_solve(g, history, options, checkpoint, shares, processes, scheduler, max_units, url)
+        if out is None:
+            return
         if as_json:
             _emit_json(out)
         else:
             _print_result(out, criterion, max_guesses, "best guess")
-            click.echo(f"# {out['nodes']} nodes, {out['seconds']:.2f} s in this run", err=True)
+            click.echo(f"# {out['nodes']} nodes, {out['unit_seconds']:.2f} s of search", err=True)
         return
     if as_job:
         if guess is not None or upper_bound is not None or node_limit:
@@ -275,74 +291,29 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                    "search anyway)", err=True)
 
 
-CHECKPOINT_EVERY_S = 60.0
-"""How often ``solve --checkpoint`` writes its progress: a stopped search loses at most this much."""
+def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str, shares: int, processes: int,
+                        scheduler: str | None, max_units: int | None, url: str | None) -> dict[str, Any] | None:
+    """``solve --checkpoint``: the position searched from nothing as a search campaign (:mod:`service.searches`, a
+    job of ``shares`` units on ``url``'s database, run by a worker of ``processes`` processes), its progress kept in
+    ``path``; the answer (from the file at once when it holds one), or None when the worker stopped after its
+    ``max_units`` with the search unfinished."""
+    from service import searches
+    from service.campaign_spec import CampaignSpec
+    from service.cli._campaigns import _run_campaign
+    from solver.search import Searcher
 
-
-def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str) -> dict[str, Any]:
-    """``solve --checkpoint``: search the position from nothing, its progress (which guesses of the position are
-    done, the best so far, which parts of the guess being tried are solved) written to ``path`` as JSON with
-    the question it answers; a file of the same question is continued, one of another is refused untouched.
-
-    Why: an exact search of a big position (a five-digit game's third guess, say) takes hours, longer than a
-    session or a machine may last; the shipped table keeps only what a search finishes."""
-    import os
-    import time
-
-    from service.answers import Answer
-    from service.filelock import write_json
-    from solver.search import InvalidSearchError, RootProgress, Searcher
-
-    question = {"game": g.spec, "history": [g.format_turn(t) for t in history],
-                "options": {k: getattr(options, k) for k in ("criterion", "max_guesses", "depth_count", "mde",
-                                                              "from_set_only", "upper_bound")}}
-    searcher = Searcher(g, options)
-    if not searcher.keeps_progress(history):
+    if not Searcher(g, options).keeps_progress(history):
         click.echo("# this position is searched in one call, not guess by guess: no progress can be kept (only "
                    "positions after at most two guesses, with many candidates, are searched guess by guess)",
                    err=True)
-    resume, before = None, 0.0
-    if os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                kept = json.load(fh)
-            if not isinstance(kept, dict):
-                raise ValueError("not a JSON object")
-            lacking = [k for k in (*question, "search") if k not in kept]
-            if lacking:
-                raise ValueError(f"it has no {', '.join(map(repr, lacking))}")
-            if {k: kept.get(k) for k in question} != question:
-                _fail(f"{path} keeps the progress of another search ({kept.get('game')}, "
-                      f"{', '.join(kept.get('history') or []) or 'no history'}, {kept.get('options')}): give "
-                      "another file, or remove it")
-            resume, before = RootProgress.from_json(kept["search"]), float(kept.get("seconds", 0.0))
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            _fail(f"{path} is not a search's progress ({exc}): give another file, or remove it")
-        click.echo(f"# continuing from guess {resume.done} of {resume.guesses} ({before:.0f} s searched before)",
-                   err=True)
-    started = last = time.perf_counter()
-
-    def keep(state: RootProgress, *, now: bool = False) -> None:
-        nonlocal last
-        t = time.perf_counter()
-        if now or t - last >= CHECKPOINT_EVERY_S:
-            last = t
-            write_json(path, {**question, "search": state.to_json(), "seconds": round(before + t - started, 1)})
-
-    told: list[RootProgress] = []
-
-    def checkpoint(state: RootProgress) -> None:
-        told[:] = [state]
-        keep(state)
-
-    try:
-        result = searcher.solve(history, resume=resume, checkpoint=checkpoint)
-    except InvalidSearchError as exc:
-        _fail(f"{path}: {exc}")
-    finally:
-        if told:  # the last state told: after ^C nothing told is lost, after the end a later run answers at once
-            keep(told[0], now=True)
-    return Answer(result, "search", True).as_dict(g)
+    asked = {k: getattr(options, k) for k in searches.QUESTION_OPTIONS}
+    spec = CampaignSpec.search(g, history, asked, shares, path)
+    job = _run_campaign(spec, processes, scheduler, max_units, url)
+    if job is not None and job.status != "done":
+        _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
+             f"left; their progress is in {path}: run the same command again to continue")
+        return None
+    return searches.finished(spec)
 
 
 def _print_result(out: dict[str, Any], criterion: Criterion, max_guesses: int | None,

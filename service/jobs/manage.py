@@ -11,19 +11,9 @@ from typing import Any
 import orjson
 import structlog
 
+from service.jobs.campaign_plans import check_plan, polish_plan, rollout_plan, search_plan
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import (
-    JobRequest,
-    Outcome,
-    Plan,
-    aggregate,
-    bound_plan,
-    check_plan,
-    make_plan,
-    polish_plan,
-    rollout_plan,
-    tree_plan,
-)
+from service.jobs.plan import CHECK_KINDS, JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
 from service.record_checks import part_record
 from service.store.db import StorageError
 from service.store.job_records import tree_digest
@@ -45,7 +35,7 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
         planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan,
-                   "check": check_plan}[req.kind]
+                   "check": check_plan, "search": search_plan}[req.kind]
         plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
@@ -239,6 +229,20 @@ def check_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[J
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
 
 
+def search_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
+                     seconds: float) -> dict[str, Any]:
+    """A search job's answer, with the keys of ``POST /v1/solve``: the least value of its shares, with its guess
+    (and the value after each response to it, known when the position was searched whole)."""
+    best = next((u for u in units if u.value == outcome.value and u.best_guess == outcome.best_guess), None)
+    per = {} if best is None else dict(orjson.loads(best.output or "{}").get("per_response") or {})
+    return {"value": outcome.value, "possible": outcome.value is not None, "exact": True,
+            "best_guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+            "per_response": per, "nodes": sum(int(u.nodes) for u in units), "seconds": round(seconds, 3),
+            "candidates": plan.n, "movers": plan.k if req.criterion == Criterion.KMOVERS else None, "chain": {},
+            "shares": int(req.search_doc["shares"]),
+            "unit_seconds": round(sum(float(u.seconds) for u in units), 1)}
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -280,6 +284,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         result = polish_result_of(outcome, units, seconds)
     elif req.kind == "check":
         result = check_result_of(game, req, outcome, units, seconds)
+    elif req.kind == "search":
+        result = search_result_of(game, req, plan, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
@@ -328,6 +334,10 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                 "skip": [game.format_response(r) for r in req.skip]} if req.kind == "rollout" else {}),
             **({"kind": "polish", "polish": _polish_view(req)} if req.kind == "polish" else {}),
             **({"kind": "check", "check": _check_view(game, req)} if req.kind == "check" else {}),
+            **({"kind": "search", "search": {"shares": req.search_doc["shares"],
+                                             "upper_bound": req.search_doc.get("upper_bound"),
+                                             "resumed": sorted(req.search_doc["resume"])}}
+               if req.kind == "search" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -384,8 +394,9 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "id": int(u.id), "kind": u.kind, "status": u.status, "attempts": u.attempts,
             "first_guess": None if u.g1 is None else game.format_code(u.g1),
             "response": None if u.response is None else game.format_response(u.response),
-            "second_guess": None if u.g2 is None or u.kind == "check" else game.format_code(u.g2),
-            **({"share": f"{int(u.g2 or 0) + 1}/{req.check_doc['shares']}"} if u.kind == "check" else {}),
+            "second_guess": None if u.g2 is None or u.kind in CHECK_KINDS else game.format_code(u.g2),
+            **({"share": f"{int(u.g2 or 0) + 1}/{(req.check_doc if u.kind == 'check' else req.search_doc)['shares']}"}
+               if u.kind in CHECK_KINDS else {}),
             "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
             "seconds": round(float(u.seconds), 3), "worker": u.worker,
             "checkpoints": int(u.checkpoints or 0), "saved_nodes": int(u.saved_nodes or 0),

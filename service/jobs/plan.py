@@ -19,12 +19,15 @@ guess of that response.  A unit is then one of:
 ``bound``
     one first guess of a bound job (a lower-bound campaign), refined to the job's depth (:func:`bound_plan`);
 ``rollout``
-    the subtree of a rollout tree below one response to its first guess (:func:`rollout_plan`);
+    the subtree of a rollout tree below one response to its first guess;
 ``polish``
-    one part of a polished tree (or the whole tree), its positions searched top down (:func:`polish_plan`);
+    one part of a polished tree (or the whole tree), its positions searched top down;
 ``check``
-    one part of a check's first guess (or one share of its second guesses), searched from the set only
-    (:func:`check_plan`).
+    one part of a check's first guess (or one share of its second guesses), searched from the set only;
+``search``
+    a position searched guess by guess (or one share of its guesses), its progress kept.
+
+The last four are campaigns' units, planned in :mod:`service.jobs.campaign_plans`.
 
 Small responses are solved while planning (microseconds each).  Values here are game-level (every
 guess counted, the history's included), so sums and minima combine without conversions.
@@ -37,7 +40,6 @@ themselves (:class:`JobRequest`, :class:`UnitSpec`, :class:`UnitState`) are the 
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,15 +49,11 @@ import orjson
 from service.store.job_records import JobRequest, UnitSpec, UnitState
 from solver import kernels
 from solver.bounds import lower_bound_tables
-from solver.game import Turn
 from solver.lowerbound import SECOND_UNITS_MIN, root_classes
-from solver.polish import PolishParams, left_alone
 from solver.position import Position
-from solver.rollout import RolloutPlan, branch_responses, first_guess
 from solver.search import INF, Searcher, SolveOptions
 from solver.secondbound import second_guesses
 from solver.table import MMAX
-from solver.tree import Tree, from_compact
 from solver.vocabulary import Criterion, criterion_of, game_value, win_value
 
 TREE_KINDS = ("tree", "opt-tree")
@@ -66,7 +64,8 @@ ROLLOUT_KINDS = ("rollout",)
 """Units that build one subtree of a rollout tree (:func:`rollout_plan`)."""
 POLISH_KINDS = ("polish",)
 
-CHECK_KINDS = ("check",)
+CHECK_KINDS = ("check", "search")
+"""Units that search one position guess by guess, keeping their progress (a check's parts, a search's shares)."""
 """Units that polish one part of a tree (:func:`polish_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
@@ -180,98 +179,6 @@ def bound_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     # claimed in this order: guesses in bound order, their parts biggest first, a part's second guesses least first
     units = [dataclasses.replace(u, priority=len(units) - i) for i, u in enumerate(units)]
     return Plan(None, 1, n, "bound", guesses), units
-
-
-def rollout_plan_of(req: JobRequest) -> RolloutPlan:
-    """A rollout job's plan, as the solver takes it."""
-    assert req.rollout is not None
-    return RolloutPlan(**orjson.loads(req.rollout))
-
-
-def rollout_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
-    """The plan of a rollout job: its first guess (the hybrid's own, or rolled out when the plan starts at the
-    first guess: then planning takes as long as one rollout decision), and one ``rollout`` unit per response to
-    it that leaves candidates, but those of ``skip``, biggest first.
-
-    Why per response: the rollout decides each position from its path alone, so each subtree below the first
-    guess is built alone, by any process, and the tree is those subtrees put back under the first guess."""
-    game = req.game_obj()
-    started = time.perf_counter()
-    first = int(first_guess(game, rollout_plan_of(req)))
-    seconds = round(time.perf_counter() - started, 1)  # the campaign's time counts it, as its units'
-    responses = [r for r in branch_responses(game, first) if r not in set(req.skip)]
-    units = []
-    for i, r in enumerate(responses):
-        n = len(game.candidates([Turn(first, r)]))
-        units.append(UnitSpec("rollout", first, int(r), None, ((first, int(r)),), n, 0, n * n, len(responses) - i))
-    return Plan(None, 1, game.size, "rollout", [{"guess": first, "skip": list(req.skip),
-                                                          "seconds": seconds}]), units
-
-
-def polish_tree_of(req: JobRequest) -> Tree:
-    """A polish job's tree (parsed anew: a polish changes the tree it is given)."""
-    tree = from_compact(str(req.polish_doc["tree"]))
-    if tree.game.spec != req.game:
-        raise ValueError(f"the polish job's tree is a tree of {tree.game.spec}, not of {req.game}")
-    return tree
-
-
-def polish_parts(req: JobRequest, tree: Tree) -> list[int] | None:
-    """The responses to the tree's first guess a polish job searches below, biggest part first; None when the
-    first position itself is one to search (then one unit polishes the whole tree)."""
-    params = PolishParams.from_dict(req.polish_doc["params"])
-    parts = params.part_responses(tree.game)
-    root = tree.root
-    if parts is None and params.searches(root.size):
-        return None
-    chosen = [r for r, child in root.children.items()
-              if not left_alone(child.size, params.above) and (parts is None or r in parts)]
-    return sorted(chosen, key=lambda r: (-root.children[r].size, r))
-
-
-def polish_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
-    """The plan of a polish job: one ``polish`` unit per part of the tree's first guess that holds a position to
-    search (one for the whole tree when its first position is one), biggest first.
-
-    Why per part: a polish settles a position before its children (a child is searched only when its parent
-    could not be settled), so a part is searched top down by one process, and the parts are independent."""
-    tree = polish_tree_of(req)
-    root = tree.root
-    history = tuple((int(t.guess), int(t.response)) for t in tree.history)
-    parts = polish_parts(req, tree)
-    if parts is None:
-        units = [UnitSpec("polish", int(root.guess), None, None, history, root.size, 0, root.size ** 2, 1)]
-    else:
-        units = [UnitSpec("polish", int(root.guess), int(r), None, (*history, (int(root.guess), int(r))),
-                          root.children[r].size, 0, root.children[r].size ** 2, len(parts) - i)
-                 for i, r in enumerate(parts)]
-    return Plan(None, len(history) + 1, root.size, "polish", [{"guess": int(root.guess)}]), units
-
-
-def check_parts(req: JobRequest) -> dict[int, int]:
-    """The parts a check job searches: {response to its first guess: candidates}, biggest first (every part that
-    holds more than the first guess itself, those of ``parts`` alone when it names some, none it knows)."""
-    game, doc = req.game_obj(), req.check_doc
-    first = int(doc["first_guess"])
-    named = None if doc.get("parts") is None else {int(r) for r in doc["parts"]}
-    known = set(doc.get("known", {}))
-    sizes = {r: len(game.candidates([Turn(first, r)])) for r in branch_responses(game, first)}
-    chosen = {r: n for r, n in sizes.items() if game.format_response(r) not in known and (named is None or r in named)}
-    return dict(sorted(chosen.items(), key=lambda rn: (-rn[1], rn[0])))
-
-
-def check_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
-    """The plan of a check job: a ``check`` unit per part of its first guess and share of that part's second
-    guesses (the unit's ``g2`` is its share's number, from 0), biggest part first.
-
-    Why shares as units: the biggest parts of a game take hours each; split into shares, each searching every
-    n-th second guess cut by the best value the others have found, one part keeps every worker busy."""
-    doc = req.check_doc
-    first, shares = int(doc["first_guess"]), int(doc["shares"])
-    parts = check_parts(req)
-    units = [UnitSpec("check", first, r, share, ((first, r),), n, 0, max(1, n * n // shares), len(parts) - i)
-             for i, (r, n) in enumerate(parts.items()) for share in range(shares)]
-    return Plan(None, 2, req.game_obj().size, "check", [{"guess": first, "shares": shares}]), units
 
 
 def check_total(plan: Plan, units: list[UnitState]) -> int:
@@ -505,6 +412,13 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
         if out.finished:
             out.value, out.best_guess = check_total(plan, units), int(plan.guesses[0]["guess"])
         return out
+    if plan.mode == "search":  # the least of its shares' values (None: no strategy fits)
+        out = Outcome(all(u.status == "done" for u in units))
+        valued = [u for u in units if u.value is not None]
+        if out.finished and valued:
+            best = min(valued, key=lambda u: (int(u.value or 0), u.id))
+            out.value, out.best_guess = best.value, best.best_guess
+        return out
     if plan.mode == "root":
         u = units[0]
         done = u.status == "done"
@@ -579,5 +493,4 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
 
 __all__ = ["BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART",
            "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate",
-           "bound_plan", "check_parts", "check_plan", "check_total", "make_plan",
-           "polish_parts", "polish_plan", "polish_tree_of", "rollout_plan", "rollout_plan_of", "tree_plan"]
+           "bound_plan", "check_total", "make_plan", "tree_plan"]

@@ -24,20 +24,11 @@ import orjson
 
 from service.config import Settings
 from service.engine import warm_searcher
+from service.jobs.campaign_plans import polish_parts, polish_tree_of, rollout_plan_of
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.ledger import StoreLedger, UnitStopped
-from service.jobs.plan import (
-    BOUND_KINDS,
-    CHECK_KINDS,
-    POLISH_KINDS,
-    ROLLOUT_KINDS,
-    TREE_KINDS,
-    JobRequest,
-    polish_parts,
-    polish_tree_of,
-    rollout_plan_of,
-)
-from service.record_checks import CHECK_PROGRESS_EVERY_S, part_candidates, search_share, share_key
+from service.jobs.plan import BOUND_KINDS, CHECK_KINDS, POLISH_KINDS, ROLLOUT_KINDS, TREE_KINDS, JobRequest
+from service.record_checks import CHECK_PROGRESS_EVERY_S, SEARCH_KEY, part_candidates, search_share, share_key
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.db import Database
 from service.store.jobs import JobStore
@@ -264,7 +255,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
     if unit.kind in POLISH_KINDS:
         return run_polish_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in CHECK_KINDS:
-        return run_check_unit(db, unit, job, req, lease, heartbeat_s, max_attempts, checkpoint_s)
+        return run_root_search_unit(db, unit, job, req, lease, heartbeat_s, max_attempts, checkpoint_s)
     k = job.phase or None
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
@@ -502,32 +493,41 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": report.tried}
 
 
-def check_searcher(game: Game) -> Searcher:
-    """The game's from-set-only searcher check units search with (in :func:`searcher_for`'s LRU), its table warm
-    from one part to the next."""
-    return _cached_searcher(("check", game.spec, game.alphabet),
-                            lambda: Searcher(game, SolveOptions(Criterion.TOTAL, from_set_only=True),
-                                             table_capacity=POLISH_TABLE))
+def root_searcher(game: Game, options: SolveOptions) -> Searcher:
+    """The searcher of ``options`` that check and search units search with (in :func:`searcher_for`'s LRU), its
+    table warm from one unit to the next: only what this process proved is in it (a search from nothing)."""
+    key = ("root", game.spec, game.alphabet, options.criterion, options.max_guesses, options.mde,
+           options.from_set_only, options.upper_bound)
+    return _cached_searcher(key, lambda: Searcher(game, options, table_capacity=POLISH_TABLE))
 
 
-def run_check_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
                    max_attempts: int, checkpoint_s: float | None) -> dict[str, Any]:
-    """Search a check job's share of a part (:func:`service.record_checks.search_share`: the unit's ``response``
-    to the job's first guess, its ``g2``-th share), keeping how far it has come as the unit's ``output`` at most
-    every :data:`~service.record_checks.CHECK_PROGRESS_EVERY_S` seconds (sooner with a shorter ``checkpoint_s``),
-    and its record as the output once done, its value the part's guesses (None when every guess of the share was
-    cut by the other shares).  The unit's next attempt, on any worker, goes on from the progress it kept (or from
-    what the job was given, a stopped check's); a share is cut by the best values its sibling units keep.
+    """Search one position guess by guess (:func:`service.record_checks.search_share`): a check job's part (the
+    unit's ``response`` to its first guess, from the set only) or a search job's position, or the unit's ``g2``-th
+    share of its guesses; keeping how far it has come as the unit's ``output`` at most every
+    :data:`~service.record_checks.CHECK_PROGRESS_EVERY_S` seconds (sooner with a shorter ``checkpoint_s``), and its
+    record as the output once done, its value the position's (None when every guess of the share was cut by the
+    other shares, or no strategy fits).  The unit's next attempt, on any worker, goes on from the progress it kept
+    (or from what the job was given, a stopped run's); a share is cut by the best values its sibling units keep.
 
     A worker killed mid-unit loses at most that period of search; a unit told to stop keeps its progress."""
     jobs = JobStore(db)
     game = req.game_obj()
-    doc = req.check_doc
-    first, r, shares = int(doc["first_guess"]), int(unit.response or 0), int(doc["shares"])
+    if req.kind == "check":
+        doc = req.check_doc
+        first, r = int(doc["first_guess"]), int(unit.response or 0)
+        history, cands, name = [Turn(first, r)], part_candidates(game, first, r), game.format_response(r)
+        options = SolveOptions(Criterion.TOTAL, from_set_only=True)
+    else:
+        doc = req.search_doc
+        history, name = req.turns(), SEARCH_KEY
+        cands = game.candidates(history)
+        options = req.options(upper_bound=doc.get("upper_bound"))
+    shares = int(doc["shares"])
     share = (int(unit.g2 or 0), shares)
-    name = game.format_response(r)
     period = CHECK_PROGRESS_EVERY_S if not checkpoint_s else min(CHECK_PROGRESS_EVERY_S, checkpoint_s)
-    searcher = check_searcher(game)
+    searcher = root_searcher(game, options)
     start_nodes = int(searcher.nodes)
     beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(searcher.nodes) - start_nodes)
     read: list[tuple[float, dict[str, dict[str, Any]]]] = []
@@ -538,7 +538,7 @@ def run_check_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
             return read[0][1]
         kept = {k: v for k, v in dict(doc.get("resume") or {}).items() if k == name or k.startswith(f"{name} share ")}
         for u in jobs.units(job.id):
-            if u.response == r and u.output:
+            if u.response == unit.response and u.output:
                 kept[share_key(name, (int(u.g2 or 0), shares))] = orjson.loads(u.output)
         read[:] = [(time.monotonic(), kept)]
         return kept
@@ -552,8 +552,7 @@ def run_check_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     try:
         searcher.clear_stop()
         beat.searchers.append(searcher)
-        record = search_share(searcher, first, r, part_candidates(game, first, r), share, progress, keep_progress,
-                              period)
+        record = search_share(searcher, history, cands, share, name, progress, keep_progress, period)
     except Exception as err:
         beat.stop()
         return _failed(jobs, unit.id, lease, err, max_attempts)
@@ -562,6 +561,7 @@ def run_check_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     if record is None or beat.lost.is_set():
         return _given_back(jobs, unit.id, lease, max_attempts)
     nodes = int(searcher.nodes) - start_nodes
-    ok = jobs.finish_unit(unit.id, lease, record["value"], shares == 1, True, first, nodes,
+    guess = None if record.get("guess") is None else game.parse_code(record["guess"])
+    ok = jobs.finish_unit(unit.id, lease, record["value"], shares == 1, record["value"] is not None, guess, nodes,
                           time.perf_counter() - started, None, orjson.dumps(record).decode())
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}

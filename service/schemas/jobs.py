@@ -156,13 +156,14 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check", "search"]
     status: str
     attempts: int
     first_guess: str | None
     response: str | None
     second_guess: str | None
-    share: str | None = Field(default=None, description="A check unit's share of its part's second guesses (k/n).")
+    share: str | None = Field(default=None, description=(
+        "A check or search unit's share of its position's guesses (k/n)."))
     candidates: int
     value: int | None
     exact: bool | None

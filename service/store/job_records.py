@@ -7,6 +7,7 @@ They live with the store, which keeps them, rather than with the planner that ma
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,9 @@ class JobRequest:
     searched for cheaper subtrees (a *polish job*: :func:`solver.polish.polish` for each part of its first
     guess); or, with ``check``, the optimal total among the strategies that open with a given guess and then play
     only possible codes, one unit per part of that guess (or per share of a part's second guesses: a *check job*,
-    :func:`service.record_checks.search_share`)."""
+    :func:`service.record_checks.search_share`); or, with ``search``, the position's exact value searched guess by
+    guess from nothing, its progress kept as it goes (a *search job*, ``solve --checkpoint``: one unit, or one
+    per share of the position's guesses)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -70,6 +73,10 @@ class JobRequest:
     """A check job's question: canonical JSON ``{"first_guess": code number, "shares": n, "parts": [responses to
     search] or null for every part, "known": {formatted response: value} of the parts solved before (not searched),
     "resume": {share key: progress} of the searches stopped before}``; None otherwise."""
+    search: str | None = None
+    """A search job's shares and the progress it goes on from: canonical JSON ``{"shares": n, "resume": {share key:
+    progress}, "upper_bound": game-level value or null}`` (the position and the rest of its question are the
+    request's own fields); None otherwise."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -114,6 +121,21 @@ class JobRequest:
         return cls(game.spec, None if game.alphabet == DEFAULT_ALPHABET else game.alphabet, (), Criterion.TOTAL,
                    from_set_only=True, check=text)
 
+    @classmethod
+    def search_of(cls, game: Game, history: list[Turn], options: SolveOptions, shares: int,
+                  resume: dict[str, Any]) -> JobRequest:
+        """The request to search ``history`` under ``options`` guess by guess, in ``shares`` shares, going on from
+        ``resume`` (progress by share key)."""
+        doc = {"shares": shares, "resume": resume, "upper_bound": options.upper_bound}
+        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
+        return dataclasses.replace(cls.of(game, history, options), search=text)
+
+    @property
+    def search_doc(self) -> dict[str, Any]:
+        """A search job's shares and progress (see :attr:`search`)."""
+        assert self.search is not None
+        return dict(orjson.loads(self.search))
+
     @property
     def check_doc(self) -> dict[str, Any]:
         """A check job's question (see :attr:`check`)."""
@@ -137,7 +159,7 @@ class JobRequest:
 
     @property
     def kind(self) -> str:
-        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish`` or ``check`` (see the class)."""
+        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish``, ``check`` or ``search`` (see the class)."""
         if self.strategy is not None:
             return "tree"
         if self.rollout is not None:
@@ -146,6 +168,8 @@ class JobRequest:
             return "polish"
         if self.check is not None:
             return "check"
+        if self.search is not None:
+            return "search"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -171,6 +195,8 @@ class JobRequest:
             d["polish"] = orjson.loads(self.polish)
         if self.check is not None:
             d["check"] = orjson.loads(self.check)
+        if self.search is not None:
+            d["search"] = orjson.loads(self.search)
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -186,7 +212,9 @@ class JobRequest:
                    None if d.get("polish") is None
                    else orjson.dumps(d["polish"], option=orjson.OPT_SORT_KEYS).decode(),
                    None if d.get("check") is None
-                   else orjson.dumps(d["check"], option=orjson.OPT_SORT_KEYS).decode())
+                   else orjson.dumps(d["check"], option=orjson.OPT_SORT_KEYS).decode(),
+                   None if d.get("search") is None
+                   else orjson.dumps(d["search"], option=orjson.OPT_SORT_KEYS).decode())
 
     @property
     def digest(self) -> str:

@@ -582,47 +582,25 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
 
 def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, url: str, part: str,
                     writes: int) -> dict[str, Any]:
-    """Run the check of ``part`` alone as a job whose one unit runs here, its progress kept at every checkpoint,
-    and take its lease away (as a worker's death would) at its ``writes``-th keep; the check's records file is then
+    """Run the check of ``part`` alone as a job whose one unit runs here and loses its lease at its ``writes``-th
+    keep of progress (:func:`tests.stopped_units.stop_a_unit_at_its_write`); the check's records file is then
     written from the job (as the command does every minute).  Returns the progress the unit kept last."""
     from service import checks
     from service.campaign_spec import CampaignSpec
     from service.campaign_specs import SUBMITTER
-    from service.jobs import manage, runner
     from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
-    from service.store.positions import PositionStore
+    from tests.stopped_units import stop_a_unit_at_its_write
 
+    campaign = CampaignSpec.check(Game.from_spec(spec), "001", 1, [part], path)
+    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: checks.start_job(jobs, campaign, SUBMITTER),
+                                    writes)
     upgrade(url)
     db = store_db.Database(url)
-    jobs = JobStore(db)
-    campaign = CampaignSpec.check(Game.from_spec(spec), "001", 1, [part], path)
-    checks.start_job(jobs, campaign, SUBMITTER)
-    job = jobs.claim_for_planning("test-worker", 60)
-    assert job is not None and manage.plan_job(jobs, PositionStore(db), job, "test-worker", None)
-    (claim,) = jobs.claim_units("test-worker", 8)
-    kept: list[str] = []
-    original = JobStore.keep_output
-
-    def losing(self: JobStore, unit_id: int, lease: str, output: str) -> bool:
-        ok = original(self, unit_id, lease, output)
-        kept.append(output)
-        if len(kept) == writes:
-            self.release_unit(unit_id, lease, None, 3)  # its lease lost here, as requeue_stale would
-            return False
-        return ok
-
-    with monkeypatch.context() as m:
-        m.setattr(JobStore, "keep_output", losing)
-        report = runner.run_unit(url, claim.unit_id, claim.lease, heartbeat_s=5.0, checkpoint_s=1e-3)
-    assert report["status"] == "lost" and len(kept) == writes  # it stopped there, and kept nothing more
-    unit = jobs.unit(claim.unit_id)
-    assert unit is not None and unit[0].status == "queued" and unit[0].output == kept[-1]
-    checks.export(jobs, campaign, SUBMITTER)
+    checks.export(JobStore(db), campaign, SUBMITTER)
     db.dispose()
-    runner.dispose_all()
-    return dict(json.loads(kept[-1]))
+    return kept
 
 
 def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: pytest.MonkeyPatch,

@@ -1,0 +1,168 @@
+"""A position's exact search from nothing, guess by guess, as a campaign (``bullscows solve --checkpoint FILE``): a
+``search`` job (:func:`service.jobs.campaign_plans.search_plan`: one unit, or one per share of the position's
+guesses with ``--shares``) whose units keep how far they have come in the database, and ``FILE`` its progress file,
+written from the job as it goes and holding its answer once done.
+
+The file keeps the question it answers (game, history, options) with the whole search's progress (``search``,
+``seconds``) and each share's (``shares``: ``{"1/2": {"search", "seconds"}, ...}``), and once the job is done its
+answer (``result``, with the keys of ``solve --json``): the same command run again continues from it (on any
+machine, from a fresh clone's database too), and answers at once from a finished file.
+
+Why: an exact search of a big position (a five-digit game's third guess, say) takes hours, longer than a session
+or a machine may last; the shipped table keeps only what a search finishes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from service.campaign_files import CampaignError, read_json
+from service.campaign_spec import CampaignSpec
+from service.filelock import exclusive, write_json
+from service.record_checks import SEARCH_KEY, share_key
+from service.store.job_records import JobRequest
+from service.store.jobs import FINAL, JobStore
+from service.store.models import Job, JobUnit
+from solver.game import Game, Turn
+from solver.question import SolveOptions
+from solver.search import RootProgress
+
+QUESTION_OPTIONS = ("criterion", "max_guesses", "depth_count", "mde", "from_set_only", "upper_bound")
+
+
+def question(game: Game, history: list[Turn], options: SolveOptions) -> dict[str, Any]:
+    """What a search's progress file answers: the position and the options of its search."""
+    return {"game": game.spec, "history": [game.format_turn(t) for t in history],
+            "options": {k: getattr(options, k) for k in QUESTION_OPTIONS}}
+
+
+def _asked(spec: CampaignSpec) -> tuple[list[Turn], SolveOptions]:
+    """The spec's position and options."""
+    history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
+    return history, SolveOptions(**spec.plan["options"])
+
+
+def read(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The spec's progress file, None when there is none.
+
+    :raises CampaignError: it is not a search's progress, or one of another question (it is left as it is)."""
+    path = spec.progress
+    if not os.path.exists(path):
+        return None
+    try:
+        doc = read_json(path)
+        if not isinstance(doc, dict):
+            raise CampaignError("not a JSON object")
+        lacking = [k for k in ("game", "history", "options") if k not in doc]
+        if lacking or not ("search" in doc or "shares" in doc or "result" in doc):
+            raise CampaignError(f"it has no {', '.join(map(repr, lacking or ['search']))}")
+        for kept in [doc] * ("search" in doc) + list(dict(doc.get("shares") or {}).values()):
+            RootProgress.from_json(kept["search"])
+    except (CampaignError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        reason = str(exc).removeprefix(f"{path} ")
+        raise CampaignError(f"{path} is not a search's progress ({reason}): give another file, or remove it") from None
+    mine = question(spec.game, *_asked(spec))
+    if {k: doc.get(k) for k in mine} != mine:
+        raise CampaignError(f"{path} keeps the progress of another search ({doc.get('game')}, "
+                            f"{', '.join(doc.get('history') or []) or 'no history'}, {doc.get('options')}): give "
+                            "another file, or remove it")
+    return doc
+
+
+def check(spec: CampaignSpec) -> None:
+    """What a search campaign refuses before it touches any database (:func:`read`'s refusals).
+
+    :raises CampaignError: the progress file is not a search's, or another's."""
+    read(spec)
+
+
+def _resume_of(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """The progress a file keeps, by share key."""
+    if doc is None:
+        return {}
+    out = {SEARCH_KEY: {"search": doc["search"], "seconds": doc.get("seconds", 0.0)}} if "search" in doc else {}
+    for share, kept in dict(doc.get("shares") or {}).items():
+        out[f"{SEARCH_KEY} share {share}"] = dict(kept)
+    return out
+
+
+def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
+    """The search jobs of the spec's question, oldest first (whatever their shares)."""
+    history, options = _asked(spec)
+    mine = JobRequest.of(spec.game, history, options)
+    found = []
+    for job in jobs.submitted(submitter, spec.game.spec):
+        req = JobRequest.from_json(job.request)
+        if (req.kind == "search" and req.history == mine.history and req.options() == mine.options()
+                and req.search_doc.get("upper_bound") == options.upper_bound):
+            found.append(job)
+    return found
+
+
+def finished(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The answer a finished progress file holds, None when it holds none."""
+    doc = read(spec)
+    return None if doc is None or not isinstance(doc.get("result"), dict) else dict(doc["result"])
+
+
+def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the search's job, asked once the earlier jobs' progress is in the file,
+    each share going on from what the file keeps of it (or of the whole search).  An earlier job of the same
+    question still running is cancelled for it (its progress is in the file by then)."""
+    earlier = jobs_of(jobs, spec, submitter)
+    if earlier:
+        export(jobs, spec, submitter)
+    history, options = _asked(spec)
+    resume = _resume_of(read(spec))
+    req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
+    for job in earlier:
+        if job.status not in FINAL and job.request_hash != req.digest:
+            jobs.cancel(job.id)
+    job, created = jobs.submit(req, submitter)
+    went_on = ", ".join(f"{k} from guess {v['search']['done']} of {v['search']['guesses']}" for k, v in resume.items())
+    return job, created, f"going on: {went_on}" if went_on else "from nothing"
+
+
+def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
+    """Write what the search's jobs hold to its progress file: each unit's progress (a later job's over an earlier
+    one's, which it went on from), and the answer of a job done; the document written."""
+    with exclusive(spec.progress):
+        doc = read(spec) or question(spec.game, *_asked(spec))
+        for job in jobs_of(jobs, spec, submitter):
+            shares = int(JobRequest.from_json(job.request).search_doc["shares"])
+            for u in jobs.units(job.id):
+                kept = orjson.loads(u.output or "{}")
+                if "search" not in kept:  # nothing kept yet, or a position searched in one call
+                    continue
+                state = {"search": kept["search"], "seconds": kept.get("seconds", 0.0)}
+                if shares == 1:
+                    doc.update(state)
+                else:
+                    doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
+            if job.status == "done" and job.result:
+                doc["result"] = orjson.loads(job.result)
+        write_json(spec.progress, doc)
+    return doc
+
+
+def unit_done(game: Game, u: JobUnit, shares: int) -> str:
+    """The log line of a finished search unit: its share, its value and guess, and where it went on from."""
+    out = orjson.loads(u.output or "{}")
+    key = share_key(SEARCH_KEY, (int(u.g2 or 0), shares))
+    found = (f"{out['value']}, guess {out.get('guess')}" if out.get("value") is not None
+             else "every guess cut by the other shares' best" if shares > 1 else "no strategy fits")
+    went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
+    return f"{game.spec}: {key}: {found} ({out.get('seconds', 0.0)} s{went_on})"
+
+
+def progress(spec: CampaignSpec) -> dict[str, Any] | None:
+    """What the progress file holds: the searches' progress and the answer once done."""
+    doc = read(spec)
+    if doc is None:
+        return None
+    return {"file": spec.progress, "searches": {k: {"done": v["search"]["done"], "of": v["search"]["guesses"]}
+                                                for k, v in _resume_of(doc).items()},
+            "finished": "result" in doc}
