@@ -108,6 +108,17 @@ class CampaignSpec:
         return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "search", game, progress,
                    plan={"history": [game.format_turn(t) for t in history], "options": options, "shares": shares})
 
+    @classmethod
+    def scan(cls, game: Game, history: list[Turn], max_guesses: int, tries: int | None, shares: int,
+             progress: str) -> CampaignSpec:
+        """A scan of a position's guesses against a limit (``feasible --scan --progress``), its progress file
+        ``progress``."""
+        progress = os.path.abspath(progress)
+        name = os.path.splitext(os.path.basename(progress))[0]
+        return cls(os.path.join(os.path.dirname(progress), f"{name}.campaign.json"), "scan", game, progress,
+                   plan={"history": [game.format_turn(t) for t in history], "max_guesses": max_guesses,
+                         "tries": tries, "shares": shares})
+
     @property
     def polish_tree(self) -> Tree:
         """A polish campaign's tree."""
@@ -126,13 +137,13 @@ class CampaignSpec:
             return JobRequest.rollout_of(self.game, self.plan, skip)
         if self.kind == "polish":
             return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
-        if self.kind in ("check", "search"):  # what the progress file holds is the job's too: their start_job
+        if self.kind in ("check", "search", "scan"):  # what the progress file holds is the job's too: their start_job
             raise ValueError(f"a {self.kind}'s job is asked from its progress file (its module's start_job)")
         return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
         params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
-                                  else {"params": self.plan} if self.kind in ("polish", "check", "search")
+                                  else {"params": self.plan} if self.kind in ("polish", "check", "search", "scan")
                                   else {"depth": self.depth, "target": self.target})
         if self.parts:
             params["parts"] = [self.game.format_response(r) for r in self.parts]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import bound_campaigns, bound_files, checks, polishes, rollouts, searches
+from service import bound_campaigns, bound_files, checks, polishes, rollouts, scans, searches
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.campaign_spec import CampaignSpec, load_spec
@@ -72,6 +72,8 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
         return checks.start_job(jobs, spec, SUBMITTER)
     if spec.kind == "search":
         return searches.start_job(jobs, spec, SUBMITTER)
+    if spec.kind == "scan":
+        return scans.start_job(jobs, spec, SUBMITTER)
     doc = bound_files.read(spec.progress)
     sent = 0
     if doc is not None:
@@ -103,6 +105,8 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
         return checks.export(jobs, spec, SUBMITTER)
     if spec.kind == "search":
         return searches.export(jobs, spec, SUBMITTER)
+    if spec.kind == "scan":
+        return scans.export(jobs, spec, SUBMITTER)
     return _export_bound(jobs, store, spec, job)
 
 
@@ -240,6 +244,7 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
 def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
     """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
     found = (searches.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "search"
+             else scans.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "scan"
              else [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
                    if _same_campaign(JobRequest.from_json(j.request), spec)])
     return found[-1] if found else None
@@ -259,6 +264,8 @@ def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
         return checks.progress(spec)
     if spec.kind == "search":
         return searches.progress(spec)
+    if spec.kind == "scan":
+        return scans.progress(spec)
     if spec.kind == "polish":
         doc = polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
         return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
@@ -293,6 +300,8 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
         return checks.finished(spec)
     if spec.kind == "search":
         return searches.finished(spec)
+    if spec.kind == "scan":
+        return scans.finished(spec)
     if spec.kind != "bound" or spec.parts:
         return None
     doc = bound_files.read(spec.progress)
@@ -314,6 +323,8 @@ def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
         checks.check(spec)
     if spec.kind == "search":
         searches.check(spec)
+    if spec.kind == "scan":
+        scans.check(spec)
     if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
         bound_files.same_game(spec.game, doc, spec.progress)
         try:  # every bound the file holds is the game's
@@ -359,7 +370,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     done = finished_in_file(spec)
     if done is not None:
         said = {"check": "has every part of this check already",
-                "search": f"holds this search's answer already: {done.get('value')}"}
+                "search": f"holds this search's answer already: {done.get('value')}",
+                "scan": f"holds this scan's answer already: {done.get('answer')}"}
         log(f"{spec.game.spec}: {os.path.basename(spec.progress)} "
             + said.get(spec.kind, f"finished this campaign already: T >= {done.get('value')}"))
         kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
@@ -387,6 +399,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
                 log(checks.unit_done(spec.game, u, int(spec.plan["shares"])))
             elif spec.kind == "search":
                 log(searches.unit_done(spec.game, u, int(spec.plan["shares"])))
+            elif spec.kind == "scan":
+                log(scans.unit_done(spec.game, u, int(spec.plan["shares"])))
 
     runner = None
     if worker and job.status not in FINAL:

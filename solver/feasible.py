@@ -154,25 +154,29 @@ class Feasibility:
         return (g, True) if g >= 0 else (None, True)
 
     def scan(self, cands: CandidateSet, left: int, tries: int | None = None, history: History = (), *,
-             start: int = 0, report: Callable[[ScanStep], None] | None = None) -> Verdict:
+             start: int = 0, report: Callable[[ScanStep], None] | None = None,
+             slot: tuple[int, int] = (0, 1)) -> Verdict:
         """:meth:`witness` that tries *every* guess here (one per class), ``tries`` limiting only the positions
         below, from the ``start``-th guess in order on, reporting each guess as it is settled: a long search
         that can be followed and resumed (``bullscows feasible --scan --progress``).  The verdict's False
-        speaks for the guesses from ``start`` on only.
+        speaks for the guesses from ``start`` on only, and with ``slot`` (k, n) for the guesses whose place in the
+        order is k modulo n only (the others are another share's).
 
         :raises ValueError: fewer than five guesses left (below, :meth:`witness` is exhaustive and quick)."""
         if left < 5:
             raise ValueError(f"a scan is for five guesses left or more, not {left}: ask witness()")
         begin = time.perf_counter()
         cands = np.ascontiguousarray(cands, dtype=np.int32)
+        if not (slot[1] >= 1 and 0 <= slot[0] < slot[1]):
+            raise ValueError(f"slot {slot[0]} of {slot[1]}: a share is a number from 0 to {slot[1] - 1}")
         guess, proven = self._deeper(cands, left, -1 if tries is None else tries, list(history), own_tries=-1,
-                                     start=start, report=report)
+                                     start=start, report=report, slot=slot)
         possible = True if guess is not None else (False if proven else None)
         return Verdict(possible, guess, int(cands.shape[0]), left, time.perf_counter() - begin)
 
     def _deeper(self, cands: CandidateSet, left: int, tries: int, history: list[Turn], *,
-                own_tries: int | None = None, start: int = 0, report: Callable[[ScanStep], None] | None = None
-                ) -> tuple[Code | None, bool]:
+                own_tries: int | None = None, start: int = 0, report: Callable[[ScanStep], None] | None = None,
+                slot: tuple[int, int] = (0, 1)) -> tuple[Code | None, bool]:
         """Five guesses or more left: each guess in order (one per class of the history's symmetries), its
         parts the biggest first, each by this same search with one guess fewer."""
         from solver.symmetry import classes
@@ -185,7 +189,7 @@ class Feasibility:
         own = tries if own_tries is None else own_tries
         proven = True
         for i, c in enumerate(order.tolist()):
-            if i < start:
+            if i < start or i % slot[1] != slot[0]:
                 continue
             if own >= 0 and i >= own:
                 return None, False
@@ -220,6 +224,15 @@ class ScanStep:
     """Its largest part."""
     failed: tuple[int, int, bool] | None
     """None when it keeps the limit, else the first part that does not: (response, candidates, proven)."""
+
+    def describe(self, game: Game) -> str:
+        """The step as a scan logs it: ``guess 2/5 0012 (largest part 256): fails on 0.1 (312 candidates, proven)``."""
+        if self.failed is None:
+            how = "keeps the limit"
+        else:
+            r, size, sure = self.failed
+            how = f"fails on {game.format_response(r)} ({size} candidates, {'proven' if sure else 'within --tries'})"
+        return f"guess {self.index + 1}/{self.of} {game.format_code(self.guess)} (largest part {self.largest}): {how}"
 
 
 def feasible_chooser(game: Game, max_guesses: int, tries: int | None = None,

@@ -20,7 +20,7 @@ def stop_a_unit_at_its_write(monkeypatch: pytest.MonkeyPatch, url: str, submit: 
     unit here with its progress kept at every checkpoint, and take the unit's lease away at its ``writes``-th keep
     (as requeue_stale does to a dead worker's unit).  The unit is then queued again, holding that last progress,
     which is returned."""
-    from service.jobs import manage, runner
+    from service.jobs import manage, runner, unit_kit
     from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
@@ -54,4 +54,4 @@ def stop_a_unit_at_its_write(monkeypatch: pytest.MonkeyPatch, url: str, submit: 
         return dict(json.loads(kept[-1]))
     finally:
         db.dispose()
-        runner.dispose_all()
+        unit_kit.dispose_all()

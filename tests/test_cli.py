@@ -316,29 +316,42 @@ def test_feasible_answers_the_worst_case_alone() -> None:
 
 
 def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_path: Any) -> None:
-    """A scan settles the position's guesses one by one; its progress file lets the same command continue: a
-    scan stopped after Mastermind's first guess in order (0011) goes on with the second and answers with
-    it.  Another question, a corrupt file, --progress without --scan and --scan with fewer than five guesses
-    left are refused, and the file is left as it was."""
-    path = tmp_path / "scan.json"
-    code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))
-    assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err
+    """A scan settles the position's guesses one by one, as a job whose progress file lets the same command
+    continue: a scan stopped after Mastermind's first guess in order (0011) goes on with the second and answers
+    with it; a finished file answers at once; shares of the guesses answer alike.  Another question, a corrupt
+    file, --progress without --scan, the job's options without --progress and --scan with fewer than five guesses
+    left are refused, and the file is left as it was.  Without --progress the scan runs here, each guess logged."""
+    path, url = tmp_path / "scan.json", f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    scan = ["feasible", "-g", "mastermind", "-k", "5", "--scan", "--url", url, "--progress"]
+    code, out, err = run(*scan, str(path))
+    assert code == 0 and out.startswith("yes: 0011 ")
+    assert "scan: guess 1/5 0011 (largest part 256): keeps the limit" in err
     state = json.loads(path.read_text())
     assert state["found"] == "0011" and state["next"] == 1 and state["guesses"] == 5
-    assert run_json("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))["guess"] == "0011"
+    assert state["result"]["answer"] == "yes" and state["result"]["guess"] == "0011"
+    again = run_json(*scan, str(path))
+    assert again["guess"] == "0011" and again["answer"] == "yes"
     state.update(found=None)  # as if stopped once the first guess was settled
-    path.write_text(json.dumps(state))
-    code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(path))
-    assert code == 0 and "# continuing from guess 1 of 5" in err and "# guess 2/5 " in err
+    del state["result"]
+    resumed = tmp_path / "resumed.json"  # on a database of its own (a fresh clone's): the file alone says where
+    resumed.write_text(json.dumps(state))
+    code, out, err = run(*scan[:-2], f"sqlite:///{tmp_path / 'fresh.sqlite'}", "--progress", str(resumed))
+    assert code == 0 and "going on: scan from guess 1 of 5" in err and "scan: guess 2/5 " in err
     assert out.startswith("yes: ") and not out.startswith("yes: 0011 ")
+    code, out, err = run(*scan, str(tmp_path / "shared.json"), "--shares", "2", "--processes", "2")
+    assert code == 0 and out.startswith("yes: ") and "scan share 1/2: " in err
+    code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan")
+    assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err
     before = path.read_text()
-    code, _, err = run("feasible", "-g", "mastermind", "-k", "6", "--scan", "--progress", str(path))
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "6", "--scan", "--url", url, "--progress", str(path))
     assert code == 2 and "holds another question" in err and path.read_text() == before
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--progress", str(bad))
+    code, _, err = run(*scan, str(bad))
     assert code == 2 and "not a scan's progress file" in err and bad.read_text() == "{not json"
     code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "--progress", str(bad))
     assert code == 2 and "give --scan too" in err
+    code, _, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan", "--shares", "2")
+    assert code == 2 and "give --scan and --progress FILE" in err
     code, _, err = run("feasible", "-g", "mastermind", "-k", "4", "--scan")
     assert code == 2 and "five guesses left or more" in err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -407,12 +406,24 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
               help="Try every guess of this position (one per class; --tries limits only the positions below), "
                    "logging each on stderr.  Five guesses left or more.")
 @click.option("--progress", "progress_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="With --scan: keep how far the scan has come in FILE after each guess; the same command with "
-                   "the same FILE continues there.")
+              help="With --scan: run the scan as a job in the jobs' database (--url), keeping how far it has come "
+                   "in the database and in FILE after each guess; the same command with the same FILE continues "
+                   "there, and answers at once once it is done.")
+@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+              help="With --progress: cut the scan into this many units, each trying every N-th guess.")
+@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --progress: processes of the worker the command starts (units run at once).")
+@click.option("--scheduler", default=None,
+              help="With --progress: a Dask scheduler's address (tcp://host:8786) the command's worker runs on.")
+@click.option("--max-units", type=click.IntRange(min=1), default=None,
+              help="With --progress: stop after this many units (the same command continues).")
+@click.option("--url", default=None,
+              help="With --progress: the jobs' database (default: DATABASE_URL or the service's SQLite file).")
 @_json_option
 @_solver_errors
 def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool, max_guesses: int,
-                 tries: int | None, show_strategy: bool, scan: bool, progress_file: str | None,
+                 tries: int | None, show_strategy: bool, scan: bool, progress_file: str | None, shares: int,
+                 processes: int, scheduler: str | None, max_units: int | None, url: str | None,
                  as_json: bool) -> None:
     """Whether every candidate after the history can be found within --max-guesses guesses.
 
@@ -429,15 +440,22 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
         _fail(f"--max-guesses {max_guesses} leaves no guess after the {len(history)} of the history")
     if progress_file is not None and not scan:
         _fail("--progress keeps a scan's progress: give --scan too")
+    if progress_file is None and (shares != 1 or processes != 1 or scheduler is not None or max_units is not None
+                                  or url is not None):
+        _fail("--shares, --processes, --scheduler, --max-units and --url run a scan as a job: give --scan and "
+              "--progress FILE")
     left = max_guesses - len(history)
     if scan and left < 5:
         _fail(f"--scan is for five guesses left or more ({left} left here): without it the answer is exhaustive")
     cands = g.candidates(history)
-    question = {"game": g.spec, "history": [g.format_turn(t) for t in history], "max_guesses": max_guesses,
-                "tries": tries}
     f = Feasibility(g)
-    if scan:
-        v = _feasibility_scan(f, g, history, cands, left, tries, question, progress_file)
+    if scan and progress_file is not None:
+        v = _scan_campaign(g, history, max_guesses, tries, progress_file, shares, processes, scheduler, max_units,
+                           url)
+        if v is None:
+            return
+    elif scan:
+        v = _feasibility_scan(f, g, history, cands, left, tries)
     else:
         v = f.witness(cands, left, tries, history)
     verdict = {True: "yes", False: "no", None: "unknown"}[v.possible]
@@ -486,48 +504,40 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
     click.echo(f"# {v.seconds:.2f} s", err=True)
 
 
-def _feasibility_scan(f: Any, g: Game, history: list[Turn], cands: Any, left: int, tries: int | None,
-                      question: dict[str, Any], path: str | None) -> Any:
-    """``feasible --scan``: every guess of the position in order, each logged on stderr, the progress kept in
-    ``path`` (continued when it holds the same question, refused when it holds another)."""
-    import os
-
-    from service.filelock import write_json
+def _feasibility_scan(f: Any, g: Game, history: list[Turn], cands: Any, left: int, tries: int | None) -> Any:
+    """``feasible --scan`` without a progress file: every guess of the position in order, in this process, each
+    logged on stderr."""
     from solver.feasible import ScanStep, Verdict
 
-    state: dict[str, Any] = {"question": question, "next": 0, "guesses": None, "proven": True, "found": None,
-                             "failed_on": {}}
-    if path is not None and os.path.exists(path):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                known = json.load(fh)
-        except (OSError, ValueError) as exc:
-            _fail(f"{path}: not a scan's progress file ({exc})")
-        if not isinstance(known, dict) or known.get("question") != question:
-            _fail(f"{path} holds another question ({known.get('question') if isinstance(known, dict) else known}); "
-                  "give another --progress file")
-        state = known
-        if state.get("found") is not None:
-            return Verdict(True, g.parse_code(state["found"]), int(cands.shape[0]), left, 0.0)
-        click.echo(f"# continuing from guess {state['next']} of {state['guesses']}", err=True)
+    proven = [True]
 
     def report(step: ScanStep) -> None:
-        if step.failed is None:
-            state["found"] = g.format_code(step.guess)
-            line = "keeps the limit"
-        else:
-            r, size, sure = step.failed
-            state["proven"] = bool(state["proven"] and sure)
-            key = g.format_response(r)
-            state["failed_on"][key] = state["failed_on"].get(key, 0) + 1
-            line = f"fails on {key} ({size} candidates, {'proven' if sure else 'within --tries'})"
-        state["next"], state["guesses"] = step.index + 1, step.of
-        click.echo(f"# guess {step.index + 1}/{step.of} {g.format_code(step.guess)} (largest part {step.largest}): "
-                   f"{line}", err=True)
-        if path is not None:
-            write_json(path, state)
+        proven[0] = proven[0] and (step.failed is None or step.failed[2])
+        click.echo(f"# {step.describe(g)}", err=True)
 
-    v = f.scan(cands, left, tries, history, start=int(state["next"]), report=report)
-    if v.possible is False and not state["proven"]:
+    v = f.scan(cands, left, tries, history, report=report)
+    if v.possible is False and not proven[0]:
         v = Verdict(None, None, v.candidates, v.left, v.seconds)
     return v
+
+
+def _scan_campaign(g: Game, history: list[Turn], max_guesses: int, tries: int | None, path: str, shares: int,
+                   processes: int, scheduler: str | None, max_units: int | None, url: str | None) -> Any:
+    """``feasible --scan --progress FILE``: the scan as a campaign (:mod:`service.scans`, a job of ``shares`` units on
+    ``url``'s database, run by a worker of ``processes`` processes), its progress kept in ``path``; the verdict (from
+    the file at once when it holds one), or None when the worker stopped after its ``max_units`` unfinished."""
+    from service import scans
+    from service.campaign_spec import CampaignSpec
+    from service.cli._campaigns import _run_campaign
+    from solver.feasible import Verdict
+
+    spec = CampaignSpec.scan(g, history, max_guesses, tries, shares, path)
+    job = _run_campaign(spec, processes, scheduler, max_units, url)
+    if job is not None and job.status != "done":
+        _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
+             f"left; their progress is in {path}: run the same command again to continue")
+        return None
+    out = scans.finished(spec) or {}
+    guess = out.get("guess")
+    return Verdict(out.get("possible"), None if guess is None else g.parse_code(guess),
+                   int(g.candidates(history).shape[0]), max_guesses - len(history), float(out.get("seconds") or 0.0))

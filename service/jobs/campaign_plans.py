@@ -1,5 +1,5 @@
 """The plans of the campaigns' jobs: a rollout's subtrees, a polish's parts, a check's parts and shares, a search's
-shares.  Each is a handful of units known from the request alone (no search while planning), combined by
+and a scan's shares.  Each is a handful of units known from the request alone (no search while planning), combined by
 :func:`service.jobs.plan.aggregate`.
 
 Why apart from :mod:`service.jobs.plan`: that one cuts a solve into units and combines every kind's answers; these
@@ -121,3 +121,13 @@ def search_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     units = [UnitSpec("search", None, None, share, req.history, root.size, 0, max(1, root.size ** 2 // shares), 1)
              for share in range(shares)]
     return Plan(req.max_guesses, root.turn, root.size, "search", [{"shares": shares}]), units
+
+
+def scan_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of a scan job: a ``scan`` unit per share of the position's guesses (its ``g2`` the share's number,
+    from 0), or one for them all."""
+    root = Position.of(req.game_obj(), req.turns())
+    shares = int(req.scan_doc["shares"])
+    units = [UnitSpec("scan", None, None, share, req.history, root.size, 0, max(1, root.size ** 2 // shares), 1)
+             for share in range(shares)]
+    return Plan(req.max_guesses, root.turn, root.size, "scan", [{"shares": shares}]), units

@@ -25,7 +25,8 @@ from typing import Any
 
 from service.jobs import manage
 from service.jobs.plan import BOUND_KINDS, SIDE_KINDS, JobRequest
-from service.jobs.runner import database, run_unit
+from service.jobs.runner import run_unit
+from service.jobs.unit_kit import database
 from service.store.db import StorageError
 from service.store.jobs import Claim, JobStore
 from service.store.positions import PositionStore
@@ -310,6 +311,6 @@ def serve(url: str, *, processes: int | None = None, scheduler: str | None = Non
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:
             cluster.close()
-        from service.jobs.runner import dispose_all
+        from service.jobs.unit_kit import dispose_all
 
         dispose_all()

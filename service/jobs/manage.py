@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 import structlog
 
-from service.jobs.campaign_plans import check_plan, polish_plan, rollout_plan, search_plan
+from service.jobs.campaign_plans import check_plan, polish_plan, rollout_plan, scan_plan, search_plan
 from service.jobs.compute import next_phase, phase_entries
-from service.jobs.plan import CHECK_KINDS, JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
+from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
 from service.record_checks import part_record
 from service.store.db import StorageError
 from service.store.job_records import tree_digest
@@ -35,7 +35,7 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
         planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan,
-                   "check": check_plan, "search": search_plan}[req.kind]
+                   "check": check_plan, "search": search_plan, "scan": scan_plan}[req.kind]
         plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
@@ -243,6 +243,22 @@ def search_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, 
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1)}
 
 
+def scan_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
+                   seconds: float) -> dict[str, Any]:
+    """A scan job's answer, with the keys of ``feasible --json``: ``yes`` with the guess a share found keeping the
+    limit; else ``no`` when every share refuted every guess for sure, ``unknown`` when some only within ``tries``."""
+    doc = req.scan_doc
+    proven = all(u.exact for u in units if u.status == "done")
+    possible = True if outcome.value == 1 else (False if proven else None)
+    return {"game": game.spec, "history": [game.format_turn(t) for t in req.turns()], "candidates": plan.n,
+            "max_guesses": int(doc["max_guesses"]), "left": int(doc["max_guesses"]) - len(req.history),
+            "possible": possible, "answer": {True: "yes", False: "no", None: "unknown"}[possible],
+            "guess": None if outcome.best_guess is None else game.format_code(outcome.best_guess),
+            "tries": doc.get("tries"), "seconds": round(seconds, 3), "shares": int(doc["shares"]),
+            "guesses_tried": sum(int(u.nodes) for u in units),
+            "unit_seconds": round(sum(float(u.seconds) for u in units), 1)}
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -286,6 +302,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         result = check_result_of(game, req, outcome, units, seconds)
     elif req.kind == "search":
         result = search_result_of(game, req, plan, outcome, units, seconds)
+    elif req.kind == "scan":
+        result = scan_result_of(game, req, plan, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
@@ -307,6 +325,16 @@ def _check_view(game: Game, req: JobRequest) -> dict[str, Any]:
     return {"first_guess": game.format_code(int(doc["first_guess"])), "shares": int(doc["shares"]),
             "parts": None if doc.get("parts") is None else [game.format_response(int(r)) for r in doc["parts"]],
             "known": sorted(dict(doc.get("known") or {})), "resumed": sorted(dict(doc.get("resume") or {}))}
+
+
+SHARED_KINDS = ("check", "search", "scan")
+"""Units whose ``g2`` is their share's number, not a second guess."""
+
+
+def _shares(req: JobRequest) -> int:
+    """How many shares a check, search or scan job cuts its positions into."""
+    doc = req.check_doc if req.kind == "check" else req.search_doc if req.kind == "search" else req.scan_doc
+    return int(doc["shares"])
 
 
 def _iso(ts: datetime | None) -> str | None:
@@ -338,6 +366,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                              "upper_bound": req.search_doc.get("upper_bound"),
                                              "resumed": sorted(req.search_doc["resume"])}}
                if req.kind == "search" else {}),
+            **({"kind": "scan", "scan": {k: req.scan_doc.get(k) for k in ("max_guesses", "tries", "shares")}}
+               if req.kind == "scan" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -351,7 +381,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        if req.kind in ("bound", "rollout", "polish", "check"):  # a bound, part of a tree, guesses saved: no position's
+        if req.kind in ("bound", "rollout", "polish", "check", "scan"):  # a bound, a part, a saving, a yes: no value
             progress.update(lower_bound=out["result"]["value"] if req.kind == "bound" else None, fraction=1.0)
         else:
             progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
@@ -394,9 +424,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "id": int(u.id), "kind": u.kind, "status": u.status, "attempts": u.attempts,
             "first_guess": None if u.g1 is None else game.format_code(u.g1),
             "response": None if u.response is None else game.format_response(u.response),
-            "second_guess": None if u.g2 is None or u.kind in CHECK_KINDS else game.format_code(u.g2),
-            **({"share": f"{int(u.g2 or 0) + 1}/{(req.check_doc if u.kind == 'check' else req.search_doc)['shares']}"}
-               if u.kind in CHECK_KINDS else {}),
+            "second_guess": None if u.g2 is None or u.kind in SHARED_KINDS else game.format_code(u.g2),
+            **({"share": f"{int(u.g2 or 0) + 1}/{_shares(req)}"} if u.kind in SHARED_KINDS else {}),
             "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
             "seconds": round(float(u.seconds), 3), "worker": u.worker,
             "checkpoints": int(u.checkpoints or 0), "saved_nodes": int(u.saved_nodes or 0),

@@ -25,7 +25,9 @@ guess of that response.  A unit is then one of:
 ``check``
     one part of a check's first guess (or one share of its second guesses), searched from the set only;
 ``search``
-    a position searched guess by guess (or one share of its guesses), its progress kept.
+    a position searched guess by guess (or one share of its guesses), its progress kept;
+``scan``
+    a position's guesses tried in turn against a limit (or one share of them), its progress kept.
 
 The last four are campaigns' units, planned in :mod:`service.jobs.campaign_plans`.
 
@@ -66,6 +68,7 @@ POLISH_KINDS = ("polish",)
 
 CHECK_KINDS = ("check", "search")
 """Units that search one position guess by guess, keeping their progress (a check's parts, a search's shares)."""
+SCAN_KINDS = ("scan",)
 """Units that polish one part of a tree (:func:`polish_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
@@ -412,6 +415,13 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
         if out.finished:
             out.value, out.best_guess = check_total(plan, units), int(plan.guesses[0]["guess"])
         return out
+    if plan.mode == "scan":  # a guess found by any share answers it; else every share's end
+        found = [u for u in units if u.status == "done" and u.value == 1]
+        out = Outcome(bool(found) or all(u.status == "done" for u in units))
+        if out.finished:
+            out.value = 1 if found else 0
+            out.best_guess = found[0].best_guess if found else None
+        return out
     if plan.mode == "search":  # the least of its shares' values (None: no strategy fits)
         out = Outcome(all(u.status == "done" for u in units))
         valued = [u for u in units if u.value is not None]
@@ -491,6 +501,7 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SIDE_KINDS", "SMALL_PART",
+__all__ = ["BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SCAN_KINDS", "SIDE_KINDS",
+           "SMALL_PART",
            "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate",
            "bound_plan", "check_total", "make_plan", "tree_plan"]

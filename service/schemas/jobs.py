@@ -112,6 +112,26 @@ class CheckJobResult(BaseModel):
     seconds: float
 
 
+class ScanJobResult(BaseModel):
+    """A finished scan job's answer (``feasible --scan --progress``, the keys of ``feasible --json``): whether every
+    candidate of the position can be found within the limit, each guess of the position tried in turn."""
+
+    game: str
+    history: list[str]
+    candidates: int
+    max_guesses: int
+    left: int
+    possible: bool | None = Field(description="True: a guess keeps the limit; False: none does (proven); null: "
+                                              "some were refuted only within ``tries``.")
+    answer: Literal["yes", "no", "unknown"]
+    guess: str | None = Field(description="The guess that starts a strategy keeping the limit.")
+    tries: int | None
+    seconds: float
+    shares: int
+    guesses_tried: int
+    unit_seconds: float
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -156,14 +176,15 @@ class JobUnitOut(BaseModel):
     """One unit of a job."""
 
     id: int
-    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check", "search"]
+    kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check", "search",
+                  "scan"]
     status: str
     attempts: int
     first_guess: str | None
     response: str | None
     second_guess: str | None
     share: str | None = Field(default=None, description=(
-        "A check or search unit's share of its position's guesses (k/n)."))
+        "A check, search or scan unit's share of its position's guesses (k/n)."))
     candidates: int
     value: int | None
     exact: bool | None
@@ -189,7 +210,7 @@ class JobOut(BaseModel):
     finished_at: str | None
     error: str | None
     result: (JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | PolishJobResult | CheckJobResult
-             | None)
+             | ScanJobResult | None)
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

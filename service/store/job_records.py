@@ -38,7 +38,8 @@ class JobRequest:
     only possible codes, one unit per part of that guess (or per share of a part's second guesses: a *check job*,
     :func:`service.record_checks.search_share`); or, with ``search``, the position's exact value searched guess by
     guess from nothing, its progress kept as it goes (a *search job*, ``solve --checkpoint``: one unit, or one
-    per share of the position's guesses)."""
+    per share of the position's guesses); or, with ``scan``, whether every candidate of the position can be found
+    within a limit, each of its guesses tried in turn (a *scan job*, ``feasible --scan --progress``)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -77,6 +78,9 @@ class JobRequest:
     """A search job's shares and the progress it goes on from: canonical JSON ``{"shares": n, "resume": {share key:
     progress}, "upper_bound": game-level value or null}`` (the position and the rest of its question are the
     request's own fields); None otherwise."""
+    scan: str | None = None
+    """A scan job's question and progress: canonical JSON ``{"max_guesses": k, "tries": n or null, "shares": n,
+    "resume": {share key: the share's progress (next, guesses, proven, failed_on)}}``; None otherwise."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -130,6 +134,19 @@ class JobRequest:
         text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
         return dataclasses.replace(cls.of(game, history, options), search=text)
 
+    @classmethod
+    def scan_of(cls, game: Game, history: list[Turn], doc: dict[str, Any]) -> JobRequest:
+        """The request to scan ``history``'s guesses as ``doc`` says (see :attr:`scan`)."""
+        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
+        return dataclasses.replace(cls.of(game, history, SolveOptions(Criterion.TOTAL, doc["max_guesses"])),
+                                   scan=text)
+
+    @property
+    def scan_doc(self) -> dict[str, Any]:
+        """A scan job's question and progress (see :attr:`scan`)."""
+        assert self.scan is not None
+        return dict(orjson.loads(self.scan))
+
     @property
     def search_doc(self) -> dict[str, Any]:
         """A search job's shares and progress (see :attr:`search`)."""
@@ -159,7 +176,8 @@ class JobRequest:
 
     @property
     def kind(self) -> str:
-        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish``, ``check`` or ``search`` (see the class)."""
+        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish``, ``check``, ``search`` or ``scan`` (see the
+        class)."""
         if self.strategy is not None:
             return "tree"
         if self.rollout is not None:
@@ -170,6 +188,8 @@ class JobRequest:
             return "check"
         if self.search is not None:
             return "search"
+        if self.scan is not None:
+            return "scan"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -197,6 +217,8 @@ class JobRequest:
             d["check"] = orjson.loads(self.check)
         if self.search is not None:
             d["search"] = orjson.loads(self.search)
+        if self.scan is not None:
+            d["scan"] = orjson.loads(self.scan)
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -214,7 +236,9 @@ class JobRequest:
                    None if d.get("check") is None
                    else orjson.dumps(d["check"], option=orjson.OPT_SORT_KEYS).decode(),
                    None if d.get("search") is None
-                   else orjson.dumps(d["search"], option=orjson.OPT_SORT_KEYS).decode())
+                   else orjson.dumps(d["search"], option=orjson.OPT_SORT_KEYS).decode(),
+                   None if d.get("scan") is None
+                   else orjson.dumps(d["scan"], option=orjson.OPT_SORT_KEYS).decode())
 
     @property
     def digest(self) -> str:

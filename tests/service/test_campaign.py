@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from service.cli import main as cli
-from service.jobs import runner
+from service.jobs import unit_kit
 from service.migrate import upgrade
 from service.store.db import Database
 from service.store.positions import PositionStore
@@ -148,7 +148,7 @@ def test_campaign_solves_and_resumes_on_a_fresh_database(tmp_path: Path) -> None
         assert all(u.beta is not None for u in js.units(job.id, job.phase) if u.status == "done")
     finally:
         db.dispose()
-        runner.dispose_all()
+        unit_kit.dispose_all()
     second = _campaign(f"sqlite:///{tmp_path / 'b.sqlite3'}", path)
     assert "imported" in second["stderr"]
     again = second["stages"]["total/exact"]

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 
 from service.cli import main as cli
-from service.jobs import manage, runner
+from service.jobs import manage, runner, unit_kit
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.lookups import cached_solve
@@ -52,7 +52,7 @@ def _close_connections() -> Iterator[None]:
     yield
     while _dbs:
         _dbs.pop().dispose()
-    runner.dispose_all()
+    unit_kit.dispose_all()
 
 
 @pytest.fixture(scope="module")

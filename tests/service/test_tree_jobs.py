@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from service.jobs import manage, runner
+from service.jobs import manage, unit_kit
 from service.jobs.plan import SIDE_KINDS, JobRequest
 from service.jobs.runner import run_unit
 from service.store import db as store_db
@@ -41,7 +41,7 @@ def _close() -> Iterator[None]:
     yield
     while _dbs:
         _dbs.pop().dispose()
-    runner.dispose_all()
+    unit_kit.dispose_all()
 
 
 def _stores(url: str) -> tuple[JobStore, PositionStore]:
@@ -131,7 +131,7 @@ def test_an_optimal_tree_job_searches_on_the_dask_slots(db_url: str, monkeypatch
     from service import strategy_trees as strategies
 
     monkeypatch.setattr(strategies, "STRATEGY_MAX_CODES", 10)
-    monkeypatch.setattr(runner, "_SEARCHERS", OrderedDict())  # a cold searcher: this database's own proofs
+    monkeypatch.setattr(unit_kit, "_SEARCHERS", OrderedDict())  # a cold searcher: this database's own proofs
     client = make_app(db_url).test_client()
     resp = client.post("/v1/strategies/2,11,0/optimal-total", json={})  # outside the atlas: nothing shipped
     assert resp.status_code == 202

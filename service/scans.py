@@ -1,0 +1,181 @@
+"""Whether every candidate of a position can be found within a limit, each of its guesses tried in turn, as a
+campaign (``bullscows feasible --scan --progress FILE``): a ``scan`` job (one unit, or one per share of the position's
+guesses with ``--shares``) whose units keep how far they have come in the database after each guess, and ``FILE``
+its progress file, written from the job as it goes and holding its answer once done.
+
+The file keeps the question (game, history, limit, tries) with the scan's progress: the next guess to try, how many
+there are, whether every failure so far is proven, the failures by response and the guess found (the keys the
+committed ``campaigns/keep7-scan-*.json`` have), each share's under ``shares`` (``{"1/2": {...}}``), and once done
+the answer (``result``, the keys of ``feasible --json``).  The same command continues from it on any database, and
+answers at once from a finished file.
+
+Why: a scan of a five-digit position tries thousands of guesses of minutes each, more than a session lasts.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from service.campaign_files import CampaignError, read_json
+from service.campaign_spec import CampaignSpec
+from service.filelock import exclusive, write_json
+from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
+from service.record_checks import share_key
+from service.store.job_records import JobRequest
+from service.store.jobs import FINAL, JobStore
+from service.store.models import Job, JobUnit
+from solver.game import Game
+
+
+def question(spec: CampaignSpec) -> dict[str, Any]:
+    """What a scan's progress file answers."""
+    return {"game": spec.game.spec, "history": list(spec.plan["history"]), "max_guesses": spec.plan["max_guesses"],
+            "tries": spec.plan["tries"]}
+
+
+def read(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The spec's progress file, None when there is none.
+
+    :raises CampaignError: it is not a scan's progress, or one of another question (it is left as it is)."""
+    path = spec.progress
+    if not os.path.exists(path):
+        return None
+    try:
+        doc = read_json(path)
+        if not isinstance(doc, dict):
+            raise CampaignError("not a JSON object")
+    except CampaignError as exc:
+        raise CampaignError(f"{path}: not a scan's progress file ({str(exc).removeprefix(path + ' ')})") from None
+    if doc.get("question") != question(spec):
+        raise CampaignError(f"{path} holds another question ({doc.get('question')}); give another --progress file")
+    return doc
+
+
+def check(spec: CampaignSpec) -> None:
+    """What a scan campaign refuses before it touches any database (:func:`read`'s refusals).
+
+    :raises CampaignError: the progress file is not a scan's, or another's."""
+    read(spec)
+
+
+def _states(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """The progress a file keeps, by share key."""
+    if doc is None:
+        return {}
+    out = {SCAN_KEY: {k: doc[k] for k in SCAN_STATE if k in doc}} if "next" in doc else {}
+    for share, kept in dict(doc.get("shares") or {}).items():
+        out[f"{SCAN_KEY} share {share}"] = dict(kept)
+    return out
+
+
+def _resume(doc: dict[str, Any] | None, shares: int) -> dict[str, dict[str, Any]]:
+    """What each share of a job of ``shares`` goes on from: its own progress, else the whole scan's (every guess
+    before its next is done, whichever share it belongs to; its failures are counted once, by the first share)."""
+    states = _states(doc)
+    whole = states.get(SCAN_KEY)
+    if shares == 1 or whole is None:
+        return states
+    out = dict(states)
+    for k in range(shares):
+        key = share_key(SCAN_KEY, (k, shares))
+        if key not in out:
+            out[key] = {**whole, "failed_on": whole.get("failed_on", {}) if k == 0 else {}}
+    return out
+
+
+def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
+    """The scan jobs of the spec's question, oldest first (whatever their shares)."""
+    mine = question(spec)
+    found = []
+    for job in jobs.submitted(submitter, spec.game.spec):
+        req = JobRequest.from_json(job.request)
+        if req.kind == "scan":
+            doc = req.scan_doc
+            asked = {"game": req.game, "history": [spec.game.format_turn(t) for t in req.turns()],
+                     "max_guesses": doc["max_guesses"], "tries": doc.get("tries")}
+            if asked == mine:
+                found.append(job)
+    return found
+
+
+def finished(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The answer a progress file holds (its ``result``, or the guess a scan found), None when it holds none."""
+    doc = read(spec)
+    if doc is None:
+        return None
+    if isinstance(doc.get("result"), dict):
+        return dict(doc["result"])
+    found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values() if s.get("found")),
+                                     None)
+    return None if found is None else {"possible": True, "answer": "yes", "guess": found, "value": None}
+
+
+def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the scan's job, asked once the earlier jobs' progress is in the file,
+    each share going on from what the file keeps of it (or of the whole scan).  An earlier job of the same
+    question still running is cancelled for it."""
+    earlier = jobs_of(jobs, spec, submitter)
+    if earlier:
+        export(jobs, spec, submitter)
+    shares = int(spec.plan["shares"])
+    resume = _resume(read(spec), shares)
+    doc = {"max_guesses": spec.plan["max_guesses"], "tries": spec.plan["tries"], "shares": shares,
+           "resume": resume}
+    history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
+    req = JobRequest.scan_of(spec.game, history, doc)
+    for job in earlier:
+        if job.status not in FINAL and job.request_hash != req.digest:
+            jobs.cancel(job.id)
+    job, created = jobs.submit(req, submitter)
+    went_on = ", ".join(f"{k} from guess {v['next']} of {v.get('guesses')}" for k, v in resume.items()
+                        if v.get("next"))
+    return job, created, f"going on: {went_on}" if went_on else "from the first guess"
+
+
+def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
+    """Write what the scan's jobs hold to its progress file: each unit's progress (a later job's over an earlier
+    one's, which it went on from), the guess found, and the answer of a job done; the document written."""
+    with exclusive(spec.progress):
+        doc = read(spec) or {"question": question(spec), **_initial()}
+        for job in jobs_of(jobs, spec, submitter):
+            shares = int(JobRequest.from_json(job.request).scan_doc["shares"])
+            for u in jobs.units(job.id):
+                if not u.output:
+                    continue
+                state = {k: v for k, v in orjson.loads(u.output).items() if k in SCAN_STATE}
+                if shares == 1:
+                    doc.update(state)
+                else:
+                    doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
+                    doc["found"] = doc.get("found") or state.get("found")
+            if job.status == "done" and job.result:
+                doc["result"] = orjson.loads(job.result)
+        write_json(spec.progress, doc)
+    return doc
+
+
+def _initial() -> dict[str, Any]:
+    """A new scan file's progress (its first guess next)."""
+    return {"next": 0, "guesses": None, "proven": True, "found": None, "failed_on": {}}
+
+
+def unit_done(game: Game, u: JobUnit, shares: int) -> str:
+    """The log line of a finished scan unit: its share, the last guess it settled, and what it found."""
+    out = orjson.loads(u.output or "{}")
+    key = share_key(SCAN_KEY, (int(u.g2 or 0), shares))
+    settled = out.get("last") or "no guess left to try"
+    found = f"found {out['found']}" if out.get("found") else "no guess of this share keeps the limit"
+    return f"{game.spec}: {key}: {settled}; {found} ({float(u.seconds):.1f} s)"
+
+
+def progress(spec: CampaignSpec) -> dict[str, Any] | None:
+    """What the progress file holds: each share's next guess, and the answer once done."""
+    doc = read(spec)
+    if doc is None:
+        return None
+    return {"file": spec.progress, "scans": {k: {"next": v.get("next"), "of": v.get("guesses")}
+                                             for k, v in _states(doc).items()},
+            "found": doc.get("found"), "finished": "result" in doc}
