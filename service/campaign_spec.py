@@ -34,6 +34,8 @@ from solver.rollout import RolloutPlan
 from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
 
+SUBMITTER = "campaign"
+"""The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
 KINDS = ("bound", "rollout")
@@ -95,7 +97,8 @@ class CampaignSpec:
         records = os.path.abspath(records)
         name = game.spec.replace(",", "-")
         return cls(os.path.join(os.path.dirname(records), f"check-{name}.campaign.json"), "check", game, records,
-                   plan={"first_guess": first_guess, "shares": shares, "parts": parts})
+                   plan={"first_guess": first_guess, "shares": shares,
+                         "parts": None if parts is None else sorted(set(parts))})
 
     @classmethod
     def search(cls, game: Game, history: list[Turn], options: dict[str, Any], shares: int,

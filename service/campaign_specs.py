@@ -32,7 +32,7 @@ from typing import Any
 from service import bound_campaigns, bound_files, checks, polishes, rollouts, scans, searches
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
-from service.campaign_spec import CampaignSpec, load_spec
+from service.campaign_spec import SUBMITTER, CampaignSpec, load_spec
 from service.config import Settings
 from service.filelock import exclusive, write_json
 from service.jobs import manage
@@ -42,13 +42,12 @@ from service.records import RECORDS
 from service.registry import GameRegistry, record_of
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
 from solver.lowerbound import LEAVES
 
-SUBMITTER = "campaign"
-"""The jobs' submitter: how a campaign finds its earlier runs' jobs."""
-STOPPED = "stopped; every unit done is kept: run the same command again to continue"
+STOPPED = ("stopped; every unit done is kept, and the progress of those under way as they last kept it: run the same "
+           "command again to continue")
 
 __all__ = ["SUBMITTER", "CampaignSpec", "RunOutcome", "check", "export", "follow", "keep_bound", "keeper",
            "load_spec", "newest_job", "progress_of", "run", "start", "status"]
@@ -367,6 +366,9 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
 
     :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
+    taken = _take_in_earlier(jobs, spec)
+    if taken is not None:
+        log(taken)
     done = finished_in_file(spec)
     if done is not None:
         said = {"check": "has every part of this check already",
@@ -382,10 +384,13 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     job, created, taken = start(jobs, store, spec, units)
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
+    if not created and job.status == "running":
+        _say_stale(jobs, job, log)
     told: set[int] = set()
 
     def tell(now: Job) -> None:  # each unit done said once: a rollout's subtree with what it costs, a bound's bound
-        for u in jobs.units(now.id):
+        units = jobs.units(now.id)
+        for u in units:
             if u.status != "done" or u.id in told:
                 continue
             told.add(u.id)
@@ -396,7 +401,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             elif spec.kind == "polish":
                 log(polishes.unit_done(spec.game, u))
             elif spec.kind == "check":
-                log(checks.unit_done(spec.game, u, int(spec.plan["shares"])))
+                log(checks.unit_done(spec.game, u, int(spec.plan["shares"]), units))
             elif spec.kind == "search":
                 log(searches.unit_done(spec.game, u, int(spec.plan["shares"])))
             elif spec.kind == "scan":
@@ -439,6 +444,41 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         out.problem = (f"the campaign's job {out.job.id} {out.job.status}" + (f" ({why[0]})" if why else "")
                        + "; every unit done is kept: run the same command again to retry the others")
     return out
+
+
+def _say_stale(jobs: JobStore, job: Job, log: Callable[[str], None]) -> None:
+    """Say when some of a job's running units are held by a worker that stopped beating (killed): they wait until
+    they are stale, then any worker takes them again, from what they kept."""
+    settings = Settings()
+    now = datetime.datetime.now(datetime.UTC)
+    quiet = [u for u in jobs.units(job.id) if u.status == "running"
+             and (now - (as_aware(u.heartbeat_at) or now)).total_seconds() > 3 * settings.job_heartbeat_s]
+    if quiet:
+        log(f"{len(quiet)} unit{'' if len(quiet) == 1 else 's'} of job {job.id} held by a worker that stopped "
+            f"beating: taken again, from what {'it' if len(quiet) == 1 else 'they'} kept, once "
+            f"{settings.job_stale_after_s:g} s have passed without a beat")
+
+
+def _take_in_earlier(jobs: JobStore, spec: CampaignSpec) -> str | None:
+    """Write what earlier jobs of a check, search or scan hold in this database to its progress file before anything
+    is asked of it (what is left to do, or whether it is done, is read from the file): the line saying so, None
+    when they add nothing.  Why: the database is where the units keep what they proved; a file copied, new, or
+    older than the database's last run would otherwise ask for work done already."""
+    kinds = {"check": checks, "search": searches, "scan": scans}
+    module = kinds.get(spec.kind)
+    if module is None or not module.jobs_of(jobs, spec, SUBMITTER):
+        return None
+    before = progress_of(spec)
+    module.export(jobs, spec, SUBMITTER)
+    after = progress_of(spec)
+    if after == before:
+        return None
+    name = os.path.basename(spec.progress)
+    if spec.kind == "check" and before is not None and after is not None and after["solved"] > before["solved"]:
+        added = after["solved"] - before["solved"]
+        return (f"{spec.game.spec}: {added} part{'' if added == 1 else 's'} solved by earlier jobs in this database "
+                f"written to {name}")
+    return f"{spec.game.spec}: what earlier jobs in this database did written to {name}"
 
 
 def _kept_line(spec: CampaignSpec, kept: dict[str, Any]) -> str:

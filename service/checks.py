@@ -24,11 +24,11 @@ import orjson
 
 from service import records
 from service.campaign_files import CampaignError
-from service.campaign_spec import CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignSpec
 from service.filelock import exclusive
 from service.jobs.manage import check_parts_of
 from service.provenance import machine
-from service.record_checks import share_key
+from service.record_checks import part_record, share_key
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -78,9 +78,10 @@ def _record(spec: str, row: dict[str, Any], parts: dict[str, dict[str, Any]], se
     outcome = {"finished": False} if value is None else {"finished": True, "value": value,
                                                           "agrees": value == row["total"]}
     under_way = {"searching": searching} if searching and value is None else {}
+    by_size = dict(sorted(parts.items(), key=lambda kv: (int(kv[1]["candidates"]), kv[0])))  # as the shipped file
     return {"how": row["how"], "first_guess": row["check"]["first_guess"], "from_set_only": True,
             "published": row["total"], **outcome, "seconds": round(sum(float(p["seconds"]) for p in parts.values()), 1),
-            "parts": dict(sorted(parts.items())), **under_way, "command": f"bullscows records check -g {spec}",
+            "parts": by_size, **under_way, "command": f"bullscows records check -g {spec}",
             "machine": machine(), "date": datetime.date.today().isoformat()}
 
 
@@ -101,10 +102,10 @@ def check(spec: CampaignSpec) -> None:
                             f"candidates (these do: {', '.join(sorted(sizes))})")
 
 
-def jobs_of(jobs: JobStore, game: Game, submitter: str) -> list[Job]:
-    """The check jobs of the game in the store, oldest first (whatever their shares and parts: each started from
-    what the records file held when it was asked, itself written from the earlier ones)."""
-    return [j for j in jobs.submitted(submitter, game.spec) if JobRequest.from_json(j.request).kind == "check"]
+def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
+    """The check jobs of the spec's game in the store, oldest first (whatever their shares and parts: each started
+    from what the records file held when it was asked, itself written from the earlier ones)."""
+    return [j for j in jobs.submitted(submitter, spec.game.spec) if JobRequest.from_json(j.request).kind == "check"]
 
 
 def finished(spec: CampaignSpec) -> dict[str, Any] | None:
@@ -124,7 +125,7 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
     share going on from the progress the file keeps.  An earlier job of the check still running is cancelled for it
     (its units' progress is in the file by then)."""
     row, game, first = published_check(spec.game.spec)
-    earlier = jobs_of(jobs, game, submitter)
+    earlier = jobs_of(jobs, spec, submitter)
     if earlier:
         export(jobs, spec, submitter)
     sizes = part_sizes(game, first)
@@ -136,18 +137,40 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
     doc = {"first_guess": int(first), "shares": int(spec.plan["shares"]), "known": known, "resume": resume,
            "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
     req = JobRequest.check_of(game, doc)
-    for job in earlier:
-        if job.status not in FINAL and job.request_hash != req.digest:
-            jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
+    for old in earlier:
+        if old.status not in FINAL and old.id != job.id:
+            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
     return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
                           f"search{'' if len(resume) == 1 else 'es'} to go on from")
 
 
+def _merged(jobs: JobStore, spec: CampaignSpec, check: dict[str, Any], sizes: dict[str, int],
+            submitter: str) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(parts, searching): what the file's ``check`` holds with what the check's jobs add (the parts their units
+    finished; the progress of the others, a later job's over an earlier one's, which it went on from)."""
+    _row, game, first = published_check(spec.game.spec)
+    parts = _solved(check, sizes)
+    searching = dict(check.get("searching") or {})
+    for job in jobs_of(jobs, spec, submitter):
+        if job.plan is None:
+            continue
+        doc = JobRequest.from_json(job.request).check_doc
+        if int(doc["first_guess"]) != int(first):
+            continue
+        units = jobs.units(job.id)
+        parts.update(check_parts_of(game, units, dict(doc.get("resume") or {}), int(doc["shares"])))
+        for u in units:
+            if u.status != "done" and u.output:
+                key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), int(doc["shares"])))
+                searching[key] = orjson.loads(u.output)
+    searching = {k: v for k, v in sorted(searching.items()) if _part_of(k) in sizes and _part_of(k) not in parts}
+    return parts, searching
+
+
 def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
-    """Write what the check's jobs hold to the records file: the parts their units finished (added to those the
-    file has), the progress of the others (over the file's; a later job's over an earlier one's, which it went on
-    from), and once every part is solved the check's value; the check written.
+    """Write what the check's jobs hold to the records file (:func:`_merged`), and once every part is solved the
+    check's value; the check written.
 
     Nothing the file holds is lost: a part solved stays, a search's progress is replaced only by a later one of the
     same search."""
@@ -156,21 +179,7 @@ def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]
     with exclusive(spec.progress):
         entries = records.load(spec.progress)
         check = _file_check(entries, spec.game.spec, row)
-        parts = _solved(check, sizes)
-        searching = dict(check.get("searching") or {})
-        for job in jobs_of(jobs, game, submitter):
-            if job.plan is None:
-                continue
-            doc = JobRequest.from_json(job.request).check_doc
-            if int(doc["first_guess"]) != int(first):
-                continue
-            units = jobs.units(job.id)
-            parts.update(check_parts_of(game, units, dict(doc.get("resume") or {}), int(doc["shares"])))
-            for u in units:
-                if u.status != "done" and u.output:
-                    key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), int(doc["shares"])))
-                    searching[key] = orjson.loads(u.output)
-        searching = {k: v for k, v in sorted(searching.items()) if _part_of(k) in sizes and _part_of(k) not in parts}
+        parts, searching = _merged(jobs, spec, check, sizes, submitter)
         record = _record(spec.game.spec, row, parts, searching, sizes)
         if record != {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
             entries[spec.game.spec]["check"] = record
@@ -178,15 +187,21 @@ def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]
     return record
 
 
-def unit_done(game: Game, u: JobUnit, shares: int) -> str:
-    """The log line of a finished check unit: its part (and share), and the part's guesses it found."""
+def unit_done(game: Game, u: JobUnit, shares: int, units: list[JobUnit] | None = None) -> str:
+    """The log line of a finished check unit: its part (and share), and the part's guesses it found; once every
+    share of the part is done (among ``units``, its job's), the part's value too."""
     out = orjson.loads(u.output or "{}")
     key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), shares))
     found = (f"{out['value']} guesses" if out.get("value") is not None
              else "every guess of this share cut by the others' best")
     went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
-    return (f"{game.spec}: after {game.format_code(int(u.g1 or 0))} {key}, {out.get('candidates', u.size)} "
+    line = (f"{game.spec}: after {game.format_code(int(u.g1 or 0))} {key}, {out.get('candidates', u.size)} "
             f"candidates: {found} ({out.get('seconds', 0.0)} s{went_on})")
+    siblings = [v for v in units or () if v.response == u.response]
+    if shares > 1 and siblings and all(v.status == "done" for v in siblings):
+        part = part_record([orjson.loads(v.output or "{}") for v in siblings])
+        line += f"; part {game.format_response(int(u.response or 0))}: {part['value']} guesses, its shares' least"
+    return line
 
 
 def progress(spec: CampaignSpec) -> dict[str, Any]:
@@ -204,8 +219,10 @@ def recorded(spec: str, path: str = records.RECORDS_FILE) -> dict[str, Any]:
     return _file_check(records.load(path), spec, row)
 
 
-def status(spec: str, *, path: str = records.RECORDS_FILE) -> dict[str, Any]:
-    """Where the check of ``spec`` stands in the records file, in guesses of the whole game, without searching: the
+def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None = None,
+           submitter: str = SUBMITTER) -> dict[str, Any]:
+    """Where the check of ``spec`` stands in the records file (and, with ``jobs``, in the check's jobs there, which
+    may be ahead of the file), in guesses of the whole game, without searching or writing anything: the
     parts solved and their sum (the secret of the first guess included), the parts still to solve, how far each
     search under way has come (its second guess, of how many, and its best total so far, which can only go down),
     and what the missing parts may still need for the published figure to hold.
@@ -218,6 +235,10 @@ def status(spec: str, *, path: str = records.RECORDS_FILE) -> dict[str, Any]:
     check = _file_check(records.load(path), spec, row)
     sizes = part_sizes(game, first)
     solved = _solved(check, sizes)
+    if jobs is not None:
+        campaign = CampaignSpec.check(game, row["check"]["first_guess"], 1, None, path)
+        solved, searching = _merged(jobs, campaign, check, sizes, submitter)
+        check = {**check, "searching": searching}
     under_way: list[dict[str, Any]] = []
     best: dict[str, int] = {}
     for key, kept in (check.get("searching") or {}).items():

@@ -154,10 +154,10 @@ def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], pa
     store.put(pid, game.spec, doc["positions"], f"file:{os.path.basename(path)}", replace=False)
     settled = len(store.load(pid))
     req = JobRequest.polish_of(game, text, params, settled)
-    for job in earlier_jobs(jobs, game, pid, submitter):
-        if job.status not in FINAL and job.request_hash != req.digest:
-            jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
+    for old in earlier_jobs(jobs, game, pid, submitter):
+        if old.status not in FINAL and old.id != job.id:
+            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
     return job, created, f"{settled} position{'' if settled == 1 else 's'} settled before"
 
 

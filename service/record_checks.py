@@ -22,8 +22,10 @@ from solver.game import Code, Game, Turn
 from solver.search import InvalidSearchError, RootProgress, Searcher
 from solver.vocabulary import game_value
 
-CHECK_PROGRESS_EVERY_S = 60.0
-"""How often a part being searched keeps how far it has come (a stopped unit loses at most this much)."""
+CHECK_PROGRESS_EVERY_S = 10.0
+"""How often a position being searched keeps how far it has come: a stopped unit loses at most this much (or, when
+one part of the guess it tries takes longer, that part: progress is told between parts).  A row of the job store
+each time, a few hundred bytes."""
 
 
 SEARCH_KEY = "search"

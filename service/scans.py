@@ -126,10 +126,10 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
            "resume": resume}
     history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
     req = JobRequest.scan_of(spec.game, history, doc)
-    for job in earlier:
-        if job.status not in FINAL and job.request_hash != req.digest:
-            jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
+    for old in earlier:
+        if old.status not in FINAL and old.id != job.id:
+            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
     went_on = ", ".join(f"{k} from guess {v['next']} of {v.get('guesses')}" for k, v in resume.items()
                         if v.get("next"))
     return job, created, f"going on: {went_on}" if went_on else "from the first guess"

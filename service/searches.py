@@ -118,10 +118,10 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
     history, options = _asked(spec)
     resume = _resume_of(read(spec))
     req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
-    for job in earlier:
-        if job.status not in FINAL and job.request_hash != req.digest:
-            jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
+    for old in earlier:
+        if old.status not in FINAL and old.id != job.id:
+            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
     went_on = ", ".join(f"{k} from guess {v['search']['done']} of {v['search']['guesses']}" for k, v in resume.items())
     return job, created, f"going on: {went_on}" if went_on else "from nothing"
 

@@ -262,8 +262,11 @@ def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monke
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "holds this search's answer already" in again.stderr
     assert json.loads(again.stdout) == finished["result"]
-    shared = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "shared.json"), "--url", url,
-                                       "--shares", "3", "--json"])
+    told = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "told.json"), "--url", url, "--json"])
+    assert told.exit_code == 0 and "what earlier jobs in this database did written to told.json" in told.stderr
+    assert json.loads(told.stdout) == finished["result"]  # a new file, the same question: the database's answer
+    shared = CliRunner().invoke(main, [*question, "--checkpoint", str(tmp_path / "shared.json"), "--url",
+                                       f"sqlite:///{tmp_path / 'shared.sqlite'}", "--shares", "3", "--json"])
     assert shared.exit_code == 0, shared.output
     assert json.loads(shared.stdout)["value"] == plain["value"] and shared.stderr.count("search share ") == 3
 
@@ -338,7 +341,8 @@ def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_
     code, out, err = run(*scan[:-2], f"sqlite:///{tmp_path / 'fresh.sqlite'}", "--progress", str(resumed))
     assert code == 0 and "going on: scan from guess 1 of 5" in err and "scan: guess 2/5 " in err
     assert out.startswith("yes: ") and not out.startswith("yes: 0011 ")
-    code, out, err = run(*scan, str(tmp_path / "shared.json"), "--shares", "2", "--processes", "2")
+    code, out, err = run(*scan[:-2], f"sqlite:///{tmp_path / 'shared.sqlite'}", "--progress",
+                         str(tmp_path / "shared.json"), "--shares", "2", "--processes", "2")
     assert code == 0 and out.startswith("yes: ") and "scan share 1/2: " in err
     code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan")
     assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err

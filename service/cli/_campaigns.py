@@ -8,6 +8,7 @@ the helpers, when a command runs one.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -140,10 +141,15 @@ def _campaign_stores(url: str | None) -> tuple[Any, Any]:
     from service.store.db import StorageError
 
     resolved = _database_url(url)
+    parsed = make_url(resolved)
+    shown = parsed.render_as_string(hide_password=True)
+    file = parsed.database if parsed.get_backend_name() == "sqlite" and parsed.database != ":memory:" else None
+    if file and not os.path.isdir(os.path.dirname(os.path.abspath(file))):  # nothing made where nobody asked
+        _fail(f"the database {shown} cannot be used: its folder {os.path.dirname(os.path.abspath(file))} is not "
+              "there")
     try:
         upgrade(resolved)
-    except (SQLAlchemyError, StorageError, OSError) as exc:  # no such driver, no server there, no access
-        shown = make_url(resolved).render_as_string(hide_password=True)
+    except (SQLAlchemyError, StorageError, OSError, ImportError) as exc:  # no driver, no server there, no access
         reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
         _fail(f"the database {shown} cannot be used: {reason}")
     jobs = _job_store(url)

@@ -4,6 +4,7 @@ Bulls-and-Cows), their best strategies and proven lower bounds (see :mod:`servic
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Any
 
 import click
@@ -21,9 +22,11 @@ from service.cli._campaigns import (
 )
 from service.cli._common import (
     NOT_KNOWN,
+    _database_url,
     _emit,
     _fail,
     _file_option,
+    _job_store,
     _json_option,
     _log,
     _one_step_checked,
@@ -324,8 +327,9 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
               help="Cut each part into this many units, each searching every N-th second guess of the part, cut by "
                    "the others' best: one big part keeps every worker busy.")
 @click.option("--status", is_flag=True,
-              help="Search nothing: say where the check stands in the file (parts solved, searches under way and "
-                   "their best totals so far, what the missing parts may still need), in guesses of the game.")
+              help="Search nothing: say where the check stands in the file and the database (parts solved, "
+                   "searches under way and their best totals so far, what the missing parts may still need), in "
+                   "guesses of the game.")
 @_campaign_options("", kind=None)
 @_file_option("records")
 @_json_option
@@ -338,7 +342,7 @@ def records_check(game: str, only: str | None, shares: int, status: bool, proces
     The check runs as a job in a database (--url), one unit per part of the first guess (per share of a part
     with --shares), run by the worker the command starts (--processes, --scheduler; workers of other machines
     on the same PostgreSQL take its units too).  Each unit keeps how far its search has come in the database
-    once a minute; the records file gets the parts solved and the searches' progress from it as they go, so the
+    every ten seconds; the records file gets the parts solved and the searches' progress from it as they go, so the
     same command continues a stopped run where it was, from the database or, in a fresh clone, from the file.
     Each part solved is logged on stderr; the check is printed (--json: as JSON, ``finished: false`` while parts
     are missing)."""
@@ -350,10 +354,11 @@ def records_check(game: str, only: str | None, shares: int, status: bool, proces
     file = path or RECORDS_FILE
     _readable(file)
     if status:
-        if only is not None or shares != 1:
-            _fail("--status only reads the file: give it without --parts or --shares")
+        if only is not None or shares != 1 or processes != 1 or scheduler is not None or max_units is not None:
+            _fail("--status only reads the file and the database: give it without --parts, --shares, --processes, "
+                  "--scheduler or --max-units")
         try:
-            report = checks.status(spec, path=file)
+            report = checks.status(spec, path=file, jobs=_readable_jobs(url))
         except ValueError as exc:
             _fail(str(exc))
         _emit(report, as_json)
@@ -372,6 +377,23 @@ def records_check(game: str, only: str | None, shares: int, status: bool, proces
         _log(f"{spec}: stopped after --max-units: {left} of {job.units_total} units left; run the same command again "
              "to continue")
     _emit({"game": spec, **checks.recorded(spec, file)}, as_json)
+
+
+def _readable_jobs(url: str | None) -> Any:
+    """The job store of ``url`` (or the service's) to read a check's jobs from, None when there is none to read
+    (no such SQLite file, or no job tables in it): ``records check --status`` then reads the records file alone."""
+    from sqlalchemy import inspect
+    from sqlalchemy.engine import make_url
+
+    resolved = _database_url(url)
+    parsed = make_url(resolved)
+    if parsed.get_backend_name() == "sqlite" and (not parsed.database or not os.path.exists(parsed.database)):
+        return None
+    jobs = _job_store(url)
+    try:
+        return jobs if inspect(jobs.db.engine).has_table("job_units") else None
+    except Exception:  # no server there, no access: the file alone
+        return None
 
 
 @records_group.command("compare")

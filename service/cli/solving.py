@@ -209,8 +209,8 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
                    "--job or --checkpoint, the jobs' database (default: DATABASE_URL or the service's SQLite file).")
 @click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Search from nothing (as --search) as a job in the jobs' database (--url), keeping how far it has "
-                   "come in the database and in FILE once a minute: the same command with the same FILE continues "
-                   "a stopped search where it was, and answers at once once it is done.")
+                   "come in the database (every ten seconds) and in FILE: the same command with the same FILE "
+                   "continues a stopped search where it was, and answers at once once it is done.")
 @click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
               help="With --checkpoint: cut the search into this many units, each trying every N-th guess of the "
                    "position, cut by the others' best.")

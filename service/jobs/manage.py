@@ -337,6 +337,17 @@ def _shares(req: JobRequest) -> int:
     return int(doc["shares"])
 
 
+def _share_done(u: JobUnit) -> float:
+    """How much of a running check, search or scan unit is done, by the progress it keeps (0 for other units):
+    the guesses of its position tried, of how many."""
+    if u.kind not in SHARED_KINDS or not u.output:
+        return 0.0
+    kept = orjson.loads(u.output)
+    state = kept.get("search") or kept  # a check's or search's root progress, or a scan's own
+    done, of = state.get("done", state.get("next")), state.get("guesses")
+    return 0.0 if not of or done is None else min(1.0, int(done) / int(of))
+
+
 def _iso(ts: datetime | None) -> str | None:
     ts = as_aware(ts)
     return None if ts is None else ts.isoformat()
@@ -405,6 +416,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             progress["nodes"] = int(job.nodes)
         else:
             cost_done = sum(int(u.expected_cost) for u in done)
+            cost_done += sum(int(int(u.expected_cost) * _share_done(u)) for u in phase_units if u.status == "running")
         if cost_all:
             progress["fraction"] = round(cost_done / cost_all, 4)
         started = as_aware(job.started_at)

@@ -126,13 +126,15 @@ class JobStore:
                 q = q.where(Job.status == status)
             return list(s.scalars(q).all())
 
-    def cancel(self, job_id: str) -> tuple[str | None, bool]:
+    def cancel(self, job_id: str, reason: str | None = None) -> tuple[str | None, bool]:
         """Cancel an active job: its queued units are dropped, its running units see the status at
-        their next heartbeat and stop.  Returns (the job's status afterwards (None: no such job),
-        whether this call cancelled it)."""
+        their next heartbeat and stop; ``reason`` is kept as its error (a campaign's job superseded by
+        another, say).  Returns (the job's status afterwards (None: no such job), whether this call
+        cancelled it)."""
         with self.db.session() as s:
             res = s.execute(update(Job).where(Job.id == job_id, Job.status.in_(ACTIVE))
-                            .values(status="cancelled", finished_at=self._now(), updated_at=self._now()))
+                            .values(status="cancelled", finished_at=self._now(), updated_at=self._now(),
+                                    **({} if reason is None else {"error": reason[:4000]})))
             changed = bool(res.rowcount)  # type: ignore[attr-defined]
             if changed:
                 s.execute(update(JobUnit).where(JobUnit.job_id == job_id, JobUnit.status == "queued")

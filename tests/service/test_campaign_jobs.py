@@ -687,7 +687,7 @@ def test_ctrl_c_stops_a_campaign_gives_back_its_units_and_the_next_run_finishes_
     started = time.monotonic()
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode != 0 and time.monotonic() - started < 30
-    assert "stopped; every unit done is kept: run the same command again to continue" in err
+    assert "stopped; every unit done is kept, and the progress of those under way" in err
     assert "Traceback" not in err
     units = jobs.units(jobs.list_jobs()[0].id)
     assert not any(u.status == "running" or u.lease for u in units if u.status != "done"), units
