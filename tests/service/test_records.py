@@ -533,6 +533,8 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
         assert not _solved_lines(again.stderr) and json.loads(again.stdout)["value"] == expected
         left = 0
     view = make_app(db_url).test_client().get("/v1/jobs?limit=200").json["jobs"]
+    superseded = [j for j in view if j["request"].get("kind") == "check" and j["status"] == "cancelled"]
+    assert superseded and all("superseded by job " in j["error"] for j in superseded)
     checks_done = [j for j in view if j["request"].get("kind") == "check" and j["status"] == "done"]
     assert checks_done and all(j["result"]["first_guess"] == first for j in checks_done)
     assert any(j["result"]["total"] == expected for j in checks_done)
@@ -635,8 +637,17 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     if kept["search"]["best_value"] is not None:  # a total of the game: never below the part's optimum
         assert under_way["best"] >= alone["parts"][biggest]["value"]
     assert records.load(path)[spec]["check"] == partly  # it only reads
+    entries = records.load(path)  # as if the command was killed before it wrote the file: the database is ahead
+    del entries[spec]["check"]["searching"]
+    records.save(entries, path)
+    ahead = json.loads(_check(path, url, "--status").stdout)
+    assert [w["done"] for w in ahead["searching"]] == [kept["search"]["done"]]
+    alone_file = json.loads(_check(path, f"sqlite:///{tmp_path / 'none.sqlite'}", "--status").stdout)
+    assert alone_file["searching"] == [] and not (tmp_path / "none.sqlite").exists()
     refused = _check(path, url, "--status", "--shares", "2")
     assert refused.exit_code == 2 and "--status only reads the file" in refused.output
+    nowhere = _check(path, f"sqlite:///{tmp_path / 'no' / 'such' / 'jobs.sqlite'}")
+    assert nowhere.exit_code == 2 and "is not there" in nowhere.output and not (tmp_path / "no").exists()
     done = _check(path, url)
     assert done.exit_code == 0, done.output
     assert "1 search to go on from" in done.stderr
