@@ -228,7 +228,7 @@ def root_searcher(game: Game, options: SolveOptions) -> Searcher:
 
 
 def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
-                   max_attempts: int, checkpoint_s: float | None) -> dict[str, Any]:
+                         max_attempts: int, checkpoint_s: float | None) -> dict[str, Any]:
     """Search one position guess by guess (:func:`service.record_checks.search_share`): a check job's part (the
     unit's ``response`` to its first guess, from the set only) or a search job's position, or the unit's ``g2``-th
     share of its guesses; keeping how far it has come as the unit's ``output`` at most every
@@ -299,7 +299,8 @@ SCAN_KEY = "scan"
 
 
 SCAN_STATE = ("next", "guesses", "proven", "found", "failed_on")
-"""A scan share's progress as its file keeps it (the unit's output adds the guess it settled ``last``)."""
+"""A scan share's progress as its file keeps it (the unit's output adds the guess it settled ``last``, and how many
+it ``tried``)."""
 
 
 def scan_state(done: int = 0) -> dict[str, Any]:
@@ -326,7 +327,7 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     state = (orjson.loads(got[0].output) if got is not None and got[0].output
              else dict(doc["resume"].get(key) or scan_state()))
     feasibility = _FEASIBILITY.setdefault((game.spec, game.alphabet), Feasibility(game))
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(state["next"]))
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(state.get("tried", 0)))
     history = req.turns()
     started = time.perf_counter()
 
@@ -339,6 +340,7 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
             name = game.format_response(r)
             state["failed_on"][name] = state["failed_on"].get(name, 0) + 1
         state["next"], state["guesses"], state["last"] = step.index + 1, step.of, step.describe(game)
+        state["tried"] = int(state.get("tried", 0)) + 1
         if not jobs.keep_output(unit.id, lease, orjson.dumps(state).decode()) or beat.lost.is_set():
             raise UnitStopped
 
@@ -356,5 +358,6 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
         beat.end()
     found = None if state["found"] is None else game.parse_code(state["found"])
     ok = jobs.finish_unit(unit.id, lease, 1 if found is not None else 0, bool(state["proven"]), found is not None,
-                          found, int(state["next"]), time.perf_counter() - started, None, orjson.dumps(state).decode())
+                          found, int(state.get("tried", 0)), time.perf_counter() - started, None,
+                          orjson.dumps(state).decode())
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
