@@ -15,7 +15,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from service import bound_campaigns, polishes, rollouts
@@ -212,7 +211,8 @@ def finished(entry: dict[str, Any] | None) -> bool:
 
 def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
     """One game's entry, computed in this process with one searcher for every question of the game
-    (its tables are kept per question).  Runs in a worker process of :func:`run`."""
+    (its tables are kept per question).  Runs in a worker process, an atlas job's unit
+    (:func:`service.jobs.campaign_units.run_atlas_unit`, ``atlas run``)."""
     game = Game.from_spec(spec)
     searcher = Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=1 << 22)
     sources = _warm_from_campaigns(game, searcher)
@@ -542,26 +542,6 @@ def _witness(game: Game) -> tuple[int, int] | None:
         return None
     stats = stored.tree.stats()
     return stats.total, stats.worst_case
-
-
-def run(games: Iterable[Game], budget_s: float, *, processes: int = 1, path: str = ATLAS_FILE,
-        log: Callable[[str], None] = lambda _: None) -> dict[str, dict[str, Any]]:
-    """Compute the entries of ``games`` that are not finished, ``processes`` games at a time, saving
-    the file after each one; the entries of other games are kept as they are."""
-    entries = load(path)
-    todo = [g for g in games if not finished(entries.get(g.spec))]
-    log(f"{len(todo)} games to compute, budget {budget_s:g} s per search, {processes} processes")
-    if not todo:
-        return entries
-    with ProcessPoolExecutor(max_workers=max(1, processes)) as pool:
-        futures = {pool.submit(compute, g.spec, budget_s, entries.get(g.spec)): g for g in todo}
-        for future in as_completed(futures):
-            entry = future.result()
-            entries[entry["game"]] = entry
-            save(entries, path)
-            numbers = ", ".join(f"{name} {shown(entry['values'][name])}" for name in NAMES)
-            log(f"{entry['game']} ({entry['codes']} codes, {entry['seconds']:.1f} s): {numbers}")
-    return entries
 
 
 def shown(value: dict[str, Any]) -> str:

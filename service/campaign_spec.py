@@ -122,6 +122,14 @@ class CampaignSpec:
                    plan={"history": [game.format_turn(t) for t in history], "max_guesses": max_guesses,
                          "tries": tries, "shares": shares})
 
+    @classmethod
+    def atlas(cls, games: list[Game], budget_s: float, path: str) -> CampaignSpec:
+        """The atlas's ``games`` computed (``atlas run``), each search within ``budget_s``, its progress file the
+        atlas file ``path``."""
+        path = os.path.abspath(path)
+        return cls(os.path.join(os.path.dirname(path), "atlas-run.campaign.json"), "atlas", games[0], path,
+                   plan={"games": [g.spec for g in games], "budget_s": budget_s})
+
     @property
     def polish_tree(self) -> Tree:
         """A polish campaign's tree."""
@@ -140,13 +148,14 @@ class CampaignSpec:
             return JobRequest.rollout_of(self.game, self.plan, skip)
         if self.kind == "polish":
             return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
-        if self.kind in ("check", "search", "scan"):  # what the progress file holds is the job's too: their start_job
+        if self.kind in ("check", "search", "scan", "atlas"):  # the progress file is the job's too: their start_job
             raise ValueError(f"a {self.kind}'s job is asked from its progress file (its module's start_job)")
         return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
         params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
-                                  else {"params": self.plan} if self.kind in ("polish", "check", "search", "scan")
+                                  else {"params": self.plan} if self.kind in ("polish", "check", "search", "scan",
+                                                                              "atlas")
                                   else {"depth": self.depth, "target": self.target})
         if self.parts:
             params["parts"] = [self.game.format_response(r) for r in self.parts]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import bound_campaigns, bound_files, checks, polishes, rollouts, scans, searches
+from service import atlas_runs, bound_campaigns, bound_files, checks, polishes, rollouts, scans, searches
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignSpec, load_spec
@@ -73,6 +73,8 @@ def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
         return searches.start_job(jobs, spec, SUBMITTER)
     if spec.kind == "scan":
         return scans.start_job(jobs, spec, SUBMITTER)
+    if spec.kind == "atlas":
+        return atlas_runs.start_job(jobs, spec, SUBMITTER)
     doc = bound_files.read(spec.progress)
     sent = 0
     if doc is not None:
@@ -106,6 +108,8 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
         return searches.export(jobs, spec, SUBMITTER)
     if spec.kind == "scan":
         return scans.export(jobs, spec, SUBMITTER)
+    if spec.kind == "atlas":
+        return atlas_runs.export(jobs, spec, SUBMITTER)
     return _export_bound(jobs, store, spec, job)
 
 
@@ -244,6 +248,7 @@ def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
     """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
     found = (searches.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "search"
              else scans.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "scan"
+             else atlas_runs.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "atlas"
              else [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
                    if _same_campaign(JobRequest.from_json(j.request), spec)])
     return found[-1] if found else None
@@ -265,6 +270,8 @@ def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
         return searches.progress(spec)
     if spec.kind == "scan":
         return scans.progress(spec)
+    if spec.kind == "atlas":
+        return atlas_runs.progress(spec)
     if spec.kind == "polish":
         doc = polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
         return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
@@ -301,6 +308,8 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
         return searches.finished(spec)
     if spec.kind == "scan":
         return scans.finished(spec)
+    if spec.kind == "atlas":
+        return atlas_runs.finished(spec)
     if spec.kind != "bound" or spec.parts:
         return None
     doc = bound_files.read(spec.progress)
@@ -373,7 +382,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     if done is not None:
         said = {"check": "has every part of this check already",
                 "search": f"holds this search's answer already: {done.get('value')}",
-                "scan": f"holds this scan's answer already: {done.get('answer')}"}
+                "scan": f"holds this scan's answer already: {done.get('answer')}",
+                "atlas": f"has every one of these {done.get('games')} games finished already"}
         log(f"{spec.game.spec}: {os.path.basename(spec.progress)} "
             + said.get(spec.kind, f"finished this campaign already: T >= {done.get('value')}"))
         kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
@@ -406,6 +416,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
                 log(searches.unit_done(spec.game, u, int(spec.plan["shares"])))
             elif spec.kind == "scan":
                 log(scans.unit_done(spec.game, u, int(spec.plan["shares"])))
+            elif spec.kind == "atlas":
+                log(atlas_runs.unit_done(u))
 
     runner = None
     if worker and job.status not in FINAL:
@@ -464,7 +476,7 @@ def _take_in_earlier(jobs: JobStore, spec: CampaignSpec) -> str | None:
     is asked of it (what is left to do, or whether it is done, is read from the file): the line saying so, None
     when they add nothing.  Why: the database is where the units keep what they proved; a file copied, new, or
     older than the database's last run would otherwise ask for work done already."""
-    kinds = {"check": checks, "search": searches, "scan": scans}
+    kinds = {"check": checks, "search": searches, "scan": scans, "atlas": atlas_runs}
     module = kinds.get(spec.kind)
     if module is None or not module.jobs_of(jobs, spec, SUBMITTER):
         return None

@@ -182,6 +182,8 @@ def test_the_shipped_bulls_and_cows_entry_is_the_published_one(published: dict[s
 
 
 def test_a_run_keeps_finished_games_and_resumes_bounded_ones(tmp_path: Path) -> None:
+    """``atlas run`` computes, as a job of one unit per game, only the games the file has not finished, each from
+    its entry there, and writes each entry to the file; a run with nothing left asks no job."""
     path = str(tmp_path / "atlas.json")
     done = atlas.compute("2,2,0", 10.0, None)
     done["seconds"] = 12345.0  # a mark: a finished game is not computed again
@@ -189,17 +191,25 @@ def test_a_run_keeps_finished_games_and_resumes_bounded_ones(tmp_path: Path) -> 
     bounded["values"]["total"] = Value(7, 9).as_dict()
     atlas.save({"2,2,0": done, "2,2,1": bounded}, path)
     assert not atlas.finished(atlas.load(path)["2,2,1"])
-    out = atlas.run([Game.from_spec("2,2,0"), Game.from_spec("2,2,1")], 10.0, path=path)
+    args = ["atlas", "run", "-g", "2,2,0", "-g", "2,2,1", "--budget", "10", "--file", path, "--url",
+            f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
+    ran = CliRunner().invoke(cli, args)
+    assert ran.exit_code == 0, ran.output
+    assert "1 game to compute" in ran.stderr and "2,2,1 (4 codes, " in ran.stderr
+    out = atlas.load(path)
     assert out["2,2,0"]["seconds"] == 12345.0
     assert atlas.finished(out["2,2,1"]) and out["2,2,1"]["values"]["total"]["value"] == 8
-    assert atlas.load(path) == out
     assert Path(path).stat().st_mode & 0o444 == 0o444  # shipped as package data: readable by every user
+    again = CliRunner().invoke(cli, args)
+    assert again.exit_code == 0 and "has every one of these 2 games finished already" in again.stderr
+    assert "(submitted)" not in again.stderr and atlas.load(path) == out
 
 
 def test_the_atlas_commands(tmp_path: Path) -> None:
     path = str(tmp_path / "atlas.json")
     runner = CliRunner()
-    ran = runner.invoke(cli, ["atlas", "run", "-g", "2,3,1", "-g", "3,2,1", "--budget", "10", "--file", path])
+    ran = runner.invoke(cli, ["atlas", "run", "-g", "2,3,1", "-g", "3,2,1", "--budget", "10", "--file", path,
+                              "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}"])
     assert ran.exit_code == 0, ran.output
     shown = runner.invoke(cli, ["atlas", "show", "--file", path])
     assert shown.exit_code == 0 and "2,3,1" in shown.output and "3,2,1" in shown.output

@@ -343,7 +343,8 @@ def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_
     assert out.startswith("yes: ") and not out.startswith("yes: 0011 ")
     code, out, err = run(*scan[:-2], f"sqlite:///{tmp_path / 'shared.sqlite'}", "--progress",
                          str(tmp_path / "shared.json"), "--shares", "2", "--processes", "2")
-    assert code == 0 and out.startswith("yes: ") and "scan share 1/2: " in err
+    assert code == 0 and out.startswith("yes: ")  # whichever share found its guess first answers
+    assert "found" in "".join(line for line in err.splitlines() if "scan share " in line)
     code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan")
     assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err
     before = path.read_text()

@@ -176,7 +176,8 @@ def test_atlas_run_says_impossible_and_ends_with_a_table(tmp_path: Path) -> None
 
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "service.cli", "atlas", "run", "-g", "2,2,1", "--file",
-                               str(path), *extra], capture_output=True, text=True, timeout=300, check=False)
+                               str(path), "--url", f"sqlite:///{tmp_path / 'jobs.sqlite'}", *extra],
+                              capture_output=True, text=True, timeout=300, check=False)
 
     ran = run()
     assert ran.returncode == 0, ran.stderr

@@ -15,6 +15,7 @@ from service.cli._campaigns import (
     _polish_options,
     _refuse_campaign_options,
     _rollout_campaign,
+    _run_campaign,
 )
 from service.cli._common import (
     _emit,
@@ -116,18 +117,19 @@ def atlas_group() -> None:
               help="Only the atlas games with at most this many codes.")
 @click.option("--budget", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Wall-clock seconds per search; a search cut by it leaves bounds, to be resumed later.")
-@click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games computed at once, one process each.")
+@_campaign_options(kind=None)
 @_file_option("atlas")
 @_json_option
-def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, path: str | None,
-              as_json: bool) -> None:
+def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, scheduler: str | None,
+              max_units: int | None, url: str | None, path: str | None, as_json: bool) -> None:
     """Compute the atlas entries that are not finished, smallest game first.
 
-    The file is rewritten after each game, so the command can be stopped at any time and run again:
-    finished games are kept, games left with bounds are computed again.  Each search is logged on stderr;
-    at the end the chosen games' entries are printed as `atlas show` prints them (--json: their entries).
-    """
+    The games are computed as a job in a database (--url), one unit per game, by the worker the command starts
+    (--processes games at once, --scheduler, --max-units; workers of other machines on the same PostgreSQL take
+    games too).  The file gets each game's entry as soon as it is computed, so the command can be stopped at any
+    time and run again: finished games are kept, games left with bounds are computed again.  Each search is logged
+    on stderr; at the end the chosen games' entries are printed as `atlas show` prints them (--json: their
+    entries)."""
     from service import atlas
     from solver.atlas import ATLAS_MAX_CODES, atlas_games
     from solver.errors import SolverError
@@ -148,7 +150,11 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
     if max_codes is not None:
         chosen = [g for g in chosen if g.size <= max_codes]
     file, _ = _atlas_entries(path)
-    entries = atlas.run(chosen, budget, processes=processes, path=file, log=_log)
+    if chosen:
+        from service.campaign_spec import CampaignSpec
+
+        _run_campaign(CampaignSpec.atlas(chosen, budget, file), processes, scheduler, max_units, url)
+    entries = atlas.load(file)
     done = [entries[g.spec] for g in chosen if g.spec in entries]
     _emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
 

@@ -1,6 +1,6 @@
 """The plans of the campaigns' jobs: a rollout's subtrees, a polish's parts, a check's parts and shares, a search's
-and a scan's shares.  Each is a handful of units known from the request alone (no search while planning), combined by
-:func:`service.jobs.plan.aggregate`.
+and a scan's shares, an atlas run's games.  Each is a handful of units known from the request alone (no search
+while planning), combined by :func:`service.jobs.plan.aggregate`.
 
 Why apart from :mod:`service.jobs.plan`: that one cuts a solve into units and combines every kind's answers; these
 are the campaigns' own, each a few lines, and grow with the kinds of campaign.
@@ -14,7 +14,7 @@ import orjson
 
 from service.jobs.plan import Plan
 from service.store.job_records import JobRequest, UnitSpec
-from solver.game import Turn
+from solver.game import Game, Turn
 from solver.polish import PolishParams, left_alone
 from solver.position import Position
 from solver.rollout import RolloutPlan, branch_responses, first_guess
@@ -131,3 +131,12 @@ def scan_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
     units = [UnitSpec("scan", None, None, share, req.history, root.size, 0, max(1, root.size ** 2 // shares), 1)
              for share in range(shares)]
     return Plan(req.max_guesses, root.turn, root.size, "scan", [{"shares": shares}]), units
+
+
+def atlas_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
+    """The plan of an atlas job: an ``atlas`` unit per game (its ``g2`` the game's place in the request), the
+    smallest first, as ``atlas run`` always went."""
+    games = [Game.from_spec(spec) for spec in req.atlas_doc["games"]]
+    units = [UnitSpec("atlas", None, None, i, (), g.size, 0, g.size * g.size, len(games) - i)
+             for i, g in enumerate(games)]
+    return Plan(None, 1, games[0].size, "atlas", [{"games": len(games)}]), units

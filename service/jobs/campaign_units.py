@@ -1,6 +1,7 @@
 """The runs of the campaigns' units, each in a worker process under a lease: a bound job's first guess (or part),
 a rollout's subtree, a polish's part, a check's part or a search's share (one position searched guess by guess,
-its progress kept), a scan's share (a position's guesses tried against a limit, its progress kept).  Each keeps
+its progress kept), a scan's share (a position's guesses tried against a limit, its progress kept), an atlas
+run's game.  Each keeps
 what it proves in the database as it goes, so that a worker killed mid-unit loses little, and its next attempt,
 on any worker, goes on from there.
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from service import atlas
 from service.config import Settings
 from service.jobs.campaign_plans import polish_parts, polish_tree_of, rollout_plan_of
 from service.jobs.ledger import StoreLedger, UnitStopped
@@ -360,4 +362,30 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     ok = jobs.finish_unit(unit.id, lease, 1 if found is not None else 0, bool(state["proven"]), found is not None,
                           found, int(state.get("tried", 0)), time.perf_counter() - started, None,
                           orjson.dumps(state).decode())
+    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
+
+
+def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
+                   max_attempts: int) -> dict[str, Any]:
+    """Compute one game's atlas entry (:func:`service.atlas.compute`, the unit's ``g2``-th game of the job, from
+    the entry the job was given), kept as the unit's ``output``; its value 1 when every number of the entry is
+    exact (``exact`` then too), else 0.  Each search of the game is bounded by the job's budget, so a unit told to
+    stop finishes the search it is in and is then given back."""
+    jobs = JobStore(db)
+    doc = req.atlas_doc
+    spec = str(doc["games"][int(unit.g2 or 0)])
+    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
+    started = time.perf_counter()
+    try:
+        entry = atlas.compute(spec, float(doc["budget_s"]), (doc.get("known") or {}).get(spec))
+    except Exception as err:
+        beat.stop()
+        return _failed(jobs, unit.id, lease, err, max_attempts)
+    finally:
+        beat.end()
+    if beat.lost.is_set():
+        return _given_back(jobs, unit.id, lease, max_attempts)
+    done = atlas.finished(entry)
+    ok = jobs.finish_unit(unit.id, lease, int(done), done, True, None, 0, time.perf_counter() - started, None,
+                          orjson.dumps(entry).decode())
     return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import structlog
 
-from service.jobs.campaign_plans import check_plan, polish_plan, rollout_plan, scan_plan, search_plan
+from service.jobs.campaign_plans import atlas_plan, check_plan, polish_plan, rollout_plan, scan_plan, search_plan
 from service.jobs.compute import next_phase, phase_entries
 from service.jobs.plan import JobRequest, Outcome, Plan, aggregate, bound_plan, make_plan, tree_plan
 from service.record_checks import part_record
@@ -35,7 +35,7 @@ def plan_job(jobs: JobStore, positions: PositionStore, job: Job, worker: str, se
     req = JobRequest.from_json(job.request)
     if req.kind != "solve":
         planner = {"tree": tree_plan, "bound": bound_plan, "rollout": rollout_plan, "polish": polish_plan,
-                   "check": check_plan, "search": search_plan, "scan": scan_plan}[req.kind]
+                   "check": check_plan, "search": search_plan, "scan": scan_plan, "atlas": atlas_plan}[req.kind]
         plan, specs = planner(req)
         return jobs.save_plan(job.id, worker, job.phase, plan.to_json(), specs, 0)
     assert searcher is not None
@@ -259,6 +259,14 @@ def scan_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, un
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1)}
 
 
+def atlas_result_of(req: JobRequest, outcome: Outcome, units: list[JobUnit], seconds: float) -> dict[str, Any]:
+    """An atlas job's answer: how many of its games' entries are exact; the entries themselves are its units'
+    outputs, which ``atlas run`` writes to the atlas file."""
+    return {"value": int(outcome.value or 0), "possible": True, "exact": False, "games": list(req.atlas_doc["games"]),
+            "budget_s": float(req.atlas_doc["budget_s"]), "units": len(units),
+            "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
+
+
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
     """Bring a running job up to date with its units: skip units that can no longer matter, record
     progress, and finish the phase when it is done (result, or the next phase of a chain).
@@ -304,6 +312,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         result = search_result_of(game, req, plan, outcome, units, seconds)
     elif req.kind == "scan":
         result = scan_result_of(game, req, plan, outcome, units, seconds)
+    elif req.kind == "atlas":
+        result = atlas_result_of(req, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
@@ -328,7 +338,7 @@ def _check_view(game: Game, req: JobRequest) -> dict[str, Any]:
 
 
 SHARED_KINDS = ("check", "search", "scan")
-"""Units whose ``g2`` is their share's number, not a second guess."""
+"""Units whose ``g2`` is their share's number, not a second guess (an atlas unit's is its game's place)."""
 
 
 def _shares(req: JobRequest) -> int:
@@ -379,6 +389,8 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                if req.kind == "search" else {}),
             **({"kind": "scan", "scan": {k: req.scan_doc.get(k) for k in ("max_guesses", "tries", "shares")}}
                if req.kind == "scan" else {}),
+            **({"kind": "atlas", "atlas": {k: req.atlas_doc[k] for k in ("games", "budget_s")}}
+               if req.kind == "atlas" else {}),
         },
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
@@ -392,7 +404,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
                                 "lower_bound": None, "eta_seconds": None, "fraction": None}
     if job.status == "done" and job.result:
         out["result"] = orjson.loads(job.result)
-        if req.kind in ("bound", "rollout", "polish", "check", "scan"):  # a bound, a part, a saving, a yes: no value
+        if req.kind in ("bound", "rollout", "polish", "check", "scan", "atlas"):  # a bound, a part...: no position's
             progress.update(lower_bound=out["result"]["value"] if req.kind == "bound" else None, fraction=1.0)
         else:
             progress.update(best_value=out["result"]["value"], best_exact=True, lower_bound=out["result"]["value"],
@@ -436,8 +448,9 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             "id": int(u.id), "kind": u.kind, "status": u.status, "attempts": u.attempts,
             "first_guess": None if u.g1 is None else game.format_code(u.g1),
             "response": None if u.response is None else game.format_response(u.response),
-            "second_guess": None if u.g2 is None or u.kind in SHARED_KINDS else game.format_code(u.g2),
+            "second_guess": None if u.g2 is None or u.kind in (*SHARED_KINDS, "atlas") else game.format_code(u.g2),
             **({"share": f"{int(u.g2 or 0) + 1}/{_shares(req)}"} if u.kind in SHARED_KINDS else {}),
+            **({"game": req.atlas_doc["games"][int(u.g2 or 0)]} if u.kind == "atlas" else {}),
             "candidates": u.size, "value": u.value, "exact": u.exact, "beta": u.beta, "nodes": int(u.nodes),
             "seconds": round(float(u.seconds), 3), "worker": u.worker,
             "checkpoints": int(u.checkpoints or 0), "saved_nodes": int(u.saved_nodes or 0),

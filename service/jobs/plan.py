@@ -27,7 +27,9 @@ guess of that response.  A unit is then one of:
 ``search``
     a position searched guess by guess (or one share of its guesses), its progress kept;
 ``scan``
-    a position's guesses tried in turn against a limit (or one share of them), its progress kept.
+    a position's guesses tried in turn against a limit (or one share of them), its progress kept;
+``atlas``
+    one game's atlas entry computed.
 
 The last four are campaigns' units, planned in :mod:`service.jobs.campaign_plans`.
 
@@ -69,6 +71,7 @@ POLISH_KINDS = ("polish",)
 CHECK_KINDS = ("check", "search")
 """Units that search one position guess by guess, keeping their progress (a check's parts, a search's shares)."""
 SCAN_KINDS = ("scan",)
+ATLAS_KINDS = ("atlas",)
 """Units that polish one part of a tree (:func:`polish_plan`)."""
 SIDE_KINDS = ("tree",)
 """Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
@@ -415,6 +418,11 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
         if out.finished:
             out.value, out.best_guess = check_total(plan, units), int(plan.guesses[0]["guess"])
         return out
+    if plan.mode == "atlas":  # every game's entry computed (the value: how many are exact)
+        out = Outcome(all(u.status == "done" for u in units))
+        if out.finished:
+            out.value = sum(1 for u in units if u.exact)
+        return out
     if plan.mode == "scan":  # a guess found by any share answers it; else every share's end
         found = [u for u in units if u.status == "done" and u.value == 1]
         out = Outcome(bool(found) or all(u.status == "done" for u in units))
@@ -501,7 +509,6 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SCAN_KINDS", "SIDE_KINDS",
-           "SMALL_PART",
-           "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec", "UnitState", "aggregate",
-           "bound_plan", "check_total", "make_plan", "tree_plan"]
+__all__ = ["ATLAS_KINDS", "BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SCAN_KINDS",
+           "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec",
+           "UnitState", "aggregate", "bound_plan", "check_total", "make_plan", "tree_plan"]

@@ -22,6 +22,7 @@ import orjson
 from service.config import Settings
 from service.engine import warm_searcher
 from service.jobs.campaign_units import (
+    run_atlas_unit,
     run_bound_unit,
     run_polish_unit,
     run_rollout_unit,
@@ -29,7 +30,16 @@ from service.jobs.campaign_units import (
     run_scan_unit,
 )
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
-from service.jobs.plan import BOUND_KINDS, CHECK_KINDS, POLISH_KINDS, ROLLOUT_KINDS, SCAN_KINDS, TREE_KINDS, JobRequest
+from service.jobs.plan import (
+    ATLAS_KINDS,
+    BOUND_KINDS,
+    CHECK_KINDS,
+    POLISH_KINDS,
+    ROLLOUT_KINDS,
+    SCAN_KINDS,
+    TREE_KINDS,
+    JobRequest,
+)
 from service.jobs.unit_kit import (
     _cached_searcher,
     _failed,
@@ -154,6 +164,8 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         return run_rollout_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in POLISH_KINDS:
         return run_polish_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
+    if unit.kind in ATLAS_KINDS:
+        return run_atlas_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in SCAN_KINDS:
         return run_scan_unit(db, unit, job, req, lease, heartbeat_s, max_attempts)
     if unit.kind in CHECK_KINDS:

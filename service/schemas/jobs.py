@@ -132,6 +132,19 @@ class ScanJobResult(BaseModel):
     unit_seconds: float
 
 
+class AtlasJobResult(BaseModel):
+    """A finished atlas job's answer (``atlas run``): its games' entries are written to the atlas file."""
+
+    value: int = Field(description="Games whose every number is exact.")
+    possible: bool
+    exact: bool = Field(description="Always false: a count, not a position's value.")
+    games: list[str]
+    budget_s: float
+    units: int
+    unit_seconds: float
+    seconds: float
+
+
 class JobIn(PositionQuestion):
     """Submit a long solve as a job (the position and the criterion, as for ``/v1/solve``)."""
 
@@ -177,7 +190,7 @@ class JobUnitOut(BaseModel):
 
     id: int
     kind: Literal["root", "part", "guess", "tree", "opt-tree", "bound", "rollout", "polish", "check", "search",
-                  "scan"]
+                  "scan", "atlas"]
     status: str
     attempts: int
     first_guess: str | None
@@ -185,6 +198,7 @@ class JobUnitOut(BaseModel):
     second_guess: str | None
     share: str | None = Field(default=None, description=(
         "A check, search or scan unit's share of its position's guesses (k/n)."))
+    game: str | None = Field(default=None, description="An atlas unit's game (an atlas job computes several).")
     candidates: int
     value: int | None
     exact: bool | None
@@ -210,7 +224,7 @@ class JobOut(BaseModel):
     finished_at: str | None
     error: str | None
     result: (JobResult | TreeJobResult | BoundJobResult | RolloutJobResult | PolishJobResult | CheckJobResult
-             | ScanJobResult | None)
+             | ScanJobResult | AtlasJobResult | None)
     progress: JobProgress
     units: list[JobUnitOut] | None = None
     note: str | None = Field(default=None, description=(

@@ -39,7 +39,8 @@ class JobRequest:
     :func:`service.record_checks.search_share`); or, with ``search``, the position's exact value searched guess by
     guess from nothing, its progress kept as it goes (a *search job*, ``solve --checkpoint``: one unit, or one
     per share of the position's guesses); or, with ``scan``, whether every candidate of the position can be found
-    within a limit, each of its guesses tried in turn (a *scan job*, ``feasible --scan --progress``)."""
+    within a limit, each of its guesses tried in turn (a *scan job*, ``feasible --scan --progress``); or, with
+    ``atlas``, the atlas entries of some games computed, one unit per game (an *atlas job*, ``atlas run``)."""
 
     game: str
     """Game spec ``"p,s,r"``."""
@@ -81,6 +82,10 @@ class JobRequest:
     scan: str | None = None
     """A scan job's question and progress: canonical JSON ``{"max_guesses": k, "tries": n or null, "shares": n,
     "resume": {share key: the share's progress (next, guesses, proven, failed_on)}}``; None otherwise."""
+    atlas: str | None = None
+    """An atlas job's games and budget: canonical JSON ``{"games": [specs], "budget_s": seconds, "known": {spec:
+    the atlas's entry or null}}`` (the request's ``game`` is the first game its command was asked); None
+    otherwise."""
 
     @classmethod
     def of(cls, game: Game, history: list[Turn], options: SolveOptions) -> JobRequest:
@@ -141,6 +146,19 @@ class JobRequest:
         return dataclasses.replace(cls.of(game, history, SolveOptions(Criterion.TOTAL, doc["max_guesses"])),
                                    scan=text)
 
+    @classmethod
+    def atlas_of(cls, game: Game, doc: dict[str, Any]) -> JobRequest:
+        """The request to compute the atlas entries of ``doc``'s games (see :attr:`atlas`), filed under ``game``
+        (the first game its command was asked, whatever is left of them: how the command finds it again)."""
+        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode()
+        return cls(game.spec, None, (), Criterion.TOTAL, atlas=text)
+
+    @property
+    def atlas_doc(self) -> dict[str, Any]:
+        """An atlas job's games and budget (see :attr:`atlas`)."""
+        assert self.atlas is not None
+        return dict(orjson.loads(self.atlas))
+
     @property
     def scan_doc(self) -> dict[str, Any]:
         """A scan job's question and progress (see :attr:`scan`)."""
@@ -176,8 +194,8 @@ class JobRequest:
 
     @property
     def kind(self) -> str:
-        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish``, ``check``, ``search`` or ``scan`` (see the
-        class)."""
+        """``solve``, ``tree``, ``bound``, ``rollout``, ``polish``, ``check``, ``search``, ``scan`` or ``atlas``
+        (see the class)."""
         if self.strategy is not None:
             return "tree"
         if self.rollout is not None:
@@ -190,6 +208,8 @@ class JobRequest:
             return "search"
         if self.scan is not None:
             return "scan"
+        if self.atlas is not None:
+            return "atlas"
         return "solve" if self.depth is None else "bound"
 
     @property
@@ -219,6 +239,8 @@ class JobRequest:
             d["search"] = orjson.loads(self.search)
         if self.scan is not None:
             d["scan"] = orjson.loads(self.scan)
+        if self.atlas is not None:
+            d["atlas"] = orjson.loads(self.atlas)
         return orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode()
 
     @classmethod
@@ -238,7 +260,9 @@ class JobRequest:
                    None if d.get("search") is None
                    else orjson.dumps(d["search"], option=orjson.OPT_SORT_KEYS).decode(),
                    None if d.get("scan") is None
-                   else orjson.dumps(d["scan"], option=orjson.OPT_SORT_KEYS).decode())
+                   else orjson.dumps(d["scan"], option=orjson.OPT_SORT_KEYS).decode(),
+                   None if d.get("atlas") is None
+                   else orjson.dumps(d["atlas"], option=orjson.OPT_SORT_KEYS).decode())
 
     @property
     def digest(self) -> str:

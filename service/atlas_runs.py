@@ -1,0 +1,105 @@
+"""The atlas's games computed as a campaign (``bullscows atlas run``): an ``atlas`` job (one unit per game, smallest
+first, :func:`service.jobs.campaign_plans.atlas_plan`), run by the workers, each game's entry written to the atlas
+file as soon as its unit is done.
+
+The atlas file is the campaign's progress file: a game whose every number is exact is not computed again, and the
+others start from the entries the file holds (their bounds, their hybrid tree, their refined lower bound), as
+:func:`service.atlas.compute` always did.
+
+Why a job rather than a pool of the command's own processes: one way to run long work.  The games are computed by
+the workers the service already has (``--processes``, a Dask cluster with ``--scheduler``, or workers of other
+machines on one PostgreSQL), a worker killed in a game loses that game only, and the command can stop and go on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from service import atlas
+from service.campaign_spec import CampaignSpec
+from service.filelock import exclusive
+from service.store.job_records import JobRequest
+from service.store.jobs import FINAL, JobStore
+from service.store.models import Job, JobUnit
+from solver.atlas import NAMES
+from solver.game import Game
+
+
+def _games(spec: CampaignSpec) -> list[str]:
+    return [str(g) for g in spec.plan["games"]]
+
+
+def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
+    """The atlas jobs of some of the spec's games (those it had not finished when asked) with its budget, oldest
+    first."""
+    games, budget = set(_games(spec)), float(spec.plan["budget_s"])
+    found = []
+    for job in jobs.submitted(submitter, spec.game.spec):
+        req = JobRequest.from_json(job.request)
+        if req.kind == "atlas" and set(req.atlas_doc["games"]) <= games and float(req.atlas_doc["budget_s"]) == budget:
+            found.append(job)
+    return found
+
+
+def todo(spec: CampaignSpec) -> list[str]:
+    """The spec's games whose atlas entry is not finished (every number exact)."""
+    entries = atlas.load(spec.progress)
+    return [g for g in _games(spec) if not atlas.finished(entries.get(g))]
+
+
+def finished(spec: CampaignSpec) -> dict[str, Any] | None:
+    """A summary when every game of the spec is finished in the atlas file, else None."""
+    return None if todo(spec) else {"games": len(_games(spec))}
+
+
+def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
+    """(job, created, what was taken in): the job computing the games the atlas file has not finished, from the
+    entries it holds; an earlier job of the same games still running is cancelled for it."""
+    earlier = jobs_of(jobs, spec, submitter)
+    if earlier:
+        export(jobs, spec, submitter)
+    entries = atlas.load(spec.progress)
+    left = todo(spec)
+    games = sorted((Game.from_spec(g) for g in left), key=lambda g: (g.size, g.spec))
+    doc = {"games": [g.spec for g in games], "budget_s": float(spec.plan["budget_s"]),
+           "known": {g.spec: entries.get(g.spec) for g in games}}
+    job, created = jobs.submit(JobRequest.atlas_of(spec.game, doc), submitter)
+    for old in earlier:
+        if old.status not in FINAL and old.id != job.id:
+            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
+    return job, created, (f"{len(left)} game{'' if len(left) == 1 else 's'} to compute, budget "
+                          f"{float(spec.plan['budget_s']):g} s per search")
+
+
+def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
+    """Write the entries the spec's jobs computed to the atlas file (a later job's over an earlier one's; never
+    over an entry the file holds finished); the entries."""
+    with exclusive(spec.progress):
+        entries = atlas.load(spec.progress)
+        changed = False
+        for job in jobs_of(jobs, spec, submitter):
+            for u in jobs.units(job.id):
+                if u.status != "done" or not u.output:
+                    continue
+                entry = orjson.loads(u.output)
+                if not atlas.finished(entries.get(entry["game"])) and entries.get(entry["game"]) != entry:
+                    entries[entry["game"]] = entry
+                    changed = True
+        if changed:
+            atlas.save(entries, spec.progress)
+    return entries
+
+
+def unit_done(u: JobUnit) -> str:
+    """The log line of a finished atlas unit: the game, its size, time and numbers."""
+    entry = orjson.loads(u.output or "{}")
+    numbers = ", ".join(f"{name} {atlas.shown(entry['values'][name])}" for name in NAMES)
+    return f"{entry['game']} ({entry['codes']} codes, {entry['seconds']:.1f} s): {numbers}"
+
+
+def progress(spec: CampaignSpec) -> dict[str, Any]:
+    """How many of the spec's games the atlas file has finished."""
+    left = todo(spec)
+    return {"file": spec.progress, "games": len(_games(spec)), "finished": len(_games(spec)) - len(left)}
