@@ -45,8 +45,8 @@ def read(spec: CampaignSpec) -> dict[str, Any] | None:
         return None
     try:
         doc = read_json(path)
-        if not isinstance(doc, dict):
-            raise CampaignError("not a JSON object")
+        if not isinstance(doc, dict) or "question" not in doc:
+            raise CampaignError("it has no question" if isinstance(doc, dict) else "not a JSON object")
     except CampaignError as exc:
         raise CampaignError(f"{path}: not a scan's progress file ({str(exc).removeprefix(path + ' ')})") from None
     if doc.get("question") != question(spec):

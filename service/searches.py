@@ -57,8 +57,8 @@ def read(spec: CampaignSpec) -> dict[str, Any] | None:
         if not isinstance(doc, dict):
             raise CampaignError("not a JSON object")
         lacking = [k for k in ("game", "history", "options") if k not in doc]
-        if lacking or not ("search" in doc or "shares" in doc or "result" in doc):
-            raise CampaignError(f"it has no {', '.join(map(repr, lacking or ['search']))}")
+        if lacking:  # a file of the question alone is a search nothing was kept of yet: it starts from nothing
+            raise CampaignError(f"it has no {', '.join(map(repr, lacking))}")
         for kept in [doc] * ("search" in doc) + list(dict(doc.get("shares") or {}).values()):
             RootProgress.from_json(kept["search"])
     except (CampaignError, ValueError, TypeError, KeyError, AttributeError) as exc:

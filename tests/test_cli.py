@@ -280,6 +280,12 @@ def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monke
     assert broken.read_text() == "[1, 2"
     with_guess = CliRunner().invoke(main, [*question, "--guess", "012", "--checkpoint", str(tmp_path / "g.json")])
     assert with_guess.exit_code == 2 and "do not apply" in with_guess.output and not (tmp_path / "g.json").exists()
+    bare = tmp_path / "bare.json"  # the question alone, as a run stopped before any progress leaves it
+    bare.write_text(json.dumps({k: on_file[k] for k in ("game", "history", "options")}))
+    started = CliRunner().invoke(main, [*question, "--checkpoint", str(bare), "--url",
+                                        f"sqlite:///{tmp_path / 'bare.sqlite'}", "--json"])
+    assert started.exit_code == 0, started.output
+    assert "from nothing" in started.stderr and json.loads(started.stdout)["value"] == plain["value"]
     lone = CliRunner().invoke(main, [*question, "--shares", "2"])
     assert lone.exit_code == 2 and "with --checkpoint" in lone.output
 
@@ -345,6 +351,8 @@ def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_
                          str(tmp_path / "shared.json"), "--shares", "2", "--processes", "2")
     assert code == 0 and out.startswith("yes: ")  # whichever share found its guess first answers
     assert "found" in "".join(line for line in err.splitlines() if "scan share " in line)
+    listed = CliRunner().invoke(main, ["jobs", "list", "--url", url])
+    assert listed.exit_code == 0 and "scan within 5, 1 share" in listed.output and " yes" in listed.output
     code, out, err = run("feasible", "-g", "mastermind", "-k", "5", "--scan")
     assert code == 0 and out.startswith("yes: 0011 ") and "# guess 1/5 0011 (largest part 256): keeps the limit" in err
     before = path.read_text()

@@ -56,7 +56,7 @@ BAD_FILES: list[tuple[str, list[str], str]] = [
     ("{}", ["positions", "import", "FILE", "--url", "sqlite://"], "line 1: missing fields"),
     ("[1]", ["positions", "import", "FILE", "--url", "sqlite://"], "line 1: not a JSON object"),
     ("{}", ["solve", "-g", "3,4,1", "--checkpoint", "FILE"], "is not a search's progress"),
-    ("{}", ["feasible", "-g", "mastermind", "-k", "6", "--scan", "--progress", "FILE"], "holds another question"),
+    ("{}", ["feasible", "-g", "mastermind", "-k", "6", "--scan", "--progress", "FILE"], "not a scan's progress file"),
     ("0000 x\n", ["records", "compare", "-g", "5,8,1", "--steps", "FILE"], "FILE"),
 ]
 

@@ -61,10 +61,15 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
                      "what": _what(r),
                      "max_guesses": r["max_guesses"], "mde": r["mde"], "fso": r["from_set_only"],
                      "history": "; ".join(r["history"]), "units": f"{p['units_done']}/{p['units_total']}",
-                     "value": v["result"]["value"] if v["result"] else p["best_value"]})
+                     "value": _value(v["result"]) if v["result"] else p["best_value"]})
     _print_table(rows, [("id", "id"), ("status", "status"), ("game", "game"), ("what", "what"),
                         ("max_guesses", "k"), ("mde", "mde"), ("fso", "fso"), ("history", "history"),
                         ("units", "units"), ("value", "value")])
+
+
+def _value(result: dict[str, Any]) -> Any:
+    """What the list shows of a finished job: its value, or a scan's answer (yes, no, unknown)."""
+    return result["value"] if "value" in result else result.get("answer")
 
 
 def _what(request: dict[str, Any]) -> str:
@@ -86,6 +91,13 @@ def _what(request: dict[str, Any]) -> str:
         return (f"polish above {params.get('above')} to {params.get('at_most')} candidates, "
                 f"{params.get('budget_s')} s each"
                 + ("" if not params.get("parts") else f", parts {','.join(params['parts'])}"))
+    if request.get("kind") == "scan":
+        scan = request.get("scan") or {}
+        return (f"scan within {scan.get('max_guesses')}, {scan.get('shares')} share"
+                + ("" if scan.get("shares") == 1 else "s"))
+    if request.get("kind") == "atlas":
+        games = (request.get("atlas") or {}).get("games") or []
+        return f"atlas run of {len(games)} game{'' if len(games) == 1 else 's'}"
     if request.get("kind") == "search":
         shares = (request.get("search") or {}).get("shares")
         return f"search {request['criterion']}, {shares} share" + ("" if shares == 1 else "s")

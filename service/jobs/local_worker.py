@@ -11,7 +11,9 @@ traceback) comes through.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -76,11 +78,22 @@ class LocalWorker:
         return (f"the campaign's worker stopped (exit status {self.process.returncode}); what it proved is kept: "
                 "run the same command again to continue")
 
+    GRACE_S = 15.0
+    """How long :meth:`stop` waits for the worker to give back its units and exit before it kills it and its
+    processes (a unit inside a kernel that cannot be told to stop, a scan's guess, would hold the command for as
+    long as the guess lasts): its units are then taken again once stale, from what they kept."""
+
     def stop(self) -> None:
-        """SIGTERM, and wait for it to give back its units and exit (called once, whatever ended the command)."""
+        """SIGTERM, and wait for it to give back its units and exit, at most :attr:`GRACE_S` seconds before it and
+        its processes are killed (called once, whatever ended the command)."""
         if self.process.poll() is None:
             self.process.terminate()
-        self.process.wait(timeout=60)
+        try:
+            self.process.wait(timeout=self.GRACE_S)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # its own session: it and its Dask processes
+            self.process.wait(timeout=60)
         self._relay.join(timeout=10)  # its last lines passed on (the pipe ends with the process)
         if self.process.stderr is not None:
             self.process.stderr.close()
