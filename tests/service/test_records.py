@@ -552,6 +552,20 @@ def _solved_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("# ") and " candidates: " in line]
 
 
+def _alone(spec: str, first: str) -> dict[str, Any]:
+    """The check of ``spec`` after ``first`` as one from-set-only search of each part in this process gives it (the
+    reference the jobs' parts are held to): ``{"value", "parts": {response: {"candidates", "value"}}}``."""
+    game = Game.from_spec(spec)
+    searcher = Searcher(game, SolveOptions("total", from_set_only=True))
+    guess = game.parse_code(first)
+    parts = {}
+    for r in {bulls for bulls in (game.response(guess, int(c)) for c in game.all_codes)} - {game.all_bulls}:
+        history = [Turn(guess, r)]
+        parts[game.format_response(r)] = {"candidates": len(game.candidates(history)),
+                                          "value": int(searcher.solve(history).value or 0)}
+    return {"value": 1 + sum(p["value"] for p in parts.values()), "parts": parts}
+
+
 def _check(path: str, url: str, *extra: str, spec: str = "3,6,1") -> Any:
     """``records check`` of ``spec`` on ``path`` and ``url``, as JSON."""
     from click.testing import CliRunner
@@ -568,8 +582,7 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     spec = "3,5,1"
     _stand_in(monkeypatch, spec, "001", 456)
     url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
-    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}",
-                              spec=spec).stdout)
+    alone = _alone(spec, "001")
     names = sorted(alone["parts"])
     path = str(tmp_path / "shared.json")
     bad = _check(path, url, "--parts", "9.9", spec=spec)
@@ -618,7 +631,7 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     spec = "3,6,1"
     _stand_in(monkeypatch, spec, "001", 1)
     url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
-    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}").stdout)
+    alone = _alone(spec, "001")
     biggest = max(alone["parts"], key=lambda k: alone["parts"][k]["candidates"])
     path = str(tmp_path / "records.json")
     kept = _stopped_inside(monkeypatch, spec, path, url, biggest, 4)
@@ -671,7 +684,7 @@ def test_shares_of_a_check_finish_its_parts_together(monkeypatch: pytest.MonkeyP
     spec = "3,6,1"
     _stand_in(monkeypatch, spec, "001", 1)
     url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
-    alone = json.loads(_check(str(tmp_path / "alone.json"), f"sqlite:///{tmp_path / 'alone.sqlite'}").stdout)
+    alone = _alone(spec, "001")
     values = {k: p["value"] for k, p in alone["parts"].items()}
     path = str(tmp_path / "shared.json")
     shared = _check(path, url, "--shares", "2", "--processes", "2")
