@@ -380,7 +380,8 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         log(taken)
     done = finished_in_file(spec)
     if done is not None:
-        said = {"check": "has every part of this check already",
+        said = {"check": "has every part of this check already" if not spec.plan.get("parts")
+                else "has every part asked already",
                 "search": f"holds this search's answer already: {done.get('value')}",
                 "scan": f"holds this scan's answer already: {done.get('answer')}",
                 "atlas": f"has every one of these {done.get('games')} games finished already"}

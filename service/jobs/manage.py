@@ -337,6 +337,8 @@ def _check_view(game: Game, req: JobRequest) -> dict[str, Any]:
             "known": sorted(dict(doc.get("known") or {})), "resumed": sorted(dict(doc.get("resume") or {}))}
 
 
+UNBOUNDED_KINDS = ("rollout", "polish", "check", "search", "scan", "atlas")
+"""Jobs whose running units give no lower bound of what they compute (a position's value, a count)."""
 SHARED_KINDS = ("check", "search", "scan")
 """Units whose ``g2`` is their share's number, not a second guess (an atlas unit's is its game's place)."""
 
@@ -417,7 +419,7 @@ def view(jobs: JobStore, job: Job, *, units: bool = False) -> dict[str, Any]:
             units_running=sum(1 for u in phase_units if u.status == "running"),
             nodes=int(job.nodes) + sum(int(u.nodes) for u in phase_units),
             best_value=outcome.upper, best_exact=False,
-            lower_bound=None if outcome.lower >= INF else outcome.lower,
+            lower_bound=None if outcome.lower >= INF or req.kind in UNBOUNDED_KINDS else outcome.lower,
         )
         cost_all = sum(int(u.expected_cost) for u in phase_units if u.status != "cancelled")
         if req.is_tree:

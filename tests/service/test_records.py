@@ -508,6 +508,9 @@ def test_a_published_figure_is_checked_part_by_part_against_the_plain_reference(
             partly = records.load(path)[spec]["check"]
             assert partly["finished"] is False and len(partly["parts"]) == stop_after
             assert json.loads(stopped.stdout)["parts"] == partly["parts"]
+            waiting = stopped.stderr.split("; job ")[1].split(" ")[0]
+            progress = make_app(db_url).test_client().get(f"/v1/jobs/{waiting}").json["progress"]
+            assert progress["units_done"] == stop_after and progress["lower_bound"] is None  # a check bounds nothing
             left -= stop_after
         done = CliRunner().invoke(main, args)
         assert done.exit_code == 0, done.output
