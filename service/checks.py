@@ -119,11 +119,18 @@ def finished(spec: CampaignSpec) -> dict[str, Any] | None:
     return {"value": check.get("value"), "finished": bool(check.get("finished")), "parts": len(asked)}
 
 
+def _asked_parts(req: JobRequest, sizes: dict[str, int], game: Game) -> set[str]:
+    """The parts a check job asks (every part when it names none)."""
+    named = req.check_doc.get("parts")
+    return set(sizes) if named is None else {game.format_response(int(r)) for r in named}
+
+
 def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
     """(job, created, what was taken in): the check's job, asked from the records file once the earlier jobs' units
     are written to it (:func:`export`): the parts it lacks (those of the spec's parts alone, when named), each
-    share going on from the progress the file keeps.  An earlier job of the check still running is cancelled for it
-    (its units' progress is in the file by then)."""
+    share going on from the progress the file keeps.  An earlier job of the check still running that asks some of
+    the same parts is cancelled for it (its units' progress is in the file by then); one asking other parts goes
+    on."""
     row, game, first = published_check(spec.game.spec)
     earlier = jobs_of(jobs, spec, submitter)
     if earlier:
@@ -138,8 +145,10 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
            "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
     req = JobRequest.check_of(game, doc)
     job, created = jobs.submit(req, submitter)
-    for old in earlier:
-        if old.status not in FINAL and old.id != job.id:
+    mine = _asked_parts(req, sizes, game)
+    for old in earlier:  # a job asking other parts goes on beside this one (two commands with --parts, say)
+        if old.status not in FINAL and old.id != job.id and _asked_parts(JobRequest.from_json(old.request), sizes,
+                                                                         game) & mine:
             jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
     return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
                           f"search{'' if len(resume) == 1 else 'es'} to go on from")

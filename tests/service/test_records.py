@@ -591,11 +591,24 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     bad = _check(path, url, "--parts", "9.9", spec=spec)
     assert bad.exit_code == 2 and "9.9: not a response to 001" in bad.output and not Path(path).exists()
     mine, theirs = names[::2], names[1::2]
+    from service import checks
+    from service.campaign_spec import SUBMITTER, CampaignSpec
+    from service.migrate import upgrade
+    from service.store import db as store_db
+    from service.store.jobs import JobStore
+
+    upgrade(url)  # a job of the other parts, asked on this database by another command, not run yet
+    db = store_db.Database(url)
+    jobs = JobStore(db)
+    beside, _, _ = checks.start_job(jobs, CampaignSpec.check(Game.from_spec(spec), "001", 1, theirs, path), SUBMITTER)
     first = _check(path, url, "--parts", ",".join(mine), spec=spec)
+    assert jobs.get(beside.id).status == "queued"  # other parts: it goes on beside the first command's
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["finished"] is False and sorted(records.load(path)[spec]["check"]["parts"]) == mine
     second = _check(path, url, "--parts", ",".join(theirs), spec=spec)
     assert second.exit_code == 0, second.output
+    assert jobs.get(beside.id).status == "cancelled"  # the same parts: the second command's job took over
+    db.dispose()
     assert len(_solved_lines(second.stderr)) == len(theirs)
     shared = json.loads(second.stdout)
     assert shared["finished"] and shared["value"] == alone["value"] and shared["agrees"] is (alone["value"] == 456)
