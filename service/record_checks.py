@@ -52,7 +52,7 @@ def search_share(searcher: Searcher, history: list[Turn], cands: np.ndarray, sha
                  log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
     """Search this share of the position ``history`` (candidates ``cands``) with ``searcher`` and its question (a
     check's: a from-set-only searcher of the total): the share's record ``{"candidates", "value", "seconds",
-    "guess", "search"}`` (and ``per_response``, searched whole), or None when the search was stopped
+    "guess", "search", "per_response"}`` (each response's value after the guess), or None when the search was stopped
     (:meth:`Searcher.request_stop`).  ``value`` is game-level (every guess of the position's secrets, the
     history's included), None when every guess of the share was cut by the others'; ``search`` is the share's
     last progress (:class:`RootProgress` as JSON).
@@ -129,6 +129,8 @@ def search_share(searcher: Searcher, history: list[Turn], cands: np.ndarray, sha
         criterion = searcher.options.criterion
         value = None if state.best_value is None else game_value(state.best_value, size, len(history) + 1, criterion)
         guess = state.best_guess
+        if value is not None and state.best_per:  # the share's best guess, searched whole: each response's value
+            per = {"per_response": {game.format_response(r): v for r, v in sorted(state.best_per.items())}}
     seconds = round(before + time.perf_counter() - started, 1)
     search = {"search": final[0].to_json()} if final else {}
     if final:

@@ -232,7 +232,7 @@ def check_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[J
 def search_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
                      seconds: float) -> dict[str, Any]:
     """A search job's answer, with the keys of ``POST /v1/solve``: the least value of its shares, with its guess
-    (and the value after each response to it, known when the position was searched whole)."""
+    and the value after each response to it (that share's: its best guess was searched whole)."""
     best = next((u for u in units if u.value == outcome.value and u.best_guess == outcome.best_guess), None)
     per = {} if best is None else dict(orjson.loads(best.output or "{}").get("per_response") or {})
     return {"value": outcome.value, "possible": outcome.value is not None, "exact": True,
