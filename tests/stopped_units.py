@@ -26,6 +26,7 @@ def stop_a_unit_at_its_write(monkeypatch: pytest.MonkeyPatch, url: str, submit: 
     from service.store.jobs import JobStore
     from service.store.positions import PositionStore
 
+    unit_kit.dispose_all()  # a searcher warm from an earlier test would finish before its writes-th keep
     upgrade(url)
     db = store_db.Database(url)
     jobs = JobStore(db)

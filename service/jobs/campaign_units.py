@@ -272,6 +272,8 @@ def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest,
         return kept
 
     def keep_progress(key: str, state: dict[str, Any]) -> None:
+        if beat.lost.is_set():  # told to stop: its lease may be another's now, so it writes nothing more
+            return
         if not jobs.keep_output(unit.id, lease, orjson.dumps(state).decode()):
             searcher.request_stop()
             beat.lost.set()

@@ -36,11 +36,13 @@ def database(url: str) -> Database:
 
 
 def dispose_all() -> None:
-    """Close this process's pooled connections (tests, and a worker that shuts down cleanly)."""
+    """Close this process's pooled connections and drop its warm searchers (tests, and a worker that shuts down
+    cleanly): a unit run after it starts from a cold table, as on a fresh worker."""
     with _LOCK:
         for db in _DBS.values():
             db.dispose()
         _DBS.clear()
+        _SEARCHERS.clear()
 
 
 def _cached_searcher(key: tuple[Any, ...], make: Callable[[], Searcher]) -> Searcher:
