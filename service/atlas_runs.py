@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 from service import atlas
-from service.campaign_spec import CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -57,9 +58,7 @@ def finished(spec: CampaignSpec) -> dict[str, Any] | None:
 def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
     """(job, created, what was taken in): the job computing the games the atlas file has not finished, from the
     entries it holds; an earlier job of the same games still running is cancelled for it."""
-    earlier = jobs_of(jobs, spec, submitter)
-    if earlier:
-        export(jobs, spec, submitter)
+    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
     entries = atlas.load(spec.progress)
     left = todo(spec)
     games = sorted((Game.from_spec(g) for g in left), key=lambda g: (g.size, g.spec))
@@ -103,3 +102,36 @@ def progress(spec: CampaignSpec) -> dict[str, Any]:
     """How many of the spec's games the atlas file has finished."""
     left = todo(spec)
     return {"file": spec.progress, "games": len(_games(spec)), "finished": len(_games(spec)) - len(left)}
+
+
+class AtlasKind(CampaignKind):
+    """The atlas's games computed (kind ``atlas``, ``atlas run``): a unit per game the atlas file has not finished,
+    each entry written to the file as its unit ends."""
+
+    name = "atlas"
+    takes_in_earlier = True
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return finished(spec)
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        return f"has every one of these {done.get('games')} games finished already"
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return jobs_of(jobs, spec, SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec, SUBMITTER)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        return export(jobs, spec, SUBMITTER)
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return progress(spec)
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_done(unit)
+
+
+KIND = AtlasKind()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import os
 import time
 from typing import Any
@@ -30,19 +31,30 @@ from service.bound_files import (
     FORMAT,
     Log,
     amend,
+    compact_seconds,
+    keep_unit,
     ledger_below,
     ledger_bounds,
+    ledger_seconds,
+    ledger_thirds,
+    merge,
     parse_parts,
+    plan_of,
     raise_bound,
     same_game,
     settling_seconds,
     standing,
 )
 from service.bound_files import read as read  # re-exported: importers read the campaign's file here
+from service.bound_files import start as start_file
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR  # re-exported: importers name it here
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
-from service.store.models import JobUnit
+from service.store.bound_parts import BoundPartStore, PartBounds
+from service.store.job_records import JobRequest
+from service.store.jobs import JobStore
+from service.store.models import Job, JobUnit
 from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.game import Game, Turn
@@ -319,3 +331,104 @@ def unit_line(game: Game, u: JobUnit) -> str:
         where += f" second guess {game.format_code(int(u.g2))}"
     return (f"{game.spec}: unit {where} done in {float(u.seconds):.1f} s: bound {u.value}"
             + ("" if u.exact else " (cut: its bound reached what it had to)"))
+
+
+class BoundKind(CampaignKind):
+    """A lower-bound campaign (kind ``bound``): a bound job, a unit per first guess (or per part, or per second
+    guess of a part), each part's bound kept in the ``bound_parts`` table as it is proven; its progress file
+    (:mod:`service.bound_files`) gives the database its parts' bounds before the job is asked, and is written from
+    the table and the units."""
+
+    name = "bound"
+
+    def check(self, spec: CampaignSpec) -> None:
+        """A progress file of another game, or holding a bound that is not the game's, is refused."""
+        doc = read(spec.progress)
+        if doc is None:
+            return
+        same_game(spec.game, doc, spec.progress)
+        try:  # every bound the file holds is the game's
+            ledger_bounds(spec.game, doc)
+            ledger_seconds(spec.game, doc)
+            ledger_thirds(spec.game, doc)
+        except CampaignError as exc:
+            raise CampaignError(f"{spec.progress}: {exc}") from None
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """The summary the file keeps when it finished this plan, its sets valued this way (a campaign of named
+        parts is never finished so: its parts' bounds are its result)."""
+        if spec.parts:
+            return None
+        doc = read(spec.progress)
+        if (doc is None or doc.get("plan") != plan_of(spec.depth, spec.target) or doc.get("leaves") != LEAVES
+                or not isinstance(doc.get("finished"), dict)):
+            return None
+        return dict(doc["finished"])
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        mine = spec.request().digest
+        return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).digest == mine]
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        """The file's parts' bounds raised in the database (none falls; a file whose sets were valued another way
+        gives its bounds at no known depth), and the job asking the same (running, or done: nothing is computed
+        again) or a new one."""
+        doc = read(spec.progress)
+        sent = 0
+        if doc is not None:
+            same_game(spec.game, doc, spec.progress)
+            known = PartBounds(ledger_bounds(spec.game, doc), ledger_seconds(spec.game, doc),
+                               ledger_thirds(spec.game, doc))
+            sent = store.raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"),
+                                      f"file:{os.path.basename(spec.progress)}")
+        job, created = jobs.submit(spec.request(), SUBMITTER)
+        return job, created, f"{sent} part bounds from {os.path.basename(spec.progress)}"
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        """Every part's bound the database proves of the game, each finished unit's bound under the plan, and once
+        the job is done its summary (``finished``, which the atlas's and the records' readers take for the bound).
+        A part's bound is raised, never lowered; the file's own sections (``atlas settle``'s) stay."""
+        game = spec.game
+        known = store.load(game.spec, LEAVES)
+        units = [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
+        result = None if job.status != "done" or not job.result else json.loads(job.result)
+        doc = start_file(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
+        with exclusive(spec.progress):
+            doc = read(spec.progress) or doc
+            below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {
+                "seconds": {tuple(k): v for k, v in known.seconds.items()},
+                "thirds": {tuple(k): v for k, v in known.thirds.items()}}
+            merge(game, doc, known.parts, below)
+            compact_seconds(doc)  # what the parts' bounds say already
+            if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
+                units, result = [], None
+            for u in units:
+                if u.response is not None:  # a part's unit: its bound is among the parts'; the guess's comes whole
+                    continue
+                keep_unit(doc, game.format_code(int(u.g1 or 0)), int(u.value or 0), int(u.nodes), float(u.seconds))
+            if result is not None and result.get("best_guess") and any(u.response is not None for u in units):
+                keep_unit(doc, result["best_guess"], int(result["value"]), int(result["work"]),
+                          float(result["unit_seconds"]))
+            if result is not None and doc.get("finished", {}).get("job") != job.id:  # written once: no noisy diffs
+                doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
+                                   **({} if spec.target is None else {"target": spec.target}),
+                                   "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
+                                   "units": int(result["units"]), "date": datetime.date.today().isoformat(),
+                                   "job": job.id}
+            write_json(spec.progress, doc)
+        return doc
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """The standing bound (what its parts prove as they are) and the finished one."""
+        doc = read(spec.progress)
+        if doc is None:
+            return None
+        return {"file": spec.progress, "standing": standing(spec.game, doc),
+                "finished": doc.get("finished", {}).get("value")}
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_line(spec.game, unit)
+
+
+KIND = BoundKind()

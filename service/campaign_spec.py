@@ -19,11 +19,12 @@ are two concerns; this one imports nothing of the job system.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from service import bound_files
 from service.campaign_files import CampaignError, read_json
@@ -34,11 +35,17 @@ from solver.rollout import RolloutPlan
 from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
 
+if TYPE_CHECKING:
+    from service.store.bound_parts import BoundPartStore
+    from service.store.jobs import JobStore
+    from service.store.models import Job, JobUnit
+
 SUBMITTER = "campaign"
 """The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
-KINDS = ("bound", "rollout")
+FILE_KINDS = ("bound", "rollout")
+"""The kinds a spec file may name (the others are made by their commands' options)."""
 MAX_DEPTH = 12
 """The deepest refinement a bound spec may ask (``atlas bounds --depth`` has the same limit)."""
 
@@ -163,6 +170,64 @@ class CampaignSpec:
                 "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
 
 
+class CampaignKind(abc.ABC):
+    """One kind of campaign, as :func:`service.campaign_specs.run` drives it: how its job is asked from its progress
+    file, how the file is written from the database, what the file says of it, and each unit's log line.  Each
+    kind's module has one (``KIND``); :data:`service.campaign_specs.KINDS` lists them.
+
+    Why: the runner is written once for every kind, so a new kind is one module and one entry, not a branch in
+    each of the runner's steps."""
+
+    name: ClassVar[str]
+    takes_in_earlier: ClassVar[bool] = False
+    """Whether what the campaign's earlier jobs in the database did is written to its file before anything is asked
+    (a kind whose job is asked from what its file holds); the others' :meth:`start` reads the database itself."""
+
+    def check(self, spec: CampaignSpec) -> None:  # noqa: B027 (a kind with nothing to refuse keeps it)
+        """Refuse, before any database is touched, a progress file that is not this campaign's.
+
+        :raises CampaignError: what is wrong, in the file's words."""
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """The summary of the campaign when its progress file holds its answer already (nothing to do), else None:
+        a fresh clone's database knows nothing of it, and the work must not be done again."""
+        return None
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        """What the command says of a progress file that finished the campaign (``done``: :meth:`finished`)."""
+        return f"finished this campaign already: T >= {done.get('value')}"
+
+    def earlier_line(self, spec: CampaignSpec, before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+        """What the command says when earlier jobs' work was written to the file (:meth:`progress` before and
+        after)."""
+        return f"{spec.game.spec}: what earlier jobs in this database did written to {os.path.basename(spec.progress)}"
+
+    @abc.abstractmethod
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        """The campaign's jobs in the store, oldest first."""
+
+    @abc.abstractmethod
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        """(job, created, what was taken in): the campaign's job, asked from what its progress file holds
+        (``units``: a rollout's responses to build alone).
+
+        :raises CampaignError: the progress file is unreadable, or another campaign's."""
+
+    @abc.abstractmethod
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        """Write what the database holds of the campaign (``job``, the newest, and those before it) to its
+        progress file, losing nothing the file holds; the document written."""
+
+    @abc.abstractmethod
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the progress file holds of the campaign, in a few figures; None when there is no file."""
+
+    @abc.abstractmethod
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        """The log line of a unit done (``units``: its job's), None when it has nothing to say."""
+
+
 BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}
 ROLLOUT_KEYS = {"format", "version", "kind", "game", "plan", "progress"}
 PLAN_INTS = {"exact_at_most": 0, "width": 1, "levels": 1, "min_size": 0, "from_turn": 1}
@@ -187,8 +252,8 @@ def load_spec(path: str) -> CampaignSpec:
         raise CampaignError(f"{path}: spec version {json.dumps(doc.get('version'))}; this version reads "
                             f"{SPEC_VERSION}")
     kind = doc.get("kind")
-    if kind not in KINDS:
-        raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(KINDS)}")
+    if kind not in FILE_KINDS:
+        raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(FILE_KINDS)}")
     unknown = sorted(set(doc) - (ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS))
     if unknown:
         raise CampaignError(f"{path}: unknown key(s) {', '.join(unknown)} in a {kind} spec; its keys are "

@@ -29,22 +29,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import atlas_runs, bound_campaigns, bound_files, checks, polishes, rollouts, scans, searches
+from service import atlas_runs, bound_campaigns, checks, polishes, rollouts, scans, searches
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignSpec, load_spec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, load_spec
 from service.config import Settings
-from service.filelock import exclusive, write_json
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
 from service.jobs.runner import signals_deferred, stopped_by_sigterm
 from service.records import RECORDS
 from service.registry import GameRegistry, record_of
-from service.store.bound_parts import BoundPartStore, PartBounds
-from service.store.job_records import JobRequest
+from service.store.bound_parts import BoundPartStore
 from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
-from solver.lowerbound import LEAVES
 
 STOPPED = ("stopped; every unit done is kept, and the progress of those under way as they last kept it: run the same "
            "command again to continue")
@@ -53,99 +50,29 @@ __all__ = ["SUBMITTER", "CampaignSpec", "RunOutcome", "check", "export", "follow
            "load_spec", "newest_job", "progress_of", "run", "start", "status"]
 
 
+KINDS: dict[str, CampaignKind] = {kind.name: kind for kind in (
+    bound_campaigns.KIND, rollouts.KIND, polishes.KIND, checks.KIND, searches.KIND, scans.KIND, atlas_runs.KIND)}
+"""Every kind of campaign, by name: what :func:`run` asks of each (:class:`service.campaign_spec.CampaignKind`)."""
+
+
 def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
           units: list[str] | None = None) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the spec's campaign set going from what its progress file holds.
+    """(job, created, what was taken in): the spec's campaign set going from what its progress file holds
+    (:meth:`~service.campaign_spec.CampaignKind.start`; ``units``: a rollout's responses to build alone).
 
-    A bound campaign's file gives the database its parts' bounds (none falls; a file whose sets were valued
-    another way gives its bounds at no known depth), and the job is the one asking the same (running, or done:
-    nothing is computed again) or a new one.  A rollout campaign's job builds the subtrees the file lacks (only
-    those of the responses ``units`` names, when given: :func:`service.rollouts.start_job`).
-
-    :raises CampaignError: the progress file is unreadable, or another game's or plan's."""
-    if spec.kind == "rollout":
-        return rollouts.start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)
-    if spec.kind == "polish":
-        return polishes.start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
-    if spec.kind == "check":
-        return checks.start_job(jobs, spec, SUBMITTER)
-    if spec.kind == "search":
-        return searches.start_job(jobs, spec, SUBMITTER)
-    if spec.kind == "scan":
-        return scans.start_job(jobs, spec, SUBMITTER)
-    if spec.kind == "atlas":
-        return atlas_runs.start_job(jobs, spec, SUBMITTER)
-    doc = bound_files.read(spec.progress)
-    sent = 0
-    if doc is not None:
-        bound_files.same_game(spec.game, doc, spec.progress)
-        known = PartBounds(bound_files.ledger_bounds(spec.game, doc), bound_files.ledger_seconds(spec.game, doc),
-                           bound_files.ledger_thirds(spec.game, doc))
-        sent = store.raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"),
-                                  f"file:{os.path.basename(spec.progress)}")
-    job, created = jobs.submit(spec.request(), SUBMITTER)
-    return job, created, f"{sent} part bounds from {os.path.basename(spec.progress)}"
+    :raises CampaignError: the progress file is unreadable, or another campaign's."""
+    return KINDS[spec.kind].start(jobs, store, spec, units)
 
 
 def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
-    """Write what the database holds of the spec's campaign to its progress file (a bound's job ``job``, a rollout's
-    every job), and return the document written.  Nothing the file holds is lost: a bound's parts are raised,
-    never lowered (the file's own sections, those of ``atlas settle`` included, stay), a rollout's subtrees are
-    added where the file has none.
+    """Write what the database holds of the spec's campaign to its progress file (its jobs up to ``job``, the
+    newest), and return the document written.  Nothing the file holds is lost.
 
-    :raises CampaignError: no job of the campaign in the database (nothing to write), the file is another game's
-        or plan's, or a rollout's first guess is not the job's."""
+    :raises CampaignError: no job of the campaign in the database (nothing to write), or the file is another
+        campaign's."""
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
-    if spec.kind == "rollout":  # every job of the campaign: a later one skipped what an earlier one built
-        rollouts.export_all(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER)
-        return rollouts.read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}
-    if spec.kind == "polish":  # every job's positions: they are the polish's, whichever job settled them
-        return polishes.export(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress)
-    if spec.kind == "check":  # every job's parts, and the progress of the newest that searched them
-        return checks.export(jobs, spec, SUBMITTER)
-    if spec.kind == "search":
-        return searches.export(jobs, spec, SUBMITTER)
-    if spec.kind == "scan":
-        return scans.export(jobs, spec, SUBMITTER)
-    if spec.kind == "atlas":
-        return atlas_runs.export(jobs, spec, SUBMITTER)
-    return _export_bound(jobs, store, spec, job)
-
-
-def _export_bound(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-    """Every part's bound the database proves of the game, each finished unit's bound under the plan, and once the
-    job is done its summary (``finished``, which the atlas's and the records' readers take for the bound)."""
-    game = spec.game
-    known = store.load(game.spec, LEAVES)
-    units = [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
-    result = None if job.status != "done" or not job.result else json.loads(job.result)
-    doc = bound_files.start(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
-    with exclusive(spec.progress):
-        doc = bound_files.read(spec.progress) or doc
-        below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {
-            "seconds": {tuple(k): v for k, v in known.seconds.items()},
-            "thirds": {tuple(k): v for k, v in known.thirds.items()}}
-        bound_files.merge(game, doc, known.parts, below)
-        bound_files.compact_seconds(doc)  # what the parts' bounds say already
-        if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
-            units, result = [], None
-        for u in units:
-            if u.response is not None:  # a part's unit: its bound is among the parts'; the guess's comes whole
-                continue
-            bound_files.keep_unit(doc, game.format_code(int(u.g1 or 0)), int(u.value or 0), int(u.nodes),
-                                  float(u.seconds))
-        if result is not None and result.get("best_guess") and any(u.response is not None for u in units):
-            bound_files.keep_unit(doc, result["best_guess"], int(result["value"]), int(result["work"]),
-                                  float(result["unit_seconds"]))
-        if result is not None and doc.get("finished", {}).get("job") != job.id:  # written once: no noisy diffs
-            doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
-                               **({} if spec.target is None else {"target": spec.target}),
-                               "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
-                               "units": int(result["units"]), "date": datetime.date.today().isoformat(),
-                               "job": job.id}
-        write_json(spec.progress, doc)
-    return doc
+    return KINDS[spec.kind].export(jobs, store, spec, job)
 
 
 def keeper(spec: CampaignSpec, file: str | None = None,
@@ -246,37 +173,14 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
 
 def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
     """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
-    found = (searches.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "search"
-             else scans.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "scan"
-             else atlas_runs.jobs_of(jobs, spec, SUBMITTER) if spec.kind == "atlas"
-             else [j for j in jobs.submitted(SUBMITTER, spec.game.spec)
-                   if _same_campaign(JobRequest.from_json(j.request), spec)])
+    found = KINDS[spec.kind].jobs_of(jobs, spec)
     return found[-1] if found else None
 
 
 def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
-    """What the spec's progress file holds, None when there is none: a bound's standing bound (what its parts
-    prove as they are) and finished bound; a rollout's subtrees (:func:`service.rollouts.progress`); a polish's
-    positions."""
-    if spec.kind == "bound":
-        doc = bound_files.read(spec.progress)
-        if doc is None:
-            return None
-        return {"file": spec.progress, "standing": bound_files.standing(spec.game, doc),
-                "finished": doc.get("finished", {}).get("value")}
-    if spec.kind == "check":
-        return checks.progress(spec)
-    if spec.kind == "search":
-        return searches.progress(spec)
-    if spec.kind == "scan":
-        return scans.progress(spec)
-    if spec.kind == "atlas":
-        return atlas_runs.progress(spec)
-    if spec.kind == "polish":
-        doc = polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
-        return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
-                                         "closed": "finished" in doc}
-    return rollouts.progress(spec.game, spec.rollout_plan, spec.progress)
+    """What the spec's progress file holds, in a few figures (a bound's standing and finished bound, a rollout's
+    subtrees, a polish's positions, a check's parts...), None when there is none."""
+    return KINDS[spec.kind].progress(spec)
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
@@ -287,60 +191,21 @@ def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
             "job": None if job is None else manage.view(jobs, job)}
 
 
-def _same_campaign(req: JobRequest, spec: CampaignSpec) -> bool:
-    if spec.kind == "check":
-        return req.kind == "check"  # whatever its parts and shares: each went on from the earlier ones
-    mine = spec.request()
-    if spec.kind == "rollout":
-        return req.kind == "rollout" and req.rollout == mine.rollout
-    if spec.kind == "polish":
-        return req.kind == "polish" and req.polish_id == mine.polish_id
-    return req.digest == mine.digest
-
-
 def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
-    """The summary of a bound campaign its progress file says it finished (this plan, its sets valued this way), or
-    of a check whose records file has every part it asks for; None when it did not: a fresh clone's database knows
-    nothing of it, and the work must not be done again."""
-    if spec.kind == "check":
-        return checks.finished(spec)
-    if spec.kind == "search":
-        return searches.finished(spec)
-    if spec.kind == "scan":
-        return scans.finished(spec)
-    if spec.kind == "atlas":
-        return atlas_runs.finished(spec)
-    if spec.kind != "bound" or spec.parts:
-        return None
-    doc = bound_files.read(spec.progress)
-    if (doc is None or doc.get("plan") != bound_files.plan_of(spec.depth, spec.target) or doc.get("leaves") != LEAVES
-            or not isinstance(doc.get("finished"), dict)):
-        return None
-    return dict(doc["finished"])
+    """The summary of the campaign when its progress file holds its answer already (a bound of this plan, its sets
+    valued this way; a check with every part it asks; a search's or a scan's answer; every atlas game finished),
+    None when it does not: a fresh clone's database knows nothing of it, and the work must not be done again."""
+    return KINDS[spec.kind].finished(spec)
 
 
 def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
           registry: GameRegistry | None = None) -> None:
-    """What :func:`run` refuses before it touches any database: a bound's progress file of another game or holding
-    a bound that is not the game's, or with ``keep`` a bound nothing could keep (:func:`keeper`).
+    """What :func:`run` refuses before it touches any database: a progress file that is not the campaign's
+    (:meth:`~service.campaign_spec.CampaignKind.check`), or with ``keep`` a bound nothing could keep
+    (:func:`keeper`).
 
     :raises CampaignError: either."""
-    if spec.kind == "polish":
-        polishes.check(spec.progress, spec.game, spec.polish_tree, spec.plan)
-    if spec.kind == "check":
-        checks.check(spec)
-    if spec.kind == "search":
-        searches.check(spec)
-    if spec.kind == "scan":
-        scans.check(spec)
-    if spec.kind == "bound" and (doc := bound_files.read(spec.progress)) is not None:
-        bound_files.same_game(spec.game, doc, spec.progress)
-        try:  # every bound the file holds is the game's
-            bound_files.ledger_bounds(spec.game, doc)
-            bound_files.ledger_seconds(spec.game, doc)
-            bound_files.ledger_thirds(spec.game, doc)
-        except CampaignError as exc:
-            raise CampaignError(f"{spec.progress}: {exc}") from None
+    KINDS[spec.kind].check(spec)
     if keep:
         keeper(spec, keep_in, registry)
 
@@ -375,18 +240,12 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
 
     :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
-    taken = _take_in_earlier(jobs, spec)
+    taken = _take_in_earlier(jobs, store, spec)
     if taken is not None:
         log(taken)
     done = finished_in_file(spec)
     if done is not None:
-        said = {"check": "has every part of this check already" if not spec.plan.get("parts")
-                else "has every part asked already",
-                "search": f"holds this search's answer already: {done.get('value')}",
-                "scan": f"holds this scan's answer already: {done.get('answer')}",
-                "atlas": f"has every one of these {done.get('games')} games finished already"}
-        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} "
-            + said.get(spec.kind, f"finished this campaign already: T >= {done.get('value')}"))
+        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} {KINDS[spec.kind].finished_line(spec, done)}")
         kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
                                                 progress_as=progress_as)
         if kept is not None:
@@ -405,20 +264,9 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
             if u.status != "done" or u.id in told:
                 continue
             told.add(u.id)
-            if spec.kind == "rollout" and u.output:
-                log(rollouts.unit_done(spec.game, spec.rollout_plan, int(u.response or 0), u.output, float(u.seconds)))
-            elif spec.kind == "bound":
-                log(bound_campaigns.unit_line(spec.game, u))
-            elif spec.kind == "polish":
-                log(polishes.unit_done(spec.game, u))
-            elif spec.kind == "check":
-                log(checks.unit_done(spec.game, u, int(spec.plan["shares"]), units))
-            elif spec.kind == "search":
-                log(searches.unit_done(spec.game, u, int(spec.plan["shares"])))
-            elif spec.kind == "scan":
-                log(scans.unit_done(spec.game, u, int(spec.plan["shares"])))
-            elif spec.kind == "atlas":
-                log(atlas_runs.unit_done(u))
+            line = KINDS[spec.kind].unit_line(spec, u, units)
+            if line is not None:
+                log(line)
 
     runner = None
     if worker and job.status not in FINAL:
@@ -472,26 +320,20 @@ def _say_stale(jobs: JobStore, job: Job, log: Callable[[str], None]) -> None:
             f"{settings.job_stale_after_s:g} s have passed without a beat")
 
 
-def _take_in_earlier(jobs: JobStore, spec: CampaignSpec) -> str | None:
-    """Write what earlier jobs of a check, search or scan hold in this database to its progress file before anything
-    is asked of it (what is left to do, or whether it is done, is read from the file): the line saying so, None
-    when they add nothing.  Why: the database is where the units keep what they proved; a file copied, new, or
-    older than the database's last run would otherwise ask for work done already."""
-    kinds = {"check": checks, "search": searches, "scan": scans, "atlas": atlas_runs}
-    module = kinds.get(spec.kind)
-    if module is None or not module.jobs_of(jobs, spec, SUBMITTER):
+def _take_in_earlier(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> str | None:
+    """Write what earlier jobs of a campaign whose job is asked from its file (a check, search, scan or atlas run:
+    :attr:`~service.campaign_spec.CampaignKind.takes_in_earlier`) hold in this database to its progress file
+    before anything is asked of it (what is left to do, or whether it is done, is read from the file): the line
+    saying so, None when they add nothing.  Why: the database is where the units keep what they proved; a file
+    copied, new, or older than the database's last run would otherwise ask for work done already."""
+    kind = KINDS[spec.kind]
+    earlier = kind.jobs_of(jobs, spec) if kind.takes_in_earlier else []
+    if not earlier:
         return None
-    before = progress_of(spec)
-    module.export(jobs, spec, SUBMITTER)
-    after = progress_of(spec)
-    if after == before:
-        return None
-    name = os.path.basename(spec.progress)
-    if spec.kind == "check" and before is not None and after is not None and after["solved"] > before["solved"]:
-        added = after["solved"] - before["solved"]
-        return (f"{spec.game.spec}: {added} part{'' if added == 1 else 's'} solved by earlier jobs in this database "
-                f"written to {name}")
-    return f"{spec.game.spec}: what earlier jobs in this database did written to {name}"
+    before = kind.progress(spec)
+    kind.export(jobs, store, spec, earlier[-1])
+    after = kind.progress(spec)
+    return None if after == before else kind.earlier_line(spec, before, after)
 
 
 def _kept_line(spec: CampaignSpec, kept: dict[str, Any]) -> str:

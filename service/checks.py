@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import collections
 import datetime
+import functools
+import os
 from typing import Any
 
 import orjson
 
 from service import records
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive
 from service.jobs.manage import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -50,8 +53,16 @@ def published_check(spec: str) -> tuple[dict[str, Any], Game, Code]:
 
 def part_sizes(game: Game, first: Code) -> dict[str, int]:
     """The parts of the check: {formatted response to ``first``: candidates}, the winning response left out."""
+    return dict(_part_sizes(game.spec, int(first)))
+
+
+@functools.cache
+def _part_sizes(spec: str, first: int) -> tuple[tuple[str, int], ...]:
+    """Computed once per game and guess in a process: every code's response (32768 of them in Super Mastermind),
+    asked by each step of a check's run and by its progress written every minute."""
+    game = Game.from_spec(spec)
     counts = collections.Counter(game.response(first, int(code)) for code in game.all_codes)
-    return {game.format_response(r): size for r, size in counts.items() if r != game.all_bulls}
+    return tuple((game.format_response(r), size) for r, size in counts.items() if r != game.all_bulls)
 
 
 def _part_of(key: str) -> str:
@@ -126,15 +137,13 @@ def _asked_parts(req: JobRequest, sizes: dict[str, int], game: Game) -> set[str]
 
 
 def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the check's job, asked from the records file once the earlier jobs' units
-    are written to it (:func:`export`): the parts it lacks (those of the spec's parts alone, when named), each
-    share going on from the progress the file keeps.  An earlier job of the check still running that asks some of
-    the same parts is cancelled for it (its units' progress is in the file by then); one asking other parts goes
-    on."""
+    """(job, created, what was taken in): the check's job, asked from the records file, which holds what the
+    earlier jobs' units did (the runner writes it first: :attr:`CheckKind.takes_in_earlier`): the parts it lacks
+    (those of the spec's parts alone, when named), each share going on from the progress the file keeps.  An
+    earlier job of the check still running that asks some of the same parts is cancelled for it (its units'
+    progress is in the file by then); one asking other parts goes on."""
     row, game, first = published_check(spec.game.spec)
-    earlier = jobs_of(jobs, spec, submitter)
-    if earlier:
-        export(jobs, spec, submitter)
+    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
     sizes = part_sizes(game, first)
     check = _file_check(records.load(spec.progress), spec.game.spec, row)
     known = {name: int(p["value"]) for name, p in _solved(check, sizes).items()}
@@ -276,3 +285,47 @@ def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None
     if not missing:
         report.update(finished=True, value=guesses, agrees=guesses == row["total"])
     return report
+
+
+class CheckKind(CampaignKind):
+    """A records check (kind ``check``): a unit per part of the first guess the records file lacks (or per share
+    of a part), the file its progress file."""
+
+    name = "check"
+    takes_in_earlier = True
+
+    def check(self, spec: CampaignSpec) -> None:
+        check(spec)
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return finished(spec)
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        return "has every part asked already" if spec.plan.get("parts") else "has every part of this check already"
+
+    def earlier_line(self, spec: CampaignSpec, before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+        added = 0 if before is None or after is None else after["solved"] - before["solved"]
+        if added <= 0:
+            return super().earlier_line(spec, before, after)
+        return (f"{spec.game.spec}: {added} part{'' if added == 1 else 's'} solved by earlier jobs in this database "
+                f"written to {os.path.basename(spec.progress)}")
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return jobs_of(jobs, spec, SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec, SUBMITTER)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        """Every job's parts, and the progress of the newest that searched them."""
+        return export(jobs, spec, SUBMITTER)
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return progress(spec)
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_done(spec.game, unit, int(spec.plan["shares"]), units)
+
+
+KIND = CheckKind()

@@ -28,7 +28,9 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CAMPAIGN_DIR, CampaignError, read_json
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -207,3 +209,36 @@ def finish(path: str, summary: dict[str, Any]) -> None:
         doc["finished"] = {**summary, "date": datetime.date.today().isoformat()}
         doc["positions"] = {k: {key: v for key, v in p.items() if key != "tree"} for k, p in doc["positions"].items()}
         write_json(path, doc)
+
+
+class PolishKind(CampaignKind):
+    """A polish (kind ``polish``, given by ``records polish`` or ``atlas polish``, its tree the shipped one): a
+    unit per part of the tree's first guess, each position settled kept in ``polish_positions`` and written to the
+    progress file, replayed from it into the tree the command judges."""
+
+    name = "polish"
+
+    def check(self, spec: CampaignSpec) -> None:
+        check(spec.progress, spec.game, spec.polish_tree, spec.plan)
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return earlier_jobs(jobs, spec.game, identity(spec.game, spec.polish_tree, spec.plan), SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        """Every job's positions: they are the polish's, whichever job settled them."""
+        return export(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress)
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        doc = check(spec.progress, spec.game, spec.polish_tree, spec.plan)
+        return None if doc is None else {"file": spec.progress, "positions": len(doc["positions"]),
+                                         "closed": "finished" in doc}
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_done(spec.game, unit)
+
+
+KIND = PolishKind()

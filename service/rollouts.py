@@ -25,10 +25,12 @@ from typing import Any
 from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import read_json
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
-from service.store.models import Job
+from service.store.models import Job, JobUnit
 from solver.game import Code, Game
 from solver.rollout import RolloutPlan, assemble, branch_responses, first_guess
 from solver.tree import Tree, from_compact
@@ -269,3 +271,34 @@ def finish(path: str, summary: dict[str, Any]) -> None:
 def seconds(doc: dict[str, Any]) -> float:
     """The campaign's time: its first guess and every unit, as each process measured it (summed)."""
     return float(doc.get("first_guess_seconds", 0.0)) + sum(float(u["seconds"]) for u in doc["units"].values())
+
+
+class RolloutKind(CampaignKind):
+    """A rollout campaign (kind ``rollout``): a unit per subtree below the first guess, each subtree kept in its
+    unit's row and added to the progress file where the file has none.  Its tree is assembled, judged and shipped
+    from the finished file by the command that runs it (``records rollout``, ``atlas hybrid --rollout-width``)."""
+
+    name = "rollout"
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        """Every job of the campaign written: a later one skipped what an earlier one built."""
+        export_all(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER)
+        return read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return progress(spec.game, spec.rollout_plan, spec.progress)
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        if not unit.output:
+            return None
+        return unit_done(spec.game, spec.rollout_plan, int(unit.response or 0), unit.output, float(unit.seconds))
+
+
+KIND = RolloutKind()

@@ -20,10 +20,11 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
 from service.record_checks import share_key
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -117,9 +118,7 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
     """(job, created, what was taken in): the scan's job, asked once the earlier jobs' progress is in the file,
     each share going on from what the file keeps of it (or of the whole scan).  An earlier job of the same
     question still running is cancelled for it."""
-    earlier = jobs_of(jobs, spec, submitter)
-    if earlier:
-        export(jobs, spec, submitter)
+    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
     shares = int(spec.plan["shares"])
     resume = _resume(read(spec), shares)
     doc = {"max_guesses": spec.plan["max_guesses"], "tries": spec.plan["tries"], "shares": shares,
@@ -179,3 +178,39 @@ def progress(spec: CampaignSpec) -> dict[str, Any] | None:
     return {"file": spec.progress, "scans": {k: {"next": v.get("next"), "of": v.get("guesses")}
                                              for k, v in _states(doc).items()},
             "found": doc.get("found"), "finished": "result" in doc}
+
+
+class ScanKind(CampaignKind):
+    """A scan of a position's guesses against a limit (kind ``scan``, ``feasible --scan --progress``): one unit or
+    one per share of the guesses, the first share to find a guess answering it."""
+
+    name = "scan"
+    takes_in_earlier = True
+
+    def check(self, spec: CampaignSpec) -> None:
+        check(spec)
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return finished(spec)
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        return f"holds this scan's answer already: {done.get('answer')}"
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return jobs_of(jobs, spec, SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec, SUBMITTER)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        return export(jobs, spec, SUBMITTER)
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return progress(spec)
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_done(spec.game, unit, int(spec.plan["shares"]))
+
+
+KIND = ScanKind()

@@ -20,9 +20,10 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.record_checks import SEARCH_KEY, share_key
+from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -112,9 +113,7 @@ def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, 
     """(job, created, what was taken in): the search's job, asked once the earlier jobs' progress is in the file,
     each share going on from what the file keeps of it (or of the whole search).  An earlier job of the same
     question still running is cancelled for it (its progress is in the file by then)."""
-    earlier = jobs_of(jobs, spec, submitter)
-    if earlier:
-        export(jobs, spec, submitter)
+    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
     history, options = _asked(spec)
     resume = _resume_of(read(spec))
     req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
@@ -166,3 +165,39 @@ def progress(spec: CampaignSpec) -> dict[str, Any] | None:
     return {"file": spec.progress, "searches": {k: {"done": v["search"]["done"], "of": v["search"]["guesses"]}
                                                 for k, v in _resume_of(doc).items()},
             "finished": "result" in doc}
+
+
+class SearchKind(CampaignKind):
+    """A position's search from nothing (kind ``search``, ``solve --checkpoint``): one unit or one per share of its
+    guesses, its progress file written from the units' kept progress and holding the answer once done."""
+
+    name = "search"
+    takes_in_earlier = True
+
+    def check(self, spec: CampaignSpec) -> None:
+        check(spec)
+
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return finished(spec)
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        return f"holds this search's answer already: {done.get('value')}"
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        return jobs_of(jobs, spec, SUBMITTER)
+
+    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
+              units: list[str] | None) -> tuple[Job, bool, str]:
+        return start_job(jobs, spec, SUBMITTER)
+
+    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+        return export(jobs, spec, SUBMITTER)
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        return progress(spec)
+
+    def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
+        return unit_done(spec.game, unit, int(spec.plan["shares"]))
+
+
+KIND = SearchKind()

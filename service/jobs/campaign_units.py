@@ -24,9 +24,11 @@ from service.jobs.plan import JobRequest
 from service.jobs.unit_kit import (
     _LOCK,
     _cached_searcher,
+    _ended,
     _failed,
     _given_back,
     _Heartbeat,
+    _raised,
 )
 from service.record_checks import CHECK_PROGRESS_EVERY_S, SEARCH_KEY, part_candidates, search_share, share_key
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -108,17 +110,15 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
             value = got.value if unit.response is None else max(int(unit.lower_bound),
                                                                  ledger.get(int(unit.g1), int(unit.response))[0])
         ledger.flush()
-    except UnitStopped:  # its job is over (cancelled: the unit ends so), or its lease was lost (then nothing)
-        return _given_back(jobs, unit.id, lease, max_attempts)
-    except Exception as err:
+    except Exception as err:  # its job is over or its lease lost (given back: nothing more written), or failed
         beat.stop()
-        return _failed(jobs, unit.id, lease, err, max_attempts)
+        return _raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
     ok = jobs.finish_unit(unit.id, lease, value, full, True, int(unit.g1), work, time.perf_counter() - started, None)
     if ok and unit.g2 is not None:
         _close_part(jobs, BoundPartStore(db), job, req, unit)
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": work}
+    return _ended(unit, job, ok, work)
 
 
 def _close_part(jobs: JobStore, store: BoundPartStore, job: Job, req: JobRequest, unit: JobUnit) -> None:
@@ -157,7 +157,7 @@ def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lea
     stats = tree.stats()
     ok = jobs.finish_unit(unit.id, lease, stats.total, False, True, int(unit.g1), stats.secrets,
                           time.perf_counter() - started, None, to_compact(tree))  # a strategy's: not exact
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.secrets}
+    return _ended(unit, job, ok, stats.secrets)
 
 
 POLISH_TABLE = 1 << 22
@@ -211,14 +211,12 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
         report = params.run(tree, searcher, sweeper=sweeper, known=known, settle=settle, parts=parts)
     except Exception as err:  # told to stop (given back, as a bound unit), or failed
         beat.stop()
-        stopped = isinstance(err, UnitStopped)
-        return _given_back(jobs, unit.id, lease, max_attempts) if stopped else _failed(jobs, unit.id, lease, err,
-                                                                                       max_attempts)
+        return _raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     ok = jobs.finish_unit(unit.id, lease, report.gained, False, True, int(tree.root.guess), report.tried,
                           time.perf_counter() - started, None, orjson.dumps(report.counts()).decode())
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": report.tried}
+    return _ended(unit, job, ok, report.tried)
 
 
 def root_searcher(game: Game, options: SolveOptions) -> Searcher:
@@ -294,7 +292,7 @@ def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest,
     guess = None if record.get("guess") is None else game.parse_code(record["guess"])
     ok = jobs.finish_unit(unit.id, lease, record["value"], shares == 1, record["value"] is not None, guess, nodes,
                           time.perf_counter() - started, None, orjson.dumps(record).decode())
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
+    return _ended(unit, job, ok)
 
 
 _FEASIBILITY: dict[tuple[str, str], Feasibility] = {}
@@ -353,18 +351,16 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
             verdict = feasibility.scan(game.candidates(history), int(doc["max_guesses"]) - len(history),
                                        doc.get("tries"), history, start=int(state["next"]), report=report, slot=share)
             state["proven"] = bool(state["proven"] and verdict.possible is not None)
-    except Exception as err:
+    except Exception as err:  # told to stop (given back), or failed
         beat.stop()
-        stopped = isinstance(err, UnitStopped)
-        return _given_back(jobs, unit.id, lease, max_attempts) if stopped else _failed(jobs, unit.id, lease, err,
-                                                                                       max_attempts)
+        return _raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     found = None if state["found"] is None else game.parse_code(state["found"])
     ok = jobs.finish_unit(unit.id, lease, 1 if found is not None else 0, bool(state["proven"]), found is not None,
                           found, int(state.get("tried", 0)), time.perf_counter() - started, None,
                           orjson.dumps(state).decode())
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
+    return _ended(unit, job, ok)
 
 
 def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
@@ -390,4 +386,4 @@ def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     done = atlas.finished(entry)
     ok = jobs.finish_unit(unit.id, lease, int(done), done, True, None, 0, time.perf_counter() - started, None,
                           orjson.dumps(entry).decode())
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
+    return _ended(unit, job, ok)

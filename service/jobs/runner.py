@@ -42,6 +42,7 @@ from service.jobs.plan import (
 )
 from service.jobs.unit_kit import (
     _cached_searcher,
+    _ended,
     _failed,
     _Heartbeat,
     database,
@@ -205,7 +206,7 @@ def run_unit(url: str, unit_id: int, lease: str, heartbeat_s: float = 2.0, max_a
         return {"unit": unit_id, "status": status or "lost", "nodes": result.nodes}
     ok = jobs.finish_unit(unit_id, lease, result.value, result.exact, result.possible, result.best_guess,
                           result.nodes, result.seconds, result.per_response if unit.kind == "root" else None)
-    return {"unit": unit_id, "job": job.id, "status": "done" if ok else "lost", "nodes": result.nodes}
+    return _ended(unit, job, ok, result.nodes)
 
 
 class _Stopped(Exception):
@@ -253,7 +254,7 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     histogram: dict[int, int | None] = {int(k): int(v) for k, v in stats.histogram.items()}
     ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, tree.root.guess, stats.nodes,
                           time.perf_counter() - started, histogram)
-    return {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost", "nodes": stats.nodes}
+    return _ended(unit, job, ok, stats.nodes)
 
 
 

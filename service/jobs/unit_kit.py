@@ -15,8 +15,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from service.jobs.ledger import UnitStopped
 from service.store.db import Database
 from service.store.jobs import JobStore
+from service.store.models import Job, JobUnit
 from solver.search import Searcher
 
 _DBS: dict[tuple[str, int], Database] = {}
@@ -110,3 +112,20 @@ def _given_back(jobs: JobStore, unit_id: int, lease: str, max_attempts: int) -> 
     of it."""
     status = jobs.release_unit(unit_id, lease, None, max_attempts)
     return {"unit": unit_id, "status": status or "lost"}
+
+
+def _raised(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
+    """The end of a unit whose computation raised ``err``: given back when it was told to stop
+    (:class:`~service.jobs.ledger.UnitStopped`: its lease lost, or its job over), else failed."""
+    if isinstance(err, UnitStopped):
+        return _given_back(jobs, unit_id, lease, max_attempts)
+    return _failed(jobs, unit_id, lease, err, max_attempts)
+
+
+def _ended(unit: JobUnit, job: Job, ok: bool, nodes: int | None = None) -> dict[str, Any]:
+    """The report of a unit that ran to its end: done when the store took its result (``ok``), else lost (its
+    lease was another's by then)."""
+    report: dict[str, Any] = {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}
+    if nodes is not None:
+        report["nodes"] = nodes
+    return report
