@@ -20,9 +20,8 @@ import orjson
 from service import atlas
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver.atlas import NAMES
 from solver.game import Game
@@ -32,76 +31,10 @@ def _games(spec: CampaignSpec) -> list[str]:
     return [str(g) for g in spec.plan["games"]]
 
 
-def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
-    """The atlas jobs of some of the spec's games (those it had not finished when asked) with its budget, oldest
-    first."""
-    games, budget = set(_games(spec)), float(spec.plan["budget_s"])
-    found = []
-    for job in jobs.submitted(submitter, spec.game.spec):
-        req = JobRequest.from_json(job.request)
-        if req.kind == "atlas" and set(req.atlas_doc["games"]) <= games and float(req.atlas_doc["budget_s"]) == budget:
-            found.append(job)
-    return found
-
-
 def todo(spec: CampaignSpec) -> list[str]:
     """The spec's games whose atlas entry is not finished (every number exact)."""
     entries = atlas.load(spec.progress)
     return [g for g in _games(spec) if not atlas.finished(entries.get(g))]
-
-
-def finished(spec: CampaignSpec) -> dict[str, Any] | None:
-    """A summary when every game of the spec is finished in the atlas file, else None."""
-    return None if todo(spec) else {"games": len(_games(spec))}
-
-
-def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the job computing the games the atlas file has not finished, from the
-    entries it holds; an earlier job of the same games still running is cancelled for it."""
-    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
-    entries = atlas.load(spec.progress)
-    left = todo(spec)
-    games = sorted((Game.from_spec(g) for g in left), key=lambda g: (g.size, g.spec))
-    doc = {"games": [g.spec for g in games], "budget_s": float(spec.plan["budget_s"]),
-           "known": {g.spec: entries.get(g.spec) for g in games}}
-    job, created = jobs.submit(JobRequest.atlas_of(spec.game, doc), submitter)
-    for old in earlier:
-        if old.status not in FINAL and old.id != job.id:
-            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
-    return job, created, (f"{len(left)} game{'' if len(left) == 1 else 's'} to compute, budget "
-                          f"{float(spec.plan['budget_s']):g} s per search")
-
-
-def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
-    """Write the entries the spec's jobs computed to the atlas file (a later job's over an earlier one's; never
-    over an entry the file holds finished); the entries."""
-    with exclusive(spec.progress):
-        entries = atlas.load(spec.progress)
-        changed = False
-        for job in jobs_of(jobs, spec, submitter):
-            for u in jobs.units(job.id):
-                if u.status != "done" or not u.output:
-                    continue
-                entry = orjson.loads(u.output)
-                if not atlas.finished(entries.get(entry["game"])) and entries.get(entry["game"]) != entry:
-                    entries[entry["game"]] = entry
-                    changed = True
-        if changed:
-            atlas.save(entries, spec.progress)
-    return entries
-
-
-def unit_done(u: JobUnit) -> str:
-    """The log line of a finished atlas unit: the game, its size, time and numbers."""
-    entry = orjson.loads(u.output or "{}")
-    numbers = ", ".join(f"{name} {atlas.shown(entry['values'][name])}" for name in NAMES)
-    return f"{entry['game']} ({entry['codes']} codes, {entry['seconds']:.1f} s): {numbers}"
-
-
-def progress(spec: CampaignSpec) -> dict[str, Any]:
-    """How many of the spec's games the atlas file has finished."""
-    left = todo(spec)
-    return {"file": spec.progress, "games": len(_games(spec)), "finished": len(_games(spec)) - len(left)}
 
 
 class AtlasKind(CampaignKind):
@@ -111,27 +44,68 @@ class AtlasKind(CampaignKind):
     name = "atlas"
     takes_in_earlier = True
 
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        """The atlas jobs of some of the spec's games (those it had not finished when asked) with its budget, oldest
+        first."""
+        games, budget = set(_games(spec)), float(spec.plan["budget_s"])
+        found = []
+        for job in jobs.submitted(SUBMITTER, spec.game.spec):
+            req = JobRequest.from_json(job.request)
+            doc = req.atlas_doc if req.kind == "atlas" else None
+            if doc is not None and set(doc["games"]) <= games and float(doc["budget_s"]) == budget:
+                found.append(job)
+        return found
+
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return finished(spec)
+        """A summary when every game of the spec is finished in the atlas file, else None."""
+        return None if todo(spec) else {"games": len(_games(spec))}
+
+    def start(self, jobs: JobStore, spec: CampaignSpec,
+              units: list[str] | None = None) -> tuple[Job, bool, str]:
+        """(job, created, what was taken in): the job computing the games the atlas file has not finished, from the
+        entries it holds; an earlier job of the same games still running is cancelled for it."""
+        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
+        entries = atlas.load(spec.progress)
+        left = todo(spec)
+        games = sorted((Game.from_spec(g) for g in left), key=lambda g: (g.size, g.spec))
+        doc = {"games": [g.spec for g in games], "budget_s": float(spec.plan["budget_s"]),
+               "known": {g.spec: entries.get(g.spec) for g in games}}
+        job, created = jobs.submit(JobRequest.atlas_of(spec.game, doc), SUBMITTER)
+        jobs.supersede(earlier, job)
+        return job, created, (f"{len(left)} game{'' if len(left) == 1 else 's'} to compute, budget "
+                              f"{float(spec.plan['budget_s']):g} s per search")
+
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
+        """Write the entries the spec's jobs computed to the atlas file (a later job's over an earlier one's; never
+        over an entry the file holds finished); the entries."""
+        with exclusive(spec.progress):
+            entries = atlas.load(spec.progress)
+            changed = False
+            for job in self.jobs_of(jobs, spec):
+                for u in jobs.units(job.id):
+                    if u.status != "done" or not u.output:
+                        continue
+                    entry = orjson.loads(u.output)
+                    if not atlas.finished(entries.get(entry["game"])) and entries.get(entry["game"]) != entry:
+                        entries[entry["game"]] = entry
+                        changed = True
+            if changed:
+                atlas.save(entries, spec.progress)
+        return entries
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """How many of the spec's games the atlas file has finished."""
+        left = todo(spec)
+        return {"file": spec.progress, "games": len(_games(spec)), "finished": len(_games(spec)) - len(left)}
 
     def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
         return f"has every one of these {done.get('games')} games finished already"
 
-    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return jobs_of(jobs, spec, SUBMITTER)
-
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
-        return start_job(jobs, spec, SUBMITTER)
-
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-        return export(jobs, spec, SUBMITTER)
-
-    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return progress(spec)
-
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
-        return unit_done(unit)
+        """The log line of a finished atlas unit: the game, its size, time and numbers."""
+        entry = orjson.loads(unit.output or "{}")
+        numbers = ", ".join(f"{name} {atlas.shown(entry['values'][name])}" for name in NAMES)
+        return f"{entry['game']} ({entry['codes']} codes, {entry['seconds']:.1f} s): {numbers}"
 
 
 KIND = AtlasKind()

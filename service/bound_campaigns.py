@@ -369,8 +369,7 @@ class BoundKind(CampaignKind):
         mine = spec.request().digest
         return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).digest == mine]
 
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
+    def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         """The file's parts' bounds raised in the database (none falls; a file whose sets were valued another way
         gives its bounds at no known depth), and the job asking the same (running, or done: nothing is computed
         again) or a new one."""
@@ -380,17 +379,19 @@ class BoundKind(CampaignKind):
             same_game(spec.game, doc, spec.progress)
             known = PartBounds(ledger_bounds(spec.game, doc), ledger_seconds(spec.game, doc),
                                ledger_thirds(spec.game, doc))
-            sent = store.raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"),
+            sent = BoundPartStore(jobs.db).raise_bounds(spec.game.spec, known, str(doc.get("leaves") or "by size"),
                                       f"file:{os.path.basename(spec.progress)}")
         job, created = jobs.submit(spec.request(), SUBMITTER)
         return job, created, f"{sent} part bounds from {os.path.basename(spec.progress)}"
 
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
         """Every part's bound the database proves of the game, each finished unit's bound under the plan, and once
         the job is done its summary (``finished``, which the atlas's and the records' readers take for the bound).
         A part's bound is raised, never lowered; the file's own sections (``atlas settle``'s) stay."""
+        if job is None:
+            raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
         game = spec.game
-        known = store.load(game.spec, LEAVES)
+        known = BoundPartStore(jobs.db).load(game.spec, LEAVES)
         units = [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
         result = None if job.status != "done" or not job.result else json.loads(job.result)
         doc = start_file(game, spec.depth, spec.target, spec.progress)  # refuses another game's file

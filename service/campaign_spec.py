@@ -23,6 +23,7 @@ import abc
 import dataclasses
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
@@ -36,7 +37,6 @@ from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
 
 if TYPE_CHECKING:
-    from service.store.bound_parts import BoundPartStore
     from service.store.jobs import JobStore
     from service.store.models import Job, JobUnit
 
@@ -207,17 +207,19 @@ class CampaignKind(abc.ABC):
         """The campaign's jobs in the store, oldest first."""
 
     @abc.abstractmethod
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
+    def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         """(job, created, what was taken in): the campaign's job, asked from what its progress file holds
         (``units``: a rollout's responses to build alone).
 
         :raises CampaignError: the progress file is unreadable, or another campaign's."""
 
     @abc.abstractmethod
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-        """Write what the database holds of the campaign (``job``, the newest, and those before it) to its
-        progress file, losing nothing the file holds; the document written."""
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
+        """Write what the database holds of the campaign (its jobs, ``job`` the newest) to its progress file, losing
+        nothing the file holds; the document written.
+
+        :raises CampaignError: the file is another campaign's, or (a kind whose file is written from one job) no
+            job is given."""
 
     @abc.abstractmethod
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
@@ -226,6 +228,27 @@ class CampaignKind(abc.ABC):
     @abc.abstractmethod
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
         """The log line of a unit done (``units``: its job's), None when it has nothing to say."""
+
+
+def shares_into(doc: dict[str, Any], jobs: JobStore, found: list[Job], shares_of: Callable[[JobRequest], int],
+                state_of: Callable[[JobUnit], dict[str, Any] | None]) -> dict[str, Any]:
+    """``doc``, a shared campaign's progress file (a search's, a scan's), with what the units of its jobs ``found``
+    (oldest first) kept: each unit's ``state_of`` (None: nothing kept yet) at the top of the file when its job is
+    of one share (``shares_of`` its request), else under ``shares`` by its share ("2/3"), a later job's over an
+    earlier one's, which it went on from; and the answer of a job done as its ``result``."""
+    for job in found:
+        shares = shares_of(JobRequest.from_json(job.request))
+        for u in jobs.units(job.id):
+            state = state_of(u)
+            if state is None:
+                continue
+            if shares == 1:
+                doc.update(state)
+            else:
+                doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
+        if job.status == "done" and job.result:
+            doc["result"] = json.loads(job.result)
+    return doc
 
 
 BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}

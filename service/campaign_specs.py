@@ -1,22 +1,20 @@
 """Campaigns run as jobs, and exported to the repository's progress files: a spec (:mod:`service.campaign_spec`,
-from a spec file or a command's options) run by :func:`run`.
+from a spec file or a command's options) run by :func:`run`, whatever its kind.
 
-Why: long work must outlive a session and a machine.  A spec's campaign is one job (:class:`JobRequest` of kind
-``bound``, ``rollout``, ``polish`` or ``check``) in the job store, so the workers that run every other job run it
-(one, or many machines on one PostgreSQL), each unit under a lease, every proof in the database as soon as it is
-made (a bound job's part bounds in ``bound_parts``, a rollout unit's subtree in its row, a check unit's search
-progress in its row as it goes); no file claims and no pid leases.
+Why: long work must outlive a session and a machine.  A spec's campaign is one job in the job store, so the workers
+that run every other job run it (one, or many machines on one PostgreSQL), each unit under a lease, every proof in
+the database as soon as it is made (a bound job's part bounds in ``bound_parts``, a rollout unit's subtree in its
+row, a polish's positions in ``polish_positions``, a check, search or scan unit's progress in its row as it goes);
+no file claims and no pid leases.
 
-The progress file the spec names is the committed form, in the format the file's other readers already read
-(:mod:`service.bound_files`, :mod:`service.rollouts`): a fresh clone continues from it (a bound job starts from
-its parts' bounds; a rollout job builds only the subtrees it lacks), and :func:`export` writes it from the
-database as the job goes and when it ends.  A rollout's tree is assembled, judged and shipped from the finished
-file by the command that ships it (``records rollout``, ``atlas hybrid --rollout-width``), which runs its campaign
-through :func:`run` too.  So does a polish (``records polish``, ``atlas polish``: kind ``polish``, given by the
-command's options rather than a spec file, its tree being the shipped one): a ``polish`` job, each position settled
-kept in ``polish_positions`` (:mod:`service.polishes`), replayed from the file into the tree the command judges.
-And a records check (``records check``: kind ``check``), whose progress file is the records file itself, its
-``check`` written from the job's units (:mod:`service.checks`).
+The progress file the spec names is the committed form, in the format the file's other readers already read: a
+fresh clone continues from it, and :func:`export` writes it from the database as the job goes and when it ends.
+What differs from one kind to another (how its job is asked from the file, how the file is written, what the file
+says of it, each unit's log line) is its :class:`~service.campaign_spec.CampaignKind`, listed in :data:`KINDS`;
+this module is the one way every kind is run: the file checked, earlier jobs' work taken in, the job asked and
+followed by a worker started for it, the file written at the end (and, for a bound, the bound kept in the registry
+of games).  A rollout's or a polish's tree is assembled, judged and shipped from the finished file by the command
+that runs it (``records rollout``, ``atlas hybrid --rollout-width``, ``records polish``, ``atlas polish``).
 """
 
 from __future__ import annotations
@@ -39,7 +37,6 @@ from service.jobs.local_worker import LocalWorker
 from service.jobs.runner import signals_deferred, stopped_by_sigterm
 from service.records import RECORDS
 from service.registry import GameRegistry, record_of
-from service.store.bound_parts import BoundPartStore
 from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
 
@@ -55,16 +52,15 @@ KINDS: dict[str, CampaignKind] = {kind.name: kind for kind in (
 """Every kind of campaign, by name: what :func:`run` asks of each (:class:`service.campaign_spec.CampaignKind`)."""
 
 
-def start(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-          units: list[str] | None = None) -> tuple[Job, bool, str]:
+def start(jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
     """(job, created, what was taken in): the spec's campaign set going from what its progress file holds
     (:meth:`~service.campaign_spec.CampaignKind.start`; ``units``: a rollout's responses to build alone).
 
     :raises CampaignError: the progress file is unreadable, or another campaign's."""
-    return KINDS[spec.kind].start(jobs, store, spec, units)
+    return KINDS[spec.kind].start(jobs, spec, units)
 
 
-def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
+def export(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
     """Write what the database holds of the spec's campaign to its progress file (its jobs up to ``job``, the
     newest), and return the document written.  Nothing the file holds is lost.
 
@@ -72,7 +68,7 @@ def export(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job |
         campaign's."""
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
-    return KINDS[spec.kind].export(jobs, store, spec, job)
+    return KINDS[spec.kind].export(jobs, spec, job)
 
 
 def keeper(spec: CampaignSpec, file: str | None = None,
@@ -147,7 +143,7 @@ def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
     return {"record": record, "kept": kept, "file": where}
 
 
-def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, *, export_every: float,
+def follow(jobs: JobStore, spec: CampaignSpec, job: Job, *, export_every: float,
            poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None,
            enough: Callable[[Job], bool] = lambda _job: False,
            on_units: Callable[[Job], None] = lambda _job: None) -> Job:
@@ -166,7 +162,7 @@ def follow(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job, 
         if job.units_done != before:
             on_units(job)
         if time.monotonic() - last >= export_every and job.plan is not None:
-            export(jobs, store, spec, job)
+            export(jobs, spec, job)
             last = time.monotonic()
     return job
 
@@ -222,7 +218,7 @@ class RunOutcome:
     finished: dict[str, Any] | None = None
 
 
-def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bool = True,
+def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
         processes: int | None = None, export_every: float = 300.0, max_units: int | None = None,
         keep: bool = False, keep_in: str | None = None, registry: GameRegistry | None = None,
         command: str | None = None, progress_as: str | None = None, units: list[str] | None = None,
@@ -240,7 +236,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
 
     :raises CampaignError: before any work, what :func:`start` or :func:`keeper` refuses."""
     check(spec, keep=keep, keep_in=keep_in, registry=registry)
-    taken = _take_in_earlier(jobs, store, spec)
+    taken = _take_in_earlier(jobs, spec)
     if taken is not None:
         log(taken)
     done = finished_in_file(spec)
@@ -251,7 +247,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
         if kept is not None:
             log(_kept_line(spec, kept))
         return RunOutcome(None, None, kept, done)
-    job, created, taken = start(jobs, store, spec, units)
+    job, created, taken = start(jobs, spec, units)
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
     if not created and job.status == "running":
@@ -276,7 +272,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
     out = RunOutcome(job)
     try:
         with stopped_by_sigterm():  # SIGTERM as Ctrl-C: the worker stopped and the file written all the same
-            out.job = follow(jobs, store, spec, job, export_every=export_every,
+            out.job = follow(jobs, spec, job, export_every=export_every,
                              enough=lambda _job: runner is not None and runner.share_done(),
                              stop_if=lambda: None if runner is None else runner.gone(), on_units=tell)
     except CampaignError as exc:
@@ -291,7 +287,7 @@ def run(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, *, worker: bo
                 out.job = jobs.get(job.id) or out.job
                 if out.job is not None and (created or job.status not in FINAL):
                     tell(out.job)
-                export(jobs, store, spec, out.job)
+                export(jobs, spec, out.job)
                 if keep:  # also when stopped early: what the parts prove so far is a proof too
                     out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
                                           progress_as=progress_as, jobs=jobs)
@@ -320,7 +316,7 @@ def _say_stale(jobs: JobStore, job: Job, log: Callable[[str], None]) -> None:
             f"{settings.job_stale_after_s:g} s have passed without a beat")
 
 
-def _take_in_earlier(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) -> str | None:
+def _take_in_earlier(jobs: JobStore, spec: CampaignSpec) -> str | None:
     """Write what earlier jobs of a campaign whose job is asked from its file (a check, search, scan or atlas run:
     :attr:`~service.campaign_spec.CampaignKind.takes_in_earlier`) hold in this database to its progress file
     before anything is asked of it (what is left to do, or whether it is done, is read from the file): the line
@@ -331,7 +327,7 @@ def _take_in_earlier(jobs: JobStore, store: BoundPartStore, spec: CampaignSpec) 
     if not earlier:
         return None
     before = kind.progress(spec)
-    kind.export(jobs, store, spec, earlier[-1])
+    kind.export(jobs, spec, earlier[-1])
     after = kind.progress(spec)
     return None if after == before else kind.earlier_line(spec, before, after)
 

@@ -31,9 +31,8 @@ from service.filelock import exclusive
 from service.jobs.manage import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver.game import Code, Game
 from solver.search import RootProgress
@@ -96,81 +95,20 @@ def _record(spec: str, row: dict[str, Any], parts: dict[str, dict[str, Any]], se
             "machine": machine(), "date": datetime.date.today().isoformat()}
 
 
-def check(spec: CampaignSpec) -> None:
-    """What a check campaign refuses before it touches any database: a game with no published figure to check, a
-    part that is not one, a records file that cannot be read.
-
-    :raises CampaignError: either."""
-    try:
-        row, game, first = published_check(spec.game.spec)
-        records.load(spec.progress)
-    except (ValueError, KeyError) as exc:
-        raise CampaignError(str(exc).strip("'")) from None
-    sizes = part_sizes(game, first)
-    unknown = sorted(set(spec.plan.get("parts") or ()) - set(sizes))
-    if unknown:
-        raise CampaignError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
-                            f"candidates (these do: {', '.join(sorted(sizes))})")
-
-
-def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
-    """The check jobs of the spec's game in the store, oldest first (whatever their shares and parts: each started
-    from what the records file held when it was asked, itself written from the earlier ones)."""
-    return [j for j in jobs.submitted(submitter, spec.game.spec) if JobRequest.from_json(j.request).kind == "check"]
-
-
-def finished(spec: CampaignSpec) -> dict[str, Any] | None:
-    """The check's outcome when the records file has every part it asks for already (nothing to search), else None."""
-    row, game, first = published_check(spec.game.spec)
-    sizes = part_sizes(game, first)
-    check = _file_check(records.load(spec.progress), spec.game.spec, row)
-    asked = set(spec.plan.get("parts") or sizes)
-    if not asked <= set(_solved(check, sizes)):
-        return None
-    return {"value": check.get("value"), "finished": bool(check.get("finished")), "parts": len(asked)}
-
-
 def _asked_parts(req: JobRequest, sizes: dict[str, int], game: Game) -> set[str]:
     """The parts a check job asks (every part when it names none)."""
     named = req.check_doc.get("parts")
     return set(sizes) if named is None else {game.format_response(int(r)) for r in named}
 
 
-def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the check's job, asked from the records file, which holds what the
-    earlier jobs' units did (the runner writes it first: :attr:`CheckKind.takes_in_earlier`): the parts it lacks
-    (those of the spec's parts alone, when named), each share going on from the progress the file keeps.  An
-    earlier job of the check still running that asks some of the same parts is cancelled for it (its units'
-    progress is in the file by then); one asking other parts goes on."""
-    row, game, first = published_check(spec.game.spec)
-    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
-    sizes = part_sizes(game, first)
-    check = _file_check(records.load(spec.progress), spec.game.spec, row)
-    known = {name: int(p["value"]) for name, p in _solved(check, sizes).items()}
-    resume = {k: v for k, v in (check.get("searching") or {}).items()
-              if _part_of(k) in sizes and _part_of(k) not in known}
-    named = spec.plan.get("parts")
-    doc = {"first_guess": int(first), "shares": int(spec.plan["shares"]), "known": known, "resume": resume,
-           "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
-    req = JobRequest.check_of(game, doc)
-    job, created = jobs.submit(req, submitter)
-    mine = _asked_parts(req, sizes, game)
-    for old in earlier:  # a job asking other parts goes on beside this one (two commands with --parts, say)
-        if old.status not in FINAL and old.id != job.id and _asked_parts(JobRequest.from_json(old.request), sizes,
-                                                                         game) & mine:
-            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
-    return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
-                          f"search{'' if len(resume) == 1 else 'es'} to go on from")
-
-
-def _merged(jobs: JobStore, spec: CampaignSpec, check: dict[str, Any], sizes: dict[str, int],
-            submitter: str) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+def _merged(jobs: JobStore, spec: CampaignSpec, check: dict[str, Any],
+            sizes: dict[str, int]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """(parts, searching): what the file's ``check`` holds with what the check's jobs add (the parts their units
     finished; the progress of the others, a later job's over an earlier one's, which it went on from)."""
     _row, game, first = published_check(spec.game.spec)
     parts = _solved(check, sizes)
     searching = dict(check.get("searching") or {})
-    for job in jobs_of(jobs, spec, submitter):
+    for job in KIND.jobs_of(jobs, spec):
         if job.plan is None:
             continue
         doc = JobRequest.from_json(job.request).check_doc
@@ -186,59 +124,13 @@ def _merged(jobs: JobStore, spec: CampaignSpec, check: dict[str, Any], sizes: di
     return parts, searching
 
 
-def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
-    """Write what the check's jobs hold to the records file (:func:`_merged`), and once every part is solved the
-    check's value; the check written.
-
-    Nothing the file holds is lost: a part solved stays, a search's progress is replaced only by a later one of the
-    same search."""
-    row, game, first = published_check(spec.game.spec)
-    sizes = part_sizes(game, first)
-    with exclusive(spec.progress):
-        entries = records.load(spec.progress)
-        check = _file_check(entries, spec.game.spec, row)
-        parts, searching = _merged(jobs, spec, check, sizes, submitter)
-        record = _record(spec.game.spec, row, parts, searching, sizes)
-        if record != {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
-            entries[spec.game.spec]["check"] = record
-            records.save(entries, spec.progress)
-    return record
-
-
-def unit_done(game: Game, u: JobUnit, shares: int, units: list[JobUnit] | None = None) -> str:
-    """The log line of a finished check unit: its part (and share), and the part's guesses it found; once every
-    share of the part is done (among ``units``, its job's), the part's value too."""
-    out = orjson.loads(u.output or "{}")
-    key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), shares))
-    found = (f"{out['value']} guesses" if out.get("value") is not None
-             else "every guess of this share cut by the others' best")
-    went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
-    line = (f"{game.spec}: after {game.format_code(int(u.g1 or 0))} {key}, {out.get('candidates', u.size)} "
-            f"candidates: {found} ({out.get('seconds', 0.0)} s{went_on})")
-    siblings = [v for v in units or () if v.response == u.response]
-    if shares > 1 and siblings and all(v.status == "done" for v in siblings):
-        part = part_record([orjson.loads(v.output or "{}") for v in siblings])
-        line += f"; part {game.format_response(int(u.response or 0))}: {part['value']} guesses, its shares' least"
-    return line
-
-
-def progress(spec: CampaignSpec) -> dict[str, Any]:
-    """What the records file holds of the check: the parts solved, of how many, and the searches under way."""
-    row, game, first = published_check(spec.game.spec)
-    sizes = part_sizes(game, first)
-    check = _file_check(records.load(spec.progress), spec.game.spec, row)
-    return {"file": spec.progress, "parts": len(sizes), "solved": len(_solved(check, sizes)),
-            "searching": len(check.get("searching") or {}), "finished": bool(check.get("finished"))}
-
-
 def recorded(spec: str, path: str = records.RECORDS_FILE) -> dict[str, Any]:
     """The game's check as the records file holds it (the command's answer once its campaign ran)."""
     row, _game, _first = published_check(spec)
     return _file_check(records.load(path), spec, row)
 
 
-def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None = None,
-           submitter: str = SUBMITTER) -> dict[str, Any]:
+def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None = None) -> dict[str, Any]:
     """Where the check of ``spec`` stands in the records file (and, with ``jobs``, in the check's jobs there, which
     may be ahead of the file), in guesses of the whole game, without searching or writing anything: the
     parts solved and their sum (the secret of the first guess included), the parts still to solve, how far each
@@ -255,7 +147,7 @@ def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None
     solved = _solved(check, sizes)
     if jobs is not None:
         campaign = CampaignSpec.check(game, row["check"]["first_guess"], 1, None, path)
-        solved, searching = _merged(jobs, campaign, check, sizes, submitter)
+        solved, searching = _merged(jobs, campaign, check, sizes)
         check = {**check, "searching": searching}
     under_way: list[dict[str, Any]] = []
     best: dict[str, int] = {}
@@ -295,10 +187,88 @@ class CheckKind(CampaignKind):
     takes_in_earlier = True
 
     def check(self, spec: CampaignSpec) -> None:
-        check(spec)
+        """What a check campaign refuses before it touches any database: a game with no published figure to check, a
+        part that is not one, a records file that cannot be read.
+
+        :raises CampaignError: either."""
+        try:
+            row, game, first = published_check(spec.game.spec)
+            records.load(spec.progress)
+        except (ValueError, KeyError) as exc:
+            raise CampaignError(str(exc).strip("'")) from None
+        sizes = part_sizes(game, first)
+        unknown = sorted(set(spec.plan.get("parts") or ()) - set(sizes))
+        if unknown:
+            raise CampaignError(f"{', '.join(unknown)}: not a response to {row['check']['first_guess']} that leaves "
+                                f"candidates (these do: {', '.join(sorted(sizes))})")
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        """The check jobs of the spec's game in the store, oldest first (whatever their shares and parts: each started
+        from what the records file held when it was asked, itself written from the earlier ones)."""
+        return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).kind == "check"]
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return finished(spec)
+        """The check's outcome when the records file has every part it asks for already (nothing to search), else
+        None."""
+        row, game, first = published_check(spec.game.spec)
+        sizes = part_sizes(game, first)
+        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        asked = set(spec.plan.get("parts") or sizes)
+        if not asked <= set(_solved(check, sizes)):
+            return None
+        return {"value": check.get("value"), "finished": bool(check.get("finished")), "parts": len(asked)}
+
+    def start(self, jobs: JobStore, spec: CampaignSpec,
+              units: list[str] | None = None) -> tuple[Job, bool, str]:
+        """(job, created, what was taken in): the check's job, asked from the records file, which holds what the
+        earlier jobs' units did (the runner writes it first: :attr:`CheckKind.takes_in_earlier`): the parts it lacks
+        (those of the spec's parts alone, when named), each share going on from the progress the file keeps.  An
+        earlier job of the check still running that asks some of the same parts is cancelled for it (its units'
+        progress is in the file by then); one asking other parts goes on."""
+        row, game, first = published_check(spec.game.spec)
+        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
+        sizes = part_sizes(game, first)
+        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        known = {name: int(p["value"]) for name, p in _solved(check, sizes).items()}
+        resume = {k: v for k, v in (check.get("searching") or {}).items()
+                  if _part_of(k) in sizes and _part_of(k) not in known}
+        named = spec.plan.get("parts")
+        doc = {"first_guess": int(first), "shares": int(spec.plan["shares"]), "known": known, "resume": resume,
+               "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
+        req = JobRequest.check_of(game, doc)
+        job, created = jobs.submit(req, SUBMITTER)
+        mine = _asked_parts(req, sizes, game)
+        # a job asking other parts goes on beside this one (two commands with --parts, say)
+        jobs.supersede([old for old in earlier
+                        if _asked_parts(JobRequest.from_json(old.request), sizes, game) & mine], job)
+        return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
+                              f"search{'' if len(resume) == 1 else 'es'} to go on from")
+
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
+        """Write what the check's jobs hold to the records file (:func:`_merged`), and once every part is solved the
+        check's value; the check written.
+
+        Nothing the file holds is lost: a part solved stays, a search's progress is replaced only by a later one of the
+        same search."""
+        row, game, first = published_check(spec.game.spec)
+        sizes = part_sizes(game, first)
+        with exclusive(spec.progress):
+            entries = records.load(spec.progress)
+            check = _file_check(entries, spec.game.spec, row)
+            parts, searching = _merged(jobs, spec, check, sizes)
+            record = _record(spec.game.spec, row, parts, searching, sizes)
+            if record != {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
+                entries[spec.game.spec]["check"] = record
+                records.save(entries, spec.progress)
+        return record
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the records file holds of the check: the parts solved, of how many, and the searches under way."""
+        row, game, first = published_check(spec.game.spec)
+        sizes = part_sizes(game, first)
+        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        return {"file": spec.progress, "parts": len(sizes), "solved": len(_solved(check, sizes)),
+                "searching": len(check.get("searching") or {}), "finished": bool(check.get("finished"))}
 
     def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
         return "has every part asked already" if spec.plan.get("parts") else "has every part of this check already"
@@ -310,22 +280,22 @@ class CheckKind(CampaignKind):
         return (f"{spec.game.spec}: {added} part{'' if added == 1 else 's'} solved by earlier jobs in this database "
                 f"written to {os.path.basename(spec.progress)}")
 
-    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return jobs_of(jobs, spec, SUBMITTER)
-
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
-        return start_job(jobs, spec, SUBMITTER)
-
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-        """Every job's parts, and the progress of the newest that searched them."""
-        return export(jobs, spec, SUBMITTER)
-
-    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return progress(spec)
-
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
-        return unit_done(spec.game, unit, int(spec.plan["shares"]), units)
+        """The log line of a finished check unit: its part (and share), and the part's guesses it found; once every
+        share of the part is done (among ``units``, its job's), the part's value too."""
+        game, u, shares = spec.game, unit, int(spec.plan["shares"])
+        out = orjson.loads(u.output or "{}")
+        key = share_key(game.format_response(int(u.response or 0)), (int(u.g2 or 0), shares))
+        found = (f"{out['value']} guesses" if out.get("value") is not None
+                 else "every guess of this share cut by the others' best")
+        went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
+        line = (f"{game.spec}: after {game.format_code(int(u.g1 or 0))} {key}, {out.get('candidates', u.size)} "
+                f"candidates: {found} ({out.get('seconds', 0.0)} s{went_on})")
+        siblings = [v for v in units or () if v.response == u.response]
+        if shares > 1 and siblings and all(v.status == "done" for v in siblings):
+            part = part_record([orjson.loads(v.output or "{}") for v in siblings])
+            line += f"; part {game.format_response(int(u.response or 0))}: {part['value']} guesses, its shares' least"
+        return line
 
 
 KIND = CheckKind()

@@ -30,9 +30,8 @@ import orjson
 from service.campaign_files import CAMPAIGN_DIR, CampaignError, read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest, tree_digest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from service.store.polish_positions import PolishPositionStore
 from solver.game import Game
@@ -157,9 +156,7 @@ def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], pa
     settled = len(store.load(pid))
     req = JobRequest.polish_of(game, text, params, settled)
     job, created = jobs.submit(req, submitter)
-    for old in earlier_jobs(jobs, game, pid, submitter):
-        if old.status not in FINAL and old.id != job.id:
-            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
+    jobs.supersede(earlier_jobs(jobs, game, pid, submitter), job)
     return job, created, f"{settled} position{'' if settled == 1 else 's'} settled before"
 
 
@@ -224,11 +221,10 @@ class PolishKind(CampaignKind):
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         return earlier_jobs(jobs, spec.game, identity(spec.game, spec.polish_tree, spec.plan), SUBMITTER)
 
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
+    def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         return start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
 
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
         """Every job's positions: they are the polish's, whichever job settled them."""
         return export(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress)
 

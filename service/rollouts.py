@@ -27,7 +27,6 @@ from service.campaign_files import CampaignError as CampaignError  # re-exported
 from service.campaign_files import read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
 from service.store.jobs import FINAL, JobStore
 from service.store.models import Job, JobUnit
@@ -283,11 +282,10 @@ class RolloutKind(CampaignKind):
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         return earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER)
 
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
+    def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         return start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)
 
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
         """Every job of the campaign written: a later one skipped what an earlier one built."""
         export_all(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER)
         return read_of(spec.game, spec.rollout_plan, spec.progress) or {"units": {}}

@@ -20,15 +20,13 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, shares_into
 from service.filelock import exclusive, write_json
 from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
 from service.record_checks import share_key
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
-from solver.game import Game
 
 
 def question(spec: CampaignSpec) -> dict[str, Any]:
@@ -53,13 +51,6 @@ def read(spec: CampaignSpec) -> dict[str, Any] | None:
     if doc.get("question") != question(spec):
         raise CampaignError(f"{path} holds another question ({doc.get('question')}); give another --progress file")
     return doc
-
-
-def check(spec: CampaignSpec) -> None:
-    """What a scan campaign refuses before it touches any database (:func:`read`'s refusals).
-
-    :raises CampaignError: the progress file is not a scan's, or another's."""
-    read(spec)
 
 
 def _states(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -87,97 +78,9 @@ def _resume(doc: dict[str, Any] | None, shares: int) -> dict[str, dict[str, Any]
     return out
 
 
-def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
-    """The scan jobs of the spec's question, oldest first (whatever their shares)."""
-    mine = question(spec)
-    found = []
-    for job in jobs.submitted(submitter, spec.game.spec):
-        req = JobRequest.from_json(job.request)
-        if req.kind == "scan":
-            doc = req.scan_doc
-            asked = {"game": req.game, "history": [spec.game.format_turn(t) for t in req.turns()],
-                     "max_guesses": doc["max_guesses"], "tries": doc.get("tries")}
-            if asked == mine:
-                found.append(job)
-    return found
-
-
-def finished(spec: CampaignSpec) -> dict[str, Any] | None:
-    """The answer a progress file holds (its ``result``, or the guess a scan found), None when it holds none."""
-    doc = read(spec)
-    if doc is None:
-        return None
-    if isinstance(doc.get("result"), dict):
-        return dict(doc["result"])
-    found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values() if s.get("found")),
-                                     None)
-    return None if found is None else {"possible": True, "answer": "yes", "guess": found, "value": None}
-
-
-def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the scan's job, asked once the earlier jobs' progress is in the file,
-    each share going on from what the file keeps of it (or of the whole scan).  An earlier job of the same
-    question still running is cancelled for it."""
-    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
-    shares = int(spec.plan["shares"])
-    resume = _resume(read(spec), shares)
-    doc = {"max_guesses": spec.plan["max_guesses"], "tries": spec.plan["tries"], "shares": shares,
-           "resume": resume}
-    history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
-    req = JobRequest.scan_of(spec.game, history, doc)
-    job, created = jobs.submit(req, submitter)
-    for old in earlier:
-        if old.status not in FINAL and old.id != job.id:
-            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
-    went_on = ", ".join(f"{k} from guess {v['next']} of {v.get('guesses')}" for k, v in resume.items()
-                        if v.get("next"))
-    return job, created, f"going on: {went_on}" if went_on else "from the first guess"
-
-
-def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
-    """Write what the scan's jobs hold to its progress file: each unit's progress (a later job's over an earlier
-    one's, which it went on from), the guess found, and the answer of a job done; the document written."""
-    with exclusive(spec.progress):
-        doc = read(spec) or {"question": question(spec), **_initial()}
-        for job in jobs_of(jobs, spec, submitter):
-            shares = int(JobRequest.from_json(job.request).scan_doc["shares"])
-            for u in jobs.units(job.id):
-                if not u.output:
-                    continue
-                state = {k: v for k, v in orjson.loads(u.output).items() if k in SCAN_STATE}
-                if shares == 1:
-                    doc.update(state)
-                else:
-                    doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
-                    doc["found"] = doc.get("found") or state.get("found")
-            if job.status == "done" and job.result:
-                doc["result"] = orjson.loads(job.result)
-        write_json(spec.progress, doc)
-    return doc
-
-
 def _initial() -> dict[str, Any]:
     """A new scan file's progress (its first guess next)."""
     return {"next": 0, "guesses": None, "proven": True, "found": None, "failed_on": {}}
-
-
-def unit_done(game: Game, u: JobUnit, shares: int) -> str:
-    """The log line of a finished scan unit: its share, the last guess it settled, and what it found."""
-    out = orjson.loads(u.output or "{}")
-    key = share_key(SCAN_KEY, (int(u.g2 or 0), shares))
-    settled = out.get("last") or "no guess left to try"
-    found = f"found {out['found']}" if out.get("found") else "no guess of this share keeps the limit"
-    return f"{game.spec}: {key}: {settled}; {found} ({float(u.seconds):.1f} s)"
-
-
-def progress(spec: CampaignSpec) -> dict[str, Any] | None:
-    """What the progress file holds: each share's next guess, and the answer once done."""
-    doc = read(spec)
-    if doc is None:
-        return None
-    return {"file": spec.progress, "scans": {k: {"next": v.get("next"), "of": v.get("guesses")}
-                                             for k, v in _states(doc).items()},
-            "found": doc.get("found"), "finished": "result" in doc}
 
 
 class ScanKind(CampaignKind):
@@ -188,29 +91,90 @@ class ScanKind(CampaignKind):
     takes_in_earlier = True
 
     def check(self, spec: CampaignSpec) -> None:
-        check(spec)
+        """What a scan campaign refuses before it touches any database (:func:`read`'s refusals).
+
+        :raises CampaignError: the progress file is not a scan's, or another's."""
+        read(spec)
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        """The scan jobs of the spec's question, oldest first (whatever their shares)."""
+        mine = question(spec)
+        found = []
+        for job in jobs.submitted(SUBMITTER, spec.game.spec):
+            req = JobRequest.from_json(job.request)
+            if req.kind == "scan":
+                doc = req.scan_doc
+                asked = {"game": req.game, "history": [spec.game.format_turn(t) for t in req.turns()],
+                         "max_guesses": doc["max_guesses"], "tries": doc.get("tries")}
+                if asked == mine:
+                    found.append(job)
+        return found
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return finished(spec)
+        """The answer a progress file holds (its ``result``, or the guess a scan found), None when it holds none."""
+        doc = read(spec)
+        if doc is None:
+            return None
+        if isinstance(doc.get("result"), dict):
+            return dict(doc["result"])
+        found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values() if s.get("found")),
+                                         None)
+        return None if found is None else {"possible": True, "answer": "yes", "guess": found, "value": None}
+
+    def start(self, jobs: JobStore, spec: CampaignSpec,
+              units: list[str] | None = None) -> tuple[Job, bool, str]:
+        """(job, created, what was taken in): the scan's job, asked once the earlier jobs' progress is in the file,
+        each share going on from what the file keeps of it (or of the whole scan).  An earlier job of the same
+        question still running is cancelled for it."""
+        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
+        shares = int(spec.plan["shares"])
+        resume = _resume(read(spec), shares)
+        doc = {"max_guesses": spec.plan["max_guesses"], "tries": spec.plan["tries"], "shares": shares,
+               "resume": resume}
+        history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
+        req = JobRequest.scan_of(spec.game, history, doc)
+        job, created = jobs.submit(req, SUBMITTER)
+        jobs.supersede(earlier, job)
+        went_on = ", ".join(f"{k} from guess {v['next']} of {v.get('guesses')}" for k, v in resume.items()
+                            if v.get("next"))
+        return job, created, f"going on: {went_on}" if went_on else "from the first guess"
+
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
+        """Write what the scan's jobs hold to its progress file: each unit's progress (a later job's over an earlier
+        one's, which it went on from), the guess found, and the answer of a job done; the document written."""
+        def state_of(u: JobUnit) -> dict[str, Any] | None:
+            return None if not u.output else {k: v for k, v in orjson.loads(u.output).items() if k in SCAN_STATE}
+
+        with exclusive(spec.progress):
+            doc = shares_into(read(spec) or {"question": question(spec), **_initial()}, jobs, self.jobs_of(jobs, spec),
+                              lambda req: int(req.scan_doc["shares"]), state_of)
+            found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values()
+                                              if s.get("found")), None)
+            if found:  # a share's guess answers the whole scan
+                doc["found"] = found
+            write_json(spec.progress, doc)
+        return doc
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the progress file holds: each share's next guess, and the answer once done."""
+        doc = read(spec)
+        if doc is None:
+            return None
+        return {"file": spec.progress, "scans": {k: {"next": v.get("next"), "of": v.get("guesses")}
+                                                 for k, v in _states(doc).items()},
+                "found": doc.get("found"), "finished": "result" in doc}
 
     def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
         return f"holds this scan's answer already: {done.get('answer')}"
 
-    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return jobs_of(jobs, spec, SUBMITTER)
-
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
-        return start_job(jobs, spec, SUBMITTER)
-
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-        return export(jobs, spec, SUBMITTER)
-
-    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return progress(spec)
-
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
-        return unit_done(spec.game, unit, int(spec.plan["shares"]))
+        """The log line of a finished scan unit: its share, the last guess it settled, and what it found."""
+        game, u, shares = spec.game, unit, int(spec.plan["shares"])
+        out = orjson.loads(u.output or "{}")
+        key = share_key(SCAN_KEY, (int(u.g2 or 0), shares))
+        settled = out.get("last") or "no guess left to try"
+        found = f"found {out['found']}" if out.get("found") else "no guess of this share keeps the limit"
+        return f"{game.spec}: {key}: {settled}; {found} ({float(u.seconds):.1f} s)"
 
 
 KIND = ScanKind()

@@ -20,12 +20,11 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, shares_into
 from service.filelock import exclusive, write_json
 from service.record_checks import SEARCH_KEY, share_key
-from service.store.bound_parts import BoundPartStore
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver.game import Game, Turn
 from solver.question import SolveOptions
@@ -73,13 +72,6 @@ def read(spec: CampaignSpec) -> dict[str, Any] | None:
     return doc
 
 
-def check(spec: CampaignSpec) -> None:
-    """What a search campaign refuses before it touches any database (:func:`read`'s refusals).
-
-    :raises CampaignError: the progress file is not a search's, or another's."""
-    read(spec)
-
-
 def _resume_of(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     """The progress a file keeps, by share key."""
     if doc is None:
@@ -90,83 +82,6 @@ def _resume_of(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def jobs_of(jobs: JobStore, spec: CampaignSpec, submitter: str) -> list[Job]:
-    """The search jobs of the spec's question, oldest first (whatever their shares)."""
-    history, options = _asked(spec)
-    mine = JobRequest.of(spec.game, history, options)
-    found = []
-    for job in jobs.submitted(submitter, spec.game.spec):
-        req = JobRequest.from_json(job.request)
-        if (req.kind == "search" and req.history == mine.history and req.options() == mine.options()
-                and req.search_doc.get("upper_bound") == options.upper_bound):
-            found.append(job)
-    return found
-
-
-def finished(spec: CampaignSpec) -> dict[str, Any] | None:
-    """The answer a finished progress file holds, None when it holds none."""
-    doc = read(spec)
-    return None if doc is None or not isinstance(doc.get("result"), dict) else dict(doc["result"])
-
-
-def start_job(jobs: JobStore, spec: CampaignSpec, submitter: str) -> tuple[Job, bool, str]:
-    """(job, created, what was taken in): the search's job, asked once the earlier jobs' progress is in the file,
-    each share going on from what the file keeps of it (or of the whole search).  An earlier job of the same
-    question still running is cancelled for it (its progress is in the file by then)."""
-    earlier = jobs_of(jobs, spec, submitter)  # their work is in the file already: the runner took it in first
-    history, options = _asked(spec)
-    resume = _resume_of(read(spec))
-    req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
-    job, created = jobs.submit(req, submitter)
-    for old in earlier:
-        if old.status not in FINAL and old.id != job.id:
-            jobs.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
-    went_on = ", ".join(f"{k} from guess {v['search']['done']} of {v['search']['guesses']}" for k, v in resume.items())
-    return job, created, f"going on: {went_on}" if went_on else "from nothing"
-
-
-def export(jobs: JobStore, spec: CampaignSpec, submitter: str) -> dict[str, Any]:
-    """Write what the search's jobs hold to its progress file: each unit's progress (a later job's over an earlier
-    one's, which it went on from), and the answer of a job done; the document written."""
-    with exclusive(spec.progress):
-        doc = read(spec) or question(spec.game, *_asked(spec))
-        for job in jobs_of(jobs, spec, submitter):
-            shares = int(JobRequest.from_json(job.request).search_doc["shares"])
-            for u in jobs.units(job.id):
-                kept = orjson.loads(u.output or "{}")
-                if "search" not in kept:  # nothing kept yet, or a position searched in one call
-                    continue
-                state = {"search": kept["search"], "seconds": kept.get("seconds", 0.0)}
-                if shares == 1:
-                    doc.update(state)
-                else:
-                    doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
-            if job.status == "done" and job.result:
-                doc["result"] = orjson.loads(job.result)
-        write_json(spec.progress, doc)
-    return doc
-
-
-def unit_done(game: Game, u: JobUnit, shares: int) -> str:
-    """The log line of a finished search unit: its share, its value and guess, and where it went on from."""
-    out = orjson.loads(u.output or "{}")
-    key = share_key(SEARCH_KEY, (int(u.g2 or 0), shares))
-    found = (f"{out['value']}, guess {out.get('guess')}" if out.get("value") is not None
-             else "every guess cut by the other shares' best" if shares > 1 else "no strategy fits")
-    went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
-    return f"{game.spec}: {key}: {found} ({out.get('seconds', 0.0)} s{went_on})"
-
-
-def progress(spec: CampaignSpec) -> dict[str, Any] | None:
-    """What the progress file holds: the searches' progress and the answer once done."""
-    doc = read(spec)
-    if doc is None:
-        return None
-    return {"file": spec.progress, "searches": {k: {"done": v["search"]["done"], "of": v["search"]["guesses"]}
-                                                for k, v in _resume_of(doc).items()},
-            "finished": "result" in doc}
-
-
 class SearchKind(CampaignKind):
     """A position's search from nothing (kind ``search``, ``solve --checkpoint``): one unit or one per share of its
     guesses, its progress file written from the units' kept progress and holding the answer once done."""
@@ -175,29 +90,79 @@ class SearchKind(CampaignKind):
     takes_in_earlier = True
 
     def check(self, spec: CampaignSpec) -> None:
-        check(spec)
+        """What a search campaign refuses before it touches any database (:func:`read`'s refusals).
+
+        :raises CampaignError: the progress file is not a search's, or another's."""
+        read(spec)
+
+    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
+        """The search jobs of the spec's question, oldest first (whatever their shares)."""
+        history, options = _asked(spec)
+        mine = JobRequest.of(spec.game, history, options)
+        found = []
+        for job in jobs.submitted(SUBMITTER, spec.game.spec):
+            req = JobRequest.from_json(job.request)
+            if (req.kind == "search" and req.history == mine.history and req.options() == mine.options()
+                    and req.search_doc.get("upper_bound") == options.upper_bound):
+                found.append(job)
+        return found
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return finished(spec)
+        """The answer a finished progress file holds, None when it holds none."""
+        doc = read(spec)
+        return None if doc is None or not isinstance(doc.get("result"), dict) else dict(doc["result"])
+
+    def start(self, jobs: JobStore, spec: CampaignSpec,
+              units: list[str] | None = None) -> tuple[Job, bool, str]:
+        """(job, created, what was taken in): the search's job, asked once the earlier jobs' progress is in the file,
+        each share going on from what the file keeps of it (or of the whole search).  An earlier job of the same
+        question still running is cancelled for it (its progress is in the file by then)."""
+        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
+        history, options = _asked(spec)
+        resume = _resume_of(read(spec))
+        req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
+        job, created = jobs.submit(req, SUBMITTER)
+        jobs.supersede(earlier, job)
+        went_on = ", ".join(f"{k} from guess {v['search']['done']} of {v['search']['guesses']}"
+                            for k, v in resume.items())
+        return job, created, f"going on: {went_on}" if went_on else "from nothing"
+
+    def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
+        """Write what the search's jobs hold to its progress file: each unit's progress (a later job's over an earlier
+        one's, which it went on from), and the answer of a job done; the document written."""
+        def state_of(u: JobUnit) -> dict[str, Any] | None:
+            kept = orjson.loads(u.output or "{}")
+            if "search" not in kept:  # nothing kept yet, or a position searched in one call
+                return None
+            return {"search": kept["search"], "seconds": kept.get("seconds", 0.0)}
+
+        with exclusive(spec.progress):
+            doc = shares_into(read(spec) or question(spec.game, *_asked(spec)), jobs, self.jobs_of(jobs, spec),
+                              lambda req: int(req.search_doc["shares"]), state_of)
+            write_json(spec.progress, doc)
+        return doc
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the progress file holds: the searches' progress and the answer once done."""
+        doc = read(spec)
+        if doc is None:
+            return None
+        return {"file": spec.progress, "searches": {k: {"done": v["search"]["done"], "of": v["search"]["guesses"]}
+                                                    for k, v in _resume_of(doc).items()},
+                "finished": "result" in doc}
 
     def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
         return f"holds this search's answer already: {done.get('value')}"
 
-    def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return jobs_of(jobs, spec, SUBMITTER)
-
-    def start(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec,
-              units: list[str] | None) -> tuple[Job, bool, str]:
-        return start_job(jobs, spec, SUBMITTER)
-
-    def export(self, jobs: JobStore, store: BoundPartStore, spec: CampaignSpec, job: Job) -> dict[str, Any]:
-        return export(jobs, spec, SUBMITTER)
-
-    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        return progress(spec)
-
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
-        return unit_done(spec.game, unit, int(spec.plan["shares"]))
+        """The log line of a finished search unit: its share, its value and guess, and where it went on from."""
+        game, u, shares = spec.game, unit, int(spec.plan["shares"])
+        out = orjson.loads(u.output or "{}")
+        key = share_key(SEARCH_KEY, (int(u.g2 or 0), shares))
+        found = (f"{out['value']}, guess {out.get('guess')}" if out.get("value") is not None
+                 else "every guess cut by the other shares' best" if shares > 1 else "no strategy fits")
+        went_on = "" if out.get("resumed") is None else f", going on from guess {out['resumed']}"
+        return f"{game.spec}: {key}: {found} ({out.get('seconds', 0.0)} s{went_on})"
 
 
 KIND = SearchKind()

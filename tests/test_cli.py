@@ -225,7 +225,6 @@ def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monke
     not a progress at all, is refused and left as it was."""
     from service import searches
     from service.campaign_spec import CampaignSpec
-    from service.campaign_specs import SUBMITTER
     from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
@@ -239,10 +238,10 @@ def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monke
     game = Game.from_spec("3,6,1")
     asked = {k: getattr(SolveOptions(from_set_only=True), k) for k in searches.QUESTION_OPTIONS}
     spec = CampaignSpec.search(game, [], asked, 1, str(path))
-    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: searches.start_job(jobs, spec, SUBMITTER), 3)
+    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: searches.KIND.start(jobs, spec), 3)
     upgrade(url)
     db = store_db.Database(url)
-    searches.export(JobStore(db), spec, SUBMITTER)
+    searches.KIND.export(JobStore(db), spec)
     db.dispose()
     on_file = json.loads(path.read_text())
     assert on_file["game"] == "3,6,1" and on_file["options"]["from_set_only"] is True

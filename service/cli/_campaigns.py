@@ -131,13 +131,12 @@ def _parts_list(only_parts: str | None) -> list[str] | None:
     return None if only_parts is None else [p.strip() for p in only_parts.split(",") if p.strip()]
 
 
-def _campaign_stores(url: str | None) -> tuple[Any, Any]:
-    """The job store and the part bounds' store of ``url`` (migrated), closed with the command."""
+def _campaign_jobs(url: str | None) -> Any:
+    """The job store of ``url`` (migrated), closed with the command."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 
     from service.migrate import upgrade
-    from service.store.bound_parts import BoundPartStore
     from service.store.db import StorageError
 
     resolved = _database_url(url)
@@ -152,8 +151,7 @@ def _campaign_stores(url: str | None) -> tuple[Any, Any]:
     except (SQLAlchemyError, StorageError, OSError, ImportError) as exc:  # no driver, no server there, no access
         reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
         _fail(f"the database {shown} cannot be used: {reason}")
-    jobs = _job_store(url)
-    return jobs, BoundPartStore(jobs.db)
+    return _job_store(url)
 
 
 def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progress: str | None, processes: int,
@@ -176,8 +174,8 @@ def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progr
             _fail("--parts: name the responses whose parts to refine ('0.5,1.4')")
         campaign = campaign_specs.CampaignSpec.bound(game, depth, target, file, parts)
         campaign_specs.check(campaign, keep=True, keep_in=path, registry=registry)  # before any database
-        jobs, store = _campaign_stores(url)
-        got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
+        jobs = _campaign_jobs(url)
+        got = campaign_specs.run(jobs, campaign, processes=processes, export_every=60.0, max_units=max_units,
                                  keep=True, keep_in=path, registry=registry,
                                  command=registry.campaign_command(spec, depth, target, file), progress_as=file,
                                  log=_log)
@@ -248,8 +246,8 @@ def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_unit
 
     try:
         campaign_specs.check(campaign)
-        jobs, store = _campaign_stores(url)
-        got = campaign_specs.run(jobs, store, campaign, processes=processes, export_every=60.0, max_units=max_units,
+        jobs = _campaign_jobs(url)
+        got = campaign_specs.run(jobs, campaign, processes=processes, export_every=60.0, max_units=max_units,
                                  units=units, scheduler=scheduler, log=_log)
     except CampaignError as exc:
         _fail(str(exc))

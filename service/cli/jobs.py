@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from service.cli._campaigns import _campaign_stores
+from service.cli._campaigns import _campaign_jobs
 from service.cli._common import (
     _criterion_parsed,
     _database_url,
@@ -313,9 +313,9 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
     parsed = _spec(spec)
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
-    jobs, store = _campaign_stores(url)
+    jobs = _campaign_jobs(url)
     try:
-        got = campaign_specs.run(jobs, store, parsed, worker=with_worker, processes=processes,
+        got = campaign_specs.run(jobs, parsed, worker=with_worker, processes=processes,
                                  export_every=export_every, keep=keep, keep_in=keep_in, log=_log)
     except CampaignError as exc:
         _fail(str(exc))
@@ -346,9 +346,9 @@ def campaign_export(spec: str, url: str | None, as_json: bool) -> None:
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec)
-    jobs, store = _campaign_stores(url)
+    jobs = _campaign_jobs(url)
     try:
-        campaign_specs.export(jobs, store, parsed, campaign_specs.newest_job(jobs, parsed))
+        campaign_specs.export(jobs, parsed, campaign_specs.newest_job(jobs, parsed))
     except CampaignError as exc:
         _fail(str(exc))
     _emit(campaign_specs.progress_of(parsed) or {}, as_json)
@@ -365,7 +365,7 @@ def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec)
-    jobs, _store = _campaign_stores(url)
+    jobs = _campaign_jobs(url)
     try:
         shown = campaign_specs.status(jobs, parsed)
     except CampaignError as exc:

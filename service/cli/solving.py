@@ -312,7 +312,7 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str, s
         _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
              f"left; their progress is in {path}: run the same command again to continue")
         return None
-    return searches.finished(spec)
+    return searches.KIND.finished(spec)
 
 
 def _print_result(out: dict[str, Any], criterion: Criterion, max_guesses: int | None,
@@ -537,7 +537,7 @@ def _scan_campaign(g: Game, history: list[Turn], max_guesses: int, tries: int | 
         _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
              f"left; their progress is in {path}: run the same command again to continue")
         return None
-    out = scans.finished(spec) or {}
+    out = scans.KIND.finished(spec) or {}
     guess = out.get("guess")
     return Verdict(out.get("possible"), None if guess is None else g.parse_code(guess),
                    int(g.candidates(history).shape[0]), max_guesses - len(history), float(out.get("seconds") or 0.0))

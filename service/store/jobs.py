@@ -142,6 +142,13 @@ class JobStore:
             job = s.get(Job, job_id)
             return (None if job is None else job.status), changed
 
+    def supersede(self, earlier: list[Job], job: Job) -> None:
+        """Cancel the ``earlier`` jobs of a campaign still under way for its new ``job``, which goes on from what
+        they kept (their progress is in the campaign's file or database by then); each says by which job."""
+        for old in earlier:
+            if old.status not in FINAL and old.id != job.id:
+                self.cancel(old.id, f"superseded by job {job.id}, which goes on from what it kept")
+
     def claim_for_planning(self, worker: str, stale_after: float, *, only: str | None = None) -> Job | None:
         """Take a queued job to plan (or one whose planner vanished mid-plan); ``only``: that job alone."""
         cutoff = self._now() - timedelta(seconds=stale_after)

@@ -18,7 +18,6 @@ from service import atlas, bound_campaigns, bound_files, campaign_specs
 from service.campaign_files import CampaignError
 from service.cli import main
 from service.migrate import upgrade
-from service.store.bound_parts import BoundPartStore
 from service.store.db import Database
 from service.store.jobs import JobStore
 from solver.game import Game
@@ -50,7 +49,7 @@ def _run(db: Path, spec: str, depth: int, target: int | None = None, *, progress
     try:
         jobs = JobStore(base)
         campaign = campaign_specs.CampaignSpec.bound(Game.from_spec(spec), depth, target, str(progress), parts)
-        got = campaign_specs.run(jobs, BoundPartStore(base), campaign, processes=1, max_units=max_units)
+        got = campaign_specs.run(jobs, campaign, processes=1, max_units=max_units)
         assert got.problem is None, got.problem
         if got.job is None:  # the progress file had finished it
             return {"status": "finished before", "job": None, **(got.finished or {})}

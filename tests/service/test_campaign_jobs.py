@@ -559,10 +559,10 @@ def test_a_stopped_rollout_job_is_cancelled_when_the_campaign_starts_again(tmp_p
     from service.migrate import upgrade
 
     upgrade(db.url)
-    jobs, store = JobStore(db), BoundPartStore(db)
-    first, created, _ = campaign_specs.start(jobs, store, parsed)
+    jobs = JobStore(db)
+    first, created, _ = campaign_specs.start(jobs, parsed)
     assert created and first.status == "queued"  # no worker: as if stopped at once
-    again, created, _ = campaign_specs.start(jobs, store, parsed)
+    again, created, _ = campaign_specs.start(jobs, parsed)
     assert not created and again.id == first.id  # nothing built meanwhile: the same job, still to run
     game = Game.from_spec(spec)
     from solver.rollout import branch_responses, first_guess
@@ -572,7 +572,7 @@ def test_a_stopped_rollout_job_is_cancelled_when_the_campaign_starts_again(tmp_p
     Path(parsed.progress).write_text(json.dumps({
         "format": rollouts.FORMAT, "game": spec, "plan": plan.as_dict(), "first_guess": game.format_code(guess),
         "units": {game.format_response(r): {"tree": to_compact(branch_tree(game, plan, guess, r)), "seconds": 0.1}}}))
-    later, created, taken = campaign_specs.start(jobs, store, parsed)
+    later, created, taken = campaign_specs.start(jobs, parsed)
     assert created and later.id != first.id and taken == "1 subtrees built before"
     assert (jobs.get(first.id) or first).status == "cancelled"
     assert JobRequest.from_json(later.request).skip == (r,)

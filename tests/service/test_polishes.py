@@ -98,13 +98,12 @@ def test_a_campaign_whose_job_fails_says_so_and_keeps_its_file(tmp_path: Path, j
     hold) fails its job; the campaign stops with that, in one line naming the job, rather than judging a tree its
     file cannot make, and its progress file is the polish's still."""
     from service import campaign_specs
-    from service.store.bound_parts import BoundPartStore
 
     game = Game.from_spec("3,4,1")
     tree = build_tree(game, strategy_chooser(game, get_strategy("first-consistent")))
     path = tmp_path / "polish.json"
     spec = campaign_specs.CampaignSpec.polish(game, tree, {**PARAMS, "above": 0, "sweep": 1}, str(path))
-    out = campaign_specs.run(jobs, BoundPartStore(jobs.db), spec, processes=1, export_every=60.0)
+    out = campaign_specs.run(jobs, spec, processes=1, export_every=60.0)
     assert out.job is not None and out.job.status == "failed"
     assert out.problem is not None and out.problem.startswith(f"the campaign's job {out.job.id} failed (")
     assert "run the same command again" in out.problem

@@ -592,7 +592,7 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     assert bad.exit_code == 2 and "9.9: not a response to 001" in bad.output and not Path(path).exists()
     mine, theirs = names[::2], names[1::2]
     from service import checks
-    from service.campaign_spec import SUBMITTER, CampaignSpec
+    from service.campaign_spec import CampaignSpec
     from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
@@ -600,7 +600,7 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     upgrade(url)  # a job of the other parts, asked on this database by another command, not run yet
     db = store_db.Database(url)
     jobs = JobStore(db)
-    beside, _, _ = checks.start_job(jobs, CampaignSpec.check(Game.from_spec(spec), "001", 1, theirs, path), SUBMITTER)
+    beside, _, _ = checks.KIND.start(jobs, CampaignSpec.check(Game.from_spec(spec), "001", 1, theirs, path))
     first = _check(path, url, "--parts", ",".join(mine), spec=spec)
     assert jobs.get(beside.id).status == "queued"  # other parts: it goes on beside the first command's
     assert first.exit_code == 0, first.output
@@ -622,18 +622,17 @@ def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, url: 
     written from the job (as the command does every minute).  Returns the progress the unit kept last."""
     from service import checks
     from service.campaign_spec import CampaignSpec
-    from service.campaign_specs import SUBMITTER
     from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
     from tests.stopped_units import stop_a_unit_at_its_write
 
     campaign = CampaignSpec.check(Game.from_spec(spec), "001", 1, [part], path)
-    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: checks.start_job(jobs, campaign, SUBMITTER),
+    kept = stop_a_unit_at_its_write(monkeypatch, url, lambda jobs: checks.KIND.start(jobs, campaign),
                                     writes)
     upgrade(url)
     db = store_db.Database(url)
-    checks.export(JobStore(db), campaign, SUBMITTER)
+    checks.KIND.export(JobStore(db), campaign)
     db.dispose()
     return kept
 
