@@ -32,6 +32,7 @@ from service.campaign_files import CampaignError, read_json
 from service.store.job_records import JobRequest
 from solver.errors import SolverError
 from solver.game import Game, Turn
+from solver.question import SolveOptions
 from solver.rollout import RolloutPlan
 from solver.tree import Tree, to_compact
 from solver.vocabulary import ONE_STEP_STRATEGIES
@@ -44,8 +45,11 @@ SUBMITTER = "campaign"
 """The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
-FILE_KINDS = ("bound", "rollout")
-"""The kinds a spec file may name (the others are made by their commands' options)."""
+FILE_KINDS = ("bound", "rollout", "check", "search", "scan", "atlas")
+"""The kinds a spec file may name (a polish is made by its command's options: its tree is the shipped one)."""
+PARAMS = {"check": {"first_guess", "shares", "parts"}, "search": {"history", "options", "shares"},
+          "scan": {"history", "max_guesses", "tries", "shares"}, "atlas": {"games", "budget_s"}}
+"""The ``params`` of the kinds given by them in a spec file (as :meth:`CampaignSpec.to_json` writes them)."""
 MAX_DEPTH = 12
 """The deepest refinement a bound spec may ask (``atlas bounds --depth`` has the same limit)."""
 
@@ -277,10 +281,11 @@ def load_spec(path: str) -> CampaignSpec:
     kind = doc.get("kind")
     if kind not in FILE_KINDS:
         raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(FILE_KINDS)}")
-    unknown = sorted(set(doc) - (ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS))
+    keys = ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS if kind == "bound" else PARAMS_KEYS
+    unknown = sorted(set(doc) - keys)
     if unknown:
         raise CampaignError(f"{path}: unknown key(s) {', '.join(unknown)} in a {kind} spec; its keys are "
-                            f"{', '.join(sorted(ROLLOUT_KEYS if kind == 'rollout' else BOUND_KEYS))}")
+                            f"{', '.join(sorted(keys))}")
     if not isinstance(doc.get("game"), str):
         raise CampaignError(f"{path}: game {json.dumps(doc.get('game'))}; give a game, e.g. \"6,7,0\" or "
                             "\"mastermind\"")
@@ -289,7 +294,8 @@ def load_spec(path: str) -> CampaignSpec:
     except SolverError as exc:
         raise CampaignError(f"{path}: {exc}") from None
     name = game.spec.replace(",", "-")
-    progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json")
+    progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json"
+                                       if kind == "rollout" else None)
     if not isinstance(progress, str):
         raise CampaignError(f"{path}: progress {json.dumps(progress)}; give a file name")
     where = os.path.dirname(os.path.abspath(path))
@@ -298,6 +304,9 @@ def load_spec(path: str) -> CampaignSpec:
         raise CampaignError(f"{path}: progress {doc.get('progress')}: its folder is not there")
     if kind == "rollout":
         return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=_rollout_plan(path, doc.get("plan")))
+    if kind in PARAMS:
+        return dataclasses.replace(_from_params(path, kind, game, progress, doc.get("params")),
+                                   path=os.path.abspath(path))
     depth, target = doc.get("depth"), doc.get("target")
     if not _int(depth) or not 1 <= depth <= MAX_DEPTH:
         raise CampaignError(f"{path}: depth {json.dumps(depth)}; give the plies to refine, 1 to {MAX_DEPTH}")
@@ -306,6 +315,64 @@ def load_spec(path: str) -> CampaignSpec:
                             "secret needs a guess), or null for the full bound")
     parts = _parts(path, game, doc.get("parts", []))
     return CampaignSpec(os.path.abspath(path), kind, game, progress, depth=depth, target=target, parts=parts)
+
+
+PARAMS_KEYS = {"format", "version", "kind", "game", "params", "progress"}
+
+
+def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -> CampaignSpec:
+    """A check's, search's, scan's or atlas run's spec from its ``params``, each checked (what only its run can
+    check, a check's parts or a search file's question, its kind checks before any work).
+
+    :raises CampaignError: what is wrong, in the spec's words."""
+    where = f"{path}: params"
+    if not isinstance(params, dict):
+        raise CampaignError(f"{where} {json.dumps(params)}; give an object with {', '.join(sorted(PARAMS[kind]))}")
+    missing, unknown = sorted(PARAMS[kind] - set(params)), sorted(set(params) - PARAMS[kind])
+    if missing or unknown:
+        raise CampaignError(f"{where}: " + "; ".join(
+            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
+                                                                      else [])) + f" (a {kind}'s are "
+                            f"{', '.join(sorted(PARAMS[kind]))})")
+
+    def whole(key: str, least: int, none: bool = False) -> int | None:
+        value = params[key]
+        if (value is None and none) or (_int(value) and value >= least):
+            return value
+        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number of at least {least}"
+                            + (", or null" if none else ""))
+
+    try:
+        if kind == "atlas":
+            games, budget = params["games"], params["budget_s"]
+            if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
+                raise CampaignError(f"{where}: games {json.dumps(games)}; give a list of games")
+            if not isinstance(budget, int | float) or isinstance(budget, bool) or not budget > 0:
+                raise CampaignError(f"{where}: budget_s {json.dumps(budget)}; give the seconds of each search")
+            return CampaignSpec.atlas([Game.from_spec(g) for g in games], float(budget), progress)
+        shares = int(whole("shares", 1) or 1)
+        if kind == "check":
+            first, parts = params["first_guess"], params["parts"]
+            if not isinstance(first, str):
+                raise CampaignError(f"{where}: first_guess {json.dumps(first)}; give a code of {game.spec}")
+            game.parse_code(first)
+            if parts is not None and (not isinstance(parts, list) or not all(isinstance(p, str) for p in parts)):
+                raise CampaignError(f"{where}: parts {json.dumps(parts)}; give the responses to solve, or null")
+            return CampaignSpec.check(game, first, shares, parts, progress)
+        history = params["history"]
+        if not isinstance(history, list) or not all(isinstance(t, str) for t in history):
+            raise CampaignError(f"{where}: history {json.dumps(history)}; give turns, e.g. [\"0123 1.2\"]")
+        turns = [game.parse_turn(t) for t in history]
+        if kind == "scan":
+            return CampaignSpec.scan(game, turns, int(whole("max_guesses", 1) or 1), whole("tries", 1, none=True),
+                                     shares, progress)
+        options = params["options"]
+        if not isinstance(options, dict):
+            raise CampaignError(f"{where}: options {json.dumps(options)}; give the search's options")
+        SolveOptions(**options).validate(game, len(turns))  # refused here rather than by the search
+        return CampaignSpec.search(game, turns, options, shares, progress)
+    except (SolverError, TypeError, ValueError) as exc:
+        raise CampaignError(f"{where}: {exc}") from None
 
 
 def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:

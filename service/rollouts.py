@@ -279,6 +279,15 @@ class RolloutKind(CampaignKind):
 
     name = "rollout"
 
+    def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """The outcome a judged file keeps (its subtrees went into the tree it judged): nothing is built again."""
+        return finished(spec.progress, spec.game.spec, spec.rollout_plan)
+
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        kept = "shipped" if done.get("kept") else "not shipped (the tree it was judged against was as good)"
+        return (f"finished this rollout already: T <= {done.get('total')}, worst case {done.get('worst_case')}, "
+                f"{kept}; give another progress file to build it again")
+
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         return earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -267,21 +268,33 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     _emit(out, as_json, human)
 
 
-def _spec(path: str) -> Any:
+def _spec(path: str, progress: str | None = None) -> Any:
+    import dataclasses
+
     from service.campaign_files import CampaignError
     from service.campaign_specs import load_spec
 
     try:
-        return load_spec(path)
+        spec = load_spec(path)
     except CampaignError as exc:
         _fail(str(exc))
+    if progress is None:
+        return spec
+    if not os.path.isdir(os.path.dirname(os.path.abspath(progress))):
+        _fail(f"--progress {progress}: its folder is not there")
+    return dataclasses.replace(spec, progress=os.path.abspath(progress))
 
 
 _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
+_progress_option = click.option(
+    "--progress", "progress", type=click.Path(dir_okay=False), default=None,
+    help="This progress file instead of the one SPEC names: a new file replays the campaign from what the database "
+         "holds (with a new --url too, from nothing), leaving the committed one as it is.")
 
 
 @campaign_cmd.command("run")
 @_spec_argument
+@_progress_option
 @click.option("--with-worker/--no-worker", default=True, show_default=True,
               help="Start a `bullscows worker` while the command runs (it runs the campaign's job alone); else "
                    "rely on workers already running, on this machine or others sharing the database.")
@@ -296,21 +309,23 @@ _spec_argument = click.argument("spec", type=click.Path(dir_okay=False))
               help="With --keep: that file (of the same kind) instead of the package's.")
 @_url_option
 @_json_option
-def campaign_run(spec: str, with_worker: bool, processes: int | None, export_every: float, keep: bool,
-                 keep_in: str | None, url: str | None, as_json: bool) -> None:
+def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: int | None, export_every: float,
+                 keep: bool, keep_in: str | None, url: str | None, as_json: bool) -> None:
     """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target,
-    optionally parts)
-    or the subtrees of a rollout tree (kind "rollout": game, plan).  What its progress file holds is taken in
-    first, the job is submitted (or the one already asking the same found) and run by workers, every proof kept
-    in the database as it is made, and the progress file written from the database as the job goes and at the
-    end (also when stopped with Ctrl-C).
+    optionally parts), the subtrees of a rollout tree (kind "rollout": game, plan), a records check ("check"), a
+    position's search from nothing ("search"), a scan of its guesses against a limit ("scan") or atlas games
+    computed ("atlas"), the last four with their "params" as `campaign show` prints them.  What its progress file
+    holds is taken in first (a file that finished the campaign is said so, and nothing is run), the job is
+    submitted (or the one already asking the same found) and run by workers, every proof kept in the database as
+    it is made, and the progress file written from the database as the job goes and at the end (also when stopped
+    with Ctrl-C).
 
     Run again, it continues: from the job in the database, else from the progress file.  Prints the job's
     result and what the progress file holds (--json: the keys of `jobs show --json`'s result, and "progress")."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 
-    parsed = _spec(spec)
+    parsed = _spec(spec, progress)
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
     jobs = _campaign_jobs(url)
@@ -336,16 +351,17 @@ def campaign_run(spec: str, with_worker: bool, processes: int | None, export_eve
 
 @campaign_cmd.command("export")
 @_spec_argument
+@_progress_option
 @_url_option
 @_json_option
-def campaign_export(spec: str, url: str | None, as_json: bool) -> None:
+def campaign_export(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Write what the database holds of SPEC's campaign to its progress file: a bound's part bounds (raised, never
     lowered), its newest job's finished units and its result once done; the finished subtrees of every rollout
     job of the campaign.  Prints what the file then holds."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 
-    parsed = _spec(spec)
+    parsed = _spec(spec, progress)
     jobs = _campaign_jobs(url)
     try:
         campaign_specs.export(jobs, parsed, campaign_specs.newest_job(jobs, parsed))
@@ -356,15 +372,16 @@ def campaign_export(spec: str, url: str | None, as_json: bool) -> None:
 
 @campaign_cmd.command("show")
 @_spec_argument
+@_progress_option
 @_url_option
 @_json_option
-def campaign_show(spec: str, url: str | None, as_json: bool) -> None:
+def campaign_show(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Where SPEC's campaign stands: the spec, what its progress file holds, and its newest job (status, progress,
     result) if it was ever run on this database."""
     from service import campaign_specs
     from service.campaign_files import CampaignError
 
-    parsed = _spec(spec)
+    parsed = _spec(spec, progress)
     jobs = _campaign_jobs(url)
     try:
         shown = campaign_specs.status(jobs, parsed)

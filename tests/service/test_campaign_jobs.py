@@ -250,7 +250,7 @@ def test_the_committed_specs_are_their_files_and_the_shipped_bounds() -> None:
     """Each committed spec names its progress file, which is its game's, and the plan the atlas's bound was proven
     under; a finished file's bound is the atlas's, so `campaign run SPEC` replays what is shipped."""
     atlas = {g["game"]: g for g in json.loads((REPO / "service/data/atlas.json").read_text())["games"]}
-    specs = sorted((REPO / "campaigns").glob("*.campaign.json"))
+    specs = sorted((REPO / "campaigns").glob("bounds-*.campaign.json"))
     assert len(specs) == 5
     for path in specs:
         spec = campaign_specs.load_spec(str(path))
@@ -263,6 +263,69 @@ def test_the_committed_specs_are_their_files_and_the_shipped_bounds() -> None:
         if "finished" in doc:
             assert doc["plan"] == {"depth": spec.depth, "target": spec.target}, path
             assert doc["finished"]["value"] == bound["value"], path
+
+
+def test_the_other_committed_specs_replay_their_shipped_files() -> None:
+    """The committed rollout, check and scan specs are their progress files' campaigns: each rollout's plan is the
+    one its atlas upper bound was built with and its file says it finished (so `campaign run SPEC` builds nothing
+    again); the check's is the records file's, finished at the published figure; a scan's goes on from the guess its
+    file has reached.  Each spec is what its `CampaignSpec` writes back."""
+    atlas = {g["game"]: g for g in json.loads((REPO / "service/data/atlas.json").read_text())["games"]}
+    others = sorted(p for p in (REPO / "campaigns").glob("*.campaign.json") if not p.name.startswith("bounds-"))
+    kinds: dict[str, int] = {}
+    for path in others:
+        spec = campaign_specs.load_spec(str(path))
+        kinds[spec.kind] = kinds.get(spec.kind, 0) + 1
+        assert spec.to_json() == json.loads(path.read_text()), path
+        assert Path(spec.progress).is_file(), path
+        done = campaign_specs.finished_in_file(spec)
+        if spec.kind == "rollout":
+            upper = atlas[spec.game.spec]["hybrid"]
+            assert upper["campaign"]["progress"] == f"campaigns/{Path(spec.progress).name}", path
+            assert {k: v for k, v in spec.plan.items() if k in upper["rollout"]} == upper["rollout"], path
+            assert done is not None and done["kept"] and done["total"] >= upper["total"], path
+        elif spec.kind == "check":
+            published = campaign_specs.KINDS["check"].progress(spec)
+            assert done is not None and done["finished"] and done["value"] == 179929, path
+            assert published is not None and published["solved"] == published["parts"], path
+        else:
+            assert spec.kind == "scan" and done is None, path  # open: no guess found, not every one refuted
+            kept = json.loads(Path(spec.progress).read_text())
+            assert campaign_specs.progress_of(spec) == {"file": spec.progress, "found": None, "finished": False,
+                                                        "scans": {"scan": {"next": kept["next"],
+                                                                           "of": kept["guesses"]}}}
+    assert kinds == {"rollout": 4, "check": 1, "scan": 2}
+
+
+def test_a_search_spec_runs_replays_into_another_file_and_answers_from_its_finished_one(tmp_path: Path) -> None:
+    """A spec file of kind search (as `campaign show` prints a `solve --checkpoint` campaign's) runs as a job to the
+    plain search's answer; `--progress` with another file and database replays it from nothing to the same
+    answer; the finished file then answers at once."""
+    from service.searches import QUESTION_OPTIONS
+    from solver.search import Searcher, SolveOptions
+
+    game = Game.from_spec("3,6,1")
+    options = SolveOptions(from_set_only=True)
+    plain = Searcher(game, options).solve([])
+    asked = {k: getattr(options, k) for k in QUESTION_OPTIONS}
+    path = tmp_path / "search-3-6-1.campaign.json"
+    doc = {"format": "bullscows-campaign", "version": 1, "kind": "search", "game": "3,6,1",
+           "params": {"history": [], "options": {**asked, "criterion": "total"}, "shares": 2},
+           "progress": "search-3-6-1.json"}
+    path.write_text(json.dumps(doc))
+    assert campaign_specs.load_spec(str(path)).to_json() == doc
+    values = []
+    for progress, db in (("search-3-6-1.json", "a"), ("replay.json", "b")):
+        args = ["campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / db}.sqlite3", "--processes", "1",
+                "--json"]
+        result = CliRunner().invoke(cli, [*args, "--progress", str(tmp_path / progress)])
+        assert result.exit_code == 0, result.output
+        assert "share 1/2" in result.stderr and "share 2/2" in result.stderr
+        values.append(json.loads(result.stdout)["value"])
+        assert json.loads((tmp_path / progress).read_text())["result"]["value"] == plain.value
+    assert values == [plain.value, plain.value]
+    again = CliRunner().invoke(cli, ["campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'c.sqlite3'}"])
+    assert again.exit_code == 0 and f"holds this search's answer already: {plain.value}" in again.stderr
 
 
 def test_keep_records_the_campaigns_bound_in_the_atlas_with_its_command(tmp_path: Path) -> None:
@@ -331,6 +394,16 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
         "missing-turn.json": "plan: from_turn null",
         "late.json": "plan: from_turn 5 is after levels 3",
         "plan-typo.json": "plan: unknown key(s) widht",
+        "params.json": "params null; give an object with first_guess, parts, shares",
+        "params-keys.json": "params: missing parts; unknown part (a check's are first_guess, parts, shares)",
+        "first.json": "params: ",
+        "shares.json": "params: shares 0; give a whole number of at least 1",
+        "history.json": "params: history \"0123 1.2\"; give turns",
+        "criterion.json": "params: unknown criterion 'fastest'",
+        "scan-limit.json": "params: max_guesses 0; give a whole number of at least 1",
+        "games.json": "params: games []; give a list of games",
+        "budget.json": "params: budget_s 0; give the seconds of each search",
+        "no-progress.json": "progress null; give a file name",
     }
     (tmp_path / "not-json.json").write_text("{")
     (tmp_path / "format.json").write_text(json.dumps({"format": "x"}))
@@ -338,6 +411,13 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
     plan = {"strategy": "entropy", "exact_at_most": 6, "width": 3, "levels": 3, "min_size": 6, "from_turn": 1}
     rollout = {**base, "kind": "rollout", "plan": plan}
     del rollout["depth"]
+    given = {k: v for k, v in base.items() if k != "depth"}
+    check = {**given, "kind": "check", "params": {"first_guess": "0011", "shares": 1, "parts": None},
+             "progress": "records.json"}
+    search = {**given, "kind": "search", "params": {"history": [], "options": {}, "shares": 1}, "progress": "s.json"}
+    scan = {**given, "kind": "scan", "params": {"history": [], "max_guesses": 5, "tries": None, "shares": 1},
+            "progress": "s.json"}
+    atlas_run = {**given, "kind": "atlas", "params": {"games": ["3,4,1"], "budget_s": 5}, "progress": "atlas.json"}
     for name, doc in [("version.json", {**base, "version": 2}), ("kind.json", {**base, "kind": "sweep"}),
                       ("game.json", {**base, "game": "4,99,1"}), ("no-game.json", {**base, "game": None}),
                       ("depth.json", {**base, "depth": 0}), ("no-depth.json", {**base, "depth": None}),
@@ -352,7 +432,18 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
                       ("zero.json", {**rollout, "plan": {**plan, "levels": 0}}),
                       ("missing-turn.json", {**rollout, "plan": {k: v for k, v in plan.items() if k != "from_turn"}}),
                       ("late.json", {**rollout, "plan": {**plan, "from_turn": 5}}),
-                      ("plan-typo.json", {**rollout, "plan": {**plan, "widht": 4}})]:
+                      ("plan-typo.json", {**rollout, "plan": {**plan, "widht": 4}}),
+                      ("params.json", {**check, "params": None}),
+                      ("params-keys.json", {**check, "params": {"first_guess": "0011", "shares": 1, "part": []}}),
+                      ("first.json", {**check, "params": {**check["params"], "first_guess": "0019"}}),
+                      ("shares.json", {**check, "params": {**check["params"], "shares": 0}}),
+                      ("history.json", {**search, "params": {**search["params"], "history": "0123 1.2"}}),
+                      ("criterion.json", {**search, "params": {**search["params"],
+                                                               "options": {"criterion": "fastest"}}}),
+                      ("scan-limit.json", {**scan, "params": {**scan["params"], "max_guesses": 0}}),
+                      ("games.json", {**atlas_run, "params": {"games": [], "budget_s": 5}}),
+                      ("budget.json", {**atlas_run, "params": {"games": ["3,4,1"], "budget_s": 0}}),
+                      ("no-progress.json", {k: v for k, v in check.items() if k != "progress"})]:
         (tmp_path / name).write_text(json.dumps(doc))
     for name, words in cases.items():
         with pytest.raises(CampaignError) as refused:
