@@ -18,12 +18,13 @@ from typing import Any
 import orjson
 
 from service import atlas
+from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
-from solver.atlas import NAMES
+from solver.atlas import NAMES, atlas_games
 from solver.game import Game
 
 
@@ -55,6 +56,16 @@ class AtlasKind(CampaignKind):
             if doc is not None and set(doc["games"]) <= games and float(doc["budget_s"]) == budget:
                 found.append(job)
         return found
+
+    def check(self, spec: CampaignSpec) -> None:
+        """An atlas file that cannot be read, or a game outside the atlas, is refused."""
+        try:
+            atlas.load(spec.progress)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CampaignError(f"{spec.progress} is not an atlas file ({exc!r})") from None
+        outside = [g for g in _games(spec) if g not in {g.spec for g in atlas_games()}]
+        if outside:
+            raise CampaignError(f"{', '.join(outside)}: not in the atlas (`bullscows atlas show` lists its games)")
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """A summary when every game of the spec is finished in the atlas file, else None."""

@@ -296,8 +296,8 @@ def load_spec(path: str) -> CampaignSpec:
     name = game.spec.replace(",", "-")
     progress = doc.get("progress") or (f"bounds-{name}.json" if kind == "bound" else f"rollout-{name}.json"
                                        if kind == "rollout" else None)
-    if not isinstance(progress, str):
-        raise CampaignError(f"{path}: progress {json.dumps(progress)}; give a file name")
+    if not isinstance(progress, str) or not progress:
+        raise CampaignError(f"{path}: progress {json.dumps(doc.get('progress'))}; give a file name")
     where = os.path.dirname(os.path.abspath(path))
     progress = os.path.join(where, progress)
     if not os.path.isdir(os.path.dirname(progress)):
@@ -332,14 +332,14 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
     if missing or unknown:
         raise CampaignError(f"{where}: " + "; ".join(
             ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
-                                                                      else [])) + f" (a {kind}'s are "
-                            f"{', '.join(sorted(PARAMS[kind]))})")
+                                                                      else []))
+                            + f" (the params of a {kind} spec are {', '.join(sorted(PARAMS[kind]))})")
 
-    def whole(key: str, least: int, none: bool = False) -> int | None:
+    def whole(key: str, least: int, most: int, none: bool = False) -> int | None:
         value = params[key]
-        if (value is None and none) or (_int(value) and value >= least):
+        if (value is None and none) or (_int(value) and least <= value <= most):
             return value
-        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number of at least {least}"
+        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number from {least} to {most}"
                             + (", or null" if none else ""))
 
     try:
@@ -349,8 +349,12 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
                 raise CampaignError(f"{where}: games {json.dumps(games)}; give a list of games")
             if not isinstance(budget, int | float) or isinstance(budget, bool) or not budget > 0:
                 raise CampaignError(f"{where}: budget_s {json.dumps(budget)}; give the seconds of each search")
-            return CampaignSpec.atlas([Game.from_spec(g) for g in games], float(budget), progress)
-        shares = int(whole("shares", 1) or 1)
+            chosen = [Game.from_spec(g) for g in games]
+            if chosen[0].spec != game.spec:
+                raise CampaignError(f"{path}: game {game.spec}; an atlas spec's game is the first of its games "
+                                    f"({chosen[0].spec})")
+            return CampaignSpec.atlas(chosen, float(budget), progress)
+        shares = int(whole("shares", 1, MAX_SHARES) or 1)
         if kind == "check":
             first, parts = params["first_guess"], params["parts"]
             if not isinstance(first, str):
@@ -363,16 +367,43 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
         if not isinstance(history, list) or not all(isinstance(t, str) for t in history):
             raise CampaignError(f"{where}: history {json.dumps(history)}; give turns, e.g. [\"0123 1.2\"]")
         turns = [game.parse_turn(t) for t in history]
+        game.candidates(turns)  # a history no secret answers so is refused (SolverError)
         if kind == "scan":
-            return CampaignSpec.scan(game, turns, int(whole("max_guesses", 1) or 1), whole("tries", 1, none=True),
-                                     shares, progress)
-        options = params["options"]
-        if not isinstance(options, dict):
-            raise CampaignError(f"{where}: options {json.dumps(options)}; give the search's options")
-        SolveOptions(**options).validate(game, len(turns))  # refused here rather than by the search
-        return CampaignSpec.search(game, turns, options, shares, progress)
+            limit = int(whole("max_guesses", len(turns) + 5, MAX_LIMIT) or 0)  # a scan is for five guesses left
+            return CampaignSpec.scan(game, turns, limit, whole("tries", 1, MAX_LIMIT, none=True), shares, progress)
+        return CampaignSpec.search(game, turns, _options(where, game, turns, params["options"]), shares, progress)
+    except CampaignError:
+        raise
     except (SolverError, TypeError, ValueError) as exc:
         raise CampaignError(f"{where}: {exc}") from None
+
+
+MAX_SHARES = 64
+"""The most shares a spec may cut its position into (the commands' ``--shares``)."""
+MAX_LIMIT = 63
+"""The most guesses a spec may allow (the commands' ``--max-guesses``)."""
+_WHOLE = ("max_guesses", "depth_count", "mde", "upper_bound")
+"""A search spec's options that are whole numbers or null (the rest: its criterion and ``from_set_only``)."""
+
+
+def _options(where: str, game: Game, turns: list[Turn], options: Any) -> dict[str, Any]:
+    """A search spec's options (:data:`service.searches.QUESTION_OPTIONS`, each of its type), as the search takes
+    them."""
+    known = {"criterion", "from_set_only", *_WHOLE}
+    if not isinstance(options, dict) or set(options) - known:
+        extra = "" if not isinstance(options, dict) else f" (unknown: {', '.join(sorted(set(options) - known))})"
+        raise CampaignError(f"{where}: options {json.dumps(options)}{extra}; give the search's options, of "
+                            f"{', '.join(sorted(known))}")
+    if "from_set_only" in options and not isinstance(options["from_set_only"], bool):
+        raise CampaignError(f"{where}: options: from_set_only {json.dumps(options['from_set_only'])}; give true or "
+                            "false")
+    for key, least in ((k, len(turns) + 1 if k in ("max_guesses", "depth_count", "mde") else 1) for k in _WHOLE):
+        value = options.get(key)
+        if value is not None and (not _int(value) or value < least):
+            raise CampaignError(f"{where}: options: {key} {json.dumps(value)}; give a whole number of at least "
+                                f"{least}, or null")
+    SolveOptions(**options).validate(game, len(turns))  # an unknown criterion, k-movers with no limit...
+    return dict(options)
 
 
 def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:

@@ -193,9 +193,16 @@ class CheckKind(CampaignKind):
         :raises CampaignError: either."""
         try:
             row, game, first = published_check(spec.game.spec)
+        except (ValueError, KeyError):
+            raise CampaignError(f"{spec.game.spec}: no published figure of this game says how this project can check "
+                                f"it (`bullscows records show` lists them)") from None
+        try:
             records.load(spec.progress)
-        except (ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CampaignError(str(exc).strip("'")) from None
+        if spec.plan.get("first_guess") != row["check"]["first_guess"]:
+            raise CampaignError(f"{spec.game.spec}: first guess {spec.plan.get('first_guess')}; the published figure "
+                                f"checked opens with {row['check']['first_guess']}")
         sizes = part_sizes(game, first)
         unknown = sorted(set(spec.plan.get("parts") or ()) - set(sizes))
         if unknown:

@@ -328,6 +328,10 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
     parsed = _spec(spec, progress)
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
+    try:
+        campaign_specs.check(parsed, keep=keep, keep_in=keep_in)  # refused before any database is touched
+    except CampaignError as exc:
+        _fail(str(exc))
     jobs = _campaign_jobs(url)
     try:
         got = campaign_specs.run(jobs, parsed, worker=with_worker, processes=processes,
@@ -362,6 +366,10 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
+    try:
+        campaign_specs.check(parsed)
+    except CampaignError as exc:
+        _fail(str(exc))
     jobs = _campaign_jobs(url)
     try:
         campaign_specs.export(jobs, parsed, campaign_specs.newest_job(jobs, parsed))
@@ -382,6 +390,10 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
+    try:
+        campaign_specs.check(parsed)  # a file that is not the campaign's, said before any database is touched
+    except CampaignError as exc:
+        _fail(str(exc))
     jobs = _campaign_jobs(url)
     try:
         shown = campaign_specs.status(jobs, parsed)
@@ -399,8 +411,11 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
             _emit({"progress": out["progress"]}, False)
         if out["job"] is None:
             click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)")
-        else:
-            _emit({"job": out["job"]}, False)
+        else:  # a failed job's error is its first line here (`jobs show JOB --json` has its traceback)
+            job = dict(out["job"])
+            if job.get("error"):
+                job["error"] = str(job["error"]).strip().splitlines()[0]
+            _emit({"job": job}, False)
 
     _emit(shown, as_json, human)
 

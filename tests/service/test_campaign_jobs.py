@@ -395,12 +395,17 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
         "late.json": "plan: from_turn 5 is after levels 3",
         "plan-typo.json": "plan: unknown key(s) widht",
         "params.json": "params null; give an object with first_guess, parts, shares",
-        "params-keys.json": "params: missing parts; unknown part (a check's are first_guess, parts, shares)",
+        "params-keys.json": "params: missing parts; unknown part (the params of a check spec are first_guess, parts, "
+                            "shares)",
         "first.json": "params: ",
-        "shares.json": "params: shares 0; give a whole number of at least 1",
+        "shares.json": "params: shares 0; give a whole number from 1 to 64",
         "history.json": "params: history \"0123 1.2\"; give turns",
         "criterion.json": "params: unknown criterion 'fastest'",
-        "scan-limit.json": "params: max_guesses 0; give a whole number of at least 1",
+        "scan-limit.json": "params: max_guesses 4; give a whole number from 5 to 63",
+        "impossible.json": "params: no code is consistent with the history",
+        "flag.json": "params: options: from_set_only \"yes\"; give true or false",
+        "option-typo.json": "(unknown: node_limit)",
+        "atlas-game.json": "an atlas spec's game is the first of its games (3,4,1)",
         "games.json": "params: games []; give a list of games",
         "budget.json": "params: budget_s 0; give the seconds of each search",
         "no-progress.json": "progress null; give a file name",
@@ -440,11 +445,21 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
                       ("history.json", {**search, "params": {**search["params"], "history": "0123 1.2"}}),
                       ("criterion.json", {**search, "params": {**search["params"],
                                                                "options": {"criterion": "fastest"}}}),
-                      ("scan-limit.json", {**scan, "params": {**scan["params"], "max_guesses": 0}}),
+                      ("scan-limit.json", {**scan, "params": {**scan["params"], "max_guesses": 4}}),
+                      ("impossible.json", {**scan, "params": {**scan["params"], "history": ["0123 0.0", "0123 0.1"]}}),
+                      ("flag.json", {**search, "params": {**search["params"], "options": {"from_set_only": "yes"}}}),
+                      ("option-typo.json", {**search, "params": {**search["params"], "options": {"node_limit": 9}}}),
+                      ("atlas-game.json", {**atlas_run, "game": "4,6,1"}),
                       ("games.json", {**atlas_run, "params": {"games": [], "budget_s": 5}}),
                       ("budget.json", {**atlas_run, "params": {"games": ["3,4,1"], "budget_s": 0}}),
                       ("no-progress.json", {k: v for k, v in check.items() if k != "progress"})]:
         (tmp_path / name).write_text(json.dumps(doc))
+    (tmp_path / "first.campaign.json").write_text(json.dumps(
+        {**check, "game": "5,8,1", "params": {**check["params"], "first_guess": "01234"}}))
+    other_first = CliRunner().invoke(cli, ["campaign", "show", str(tmp_path / "first.campaign.json"), "--url",
+                                           f"sqlite:///{tmp_path / 'never.sqlite3'}"])
+    assert other_first.exit_code != 0 and "the published figure checked opens with 01122" in other_first.output
+    assert not (tmp_path / "never.sqlite3").exists()  # refused before any database is made
     for name, words in cases.items():
         with pytest.raises(CampaignError) as refused:
             campaign_specs.load_spec(str(tmp_path / name))
