@@ -63,7 +63,8 @@ class AtlasKind(CampaignKind):
             atlas.load(spec.progress)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CampaignError(f"{spec.progress} is not an atlas file ({exc!r})") from None
-        outside = [g for g in _games(spec) if g not in {g.spec for g in atlas_games()}]
+        known = {g.spec for g in atlas_games()}
+        outside = [g for g in _games(spec) if g not in known]
         if outside:
             raise CampaignError(f"{', '.join(outside)}: not in the atlas (`bullscows atlas show` lists its games)")
 
@@ -92,8 +93,8 @@ class AtlasKind(CampaignKind):
         with exclusive(spec.progress):
             entries = atlas.load(spec.progress)
             changed = False
-            for job in self.jobs_of(jobs, spec):
-                for u in jobs.units(job.id):
+            for each in self.jobs_of(jobs, spec):
+                for u in jobs.units(each.id):
                     if u.status != "done" or not u.output:
                         continue
                     entry = orjson.loads(u.output)

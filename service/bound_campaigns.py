@@ -365,6 +365,9 @@ class BoundKind(CampaignKind):
             return None
         return dict(doc["finished"])
 
+    def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
+        return f"finished this campaign already: T >= {done.get('value')}"
+
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         mine = spec.request().digest
         return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).digest == mine]

@@ -13,8 +13,12 @@ A rollout plan has the keys of :class:`solver.rollout.RolloutPlan`, ``from_turn`
 commands that run rollouts default it differently).  Unknown keys are refused, in a spec and in its plan: a typo
 must not silently change what is run.
 
+A check, search, scan or atlas spec gives its ``params`` as :meth:`CampaignSpec.to_json` writes them (a polish is
+made by its command alone: its tree is the shipped one).  Each kind's part in running a campaign is its
+:class:`CampaignKind`, defined in the kind's own module.
+
 Why apart from :mod:`service.campaign_specs`, which runs a spec's campaign: what a campaign is and how it is run
-are two concerns; this one imports nothing of the job system.
+are two concerns; this one uses the job store's types only to name what a kind is given.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import abc
 import dataclasses
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
@@ -159,8 +162,8 @@ class CampaignSpec:
             return JobRequest.rollout_of(self.game, self.plan, skip)
         if self.kind == "polish":
             return JobRequest.polish_of(self.game, to_compact(self.polish_tree), self.plan)
-        if self.kind in ("check", "search", "scan", "atlas"):  # the progress file is the job's too: their start_job
-            raise ValueError(f"a {self.kind}'s job is asked from its progress file (its module's start_job)")
+        if self.kind in ("check", "search", "scan", "atlas"):  # the progress file is the job's too: their kind's start
+            raise ValueError(f"a {self.kind}'s job is asked from its progress file (its CampaignKind's start)")
         return JobRequest.bound(self.game, self.depth, self.target, self.parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -199,7 +202,7 @@ class CampaignKind(abc.ABC):
 
     def finished_line(self, spec: CampaignSpec, done: dict[str, Any]) -> str:
         """What the command says of a progress file that finished the campaign (``done``: :meth:`finished`)."""
-        return f"finished this campaign already: T >= {done.get('value')}"
+        return "finished this campaign already"
 
     def earlier_line(self, spec: CampaignSpec, before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
         """What the command says when earlier jobs' work was written to the file (:meth:`progress` before and
@@ -213,7 +216,9 @@ class CampaignKind(abc.ABC):
     @abc.abstractmethod
     def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         """(job, created, what was taken in): the campaign's job, asked from what its progress file holds
-        (``units``: a rollout's responses to build alone).
+        (``units``: a rollout's responses to build alone); with :attr:`takes_in_earlier`, the file is expected to
+        hold what the earlier jobs did (:func:`service.campaign_specs.start` and ``run`` write it first), since
+        a job still running of the same question is cancelled for the new one.
 
         :raises CampaignError: the progress file is unreadable, or another campaign's."""
 
@@ -232,27 +237,6 @@ class CampaignKind(abc.ABC):
     @abc.abstractmethod
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
         """The log line of a unit done (``units``: its job's), None when it has nothing to say."""
-
-
-def shares_into(doc: dict[str, Any], jobs: JobStore, found: list[Job], shares_of: Callable[[JobRequest], int],
-                state_of: Callable[[JobUnit], dict[str, Any] | None]) -> dict[str, Any]:
-    """``doc``, a shared campaign's progress file (a search's, a scan's), with what the units of its jobs ``found``
-    (oldest first) kept: each unit's ``state_of`` (None: nothing kept yet) at the top of the file when its job is
-    of one share (``shares_of`` its request), else under ``shares`` by its share ("2/3"), a later job's over an
-    earlier one's, which it went on from; and the answer of a job done as its ``result``."""
-    for job in found:
-        shares = shares_of(JobRequest.from_json(job.request))
-        for u in jobs.units(job.id):
-            state = state_of(u)
-            if state is None:
-                continue
-            if shares == 1:
-                doc.update(state)
-            else:
-                doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
-        if job.status == "done" and job.result:
-            doc["result"] = json.loads(job.result)
-    return doc
 
 
 BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}
@@ -335,11 +319,12 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
                                                                       else []))
                             + f" (the params of a {kind} spec are {', '.join(sorted(PARAMS[kind]))})")
 
-    def whole(key: str, least: int, most: int, none: bool = False) -> int | None:
+    def whole(key: str, least: int, most: int | None, none: bool = False) -> int | None:
         value = params[key]
-        if (value is None and none) or (_int(value) and least <= value <= most):
+        if (value is None and none) or (_int(value) and least <= value and (most is None or value <= most)):
             return value
-        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number from {least} to {most}"
+        bounds = f"of at least {least}" if most is None else f"from {least} to {most}"
+        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number {bounds}"
                             + (", or null" if none else ""))
 
     try:
@@ -360,8 +345,10 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
             if not isinstance(first, str):
                 raise CampaignError(f"{where}: first_guess {json.dumps(first)}; give a code of {game.spec}")
             game.parse_code(first)
-            if parts is not None and (not isinstance(parts, list) or not all(isinstance(p, str) for p in parts)):
-                raise CampaignError(f"{where}: parts {json.dumps(parts)}; give the responses to solve, or null")
+            if parts is not None and (not isinstance(parts, list) or not parts
+                                      or not all(isinstance(p, str) for p in parts)):
+                raise CampaignError(f"{where}: parts {json.dumps(parts)}; give the responses to solve ([\"0.1\", "
+                                    "\"1.1\"]), or null for every part")
             return CampaignSpec.check(game, first, shares, parts, progress)
         history = params["history"]
         if not isinstance(history, list) or not all(isinstance(t, str) for t in history):
@@ -370,7 +357,7 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
         game.candidates(turns)  # a history no secret answers so is refused (SolverError)
         if kind == "scan":
             limit = int(whole("max_guesses", len(turns) + 5, MAX_LIMIT) or 0)  # a scan is for five guesses left
-            return CampaignSpec.scan(game, turns, limit, whole("tries", 1, MAX_LIMIT, none=True), shares, progress)
+            return CampaignSpec.scan(game, turns, limit, whole("tries", 1, None, none=True), shares, progress)
         return CampaignSpec.search(game, turns, _options(where, game, turns, params["options"]), shares, progress)
     except CampaignError:
         raise
@@ -397,7 +384,10 @@ def _options(where: str, game: Game, turns: list[Turn], options: Any) -> dict[st
     if "from_set_only" in options and not isinstance(options["from_set_only"], bool):
         raise CampaignError(f"{where}: options: from_set_only {json.dumps(options['from_set_only'])}; give true or "
                             "false")
-    for key, least in ((k, len(turns) + 1 if k in ("max_guesses", "depth_count", "mde") else 1) for k in _WHOLE):
+    if options.get("depth_count") is not None:  # `solve --checkpoint` refuses it too
+        raise CampaignError(f"{where}: options: depth_count {json.dumps(options['depth_count'])}; a search guess by "
+                            "guess finds one k-movers count: give null")
+    for key, least in (("max_guesses", len(turns) + 1), ("mde", 0), ("upper_bound", 0)):
         value = options.get(key)
         if value is not None and (not _int(value) or value < least):
             raise CampaignError(f"{where}: options: {key} {json.dumps(value)}; give a whole number of at least "

@@ -54,9 +54,11 @@ KINDS: dict[str, CampaignKind] = {kind.name: kind for kind in (
 
 def start(jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
     """(job, created, what was taken in): the spec's campaign set going from what its progress file holds
-    (:meth:`~service.campaign_spec.CampaignKind.start`; ``units``: a rollout's responses to build alone).
+    (:meth:`~service.campaign_spec.CampaignKind.start`; ``units``: a rollout's responses to build alone), once
+    what its earlier jobs in this database did is in the file (:func:`_take_in_earlier`).
 
     :raises CampaignError: the progress file is unreadable, or another campaign's."""
+    _take_in_earlier(jobs, spec)
     return KINDS[spec.kind].start(jobs, spec, units)
 
 
@@ -247,7 +249,7 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
         if kept is not None:
             log(_kept_line(spec, kept))
         return RunOutcome(None, None, kept, done)
-    job, created, taken = start(jobs, spec, units)
+    job, created, taken = KINDS[spec.kind].start(jobs, spec, units)  # earlier jobs' work taken in above
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
     if not created and job.status == "running":

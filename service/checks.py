@@ -5,9 +5,9 @@ or per share of a part's second guesses), through :func:`service.campaign_specs.
 
 The records file is the check's progress file: its game's ``check`` holds every part solved (``parts``) and how far
 each search under way has come (``searching``, by :func:`service.record_checks.share_key`), written from the job's
-units every minute and at the end (:func:`export`).  A fresh clone's run, or the run after a stopped one, starts a job
-that searches only the parts the file lacks, each search going on from the progress the file keeps of it
-(:func:`start_job`); the job's units keep their own progress in the database as they go, so a worker killed
+units every minute and at the end (:meth:`CheckKind.export`).  A fresh clone's run, or the run after a stopped
+one, starts a job that searches only the parts the file lacks, each search going on from the progress the file keeps
+of it (:meth:`CheckKind.start`); the job's units keep their own progress in the database as they go, so a worker killed
 mid-part loses at most a minute of it.
 
 Why the records file rather than a progress file of its own: the check's outcome is a record of the game, shown

@@ -28,7 +28,7 @@ from service.campaign_files import read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest
-from service.store.jobs import FINAL, JobStore
+from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver.game import Code, Game
 from solver.rollout import RolloutPlan, assemble, branch_responses, first_guess
@@ -152,10 +152,8 @@ def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitte
         asked = named_responses(game, first, units, "--units", "unit")
         skip |= set(branch_responses(game, first)) - asked
     req = JobRequest.rollout_of(game, plan.as_dict(), tuple(sorted(skip)))
-    for job in earlier:  # a stopped run's job that asks other subtrees: the new one builds what it had left
-        if job.status not in FINAL and job.request_hash != req.digest:
-            jobs.cancel(job.id)
     job, created = jobs.submit(req, submitter)
+    jobs.supersede(earlier, job)  # a stopped run's job that asks other subtrees: the new one builds what it had left
     return job, created, f"{0 if doc is None else len(doc['units'])} subtrees built before"
 
 

@@ -20,10 +20,11 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, shares_into
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
 from service.record_checks import share_key
+from service.searches import shares_into
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit

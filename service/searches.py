@@ -15,12 +15,13 @@ or a machine may last; the shipped table keeps only what a search finishes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, shares_into
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.record_checks import SEARCH_KEY, share_key
 from service.store.job_records import JobRequest
@@ -80,6 +81,27 @@ def _resume_of(doc: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     for share, kept in dict(doc.get("shares") or {}).items():
         out[f"{SEARCH_KEY} share {share}"] = dict(kept)
     return out
+
+
+def shares_into(doc: dict[str, Any], jobs: JobStore, found: list[Job], shares_of: Callable[[JobRequest], int],
+                state_of: Callable[[JobUnit], dict[str, Any] | None]) -> dict[str, Any]:
+    """``doc``, a shared campaign's progress file (a search's, a scan's), with what the units of its jobs ``found``
+    (oldest first) kept: each unit's ``state_of`` (None: nothing kept yet) at the top of the file when its job is
+    of one share (``shares_of`` its request), else under ``shares`` by its share ("2/3"), a later job's over an
+    earlier one's, which it went on from; and the answer of a job done as its ``result``."""
+    for job in found:
+        shares = shares_of(JobRequest.from_json(job.request))
+        for u in jobs.units(job.id):
+            state = state_of(u)
+            if state is None:
+                continue
+            if shares == 1:
+                doc.update(state)
+            else:
+                doc.setdefault("shares", {})[f"{int(u.g2 or 0) + 1}/{shares}"] = state
+        if job.status == "done" and job.result:
+            doc["result"] = orjson.loads(job.result)
+    return doc
 
 
 class SearchKind(CampaignKind):

@@ -328,6 +328,9 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
     parsed = _spec(spec, progress)
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
+    if keep and progress is not None:
+        _fail("--keep records the bound with the spec's own progress file, which proves it: run without --progress "
+              "to keep it")
     try:
         campaign_specs.check(parsed, keep=keep, keep_in=keep_in)  # refused before any database is touched
     except CampaignError as exc:
@@ -413,7 +416,7 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
             click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)")
         else:  # a failed job's error is its first line here (`jobs show JOB --json` has its traceback)
             job = dict(out["job"])
-            if job.get("error"):
+            if str(job.get("error") or "").strip():
                 job["error"] = str(job["error"]).strip().splitlines()[0]
             _emit({"job": job}, False)
 

@@ -397,7 +397,9 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
         "params.json": "params null; give an object with first_guess, parts, shares",
         "params-keys.json": "params: missing parts; unknown part (the params of a check spec are first_guess, parts, "
                             "shares)",
-        "first.json": "params: ",
+        "first.json": "params: code '0019': symbol '9' is not one of the 6 symbols",
+        "no-parts.json": "params: parts []; give the responses to solve",
+        "depth-count.json": "params: options: depth_count 5; a search guess by guess finds one k-movers count",
         "shares.json": "params: shares 0; give a whole number from 1 to 64",
         "history.json": "params: history \"0123 1.2\"; give turns",
         "criterion.json": "params: unknown criterion 'fastest'",
@@ -450,10 +452,21 @@ def test_bad_specs_are_refused_in_their_own_words(tmp_path: Path) -> None:
                       ("flag.json", {**search, "params": {**search["params"], "options": {"from_set_only": "yes"}}}),
                       ("option-typo.json", {**search, "params": {**search["params"], "options": {"node_limit": 9}}}),
                       ("atlas-game.json", {**atlas_run, "game": "4,6,1"}),
+                      ("no-parts.json", {**check, "params": {**check["params"], "parts": []}}),
+                      ("depth-count.json", {**search, "params": {**search["params"], "options": {
+                          "criterion": "kmovers", "max_guesses": 6, "depth_count": 5}}}),
                       ("games.json", {**atlas_run, "params": {"games": [], "budget_s": 5}}),
                       ("budget.json", {**atlas_run, "params": {"games": ["3,4,1"], "budget_s": 0}}),
                       ("no-progress.json", {k: v for k, v in check.items() if k != "progress"})]:
         (tmp_path / name).write_text(json.dumps(doc))
+    for name, doc in (("crush.json", {**search, "params": {**search["params"], "history": ["0123 0.1", "4501 0.2"],
+                                                          "options": {"mde": 2, "upper_bound": 0}}}),
+                      ("tries.json", {**scan, "params": {**scan["params"], "tries": 100}})):
+        (tmp_path / name).write_text(json.dumps(doc))  # what the commands accept, a spec accepts
+        assert campaign_specs.load_spec(str(tmp_path / name)).to_json()["params"] == doc["params"]
+    replay = CliRunner().invoke(cli, ["campaign", "run", str(tmp_path / "tries.json"), "--keep", "--progress",
+                                      str(tmp_path / "elsewhere.json")])
+    assert replay.exit_code != 0 and "--keep records the bound with the spec's own progress file" in replay.output
     (tmp_path / "first.campaign.json").write_text(json.dumps(
         {**check, "game": "5,8,1", "params": {**check["params"], "first_guess": "01234"}}))
     other_first = CliRunner().invoke(cli, ["campaign", "show", str(tmp_path / "first.campaign.json"), "--url",
