@@ -5,6 +5,7 @@ job from its units (skips, β, completion, the next phase of a chain) and the pu
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -142,7 +143,7 @@ def tree_result_of(game: Game, req: JobRequest, outcome: Outcome, nodes: int, se
     }
 
 
-def bound_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+def bound_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
                     seconds: float) -> dict[str, Any]:
     """A bound job's answer: the lower bound of the game's optimal total it proved (the least of its first
     guesses' bounds), what it was refined for, and its cost.  Every part's bound behind it stays in the
@@ -165,7 +166,7 @@ def bound_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[J
     }
 
 
-def rollout_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+def rollout_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
                       seconds: float) -> dict[str, Any]:
     """A rollout job's answer: the subtrees it built (below its first guess, one per response but the skipped
     ones), their secrets and guesses (the first guess included); the subtrees themselves are its units' output,
@@ -183,7 +184,8 @@ def rollout_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list
     }
 
 
-def polish_result_of(outcome: Outcome, units: list[JobUnit], seconds: float) -> dict[str, Any]:
+def polish_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
+                     seconds: float) -> dict[str, Any]:
     """A polish job's answer: the guesses it saved (its ``value``) and what its units did, summed; the positions
     themselves are in the ``polish_positions`` table, which the polish's command writes to its progress file and
     replays into the tree it judges."""
@@ -212,7 +214,7 @@ def check_parts_of(game: Game, units: list[JobUnit], resume: dict[str, dict[str,
     return out
 
 
-def check_result_of(game: Game, req: JobRequest, outcome: Outcome, units: list[JobUnit],
+def check_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
                     seconds: float) -> dict[str, Any]:
     """A check job's answer: the guesses of the parts it searched (its ``value``), each part's record, and the
     game's total (every part, those known before included, and the first guess's own secret) when it had every
@@ -259,12 +261,19 @@ def scan_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, un
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1)}
 
 
-def atlas_result_of(req: JobRequest, outcome: Outcome, units: list[JobUnit], seconds: float) -> dict[str, Any]:
+def atlas_result_of(game: Game, req: JobRequest, plan: Plan, outcome: Outcome, units: list[JobUnit],
+                    seconds: float) -> dict[str, Any]:
     """An atlas job's answer: how many of its games' entries are exact; the entries themselves are its units'
     outputs, which ``atlas run`` writes to the atlas file."""
     return {"value": int(outcome.value or 0), "possible": True, "exact": False, "games": list(req.atlas_doc["games"]),
             "budget_s": float(req.atlas_doc["budget_s"]), "units": len(units),
             "unit_seconds": round(sum(float(u.seconds) for u in units), 1), "seconds": round(seconds, 3)}
+
+
+CAMPAIGN_RESULTS: dict[str, Callable[[Game, JobRequest, Plan, Outcome, list[JobUnit], float], dict[str, Any]]] = {
+    "bound": bound_result_of, "rollout": rollout_result_of, "polish": polish_result_of, "check": check_result_of,
+    "search": search_result_of, "scan": scan_result_of, "atlas": atlas_result_of}
+"""A finished campaign job's answer, by its kind (a solve's is :func:`result_of`, a tree's :func:`tree_result_of`)."""
 
 
 def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None:
@@ -300,20 +309,8 @@ def refresh(jobs: JobStore, positions: PositionStore, job_id: str) -> str | None
         return "queued"
     started = as_aware(job.started_at) or as_aware(job.created_at) or datetime.now(UTC)
     seconds = (datetime.now(UTC) - started).total_seconds()
-    if req.kind == "bound":
-        result = bound_result_of(game, req, outcome, units, seconds)
-    elif req.kind == "rollout":
-        result = rollout_result_of(game, req, outcome, units, seconds)
-    elif req.kind == "polish":
-        result = polish_result_of(outcome, units, seconds)
-    elif req.kind == "check":
-        result = check_result_of(game, req, outcome, units, seconds)
-    elif req.kind == "search":
-        result = search_result_of(game, req, plan, outcome, units, seconds)
-    elif req.kind == "scan":
-        result = scan_result_of(game, req, plan, outcome, units, seconds)
-    elif req.kind == "atlas":
-        result = atlas_result_of(req, outcome, units, seconds)
+    if req.kind in CAMPAIGN_RESULTS:
+        result = CAMPAIGN_RESULTS[req.kind](game, req, plan, outcome, units, seconds)
     elif req.is_tree:
         result = tree_result_of(game, req, outcome, unit_nodes, seconds)
     else:
