@@ -76,14 +76,12 @@ class AtlasKind(CampaignKind):
               units: list[str] | None = None) -> tuple[Job, bool, str]:
         """(job, created, what was taken in): the job computing the games the atlas file has not finished, from the
         entries it holds; an earlier job of the same games still running is cancelled for it."""
-        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
         entries = atlas.load(spec.progress)
         left = todo(spec)
         games = sorted((Game.from_spec(g) for g in left), key=lambda g: (g.size, g.spec))
         doc = {"games": [g.spec for g in games], "budget_s": float(spec.plan["budget_s"]),
                "known": {g.spec: entries.get(g.spec) for g in games}}
-        job, created = jobs.submit(JobRequest.atlas_of(spec.game, doc), SUBMITTER)
-        jobs.supersede(earlier, job)
+        job, created = self.submit(jobs, spec, JobRequest.atlas_of(spec.game, doc))  # earlier jobs' work: in the file
         return job, created, (f"{len(left)} game{'' if len(left) == 1 else 's'} to compute, budget "
                               f"{float(spec.plan['budget_s']):g} s per search")
 

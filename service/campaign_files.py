@@ -15,6 +15,8 @@ from typing import Any
 
 CAMPAIGN_DIR = "campaigns"
 """Where progress files go by default (relative to the working folder; ``campaigns/`` of the checkout)."""
+MAX_SHARES = 64
+"""The most shares a check, search or scan may cut its position into (``--shares``, a spec's ``shares``)."""
 
 
 class CampaignError(ValueError):

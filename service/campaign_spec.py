@@ -27,18 +27,19 @@ import abc
 import dataclasses
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 from service import bound_files
-from service.campaign_files import CampaignError, read_json
+from service.campaign_files import MAX_SHARES, CampaignError, read_json
 from service.store.job_records import JobRequest
 from solver.errors import SolverError
 from solver.game import Game, Turn
 from solver.question import SolveOptions
 from solver.rollout import RolloutPlan
 from solver.tree import Tree, to_compact
-from solver.vocabulary import ONE_STEP_STRATEGIES
+from solver.vocabulary import MMAX, ONE_STEP_STRATEGIES
 
 if TYPE_CHECKING:
     from service.store.jobs import JobStore
@@ -213,6 +214,16 @@ class CampaignKind(abc.ABC):
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         """The campaign's jobs in the store, oldest first."""
 
+    def submit(self, jobs: JobStore, spec: CampaignSpec, req: JobRequest,
+               supersedes: Callable[[Job], bool] = lambda _old: True) -> tuple[Job, bool]:
+        """(job, created): ``req`` asked for the campaign, and its earlier jobs still under way that ``supersedes``
+        names cancelled for it (:meth:`service.store.jobs.JobStore.supersede`): a kind whose job is asked from its
+        file has their work there already."""
+        earlier = self.jobs_of(jobs, spec)
+        job, created = jobs.submit(req, SUBMITTER)
+        jobs.supersede([old for old in earlier if supersedes(old)], job)
+        return job, created
+
     @abc.abstractmethod
     def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         """(job, created, what was taken in): the campaign's job, asked from what its progress file holds
@@ -365,10 +376,8 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
         raise CampaignError(f"{where}: {exc}") from None
 
 
-MAX_SHARES = 64
-"""The most shares a spec may cut its position into (the commands' ``--shares``)."""
-MAX_LIMIT = 63
-"""The most guesses a spec may allow (the commands' ``--max-guesses``)."""
+MAX_LIMIT = MMAX - 1
+"""The most guesses a spec may allow (the commands' ``--max-guesses``, the API's ``max_guesses``)."""
 _WHOLE = ("max_guesses", "depth_count", "mde", "upper_bound")
 """A search spec's options that are whole numbers or null (the rest: its criterion and ``from_set_only``)."""
 

@@ -64,6 +64,13 @@ def _part_sizes(spec: str, first: int) -> tuple[tuple[str, int], ...]:
     return tuple((game.format_response(r), size) for r, size in counts.items() if r != game.all_bulls)
 
 
+def _in_file(spec: CampaignSpec) -> tuple[dict[str, Any], Game, Code, dict[str, int], dict[str, Any]]:
+    """(published row, game, first guess, part sizes, the game's check in the records file): what each step of a
+    check campaign reads first."""
+    row, game, first = published_check(spec.game.spec)
+    return row, game, first, part_sizes(game, first), _file_check(records.load(spec.progress), spec.game.spec, row)
+
+
 def _part_of(key: str) -> str:
     """The part a progress key is of (:func:`service.record_checks.share_key`)."""
     return key.partition(" share ")[0]
@@ -217,9 +224,7 @@ class CheckKind(CampaignKind):
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """The check's outcome when the records file has every part it asks for already (nothing to search), else
         None."""
-        row, game, first = published_check(spec.game.spec)
-        sizes = part_sizes(game, first)
-        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        _row, _game, _first, sizes, check = _in_file(spec)
         asked = set(spec.plan.get("parts") or sizes)
         if not asked <= set(_solved(check, sizes)):
             return None
@@ -232,10 +237,7 @@ class CheckKind(CampaignKind):
         (those of the spec's parts alone, when named), each share going on from the progress the file keeps.  An
         earlier job of the check still running that asks some of the same parts is cancelled for it (its units'
         progress is in the file by then); one asking other parts goes on."""
-        row, game, first = published_check(spec.game.spec)
-        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
-        sizes = part_sizes(game, first)
-        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        _row, game, first, sizes, check = _in_file(spec)
         known = {name: int(p["value"]) for name, p in _solved(check, sizes).items()}
         resume = {k: v for k, v in (check.get("searching") or {}).items()
                   if _part_of(k) in sizes and _part_of(k) not in known}
@@ -243,11 +245,9 @@ class CheckKind(CampaignKind):
         doc = {"first_guess": int(first), "shares": int(spec.plan["shares"]), "known": known, "resume": resume,
                "parts": None if named is None else sorted(game.parse_response(n) for n in named)}
         req = JobRequest.check_of(game, doc)
-        job, created = jobs.submit(req, SUBMITTER)
-        mine = _asked_parts(req, sizes, game)
-        # a job asking other parts goes on beside this one (two commands with --parts, say)
-        jobs.supersede([old for old in earlier
-                        if _asked_parts(JobRequest.from_json(old.request), sizes, game) & mine], job)
+        mine = _asked_parts(req, sizes, game)  # a job asking other parts goes on beside this one (two --parts)
+        job, created = self.submit(jobs, spec, req, lambda old: bool(
+            _asked_parts(JobRequest.from_json(old.request), sizes, game) & mine))
         return job, created, (f"{len(known)} of {len(sizes)} parts solved before, {len(resume)} "
                               f"search{'' if len(resume) == 1 else 'es'} to go on from")
 
@@ -271,9 +271,7 @@ class CheckKind(CampaignKind):
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """What the records file holds of the check: the parts solved, of how many, and the searches under way."""
-        row, game, first = published_check(spec.game.spec)
-        sizes = part_sizes(game, first)
-        check = _file_check(records.load(spec.progress), spec.game.spec, row)
+        _row, _game, _first, sizes, check = _in_file(spec)
         return {"file": spec.progress, "parts": len(sizes), "solved": len(_solved(check, sizes)),
                 "searching": len(check.get("searching") or {}), "finished": bool(check.get("finished"))}
 

@@ -79,6 +79,12 @@ def _resume(doc: dict[str, Any] | None, shares: int) -> dict[str, dict[str, Any]
     return out
 
 
+def _found(doc: dict[str, Any]) -> str | None:
+    """The guess a scan's file says keeps the limit: the whole scan's, or any share's."""
+    return doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values() if s.get("found")),
+                                    None)
+
+
 def _initial() -> dict[str, Any]:
     """A new scan file's progress (its first guess next)."""
     return {"next": 0, "guesses": None, "proven": True, "found": None, "failed_on": {}}
@@ -118,8 +124,7 @@ class ScanKind(CampaignKind):
             return None
         if isinstance(doc.get("result"), dict):
             return dict(doc["result"])
-        found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values() if s.get("found")),
-                                         None)
+        found = _found(doc)
         return None if found is None else {"possible": True, "answer": "yes", "guess": found, "value": None}
 
     def start(self, jobs: JobStore, spec: CampaignSpec,
@@ -127,15 +132,13 @@ class ScanKind(CampaignKind):
         """(job, created, what was taken in): the scan's job, asked once the earlier jobs' progress is in the file,
         each share going on from what the file keeps of it (or of the whole scan).  An earlier job of the same
         question still running is cancelled for it."""
-        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
         shares = int(spec.plan["shares"])
         resume = _resume(read(spec), shares)
         doc = {"max_guesses": spec.plan["max_guesses"], "tries": spec.plan["tries"], "shares": shares,
                "resume": resume}
         history = [spec.game.parse_turn(t) for t in spec.plan["history"]]
         req = JobRequest.scan_of(spec.game, history, doc)
-        job, created = jobs.submit(req, SUBMITTER)
-        jobs.supersede(earlier, job)
+        job, created = self.submit(jobs, spec, req)  # earlier jobs' work is in the file: the runner took it in
         went_on = ", ".join(f"{k} from guess {v['next']} of {v.get('guesses')}" for k, v in resume.items()
                             if v.get("next"))
         return job, created, f"going on: {went_on}" if went_on else "from the first guess"
@@ -149,8 +152,7 @@ class ScanKind(CampaignKind):
         with exclusive(spec.progress):
             doc = shares_into(read(spec) or {"question": question(spec), **_initial()}, jobs, self.jobs_of(jobs, spec),
                               lambda req: int(req.scan_doc["shares"]), state_of)
-            found = doc.get("found") or next((s["found"] for s in dict(doc.get("shares") or {}).values()
-                                              if s.get("found")), None)
+            found = _found(doc)
             if found:  # a share's guess answers the whole scan
                 doc["found"] = found
             write_json(spec.progress, doc)

@@ -139,12 +139,10 @@ class SearchKind(CampaignKind):
         """(job, created, what was taken in): the search's job, asked once the earlier jobs' progress is in the file,
         each share going on from what the file keeps of it (or of the whole search).  An earlier job of the same
         question still running is cancelled for it (its progress is in the file by then)."""
-        earlier = self.jobs_of(jobs, spec)  # their work is in the file already: the runner took it in first
         history, options = _asked(spec)
         resume = _resume_of(read(spec))
         req = JobRequest.search_of(spec.game, history, options, int(spec.plan["shares"]), resume)
-        job, created = jobs.submit(req, SUBMITTER)
-        jobs.supersede(earlier, job)
+        job, created = self.submit(jobs, spec, req)  # earlier jobs' work is in the file: the runner took it in
         went_on = ", ".join(f"{k} from guess {v['search']['done']} of {v['search']['guesses']}"
                             for k, v in resume.items())
         return job, created, f"going on: {went_on}" if went_on else "from nothing"

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from service.campaign_files import MAX_SHARES
 from service.cli._campaigns import (
     _bound_campaign,
     _bound_options,
@@ -323,7 +324,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 @click.option("--parts", "only", default=None, metavar="RESPONSES",
               help="Solve only these responses to the first guess ('0.1,1.1'); the others stay as the file has "
                    "them.")
-@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+@click.option("--shares", type=click.IntRange(min=1, max=MAX_SHARES), default=1, show_default=True,
               help="Cut each part into this many units, each searching every N-th second guess of the part, cut by "
                    "the others' best: one big part keeps every worker busy.")
 @click.option("--status", is_flag=True,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from service.campaign_files import MAX_SHARES
 from service.cli._common import (
     NOT_KNOWN,
     _criterion_parsed,
@@ -211,7 +212,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="Search from nothing (as --search) as a job in the jobs' database (--url), keeping how far it has "
                    "come in the database (every ten seconds) and in FILE: the same command with the same FILE "
                    "continues a stopped search where it was, and answers at once once it is done.")
-@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+@click.option("--shares", type=click.IntRange(min=1, max=MAX_SHARES), default=1, show_default=True,
               help="With --checkpoint: cut the search into this many units, each trying every N-th guess of the "
                    "position, cut by the others' best.")
 @click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
@@ -409,7 +410,7 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
               help="With --scan: run the scan as a job in the jobs' database (--url), keeping how far it has come "
                    "in the database and in FILE after each guess; the same command with the same FILE continues "
                    "there, and answers at once once it is done.")
-@click.option("--shares", type=click.IntRange(min=1, max=64), default=1, show_default=True,
+@click.option("--shares", type=click.IntRange(min=1, max=MAX_SHARES), default=1, show_default=True,
               help="With --progress: cut the scan into this many units, each trying every N-th guess.")
 @click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --progress: processes of the worker the command starts (units run at once).")
