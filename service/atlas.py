@@ -339,11 +339,8 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         tree, seconds = built, rollouts.seconds(doc)
         extra = {"rollout": {**rollout, "max_guesses": max_guesses},  # as the records' rollouts say it
                  "campaign": {"units": len(doc["units"]), "progress": progress}}
-    command = f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
-    if max_guesses is not None:
-        command += f" --max-guesses {max_guesses}"
+    command = hybrid_command(spec, above, exact_at_most, max_guesses, rollout)
     if rollout is not None:
-        command += "".join(f" --rollout-{k.replace('_', '-')} {v}" for k, v in rollout.items() if k != "max_guesses")
         tree, merged = with_better_branches(spec, tree, load(path)[spec].get("hybrid"), max_guesses, folder, log)
         if merged is not None:  # some branches of the shipped tree were better: its command comes first
             extra["branches_kept"] = merged["responses"]
@@ -363,6 +360,16 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     if rollout is not None and progress is not None:
         rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
     return record if kept else None
+
+
+def hybrid_command(spec: str, above: str, exact_at_most: int, max_guesses: int | None = None,
+                   rollout: dict[str, int] | None = None) -> str:
+    """The ``atlas hybrid`` command that builds this hybrid (rolled out as ``rollout`` says: ``width``,
+    ``from_turn``, ``levels``, ``min_size``): pasted, it builds the same tree."""
+    return (f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
+            + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
+            + "".join(f" --rollout-{k.replace('_', '-')} {rollout[k]}"
+                      for k in ("width", "from_turn", "levels", "min_size") if rollout is not None))
 
 
 def hybrid_fields(record: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ commands that run rollouts default it differently).  Unknown keys are refused, i
 must not silently change what is run.
 
 A check, search, scan or atlas spec gives its ``params`` as :meth:`CampaignSpec.to_json` writes them (a polish is
-made by its command alone: its tree is the shipped one).  Each kind's part in running a campaign is its
+made by its command alone: its tree is the shipped one).  A ``steps`` spec builds a best-known tree by its ``steps``
+in order (:class:`Step`: a hybrid, a rollout, a polish, each judged before the next), run by
+:mod:`service.step_runs`; its progress is a folder's ``steps.json``.  Each kind's part in running a campaign is its
 :class:`CampaignKind`, defined in the kind's own module.
 
 Why apart from :mod:`service.campaign_specs`, which runs a spec's campaign: what a campaign is and how it is run
@@ -49,7 +51,7 @@ SUBMITTER = "campaign"
 """The jobs' submitter: how a campaign finds its earlier runs' jobs."""
 SPEC_FORMAT = "bullscows-campaign"
 SPEC_VERSION = 1
-FILE_KINDS = ("bound", "rollout", "check", "search", "scan", "atlas")
+FILE_KINDS = ("bound", "rollout", "check", "search", "scan", "atlas", "steps")
 """The kinds a spec file may name (a polish is made by its command's options: its tree is the shipped one)."""
 PARAMS = {"check": {"first_guess", "shares", "parts"}, "search": {"history", "options", "shares"},
           "scan": {"history", "max_guesses", "tries", "shares"}, "atlas": {"games", "budget_s"}}
@@ -76,6 +78,8 @@ class CampaignSpec:
     """A bound campaign's responses whose parts alone it refines (empty: every part)."""
     tree: Tree | None = field(default=None, compare=False)
     """A polish's tree (the shipped best-known tree it starts from); its parameters are ``plan``."""
+    steps: tuple[Step, ...] = ()
+    """A steps campaign's steps, in order."""
 
     @classmethod
     def bound(cls, game: Game, depth: int, target: int | None, progress: str,
@@ -169,6 +173,7 @@ class CampaignSpec:
 
     def to_json(self) -> dict[str, Any]:
         params: dict[str, Any] = ({"plan": self.plan} if self.kind == "rollout"
+                                  else {"steps": [s.to_json() for s in self.steps]} if self.kind == "steps"
                                   else {"params": self.plan} if self.kind in ("polish", "check", "search", "scan",
                                                                               "atlas")
                                   else {"depth": self.depth, "target": self.target})
@@ -276,7 +281,8 @@ def load_spec(path: str) -> CampaignSpec:
     kind = doc.get("kind")
     if kind not in FILE_KINDS:
         raise CampaignError(f"{path}: kind {json.dumps(kind)}; the kinds are {', '.join(FILE_KINDS)}")
-    keys = ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS if kind == "bound" else PARAMS_KEYS
+    keys = (ROLLOUT_KEYS if kind == "rollout" else BOUND_KEYS if kind == "bound" else STEPS_KEYS if kind == "steps"
+            else PARAMS_KEYS)
     unknown = sorted(set(doc) - keys)
     if unknown:
         raise CampaignError(f"{path}: unknown key(s) {', '.join(unknown)} in a {kind} spec; its keys are "
@@ -295,10 +301,13 @@ def load_spec(path: str) -> CampaignSpec:
         raise CampaignError(f"{path}: progress {json.dumps(doc.get('progress'))}; give a file name")
     where = os.path.dirname(os.path.abspath(path))
     progress = os.path.join(where, progress)
-    if not os.path.isdir(os.path.dirname(progress)):
+    folder = os.path.dirname(progress)
+    if not os.path.isdir(os.path.dirname(folder) if kind == "steps" else folder):  # a steps campaign makes its own
         raise CampaignError(f"{path}: progress {doc.get('progress')}: its folder is not there")
     if kind == "rollout":
         return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=_rollout_plan(path, doc.get("plan")))
+    if kind == "steps":
+        return CampaignSpec(os.path.abspath(path), kind, game, progress, steps=_steps(path, doc.get("steps")))
     if kind in PARAMS:
         return dataclasses.replace(_from_params(path, kind, game, progress, doc.get("params")),
                                    path=os.path.abspath(path))
@@ -313,6 +322,7 @@ def load_spec(path: str) -> CampaignSpec:
 
 
 PARAMS_KEYS = {"format", "version", "kind", "game", "params", "progress"}
+STEPS_KEYS = {"format", "version", "kind", "game", "steps", "progress"}
 
 
 def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -> CampaignSpec:
@@ -438,3 +448,93 @@ def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
 
 _OPTIONAL = {f.name for f in dataclasses.fields(RolloutPlan)} - {"strategy", *PLAN_INTS}
 
+
+
+STEP_KINDS = ("hybrid", "rollout", "polish")
+"""What a step of a ``steps`` campaign does to the best-known tree: build a hybrid tree (no job: minutes in the
+command), roll one out (a rollout campaign's job), or polish the tree as it stands (a polish's job)."""
+STEP_KEYS = {"hybrid": {"step", "strategy", "exact_at_most", "max_guesses"},
+             "rollout": {"step", "plan", "units", "graft"},
+             "polish": {"step", "above", "at_most", "budget_s", "max_guesses", "sweep", "parts"}}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a ``steps`` campaign (:data:`STEP_KINDS`), as its spec gives it: the options of the command that
+    would take it (``records rollout``, ``atlas polish``...), each named as in the spec.
+
+    Why a step is its command's options and not a command line: the spec is checked before any work, key by key, and
+    each step is run as the command would run it (:mod:`service.step_runs`), its job in the database."""
+
+    kind: str
+    params: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.kind, **self.params}
+
+    def file(self, index: int) -> str:
+        """The step's progress file's name in the campaign's folder (``02-polish.json`` for the second step)."""
+        return f"{index + 1:02d}-{self.kind}.json"
+
+    @property
+    def rollout_plan(self) -> RolloutPlan:
+        return RolloutPlan(**self.params["plan"])
+
+
+def _steps(path: str, steps: Any) -> tuple[Step, ...]:
+    """A steps spec's steps, each checked in the spec's words.
+
+    :raises CampaignError: no steps, or a step that is not one."""
+    if not isinstance(steps, list) or not steps:
+        raise CampaignError(f"{path}: steps {json.dumps(steps)[:80]}; give the steps in order, each an object with "
+                            f"\"step\": one of {', '.join(STEP_KINDS)}")
+    return tuple(_step(f"{path}: step {i + 1}", doc) for i, doc in enumerate(steps))
+
+
+def _step(where: str, doc: Any) -> Step:
+    kind = doc.get("step") if isinstance(doc, dict) else None
+    if kind not in STEP_KINDS:
+        raise CampaignError(f"{where}: step {json.dumps(kind)}; each step is one of {', '.join(STEP_KINDS)}")
+    assert isinstance(doc, dict)
+    missing, unknown = sorted(STEP_KEYS[kind] - set(doc)), sorted(set(doc) - STEP_KEYS[kind])
+    if missing or unknown:
+        raise CampaignError(f"{where}: " + "; ".join(
+            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
+                                                                      else []))
+                            + f" (a {kind} step's keys are {', '.join(sorted(STEP_KEYS[kind]))})")
+
+    def whole(key: str, least: int, none: bool = False) -> int | None:
+        value = doc[key]
+        if (value is None and none) or (_int(value) and value >= least):
+            return value
+        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give a whole number of at least {least}"
+                            + (", or null" if none else ""))
+
+    def responses(key: str) -> list[str] | None:
+        value = doc[key]
+        if value is None or (isinstance(value, list) and value and all(isinstance(r, str) for r in value)):
+            return value
+        raise CampaignError(f"{where}: {key} {json.dumps(value)}; give responses to the first guess ([\"0.2\", "
+                            "\"1.1\"]), or null")
+
+    if kind == "hybrid":
+        if doc["strategy"] not in ONE_STEP_STRATEGIES:
+            raise CampaignError(f"{where}: strategy {json.dumps(doc['strategy'])}; the one-step strategies are "
+                                f"{', '.join(ONE_STEP_STRATEGIES)}")
+        return Step(kind, {"strategy": doc["strategy"], "exact_at_most": whole("exact_at_most", 1),
+                           "max_guesses": whole("max_guesses", 1, none=True)})
+    if kind == "rollout":
+        units = responses("units")
+        if not isinstance(doc["graft"], bool) or (doc["graft"] and units is None):
+            raise CampaignError(f"{where}: graft {json.dumps(doc['graft'])}; give true (with units: they are put "
+                                "into the tree as it stands) or false")
+        return Step(kind, {"plan": _rollout_plan(where, doc["plan"]), "units": units, "graft": doc["graft"]})
+    above, at_most, budget = whole("above", 0), whole("at_most", 1), doc["budget_s"]
+    assert above is not None and at_most is not None
+    if at_most <= above:
+        raise CampaignError(f"{where}: at_most {at_most} is not above above {above}: no position would be searched")
+    if not isinstance(budget, int | float) or isinstance(budget, bool) or budget < 0:
+        raise CampaignError(f"{where}: budget_s {json.dumps(budget)}; give the seconds of search per position")
+    return Step(kind, {"above": above, "at_most": at_most, "budget_s": float(budget),
+                       "max_guesses": whole("max_guesses", 1, none=True), "sweep": whole("sweep", 2, none=True),
+                       "parts": responses("parts")})

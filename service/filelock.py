@@ -30,6 +30,24 @@ def exclusive(path: str) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def alone(path: str) -> Iterator[bool]:
+    """Hold the lock of ``path`` for the ``with`` block if nobody holds it: yields False at once, holding nothing,
+    when another process does (for work that must not run twice at once, told so rather than kept waiting)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(f"{path}.lock", "a", encoding="utf-8") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 def write_json(path: str, doc: Any) -> None:
     """Write ``doc`` as indented JSON atomically: a process killed while writing leaves the previous file,
     never half of one.  Readable by all (``mkstemp`` makes 0600 files; these are shipped data)."""

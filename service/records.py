@@ -168,9 +168,13 @@ def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECO
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
     candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
     return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
-                    {"above": strategy, "exact_at_most": exact_at_most},
-                    f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}",
+                    {"above": strategy, "exact_at_most": exact_at_most}, hybrid_command(spec, strategy, exact_at_most),
                     path=path, folder=folder, log=log)
+
+
+def hybrid_command(spec: str, strategy: str, exact_at_most: int) -> str:
+    """The ``records hybrid`` command that builds this hybrid tree."""
+    return f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}"
 
 
 def rollout_command(spec: str, plan: RolloutPlan, units: list[str] | None = None, graft: bool = False) -> str:

@@ -326,6 +326,11 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
+    if parsed.kind == "steps":
+        if keep or keep_in is not None:
+            _fail("--keep keeps a bound campaign's bound; a steps campaign keeps its tree in its own folder")
+        _run_steps(parsed, with_worker, processes, export_every, url, as_json)
+        return
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
     if keep and progress is not None:
@@ -369,6 +374,9 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
+    if parsed.kind == "steps":
+        _fail("a steps campaign's files are written as each step goes: `campaign export` of the step under way is "
+              "its spec's `campaign show`, and `campaign run` goes on with it")
     try:
         campaign_specs.check(parsed)
     except CampaignError as exc:
@@ -389,17 +397,18 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
 def campaign_show(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Where SPEC's campaign stands: the spec, what its progress file holds, and its newest job (status, progress,
     result) if it was ever run on this database."""
-    from service import campaign_specs
+    from service import campaign_specs, step_runs
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
-    try:
-        campaign_specs.check(parsed)  # a file that is not the campaign's, said before any database is touched
+    steps = parsed.kind == "steps"
+    try:  # a file that is not the campaign's, said before any database is touched
+        step_runs.check(parsed) if steps else campaign_specs.check(parsed)
     except CampaignError as exc:
         _fail(str(exc))
     jobs = _campaign_jobs(url)
     try:
-        shown = campaign_specs.status(jobs, parsed)
+        shown = step_runs.status(jobs, parsed) if steps else campaign_specs.status(jobs, parsed)
     except CampaignError as exc:
         _fail(str(exc))
 
@@ -413,7 +422,8 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
         else:
             _emit({"progress": out["progress"]}, False)
         if out["job"] is None:
-            click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)")
+            click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)"
+                       + (" for the step under way" if steps else ""))
         else:  # a failed job's error is its first line here (`jobs show JOB --json` has its traceback)
             job = dict(out["job"])
             if str(job.get("error") or "").strip():
@@ -421,6 +431,86 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
             _emit({"job": job}, False)
 
     _emit(shown, as_json, human)
+
+
+def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_every: float, url: str | None,
+               as_json: bool) -> None:
+    """``campaign run`` of a steps spec: every step not done, in order (:func:`service.step_runs.run`)."""
+    from service import step_runs
+    from service.campaign_files import CampaignError
+
+    try:
+        step_runs.check(parsed)
+    except CampaignError as exc:
+        _fail(str(exc))
+    jobs = _campaign_jobs(url)
+    try:
+        got = step_runs.run(jobs, parsed, worker=with_worker, processes=processes, export_every=export_every,
+                            log=_log)
+    except CampaignError as exc:
+        _fail(str(exc))
+    if got.problem is not None:
+        _fail(got.problem)
+    _emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed)}, as_json)
+
+
+@campaign_cmd.command("steps")
+@click.option("-g", "--game", required=True,
+              help="A records game, or an unsolved atlas game, whose best-known tree's record names its commands.")
+@click.option("--progress", default=None,
+              help="The campaign's progress file, relative to SPEC's folder (default: tree-<game>/steps.json).")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@_json_option
+def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) -> None:
+    """Write SPEC: a steps campaign that builds GAME's best-known tree again by the commands the package's record
+    of it names, in order (each read by its own command's options), in a folder of its own.  `campaign run SPEC`
+    then replays them, each step's work a job, each tree judged before the next step; nothing of the package's
+    files is touched.  Prints the spec."""
+    import json as _json
+
+    from service import step_runs
+    from service.atlas import ATLAS
+    from service.campaign_files import CampaignError
+    from service.campaign_spec import SPEC_FORMAT, SPEC_VERSION
+    from service.cli._steps import steps_of_chain
+    from service.records import RECORDS
+    from solver.errors import SolverError
+    from solver.game import Game
+
+    try:
+        name = Game.from_spec(game).spec
+    except SolverError as exc:
+        _fail(str(exc))
+    registry = RECORDS if name in RECORDS.shipped() else ATLAS
+    record = (registry.shipped().get(name) or {}).get(registry.tree_key)
+    if record is None:
+        _fail(f"{name} has no best-known tree in the package's records or atlas: no command chain to replay")
+    if os.path.exists(spec):
+        _fail(f"{spec} is there already: give a new file")
+    doc: dict[str, Any] = {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": "steps", "game": name,
+                           "steps": steps_of_chain(name, record["command"]),
+                           "progress": progress or f"tree-{name.replace(',', '-')}/steps.json"}
+    folder = os.path.dirname(os.path.abspath(spec))
+    if not os.path.isdir(folder):
+        _fail(f"{spec}: its folder is not there")
+    tmp = os.path.join(folder, f".{os.path.basename(spec)}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        _json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    try:
+        parsed = _spec(tmp)
+        step_runs.check(parsed)
+        if step_runs.chain(parsed) != record["command"]:  # each step must say again what the record says was run
+            _fail("the steps read from the record do not give its command chain back: "
+                  f"{step_runs.chain(parsed)!r}")
+        os.replace(tmp, spec)
+    except CampaignError as exc:
+        _fail(str(exc))
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    _emit({"spec": spec, "game": name, "steps": len(doc["steps"]), "total": record["total"],
+           "progress": doc["progress"]}, as_json)
 
 
 @main.command("worker")

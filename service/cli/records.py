@@ -223,10 +223,33 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     at those turns by the rollout below them instead of the hybrid (the best of --judge-pool guesses there).
     --polish-units polishes each unit built."""
     from service import records, rollouts
+
+    spec = _spec(game)
+    plan = _records_plan(spec, strategy, exact_at_most, width, from_turn, levels, min_size, max_guesses, over_width,
+                         keep_width, judge_width, judge_turns, judge_pool, polish_units, play)
+    _readable(path or records.RECORDS_FILE)
+    file = progress or rollouts.default_path(spec)
+    asked = None if units is None else units.split(",")
+    try:
+        records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
+        _rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
+        record = records.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder, units=asked,
+                                     graft=graft, log=_log)
+    except rollouts.CampaignError as exc:
+        _fail(str(exc))
+    _emit({"game": spec, **record}, as_json)
+
+
+def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
+                  min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
+                  judge_width: int | None, judge_turns: str | None, judge_pool: int | None, polish_units: str | None,
+                  play: tuple[str, ...]) -> Any:
+    """The rollout plan ``records rollout``'s options ask (a :class:`solver.rollout.RolloutPlan`), or the command's
+    ``error:`` line when they do not go together (also for a steps spec made from a recorded command chain:
+    ``campaign steps``)."""
     from solver.game import Game
     from solver.rollout import RolloutPlan, given_guesses
 
-    spec = _spec(game)
     _one_step_checked(strategy)
     if levels < from_turn:
         _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
@@ -263,19 +286,8 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
         given_guesses(Game.from_spec(spec), play)
     except ValueError as exc:
         _fail(f"--play {exc}")
-    _readable(path or records.RECORDS_FILE)
-    plan = RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
+    return RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
                        keep_width, judge_width, turns, polish, judge_pool)
-    file = progress or rollouts.default_path(spec)
-    asked = None if units is None else units.split(",")
-    try:
-        records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
-        _rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
-        record = records.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder, units=asked,
-                                     graft=graft, log=_log)
-    except rollouts.CampaignError as exc:
-        _fail(str(exc))
-    _emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("polish")

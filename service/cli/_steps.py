@@ -1,0 +1,81 @@
+"""A recorded command chain read back as a steps campaign's steps (``bullscows campaign steps``).
+
+Why here: a best-known tree's record names the commands that built it (``records rollout ... && records polish
+...``); each is read by that command's own parser (its click options, defaults included) and turned into a step as
+the command would run it, so a steps spec made from the record asks exactly what the record says was run.  The
+service layer renders the steps back into commands (:func:`service.step_runs.chain`), and the two are compared.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import click
+
+from service.cli._common import _fail
+
+STEP_COMMANDS = {("records", "hybrid"), ("records", "rollout"), ("records", "polish"), ("atlas", "hybrid"),
+                 ("atlas", "polish")}
+"""The commands a best-known tree's record chains, each a step of a steps campaign."""
+
+
+def steps_of_chain(spec: str, chain: str) -> list[dict[str, Any]]:
+    """The steps (as a steps spec gives them) of ``chain``, the commands joined by ``&&`` that a record of ``spec``
+    names, or the command's ``error:`` line for a command that is no step."""
+    from service.cli.atlas import atlas_hybrid, atlas_polish
+    from service.cli.records import _records_plan, records_hybrid, records_polish, records_rollout
+
+    commands = {("records", "hybrid"): records_hybrid, ("records", "rollout"): records_rollout,
+                ("records", "polish"): records_polish, ("atlas", "hybrid"): atlas_hybrid,
+                ("atlas", "polish"): atlas_polish}
+    words = shlex.split(chain)
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word == "&&":
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    steps = []
+    for segment in segments:
+        key = tuple(segment[1:3])
+        if segment[:1] != ["bullscows"] or key not in commands:
+            _fail(f"{' '.join(segment[:3])!r} is not a step of a best-known tree's build (the steps are "
+                  f"{', '.join(' '.join(k) for k in sorted(STEP_COMMANDS))})")
+        group, name = key
+        try:
+            with commands[key].make_context(name, segment[3:]) as ctx:
+                p = dict(ctx.params)
+        except click.UsageError as exc:
+            _fail(f"{' '.join(segment[:3])}: {exc.format_message()}")
+        given = p.get("game") or (p.get("games") or [None])[0]
+        if given is None or _spec_of(given) != spec:
+            _fail(f"{' '.join(segment[:3])} -g {given}: the record's game is {spec}")
+        if name == "polish":
+            steps.append({"step": "polish", "above": p["above"], "at_most": p["at_most"], "budget_s": p["budget"],
+                          "max_guesses": p["max_guesses"], "sweep": p["sweep"],
+                          "parts": None if p.get("parts") is None else p["parts"].split(",")})
+        elif group == "records" and name == "rollout":
+            plan = _records_plan(spec, p["strategy"], p["exact_at_most"], p["width"], p["from_turn"], p["levels"],
+                                 p["min_size"], p["max_guesses"], p["over_width"], p["keep_width"], p["judge_width"],
+                                 p["judge_turns"], p["judge_pool"], p["polish_units"], tuple(p["play"]))
+            steps.append({"step": "rollout", "plan": plan.as_dict(),
+                          "units": None if p["units"] is None else p["units"].split(","), "graft": p["graft"]})
+        elif group == "atlas" and p["rollout_width"] is not None:
+            from solver.rollout import RolloutPlan
+
+            if p["strategy"] is None:
+                _fail("atlas hybrid: a recorded command names its --strategy")
+            plan = RolloutPlan(p["strategy"], p["exact_at_most"], p["rollout_width"], p["rollout_levels"],
+                               p["rollout_min_size"] or p["exact_at_most"], p["rollout_from_turn"], p["max_guesses"])
+            steps.append({"step": "rollout", "plan": plan.as_dict(), "units": None, "graft": False})
+        else:
+            steps.append({"step": "hybrid", "strategy": p["strategy"], "exact_at_most": p["exact_at_most"],
+                          "max_guesses": p.get("max_guesses")})
+    return steps
+
+
+def _spec_of(game: str) -> str:
+    from solver.game import Game
+
+    return Game.from_spec(game).spec

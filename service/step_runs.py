@@ -1,0 +1,350 @@
+"""Steps campaigns: a best-known tree built by its steps in order (a spec of kind ``steps``,
+:class:`service.campaign_spec.Step`), each step a campaign of its own kind run as a job, then judged and kept as the
+command that takes it would (``records rollout``, ``records polish``, ``atlas hybrid``, ``atlas polish``), before the
+next step starts from the tree it left.
+
+Why: a record tree is a chain of commands, each starting from the tree the one before shipped (five-digit
+Bulls-and-Cows: a rollout, polishes, then rollouts of single parts grafted into the tree as it stands); pasted as
+one line joined by ``&&``, it rewrites the package's own files as it goes and starts again from nothing when it
+stops.  A steps campaign keeps everything in a folder of its own (``campaigns/record-5-10-0/``): its registry file
+(``records.json`` or ``atlas.json``, where each step's tree is judged and kept), its trees (``trees/``), each step's
+progress file (``01-rollout.json``, ``02-polish.json``...) and ``steps.json``, the spec's progress file, which says
+what each step finished with.  Every step's work is kept in the job database as it is made and in its progress
+file, so ``bullscows campaign run SPEC`` run again goes on from the step it had reached, from the database or, in a
+fresh clone, from the committed files.
+
+Judging a step rewrites the registry file and the tree; a run killed in between would leave the step half kept.
+So before a step is judged the two are copied to ``.before/`` (with the step's number), and a run that finds that
+copy for a step not finished puts them back and judges the step again; a step whose progress file is closed was
+judged (a rollout's or polish's file is closed after its tree is kept).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from service import atlas, campaign_specs, polishes, records, rollouts
+from service.atlas import ATLAS
+from service.campaign_files import CampaignError, read_json
+from service.campaign_spec import CampaignSpec, Step
+from service.filelock import alone, write_json
+from service.records import RECORDS
+from service.registry import BEST_KNOWN, GameRegistry
+from service.store.jobs import JobStore
+from solver.polish import PolishParams
+
+FORMAT = "bullscows-steps-campaign"
+BEFORE = ".before"
+"""The folder where the registry file and the trees are copied while a step is judged."""
+RECORDS_ONLY = ("over_width", "keep_width", "judge_width", "judge_turns", "judge_pool", "polish", "play")
+"""A rollout plan's keys that only ``records rollout`` takes (``atlas hybrid --rollout-width`` has none of them)."""
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Folder:
+    """Where a steps campaign keeps its files: the folder of its progress file (``steps.json``)."""
+
+    spec: CampaignSpec
+
+    @property
+    def path(self) -> str:
+        return os.path.dirname(self.spec.progress)
+
+    @property
+    def group(self) -> str:
+        """``records`` for a records game, else ``atlas`` (:func:`check` refuses a game neither has unsolved)."""
+        return "records" if self.spec.game.spec in records.PUBLISHED else "atlas"
+
+    @property
+    def registry(self) -> GameRegistry:
+        return RECORDS if self.group == "records" else ATLAS
+
+    @property
+    def file(self) -> str:
+        """The registry file the steps' trees are judged and kept in."""
+        return os.path.join(self.path, f"{self.group}.json")
+
+    @property
+    def trees(self) -> str:
+        return os.path.join(self.path, "trees")
+
+    def step_file(self, index: int) -> str:
+        return os.path.join(self.path, self.spec.steps[index].file(index))
+
+
+def command(spec: CampaignSpec, step: Step) -> str:
+    """The command that takes ``step`` on the package's files (as a record's ``command`` chains them)."""
+    game, params = spec.game.spec, step.params
+    group = Folder(spec).group
+    if step.kind == "polish":
+        asked = PolishParams(params["above"], params["at_most"], params["budget_s"], params["max_guesses"],
+                             sweep=params["sweep"], parts=None if params["parts"] is None else tuple(params["parts"]))
+        return f"bullscows {group} polish -g {game} {asked.options()}"
+    if step.kind == "hybrid":
+        if group == "records":
+            return records.hybrid_command(game, params["strategy"], params["exact_at_most"])
+        return atlas.hybrid_command(game, params["strategy"], params["exact_at_most"], params["max_guesses"])
+    plan = step.rollout_plan
+    if group == "records":
+        return records.rollout_command(game, plan, params["units"], params["graft"])
+    return atlas.hybrid_command(game, plan.strategy, plan.exact_at_most, plan.max_guesses, _atlas_rollout(step))
+
+
+def chain(spec: CampaignSpec) -> str:
+    """Every step's command, joined by ``&&``: what the record of a tree built by these steps names."""
+    return " && ".join(command(spec, s) for s in spec.steps)
+
+
+def _atlas_rollout(step: Step) -> dict[str, int]:
+    plan = step.params["plan"]
+    return {k: plan[k] for k in ("width", "from_turn", "levels", "min_size")}
+
+
+def check(spec: CampaignSpec) -> None:
+    """Refuse, before any work, a game no registry keeps a best-known tree of, steps its command would refuse, and a
+    folder holding another campaign's steps.
+
+    :raises CampaignError: what is wrong, in the spec's words."""
+    where = Folder(spec)
+    name = spec.game.spec
+    if where.group == "atlas":
+        entry = ATLAS.shipped().get(name)
+        if entry is None or atlas.finished(entry) or "one_step" not in entry:
+            raise CampaignError(f"{spec.path}: {name} is neither a records game nor an unsolved atlas game: no file "
+                                "keeps a best-known tree of it")
+        for i, step in enumerate(spec.steps):
+            extra = [k for k in RECORDS_ONLY if step.kind == "rollout" and step.params["plan"].get(k)]
+            if extra or (step.kind == "rollout" and step.params["units"] is not None) or (
+                    step.kind == "polish" and step.params["parts"] is not None):
+                raise CampaignError(f"{spec.path}: step {i + 1}: {', '.join(extra) or 'units or parts'}: only a "
+                                    "records game's steps take them (atlas hybrid and atlas polish do not)")
+    state = _state(spec)
+    if state is not None and state.get("steps_asked") != [s.to_json() for s in spec.steps][:len(state["steps_asked"])]:
+        raise CampaignError(f"{spec.progress} is another steps campaign's (its steps differ from the spec's): give "
+                            "another --progress, or remove its folder to start again")
+
+
+def _state(spec: CampaignSpec) -> dict[str, Any] | None:
+    """The progress file (``steps.json``), None before the first run.
+
+    :raises CampaignError: it is not a steps campaign's, or another game's."""
+    if not os.path.exists(spec.progress):
+        return None
+    doc = read_json(spec.progress)
+    if (not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("done"), list)
+            or not isinstance(doc.get("steps_asked"), list)):
+        raise CampaignError(f"{spec.progress}: not a steps campaign's progress file (format {FORMAT!r})")
+    if doc.get("game") != spec.game.spec:
+        raise CampaignError(f"{spec.progress} is a steps campaign of {doc.get('game')}, not {spec.game.spec}")
+    return doc
+
+
+def _save_state(spec: CampaignSpec, done: list[dict[str, Any]]) -> None:
+    best = Folder(spec).registry.load(Folder(spec).file)[spec.game.spec].get(Folder(spec).registry.tree_key)
+    write_json(spec.progress, {
+        "format": FORMAT, "game": spec.game.spec, "steps_asked": [s.to_json() for s in spec.steps[:len(done)]],
+        "done": done, **({} if len(done) < len(spec.steps) or best is None else {"finished": {
+            k: best.get(k) for k in ("total", "worst_case", "seconds")}})})
+
+
+def progress(spec: CampaignSpec) -> dict[str, Any] | None:
+    """What the folder holds: the steps done (each with its total and whether its tree was kept), the next, and the
+    tree as it stands; None before the first run."""
+    state = _state(spec)
+    if state is None:
+        return None
+    where = Folder(spec)
+    best = where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) if os.path.exists(
+        where.file) else None
+    done = len(state["done"])
+    return {"folder": where.path, "steps": len(spec.steps), "steps_done": done,
+            "next": None if done >= len(spec.steps) else f"{done + 1}: {command(spec, spec.steps[done])}",
+            "done": state["done"],
+            "tree": None if best is None else {k: best.get(k) for k in ("total", "worst_case", "seconds")},
+            **({"finished": state["finished"]} if "finished" in state else {})}
+
+
+def _prepare(spec: CampaignSpec) -> list[dict[str, Any]]:
+    """The folder made ready (an atlas game's entry copied in, as the package has it but its best-known tree) and
+    a judgment a killed run left half done undone; the steps done."""
+    where = Folder(spec)
+    os.makedirs(where.trees, exist_ok=True)
+    if where.group == "atlas" and not os.path.exists(where.file):
+        entry = {k: v for k, v in ATLAS.shipped()[spec.game.spec].items() if k != ATLAS.tree_key}
+        ATLAS.save({spec.game.spec: entry}, where.file)
+    state = _state(spec)
+    done = [] if state is None else list(state["done"])
+    before = os.path.join(where.path, BEFORE)
+    if os.path.isdir(before):
+        with open(os.path.join(before, "step"), encoding="utf-8") as fh:
+            index = int(fh.read())
+        closed = _closed(spec, index)
+        if index >= len(done) and closed is not None:  # judged and closed: only the state was not written
+            done.append(_outcome(spec, index, closed))
+            _save_state(spec, done)
+        elif index >= len(done):  # killed while judging: the files as they were before it
+            shutil.copyfile(os.path.join(before, os.path.basename(where.file)), where.file)
+            shutil.rmtree(where.trees)
+            shutil.copytree(os.path.join(before, "trees"), where.trees)
+        shutil.rmtree(before)
+    return done
+
+
+def _closed(spec: CampaignSpec, index: int) -> dict[str, Any] | None:
+    """What a rollout's or a polish's progress file says it finished with, once its tree was judged."""
+    step, file = spec.steps[index], Folder(spec).step_file(index)
+    if step.kind == "rollout":
+        return rollouts.finished(file, spec.game.spec, step.rollout_plan)
+    doc = polishes.read(file) if step.kind == "polish" else None
+    return None if doc is None or not isinstance(doc.get("finished"), dict) else dict(doc["finished"])
+
+
+def _outcome(spec: CampaignSpec, index: int, closed: dict[str, Any] | None) -> dict[str, Any]:
+    """A step's line in ``steps.json``: its command, the tree it left and whether it kept its own."""
+    where = Folder(spec)
+    best = where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) or {}
+    return {"step": index + 1, "command": command(spec, spec.steps[index]),
+            "kept": bool((closed or {}).get("kept")), "built": (closed or {}).get("total"),
+            "total": best.get("total"), "worst_case": best.get("worst_case"),
+            "date": datetime.date.today().isoformat()}
+
+
+@dataclass
+class StepsOutcome:
+    """How :func:`run` ended: the steps done, and why it stopped short (None when every step is done)."""
+
+    done: list[dict[str, Any]]
+    problem: str | None = None
+
+
+def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True, processes: int | None = None,
+        export_every: float = 300.0, scheduler: str | None = None, log: Log = lambda _: None) -> StepsOutcome:
+    """Take every step not done yet, in order: its campaign run as a job (:func:`service.campaign_specs.run`, a
+    ``bullscows worker`` started for it unless ``worker`` is False), then judged and kept in the folder's registry
+    file (:func:`_judge`).  Stopped (Ctrl-C, the worker gone, a job failed), it returns with why; run again, it goes
+    on from there.
+
+    :raises CampaignError: before any work, what :func:`check` refuses."""
+    check(spec)
+    with alone(spec.progress) as mine:
+        if not mine:
+            raise CampaignError(f"another run of this steps campaign holds {Folder(spec).path}: wait for it, or stop "
+                                "it")
+        return _steps(jobs, spec, worker=worker, processes=processes, export_every=export_every,
+                      scheduler=scheduler, log=log)
+
+
+def _steps(jobs: JobStore, spec: CampaignSpec, *, worker: bool, processes: int | None, export_every: float,
+           scheduler: str | None, log: Log) -> StepsOutcome:
+    done = _prepare(spec)
+    where = Folder(spec)
+    for index in range(len(done), len(spec.steps)):
+        step = spec.steps[index]
+        log(f"{spec.game.spec}: step {index + 1} of {len(spec.steps)}: {command(spec, step)}")
+        closed = _closed(spec, index)
+        if closed is None:
+            sub, tree, params = _sub_spec(spec, index)
+            if sub is not None:
+                out = campaign_specs.run(jobs, sub, worker=worker, processes=processes, export_every=export_every,
+                                         units=step.params.get("units"), scheduler=scheduler, log=log)
+                if out.problem is not None:
+                    return StepsOutcome(done, out.problem)
+            closed = _judge(spec, index, tree, params, log) or _closed(spec, index)
+        done.append(_outcome(spec, index, closed))
+        _save_state(spec, done)
+        shutil.rmtree(os.path.join(where.path, BEFORE), ignore_errors=True)
+        last = done[-1]
+        log(f"{spec.game.spec}: step {index + 1} done: " + (f"its tree {last['built']}, " if last["built"] else "")
+            + ("kept" if last["kept"] else "not kept") + f"; the tree now {last['total']}")
+    return StepsOutcome(done)
+
+
+def _sub_spec(spec: CampaignSpec, index: int) -> tuple[CampaignSpec | None, Any, dict[str, Any] | None]:
+    """(the step's campaign, a polish's tree and parameters): None for a hybrid, built in the command."""
+    step, where = spec.steps[index], Folder(spec)
+    file, p = where.step_file(index), step.params
+    if step.kind == "rollout":
+        return CampaignSpec.rollout(spec.game, step.rollout_plan, file), None, None
+    if step.kind == "hybrid":
+        return None, None, None
+    try:
+        if where.group == "records":
+            tree, params = records.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
+                                                 budget_s=p["budget_s"], max_guesses=p["max_guesses"],
+                                                 path=where.file, folder=where.trees, sweep=p["sweep"],
+                                                 parts=p["parts"])
+        else:
+            tree, params = atlas.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
+                                               budget_s=p["budget_s"], max_guesses=p["max_guesses"], path=where.file,
+                                               folder=where.trees, sweep=p["sweep"])
+    except ValueError as exc:
+        raise CampaignError(f"step {index + 1}: {exc}") from None
+    return CampaignSpec.polish(spec.game, tree, params, file), tree, params
+
+
+def _judge(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | None,
+           log: Log) -> dict[str, Any] | None:
+    """The step's tree assembled, played through every secret and kept in the folder's registry file when it is
+    better, as the step's command does, the files it rewrites copied to ``.before/`` first; a hybrid's total and
+    whether it was kept (a rollout's and a polish's are in their closed progress files)."""
+    step, where, name = spec.steps[index], Folder(spec), spec.game.spec
+    before = os.path.join(where.path, BEFORE)
+    if not os.path.isdir(before):
+        partial = before + ".part"
+        shutil.rmtree(partial, ignore_errors=True)
+        os.makedirs(partial)
+        if os.path.exists(where.file):
+            shutil.copyfile(where.file, os.path.join(partial, os.path.basename(where.file)))
+        shutil.copytree(where.trees, os.path.join(partial, "trees"))
+        with open(os.path.join(partial, "step"), "w", encoding="utf-8") as fh:
+            fh.write(str(index))
+        os.replace(partial, before)
+    file, p = where.step_file(index), step.params
+    try:
+        if step.kind == "polish":
+            judge = records.add_polish if where.group == "records" else atlas.add_polish
+            judge(name, tree, params or {}, file, path=where.file, folder=where.trees, log=log)
+        elif where.group == "records" and step.kind == "rollout":
+            records.add_rollout(name, step.rollout_plan, file, path=where.file, folder=where.trees,
+                                units=p["units"], graft=p["graft"], log=log)
+        elif where.group == "records":
+            record = records.add_hybrid(name, p["strategy"], p["exact_at_most"], path=where.file, folder=where.trees,
+                                        log=log)
+            return {"total": record["total"], "kept": record["kept"]}
+        elif step.kind == "rollout":
+            plan = step.rollout_plan
+            atlas.add_hybrid(name, plan.exact_at_most, plan.strategy, path=where.file, folder=where.trees,
+                             rollout=_atlas_rollout(step), max_guesses=plan.max_guesses, progress=file, log=log)
+        else:
+            kept = atlas.add_hybrid(name, p["exact_at_most"], p["strategy"], path=where.file, folder=where.trees,
+                                    max_guesses=p["max_guesses"], log=log)
+            return {"kept": False} if kept is None else {"total": kept["total"], "kept": True}
+    except ValueError as exc:  # CampaignError among them: a step its command refuses at this point
+        raise CampaignError(f"step {index + 1}: {exc}") from None
+    return None
+
+
+def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
+    """Where the steps campaign stands: its spec, its folder's progress, and the step under way's job on this
+    database (None before it was run here)."""
+    shown = progress(spec)
+    job = None
+    done = 0 if shown is None else int(shown["steps_done"])
+    if done < len(spec.steps) and os.path.isdir(Folder(spec).trees):
+        sub = _sub_spec(spec, done)[0]
+        job = None if sub is None else campaign_specs.status(jobs, sub)["job"]
+    return {"spec": spec.to_json(), "progress": shown, "job": job}
+
+
+def tree_file(spec: CampaignSpec) -> str:
+    """The folder's best-known tree (its registry file names its manifest entry)."""
+    return os.path.join(Folder(spec).trees, f"{spec.game.spec.replace(',', '-')}-{BEST_KNOWN}.tree")
+
+

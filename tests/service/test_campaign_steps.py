@@ -1,0 +1,199 @@
+"""Steps campaigns (kind ``steps``, :mod:`service.step_runs`): a best-known tree built by its steps in order, each a
+job, judged before the next; the spec written from a record's command chain (`bullscows campaign steps`), run to the
+same tree as the commands it replays, resumed after a run killed while judging, and bad specs refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from service import records, step_runs
+from service.atlas import ATLAS
+from service.campaign_files import CampaignError
+from service.campaign_spec import load_spec
+from service.cli import main as cli
+from service.filelock import alone
+from service.records import RECORDS
+
+REPO = Path(__file__).resolve().parents[2]
+SMALL = "4,6,1"
+ROLLOUT = {"strategy": "entropy", "exact_at_most": 6, "width": 3, "levels": 3, "min_size": 6, "from_turn": 1}
+STEPS: list[dict[str, Any]] = [
+    {"step": "rollout", "plan": ROLLOUT, "units": None, "graft": False},
+    {"step": "polish", "above": 6, "at_most": 40, "budget_s": 5.0, "max_guesses": None, "sweep": None,
+     "parts": None},
+    {"step": "rollout", "plan": {**ROLLOUT, "width": 5, "levels": 2}, "units": ["1.1", "0.2"], "graft": True},
+]
+"""A rollout, a polish of what it kept, then two parts rolled out wider and grafted into the polished tree."""
+
+
+@pytest.fixture
+def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(records.PUBLISHED, SMALL, {"name": "a small stand-in", "published": [
+        {"total": 99999, "worst_case": None, "first_guess": None, "how": "made up", "source": "this test"}]})
+    return SMALL
+
+
+def _spec(folder: Path, steps: list[dict[str, Any]], game: str = SMALL, **extra: Any) -> Path:
+    path = folder / "tree.campaign.json"
+    path.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "steps", "game": game,
+                                "steps": steps, "progress": "tree/steps.json", **extra}))
+    return path
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_every_recorded_chain_is_a_steps_spec_that_says_it_again(tmp_path: Path) -> None:
+    """`campaign steps` reads every best-known tree's command chain, of the records and of the atlas, into steps by
+    each command's own options and renders them back into the same chain (it refuses to write a spec otherwise); the
+    committed specs are what it writes today."""
+    games = [*(s for s, e in RECORDS.shipped().items() if e.get("best_known")),
+             *(s for s, e in ATLAS.shipped().items() if e.get("hybrid"))]
+    assert {"5,8,1", "5,10,0", "4,9,1", "5,8,0", "6,7,0", "8,3,1"} <= set(games)
+    for game in games:
+        out = tmp_path / f"{game}.campaign.json"
+        got = _invoke("campaign", "steps", "-g", game, str(out), "--json")
+        assert got.exit_code == 0, got.output
+        spec = load_spec(str(out))
+        registry = RECORDS if game in RECORDS.shipped() else ATLAS
+        record = registry.shipped()[game][registry.tree_key]
+        assert step_runs.chain(spec) == record["command"]
+        name = game.replace(",", "-")
+        assert json.loads(got.stdout) == {"spec": str(out), "game": game, "steps": len(spec.steps),
+                                          "total": record["total"], "progress": f"tree-{name}/steps.json"}
+        committed = REPO / "campaigns" / f"tree-{name}.campaign.json"
+        if committed.exists():
+            assert json.loads(committed.read_text()) == json.loads(out.read_text())
+    five = load_spec(str(tmp_path / "5,10,0.campaign.json"))
+    assert len(five.steps) > 20 and {s.kind for s in five.steps} == {"rollout", "polish"}
+    assert any(s.params["graft"] for s in five.steps if s.kind == "rollout")
+    again = _invoke("campaign", "steps", "-g", "5,10,0", str(tmp_path / "5,10,0.campaign.json"))
+    assert again.exit_code == 2 and "is there already" in again.output
+    solved = _invoke("campaign", "steps", "-g", "mastermind", str(tmp_path / "mm.json"))
+    assert solved.exit_code == 2 and "has no best-known tree" in solved.output and not (tmp_path / "mm.json").exists()
+
+
+def _commands(tmp_path: Path, url: str) -> tuple[dict[str, Any], str]:
+    """The same steps taken by the commands they stand for, on files of their own: (the record, the tree)."""
+    folder = tmp_path / "by-commands"
+    (folder / "trees").mkdir(parents=True)
+    spec = load_spec(str(_spec(tmp_path, STEPS)))
+    for i, step in enumerate(spec.steps):
+        words = shlex.split(step_runs.command(spec, step))[1:]
+        got = _invoke(*words, "--file", str(folder / "records.json"), "--trees", str(folder / "trees"),
+                      "--progress", str(folder / f"{i}.json"), "--url", url)
+        assert got.exit_code == 0, got.output
+    record = records.load(str(folder / "records.json"))[SMALL]["best_known"]
+    return record, (folder / "trees" / f"{SMALL.replace(',', '-')}-best-known.tree").read_text()
+
+
+def test_a_steps_campaign_builds_the_tree_its_commands_build_and_is_finished_after(small_records: str,
+                                                                                  tmp_path: Path) -> None:
+    """`campaign run` of a steps spec takes its steps in order, each a job of its database, judged in the
+    campaign's own folder: the tree and the record's chain are those of the same commands run one after another on
+    files of their own; `steps.json` says what each step did; run again it has nothing to do; `campaign show` says
+    where it stands."""
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    path = _spec(tmp_path, STEPS)
+    got = _invoke("campaign", "run", str(path), "--url", url, "--processes", "1", "--json")
+    assert got.exit_code == 0, got.output
+    out = json.loads(got.stdout)["progress"]
+    assert out["steps"] == out["steps_done"] == 3 and out["next"] is None
+    folder = tmp_path / "tree"
+    kept = records.load(str(folder / "records.json"))[SMALL]["best_known"]
+    spec = load_spec(str(path))
+    assert out["finished"]["total"] == out["tree"]["total"] == kept["total"] == out["done"][-1]["total"]
+    assert [d["step"] for d in out["done"]] == [1, 2, 3] and out["done"][0]["kept"]
+    assert [d["command"] for d in out["done"]] == [step_runs.command(spec, s) for s in spec.steps]
+    assert [d["total"] for d in out["done"]] == sorted((d["total"] for d in out["done"]), reverse=True)
+    assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock")) == [
+        "01-rollout.json", "02-polish.json", "03-rollout.json", "records.json", "steps.json", "trees"]
+    record, tree = _commands(tmp_path, url)
+    assert (record["total"], record["command"]) == (kept["total"], kept["command"])
+    assert tree == (folder / "trees" / f"{SMALL.replace(',', '-')}-best-known.tree").read_text()
+    assert " && ".join(d["command"] for d in out["done"] if d["kept"]) in kept["command"]
+    again = _invoke("campaign", "run", str(path), "--url", url, "--json")
+    assert again.exit_code == 0 and "step 1 of" not in again.output
+    assert json.loads(again.stdout)["progress"]["done"] == out["done"]
+    shown = _invoke("campaign", "show", str(path), "--url", url, "--json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["progress"]["steps_done"] == 3 and json.loads(shown.stdout)["job"] is None
+
+    # a run killed while judging its last step: the copy it made is put back, or the closed step's outcome taken
+    before = folder / ".before"
+    state = json.loads((folder / "steps.json").read_text())
+    for closed in (True, False):
+        shutil.copytree(folder, tmp_path / "judged", dirs_exist_ok=True)
+        (folder / "steps.json").write_text(json.dumps({**state, "done": state["done"][:2],
+                                                       "steps_asked": state["steps_asked"][:2]}))
+        (before / "trees").mkdir(parents=True)
+        (before / "records.json").write_text("{\"records\": \"bullscows\", \"games\": []}")
+        (before / "step").write_text("2")
+        if not closed:
+            third = json.loads((folder / "03-rollout.json").read_text())
+            (folder / "03-rollout.json").write_text(json.dumps({k: v for k, v in third.items() if k != "finished"}))
+        step_runs._prepare(spec)
+        assert not before.exists()
+        if closed:  # judged and closed: only its line was missing
+            assert len(json.loads((folder / "steps.json").read_text())["done"]) == 3
+            assert records.load(str(folder / "records.json"))[SMALL]["best_known"] == kept
+        else:  # put back as it was before the judgment, which is taken again
+            assert records.load(str(folder / "records.json"))[SMALL].get("best_known") is None
+            assert not os.listdir(folder / "trees")
+        shutil.rmtree(folder)
+        shutil.copytree(tmp_path / "judged", folder)
+
+
+def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_path: Path) -> None:
+    """A step that is none, lacks a key or has one too many, a graft with no units, a polish searching nothing, a
+    game no registry keeps a tree of, a records-only option on an atlas game, another campaign's folder and a
+    second run at once: each refused before any work, nothing written."""
+    polish = STEPS[1]
+    bad: list[tuple[Any, str]] = [
+        ([], "give the steps in order"),
+        ([{"step": "sweep"}], "step 1: step \"sweep\"; each step is one of hybrid, rollout, polish"),
+        ([{**polish, "budget": 3}], "step 1: unknown budget"),
+        ([{k: v for k, v in polish.items() if k != "at_most"}], "step 1: missing at_most"),
+        ([{**polish, "at_most": 6}], "at_most 6 is not above above 6"),
+        ([{**polish, "budget_s": "long"}], "budget_s \"long\""),
+        ([{**polish, "parts": []}], "give responses to the first guess"),
+        ([STEPS[0], {**STEPS[2], "units": None}], "step 2: graft true"),
+        ([{**STEPS[0], "plan": {**ROLLOUT, "width": 0}}], "step 1: plan: width 0"),
+        ([{"step": "hybrid", "strategy": "coin", "exact_at_most": 5, "max_guesses": None}], "strategy \"coin\""),
+    ]
+    for steps, message in bad:
+        with pytest.raises(CampaignError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            load_spec(str(_spec(tmp_path, steps)))
+    refused = [
+        ("3,4,1", STEPS, "neither a records game nor an unsolved atlas game"),
+        ("8,3,1", [{**STEPS[0], "plan": {**ROLLOUT, "over_width": 9, "max_guesses": 7}}],
+         "step 1: over_width: only a records game's steps take them"),
+    ]
+    for game, steps, message in refused:
+        path = _spec(tmp_path, steps, game=game)
+        got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+        assert got.exit_code == 2 and message in got.output, got.output
+        assert not (tmp_path / "tree").exists() and not (tmp_path / "no.sqlite").exists()
+    path = _spec(tmp_path, STEPS)
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "steps.json").write_text(json.dumps({
+        "format": step_runs.FORMAT, "game": SMALL, "steps_asked": [STEPS[1]], "done": [{"step": 1}]}))
+    got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+    assert got.exit_code == 2 and "another steps campaign's" in got.output
+    (tmp_path / "tree" / "steps.json").unlink()
+    with alone(str(tmp_path / "tree" / "steps.json")) as mine:
+        assert mine
+        got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+    assert got.exit_code == 2 and "another run of this steps campaign" in got.output
+    keep = _invoke("campaign", "run", str(path), "--keep")
+    assert keep.exit_code == 2 and "keeps its tree in its own folder" in keep.output
+    assert sorted(os.listdir(tmp_path / "tree")) == ["steps.json.lock"]
