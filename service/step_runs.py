@@ -36,6 +36,7 @@ from service.filelock import alone, write_json
 from service.records import RECORDS
 from service.registry import BEST_KNOWN, GameRegistry
 from service.store.jobs import JobStore
+from service.trees import read_manifest, write_manifest
 from solver.polish import PolishParams
 
 FORMAT = "bullscows-steps-campaign"
@@ -294,7 +295,7 @@ def _judge(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | N
     """The step's tree assembled, played through every secret and kept in the folder's registry file when it is
     better, as the step's command does, the files it rewrites copied to ``.before/`` first; a hybrid's total and
     whether it was kept (a rollout's and a polish's are in their closed progress files)."""
-    step, where, name = spec.steps[index], Folder(spec), spec.game.spec
+    where = Folder(spec)
     before = os.path.join(where.path, BEFORE)
     if not os.path.isdir(before):
         partial = before + ".part"
@@ -306,6 +307,15 @@ def _judge(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | N
         with open(os.path.join(partial, "step"), "w", encoding="utf-8") as fh:
             fh.write(str(index))
         os.replace(partial, before)
+    try:
+        return _judged(spec, index, tree, params, log)
+    finally:
+        _relative_paths(spec)
+
+
+def _judged(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | None,
+            log: Log) -> dict[str, Any] | None:
+    step, where, name = spec.steps[index], Folder(spec), spec.game.spec
     file, p = where.step_file(index), step.params
     try:
         if step.kind == "polish":
@@ -329,6 +339,28 @@ def _judge(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | N
     except ValueError as exc:  # CampaignError among them: a step its command refuses at this point
         raise CampaignError(f"step {index + 1}: {exc}") from None
     return None
+
+
+def _relative_paths(spec: CampaignSpec) -> None:
+    """The folder's tree record names its step's progress file relative to the folder (the judging functions are
+    given it as a path from here), so that the folder reads the same wherever it is copied or cloned."""
+    where = Folder(spec)
+
+    def relative(record: dict[str, Any]) -> bool:
+        campaign = record.get("campaign") or {}
+        progress = campaign.get("progress")
+        if isinstance(progress, str) and os.path.isabs(progress):
+            campaign["progress"] = os.path.relpath(progress, where.path)
+            return True
+        return False
+
+    if os.path.exists(where.file):
+        entries = where.registry.load(where.file)
+        if relative(entries[spec.game.spec].get(where.registry.tree_key) or {}):
+            where.registry.save(entries, where.file)
+    manifest = read_manifest(where.trees)
+    if relative(manifest.get((spec.game.spec, BEST_KNOWN)) or {}):
+        write_manifest(manifest, where.trees)
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:

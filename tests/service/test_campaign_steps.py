@@ -112,6 +112,7 @@ def test_a_steps_campaign_builds_the_tree_its_commands_build_and_is_finished_aft
     kept = records.load(str(folder / "records.json"))[SMALL]["best_known"]
     spec = load_spec(str(path))
     assert out["finished"]["total"] == out["tree"]["total"] == kept["total"] == out["done"][-1]["total"]
+    assert kept["campaign"]["progress"] == "01-rollout.json"  # the folder reads the same wherever it is
     assert [d["step"] for d in out["done"]] == [1, 2, 3] and out["done"][0]["kept"]
     assert [d["command"] for d in out["done"]] == [step_runs.command(spec, s) for s in spec.steps]
     assert [d["total"] for d in out["done"]] == sorted((d["total"] for d in out["done"]), reverse=True)
@@ -197,3 +198,23 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
     keep = _invoke("campaign", "run", str(path), "--keep")
     assert keep.exit_code == 2 and "keeps its tree in its own folder" in keep.output
     assert sorted(os.listdir(tmp_path / "tree")) == ["steps.json.lock"]
+
+
+def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs_what_it_says() -> None:
+    """`campaigns/tree-5-8-1/` is the committed spec's replay, run to its end: each step's command is the spec's and
+    the record's, and its tree, played through every secret, needs the total and worst case its `steps.json` and
+    its records file give, no more guesses than the shipped record tree (the polishes' budgets settled more
+    positions this time)."""
+    from solver.tree import from_compact
+
+    spec = load_spec(str(REPO / "campaigns" / "tree-5-8-1.campaign.json"))
+    shown = step_runs.progress(spec)
+    assert shown is not None and shown["steps_done"] == len(spec.steps) == 3 and shown["next"] is None
+    assert [d["command"] for d in shown["done"]] == [step_runs.command(spec, s) for s in spec.steps]
+    assert " && ".join(d["command"] for d in shown["done"]) == RECORDS.shipped()["5,8,1"]["best_known"]["command"]
+    stats = from_compact(Path(step_runs.tree_file(spec)).read_text()).stats()
+    kept = records.load(str(REPO / "campaigns" / "tree-5-8-1" / "records.json"))["5,8,1"]["best_known"]
+    assert stats.secrets == 32768 and stats.total == shown["finished"]["total"] == kept["total"]
+    assert stats.worst_case == kept["worst_case"] == 7
+    assert {str(k): v for k, v in stats.histogram.items()} == kept["histogram"]
+    assert stats.total <= RECORDS.shipped()["5,8,1"]["best_known"]["total"]
