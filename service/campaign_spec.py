@@ -333,12 +333,7 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
     where = f"{path}: params"
     if not isinstance(params, dict):
         raise CampaignError(f"{where} {json.dumps(params)}; give an object with {', '.join(sorted(PARAMS[kind]))}")
-    missing, unknown = sorted(PARAMS[kind] - set(params)), sorted(set(params) - PARAMS[kind])
-    if missing or unknown:
-        raise CampaignError(f"{where}: " + "; ".join(
-            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
-                                                                      else []))
-                            + f" (the params of a {kind} spec are {', '.join(sorted(PARAMS[kind]))})")
+    _same_keys(where, params, PARAMS[kind], f"the params of a {kind} spec")
 
     def whole(key: str, least: int, most: int | None, none: bool = False) -> int | None:
         value = params[key]
@@ -384,6 +379,18 @@ def _from_params(path: str, kind: str, game: Game, progress: str, params: Any) -
         raise
     except (SolverError, TypeError, ValueError) as exc:
         raise CampaignError(f"{where}: {exc}") from None
+
+
+def _same_keys(where: str, doc: dict[str, Any], keys: set[str], what: str) -> None:
+    """Refuse an object of a spec that lacks one of ``keys`` or has another (``what`` names the keys it should have).
+
+    :raises CampaignError: which are missing, which are unknown."""
+    missing, unknown = sorted(keys - set(doc)), sorted(set(doc) - keys)
+    if missing or unknown:
+        raise CampaignError(f"{where}: " + "; ".join(
+            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
+                                                                      else []))
+                            + f" ({what} are {', '.join(sorted(keys))})")
 
 
 MAX_LIMIT = MMAX - 1
@@ -496,12 +503,7 @@ def _step(where: str, doc: Any) -> Step:
     if kind not in STEP_KINDS:
         raise CampaignError(f"{where}: step {json.dumps(kind)}; each step is one of {', '.join(STEP_KINDS)}")
     assert isinstance(doc, dict)
-    missing, unknown = sorted(STEP_KEYS[kind] - set(doc)), sorted(set(doc) - STEP_KEYS[kind])
-    if missing or unknown:
-        raise CampaignError(f"{where}: " + "; ".join(
-            ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(unknown)}"] if unknown
-                                                                      else []))
-                            + f" (a {kind} step's keys are {', '.join(sorted(STEP_KEYS[kind]))})")
+    _same_keys(where, doc, STEP_KEYS[kind], f"a {kind} step's keys")
 
     def whole(key: str, least: int, none: bool = False) -> int | None:
         value = doc[key]

@@ -454,65 +454,6 @@ def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_eve
     _emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed)}, as_json)
 
 
-@campaign_cmd.command("steps")
-@click.option("-g", "--game", required=True,
-              help="A records game, or an unsolved atlas game, whose best-known tree's record names its commands.")
-@click.option("--progress", default=None,
-              help="The campaign's progress file, relative to SPEC's folder (default: tree-<game>/steps.json).")
-@click.argument("spec", type=click.Path(dir_okay=False))
-@_json_option
-def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) -> None:
-    """Write SPEC: a steps campaign that builds GAME's best-known tree again by the commands the package's record
-    of it names, in order (each read by its own command's options), in a folder of its own.  `campaign run SPEC`
-    then replays them, each step's work a job, each tree judged before the next step; nothing of the package's
-    files is touched.  Prints the spec."""
-    import json as _json
-
-    from service import step_runs
-    from service.atlas import ATLAS
-    from service.campaign_files import CampaignError
-    from service.campaign_spec import SPEC_FORMAT, SPEC_VERSION
-    from service.cli._steps import steps_of_chain
-    from service.records import RECORDS
-    from solver.errors import SolverError
-    from solver.game import Game
-
-    try:
-        name = Game.from_spec(game).spec
-    except SolverError as exc:
-        _fail(str(exc))
-    registry = RECORDS if name in RECORDS.shipped() else ATLAS
-    record = (registry.shipped().get(name) or {}).get(registry.tree_key)
-    if record is None:
-        _fail(f"{name} has no best-known tree in the package's records or atlas: no command chain to replay")
-    if os.path.exists(spec):
-        _fail(f"{spec} is there already: give a new file")
-    doc: dict[str, Any] = {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": "steps", "game": name,
-                           "steps": steps_of_chain(name, record["command"]),
-                           "progress": progress or f"tree-{name.replace(',', '-')}/steps.json"}
-    folder = os.path.dirname(os.path.abspath(spec))
-    if not os.path.isdir(folder):
-        _fail(f"{spec}: its folder is not there")
-    tmp = os.path.join(folder, f".{os.path.basename(spec)}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        _json.dump(doc, fh, indent=1)
-        fh.write("\n")
-    try:
-        parsed = _spec(tmp)
-        step_runs.check(parsed)
-        if step_runs.chain(parsed) != record["command"]:  # each step must say again what the record says was run
-            _fail("the steps read from the record do not give its command chain back: "
-                  f"{step_runs.chain(parsed)!r}")
-        os.replace(tmp, spec)
-    except CampaignError as exc:
-        _fail(str(exc))
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    _emit({"spec": spec, "game": name, "steps": len(doc["steps"]), "total": record["total"],
-           "progress": doc["progress"]}, as_json)
-
-
 @main.command("worker")
 @click.option("--scheduler", default=None,
               help="Dask scheduler address (tcp://host:8786); default: a LocalCluster on this machine.")
