@@ -209,6 +209,11 @@ def finished(entry: dict[str, Any] | None) -> bool:
     return entry is not None and all(entry["values"][name]["exact"] for name in NAMES)
 
 
+def unsolved(entry: dict[str, Any] | None) -> bool:
+    """Whether an entry is a game a hybrid tree may be built for: not finished, its one-step trees there to beat."""
+    return entry is not None and not finished(entry) and "one_step" in entry
+
+
 def compute(spec: str, budget_s: float, known: dict[str, Any] | None) -> dict[str, Any]:
     """One game's entry, computed in this process with one searcher for every question of the game
     (its tables are kept per question).  Runs in a worker process, an atlas job's unit
@@ -379,21 +384,23 @@ def hybrid_fields(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-                  path: str = ATLAS_FILE, folder: str | None = None,
-                  sweep: int | None = None) -> tuple[Tree, dict[str, Any]]:
+                  path: str = ATLAS_FILE, folder: str | None = None, sweep: int | None = None,
+                  as_given: bool = False) -> tuple[Tree, dict[str, Any]]:
     """An unsolved entry's best-known tree and the parameters of its polish
     (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
     exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the game's W when it is exact and the
     tree keeps to it), which ``atlas polish`` runs as a campaign before :func:`add_polish` judges it.
 
     Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that adds
-    movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.
+    movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.  ``as_given``: no
+    limit when ``max_guesses`` is None, whatever W is now (a steps campaign replays a polish as it was run).
 
     :raises ValueError: the entry has no best-known tree to polish."""
     entry = load(path)[spec]
     before = entry.get("hybrid")
     w = entry["values"]["worst_case"]
-    if max_guesses is None and before is not None and w["exact"] and before["worst_case"] <= w["value"]:
+    if (max_guesses is None and not as_given and before is not None and w["exact"]
+            and before["worst_case"] <= w["value"]):
         max_guesses = int(w["value"])
     within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
     return best_known_to_polish(Game.from_spec(spec), "atlas", before, above=above, at_most=at_most,

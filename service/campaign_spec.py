@@ -39,7 +39,7 @@ from service.store.job_records import JobRequest
 from solver.errors import SolverError
 from solver.game import Game, Turn
 from solver.question import SolveOptions
-from solver.rollout import RolloutPlan
+from solver.rollout import RolloutPlan, given_guesses
 from solver.tree import Tree, to_compact
 from solver.vocabulary import MMAX, ONE_STEP_STRATEGIES
 
@@ -257,7 +257,7 @@ class CampaignKind(abc.ABC):
 
 BOUND_KEYS = {"format", "version", "kind", "game", "depth", "target", "parts", "progress"}
 ROLLOUT_KEYS = {"format", "version", "kind", "game", "plan", "progress"}
-PLAN_INTS = {"exact_at_most": 0, "width": 1, "levels": 1, "min_size": 0, "from_turn": 1}
+PLAN_INTS = {"exact_at_most": 1, "width": 1, "levels": 1, "min_size": 1, "from_turn": 1}
 """A rollout plan's required whole numbers, each with its least value."""
 
 
@@ -305,9 +305,14 @@ def load_spec(path: str) -> CampaignSpec:
     if not os.path.isdir(os.path.dirname(folder) if kind == "steps" else folder):  # a steps campaign makes its own
         raise CampaignError(f"{path}: progress {doc.get('progress')}: its folder is not there")
     if kind == "rollout":
-        return CampaignSpec(os.path.abspath(path), kind, game, progress, plan=_rollout_plan(path, doc.get("plan")))
+        return CampaignSpec(os.path.abspath(path), kind, game, progress,
+                            plan=_rollout_plan(path, doc.get("plan"), game))
     if kind == "steps":
-        return CampaignSpec(os.path.abspath(path), kind, game, progress, steps=_steps(path, doc.get("steps")))
+        if os.path.isabs(doc["progress"]) or os.path.normpath(doc["progress"]).startswith(".."):
+            raise CampaignError(f"{path}: progress {doc['progress']}; a steps campaign's folder is below its spec's: "
+                                "give FOLDER/steps.json (`campaign run --progress` names another for one run)")
+        return CampaignSpec(os.path.abspath(path), kind, game, progress,
+                            steps=_steps(path, game, doc.get("steps")))
     if kind in PARAMS:
         return dataclasses.replace(_from_params(path, kind, game, progress, doc.get("params")),
                                    path=os.path.abspath(path))
@@ -426,7 +431,7 @@ def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:
     return bound_files.parse_parts(game, parts, f"{path}: parts")
 
 
-def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
+def _rollout_plan(path: str, plan: Any, game: Game) -> dict[str, Any]:
     """A rollout spec's plan, checked: the one-step strategy, its whole numbers (``from_turn`` too: the commands
     that run rollouts default it differently, so a spec says it), and the rest as :class:`RolloutPlan` checks it.
 
@@ -448,7 +453,9 @@ def _rollout_plan(path: str, plan: Any) -> dict[str, Any]:
         raise CampaignError(f"{path}: plan: from_turn {plan['from_turn']} is after levels {plan['levels']}: no guess "
                             "would be rolled out")
     try:
-        return RolloutPlan(**plan).as_dict()
+        checked = RolloutPlan(**plan)
+        given_guesses(game, checked.play)  # a guess given where the game has no such position is refused now
+        return checked.as_dict()
     except (TypeError, ValueError) as exc:
         raise CampaignError(f"{path}: plan: {exc}") from None
 
@@ -488,18 +495,21 @@ class Step:
         return RolloutPlan(**self.params["plan"])
 
 
-def _steps(path: str, steps: Any) -> tuple[Step, ...]:
+def _steps(path: str, game: Game, steps: Any) -> tuple[Step, ...]:
     """A steps spec's steps, each checked in the spec's words.
 
     :raises CampaignError: no steps, or a step that is not one."""
     if not isinstance(steps, list) or not steps:
         raise CampaignError(f"{path}: steps {json.dumps(steps)[:80]}; give the steps in order, each an object with "
                             f"\"step\": one of {', '.join(STEP_KINDS)}")
-    return tuple(_step(f"{path}: step {i + 1}", doc) for i, doc in enumerate(steps))
+    return tuple(_step(f"{path}: step {i + 1}", game, doc) for i, doc in enumerate(steps))
 
 
-def _step(where: str, doc: Any) -> Step:
-    kind = doc.get("step") if isinstance(doc, dict) else None
+def _step(where: str, game: Game, doc: Any) -> Step:
+    if not isinstance(doc, dict):
+        raise CampaignError(f"{where}: {json.dumps(doc)[:60]}; give an object with \"step\": one of "
+                            f"{', '.join(STEP_KINDS)}, and that step's keys")
+    kind = doc.get("step")
     if kind not in STEP_KINDS:
         raise CampaignError(f"{where}: step {json.dumps(kind)}; each step is one of {', '.join(STEP_KINDS)}")
     assert isinstance(doc, dict)
@@ -515,6 +525,11 @@ def _step(where: str, doc: Any) -> Step:
     def responses(key: str) -> list[str] | None:
         value = doc[key]
         if value is None or (isinstance(value, list) and value and all(isinstance(r, str) for r in value)):
+            try:
+                for r in value or ():
+                    game.parse_response(r)
+            except SolverError as exc:
+                raise CampaignError(f"{where}: {key}: {exc}") from None
             return value
         raise CampaignError(f"{where}: {key} {json.dumps(value)}; give responses to the first guess ([\"0.2\", "
                             "\"1.1\"]), or null")
@@ -527,14 +542,20 @@ def _step(where: str, doc: Any) -> Step:
                            "max_guesses": whole("max_guesses", 1, none=True)})
     if kind == "rollout":
         units = responses("units")
-        if not isinstance(doc["graft"], bool) or (doc["graft"] and units is None):
-            raise CampaignError(f"{where}: graft {json.dumps(doc['graft'])}; give true (with units: they are put "
-                                "into the tree as it stands) or false")
-        return Step(kind, {"plan": _rollout_plan(where, doc["plan"]), "units": units, "graft": doc["graft"]})
+        if not isinstance(doc["graft"], bool):
+            raise CampaignError(f"{where}: graft {json.dumps(doc['graft'])}; give true or false")
+        if doc["graft"] and units is None:
+            raise CampaignError(f"{where}: graft true with no units: name the units to build and put into the tree "
+                                "as it stands, or give graft false to build the whole tree")
+        if units is not None and not doc["graft"]:
+            raise CampaignError(f"{where}: units without graft: the units a step builds are put into the tree as it "
+                                "stands: give graft true, or units null to build the whole tree")
+        return Step(kind, {"plan": _rollout_plan(where, doc["plan"], game), "units": units, "graft": doc["graft"]})
     above, at_most, budget = whole("above", 0), whole("at_most", 1), doc["budget_s"]
     assert above is not None and at_most is not None
     if at_most <= above:
-        raise CampaignError(f"{where}: at_most {at_most} is not above above {above}: no position would be searched")
+        raise CampaignError(f"{where}: at_most {at_most} is not above the step's above ({above}): no position would "
+                            "be searched")
     if not isinstance(budget, int | float) or isinstance(budget, bool) or budget < 0:
         raise CampaignError(f"{where}: budget_s {json.dumps(budget)}; give the seconds of search per position")
     return Step(kind, {"above": above, "at_most": at_most, "budget_s": float(budget),

@@ -303,15 +303,16 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
 
 def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
                   path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
-                  parts: list[str] | None = None) -> tuple[Tree, dict[str, Any]]:
+                  parts: list[str] | None = None, as_given: bool = False) -> tuple[Tree, dict[str, Any]]:
     """The game's shipped best-known tree and the parameters of its polish
     (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
     exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the limit the tree was built within;
     ``sweep`` and ``parts`` as there), which ``records polish`` runs as a campaign before :func:`add_polish` judges it.
+    ``as_given``: no limit when ``max_guesses`` is None (a steps campaign replays a polish as it was run).
 
     :raises ValueError: the game has no best-known tree yet, or a part is none."""
     before = load(path)[spec].get("best_known")
-    if max_guesses is None and before is not None:
+    if max_guesses is None and not as_given and before is not None:
         max_guesses = (before.get("rollout") or {}).get("max_guesses")
     return best_known_to_polish(Game.from_spec(spec), "records", before, above=above, at_most=at_most,
                                 budget_s=budget_s, max_guesses=max_guesses, folder=folder, sweep=sweep, parts=parts)

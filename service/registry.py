@@ -112,14 +112,24 @@ def polish_best_known(game: Game, group: str, before: dict[str, Any], tree: Tree
     counts = {k: v for k, v in report.counts().items() if k != "resumed"}  # every one is, from the job's file
     field = {k: v for k, v in asked.as_dict().items() if k != "keep_movers" and (v is not None or k == "max_guesses")}
     field.update(**counts, seconds=round(spent, 1), before=before["total"])
-    return tree, field, spent, f"bullscows {group} polish -g {spec} {asked.options()}"
+    return tree, field, spent, polish_command(group, spec, asked)
+
+
+def polish_command(group: str, spec: str, params: PolishParams) -> str:
+    """The ``polish`` command of ``group`` (``atlas``, ``records``) that asks this polish of ``spec``'s tree."""
+    return f"bullscows {group} polish -g {spec} {params.options()}"
+
+
+def best_known_file(spec: str) -> str:
+    """The file name of the game's shipped best-known tree, in whatever trees folder holds it."""
+    return f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
 
 
 def ship_best_known(spec: str, tree: Tree, stats: TreeStats, folder: str, source: str, fields: dict[str, Any]) -> str:
     """Write ``tree`` as the game's ``best-known`` tree in ``folder`` and its manifest (never claimed exact;
     ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
     atlas's unsolved games and the records games."""
-    name = f"{spec.replace(',', '-')}-{BEST_KNOWN}.tree"
+    name = best_known_file(spec)
     with exclusive(os.path.join(folder, "manifest.json")):
         manifest = read_manifest(folder)
         manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {

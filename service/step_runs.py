@@ -21,6 +21,7 @@ judged (a rollout's or polish's file is closed after its tree is kept).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import shutil
@@ -33,15 +34,21 @@ from service.atlas import ATLAS
 from service.campaign_files import CampaignError, read_json
 from service.campaign_spec import CampaignSpec, Step
 from service.filelock import alone, write_json
+from service.jobs.runner import signals_deferred
 from service.records import RECORDS
-from service.registry import BEST_KNOWN, GameRegistry
+from service.registry import BEST_KNOWN, GameRegistry, best_known_file, polish_command
 from service.store.jobs import JobStore
-from service.trees import read_manifest, write_manifest
+from service.trees import TREE_DIR, read_manifest, write_manifest
 from solver.polish import PolishParams
 
 FORMAT = "bullscows-steps-campaign"
 BEFORE = ".before"
 """The folder where the registry file and the trees are copied while a step is judged."""
+ABSENT = "absent"
+"""In ``.before/``: the registry file was not there yet (a records game's first step), so it is removed to undo."""
+STATE = "steps.json"
+STOPPED = "stopped; every step done is kept, and the work of the one under way as its job kept it: run the same " \
+          "command again to continue"
 RECORDS_ONLY = ("over_width", "keep_width", "judge_width", "judge_turns", "judge_pool", "polish", "play")
 """A rollout plan's keys that only ``records rollout`` takes (``atlas hybrid --rollout-width`` has none of them)."""
 
@@ -59,13 +66,13 @@ class Folder:
         return os.path.dirname(self.spec.progress)
 
     @property
-    def group(self) -> str:
-        """``records`` for a records game, else ``atlas`` (:func:`check` refuses a game neither has unsolved)."""
-        return "records" if self.spec.game.spec in records.PUBLISHED else "atlas"
+    def registry(self) -> GameRegistry:
+        return registry_of(self.spec.game.spec)
 
     @property
-    def registry(self) -> GameRegistry:
-        return RECORDS if self.group == "records" else ATLAS
+    def group(self) -> str:
+        """The registry's command group, ``records`` or ``atlas``."""
+        return self.registry.group
 
     @property
     def file(self) -> str:
@@ -80,6 +87,12 @@ class Folder:
         return os.path.join(self.path, self.spec.steps[index].file(index))
 
 
+def registry_of(game: str) -> GameRegistry:
+    """The registry that keeps a best-known tree of ``game``: the records for a records game, else the atlas
+    (:func:`check` refuses a game that is not one of its unsolved games)."""
+    return RECORDS if game in records.PUBLISHED else ATLAS
+
+
 def command(spec: CampaignSpec, step: Step) -> str:
     """The command that takes ``step`` on the package's files (as a record's ``command`` chains them)."""
     game, params = spec.game.spec, step.params
@@ -87,7 +100,7 @@ def command(spec: CampaignSpec, step: Step) -> str:
     if step.kind == "polish":
         asked = PolishParams(params["above"], params["at_most"], params["budget_s"], params["max_guesses"],
                              sweep=params["sweep"], parts=None if params["parts"] is None else tuple(params["parts"]))
-        return f"bullscows {group} polish -g {game} {asked.options()}"
+        return polish_command(group, game, asked)
     if step.kind == "hybrid":
         if group == "records":
             return records.hybrid_command(game, params["strategy"], params["exact_at_most"])
@@ -115,9 +128,13 @@ def check(spec: CampaignSpec) -> None:
     :raises CampaignError: what is wrong, in the spec's words."""
     where = Folder(spec)
     name = spec.game.spec
+    package = {os.path.realpath(p) for p in (os.path.dirname(RECORDS.file), os.path.dirname(ATLAS.file), TREE_DIR)}
+    if (os.path.basename(spec.progress) != STATE or where.path == os.path.dirname(spec.path)
+            or os.path.realpath(where.path) in package):
+        raise CampaignError(f"{spec.path}: progress {spec.progress}; a steps campaign keeps its files in a folder of "
+                            f"its own, beside or below its spec: give FOLDER/{STATE}")
     if where.group == "atlas":
-        entry = ATLAS.shipped().get(name)
-        if entry is None or atlas.finished(entry) or "one_step" not in entry:
+        if not atlas.unsolved(ATLAS.shipped().get(name)):
             raise CampaignError(f"{spec.path}: {name} is neither a records game nor an unsolved atlas game: no file "
                                 "keeps a best-known tree of it")
         for i, step in enumerate(spec.steps):
@@ -126,6 +143,15 @@ def check(spec: CampaignSpec) -> None:
                     step.kind == "polish" and step.params["parts"] is not None):
                 raise CampaignError(f"{spec.path}: step {i + 1}: {', '.join(extra) or 'units or parts'}: only a "
                                     "records game's steps take them (atlas hybrid and atlas polish do not)")
+    first = spec.steps[0]
+    if first.kind == "polish" or (first.kind == "rollout" and first.params["graft"]):
+        raise CampaignError(f"{spec.path}: step 1: a {first.kind}{' with graft' if first.kind == 'rollout' else ''} "
+                            "works on the tree as it stands, and the folder has none yet: the first step builds one (a "
+                            "hybrid, or a rollout of the whole tree)")
+    for i, step in enumerate(spec.steps):
+        if where.group == "records" and step.kind == "hybrid" and step.params["max_guesses"] is not None:
+            raise CampaignError(f"{spec.path}: step {i + 1}: max_guesses {step.params['max_guesses']}; records "
+                                "hybrid keeps to no limit: give null")
     state = _state(spec)
     if state is not None and state.get("steps_asked") != [s.to_json() for s in spec.steps][:len(state["steps_asked"])]:
         raise CampaignError(f"{spec.progress} is another steps campaign's (its steps differ from the spec's): give "
@@ -165,11 +191,10 @@ def progress(spec: CampaignSpec) -> dict[str, Any] | None:
     best = where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) if os.path.exists(
         where.file) else None
     done = len(state["done"])
-    return {"folder": where.path, "steps": len(spec.steps), "steps_done": done,
+    return {"folder": where.path, "steps": len(spec.steps), "steps_done": done, "finished": done >= len(spec.steps),
             "next": None if done >= len(spec.steps) else f"{done + 1}: {command(spec, spec.steps[done])}",
             "done": state["done"],
-            "tree": None if best is None else {k: best.get(k) for k in ("total", "worst_case", "seconds")},
-            **({"finished": state["finished"]} if "finished" in state else {})}
+            "tree": None if best is None else {k: best.get(k) for k in ("total", "worst_case", "seconds")}}
 
 
 def _prepare(spec: CampaignSpec) -> list[dict[str, Any]]:
@@ -183,19 +208,34 @@ def _prepare(spec: CampaignSpec) -> list[dict[str, Any]]:
     state = _state(spec)
     done = [] if state is None else list(state["done"])
     before = os.path.join(where.path, BEFORE)
-    if os.path.isdir(before):
+    for left in (before + ".part", before + ".gone"):  # a copy never finished, or one being removed
+        shutil.rmtree(left, ignore_errors=True)
+    if os.path.isdir(before):  # complete: it is renamed into place whole, and renamed away before it is removed
         with open(os.path.join(before, "step"), encoding="utf-8") as fh:
             index = int(fh.read())
         closed = _closed(spec, index)
         if index >= len(done) and closed is not None:  # judged and closed: only the state was not written
+            _relative_paths(spec)
             done.append(_outcome(spec, index, closed))
             _save_state(spec, done)
         elif index >= len(done):  # killed while judging: the files as they were before it
-            shutil.copyfile(os.path.join(before, os.path.basename(where.file)), where.file)
+            kept = os.path.join(before, os.path.basename(where.file))
+            if os.path.exists(kept):
+                shutil.copyfile(kept, where.file)
+            elif os.path.exists(os.path.join(before, ABSENT)) and os.path.exists(where.file):
+                os.remove(where.file)
             shutil.rmtree(where.trees)
             shutil.copytree(os.path.join(before, "trees"), where.trees)
-        shutil.rmtree(before)
+        _drop(before)
     return done
+
+
+def _drop(before: str) -> None:
+    """Remove the copy made before a judgment: renamed first, so that a run killed while removing it leaves no half
+    of it to be taken for a whole one."""
+    if os.path.isdir(before):
+        os.replace(before, before + ".gone")
+        shutil.rmtree(before + ".gone")
 
 
 def _closed(spec: CampaignSpec, index: int) -> dict[str, Any] | None:
@@ -204,7 +244,13 @@ def _closed(spec: CampaignSpec, index: int) -> dict[str, Any] | None:
     if step.kind == "rollout":
         return rollouts.finished(file, spec.game.spec, step.rollout_plan)
     doc = polishes.read(file) if step.kind == "polish" else None
-    return None if doc is None or not isinstance(doc.get("finished"), dict) else dict(doc["finished"])
+    if doc is None or not isinstance(doc.get("finished"), dict) or not isinstance(doc.get("params"), dict):
+        return None
+    asked = {k: v for k, v in step.params.items() if k != "parts"}
+    if any(doc["params"].get(k) != v for k, v in asked.items()) or sorted(doc["params"].get("parts") or []) != sorted(
+            step.params["parts"] or []):
+        return None  # another polish's file: this step's is not done
+    return dict(doc["finished"])
 
 
 def _outcome(spec: CampaignSpec, index: int, closed: dict[str, Any] | None) -> dict[str, Any]:
@@ -246,21 +292,45 @@ def _steps(jobs: JobStore, spec: CampaignSpec, *, worker: bool, processes: int |
            scheduler: str | None, log: Log) -> StepsOutcome:
     done = _prepare(spec)
     where = Folder(spec)
+    if len(done) == len(spec.steps):
+        log(f"{spec.game.spec}: every step of {os.path.basename(spec.path)} is done already in {where.path}: nothing "
+            "to run")
     for index in range(len(done), len(spec.steps)):
         step = spec.steps[index]
         log(f"{spec.game.spec}: step {index + 1} of {len(spec.steps)}: {command(spec, step)}")
         closed = _closed(spec, index)
         if closed is None:
             sub, tree, params = _sub_spec(spec, index)
+            if step.kind == "rollout" and step.params["graft"]:  # refused before the units are built, as the command
+                try:
+                    records.refuse_graft(spec.game.spec, step.params["units"], True, where.file)
+                except CampaignError as exc:
+                    raise CampaignError(f"step {index + 1}: {exc}") from None
             if sub is not None:
                 out = campaign_specs.run(jobs, sub, worker=worker, processes=processes, export_every=export_every,
                                          units=step.params.get("units"), scheduler=scheduler, log=log)
                 if out.problem is not None:
                     return StepsOutcome(done, out.problem)
-            closed = _judge(spec, index, tree, params, log) or _closed(spec, index)
-        done.append(_outcome(spec, index, closed))
-        _save_state(spec, done)
-        shutil.rmtree(os.path.join(where.path, BEFORE), ignore_errors=True)
+            # a Ctrl-C waits for the judgment (a kill is undone by .before/), but for a hybrid's, which builds the
+            # tree, minutes long: stopped, it is taken again from the start
+            deferred: contextlib.AbstractContextManager[list[int]] = (
+                signals_deferred() if step.kind != "hybrid" else contextlib.nullcontext([]))
+            with deferred as stopped:
+                try:
+                    closed = _judge(spec, index, tree, params, log) or _closed(spec, index)
+                except KeyboardInterrupt:
+                    return StepsOutcome(done, STOPPED)
+                if closed is None:
+                    return StepsOutcome(done, f"step {index + 1}: its {step.kind} is not finished: run the same "
+                                              "command again to finish it")
+                done.append(_outcome(spec, index, closed))
+                _save_state(spec, done)
+                _drop(os.path.join(where.path, BEFORE))
+            if stopped:
+                return StepsOutcome(done, STOPPED)
+        else:
+            done.append(_outcome(spec, index, closed))
+            _save_state(spec, done)
         last = done[-1]
         log(f"{spec.game.spec}: step {index + 1} done: " + (f"its tree {last['built']}, " if last["built"] else "")
             + ("kept" if last["kept"] else "not kept") + f"; the tree now {last['total']}")
@@ -280,11 +350,11 @@ def _sub_spec(spec: CampaignSpec, index: int) -> tuple[CampaignSpec | None, Any,
             tree, params = records.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
                                                  budget_s=p["budget_s"], max_guesses=p["max_guesses"],
                                                  path=where.file, folder=where.trees, sweep=p["sweep"],
-                                                 parts=p["parts"])
+                                                 parts=p["parts"], as_given=True)
         else:
             tree, params = atlas.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
                                                budget_s=p["budget_s"], max_guesses=p["max_guesses"], path=where.file,
-                                               folder=where.trees, sweep=p["sweep"])
+                                               folder=where.trees, sweep=p["sweep"], as_given=True)
     except ValueError as exc:
         raise CampaignError(f"step {index + 1}: {exc}") from None
     return CampaignSpec.polish(spec.game, tree, params, file), tree, params
@@ -303,6 +373,8 @@ def _judge(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | N
         os.makedirs(partial)
         if os.path.exists(where.file):
             shutil.copyfile(where.file, os.path.join(partial, os.path.basename(where.file)))
+        else:
+            open(os.path.join(partial, ABSENT), "w", encoding="utf-8").close()
         shutil.copytree(where.trees, os.path.join(partial, "trees"))
         with open(os.path.join(partial, "step"), "w", encoding="utf-8") as fh:
             fh.write(str(index))
@@ -369,14 +441,17 @@ def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
     shown = progress(spec)
     job = None
     done = 0 if shown is None else int(shown["steps_done"])
-    if done < len(spec.steps) and os.path.isdir(Folder(spec).trees):
+    under_way = None if done >= len(spec.steps) else spec.steps[done]
+    if under_way is not None and under_way.kind != "hybrid" and os.path.isdir(Folder(spec).trees):
         sub = _sub_spec(spec, done)[0]
         job = None if sub is None else campaign_specs.status(jobs, sub)["job"]
-    return {"spec": spec.to_json(), "progress": shown, "job": job}
+    return {"spec": spec.to_json(), "progress": shown, "job": job,
+            "step": None if under_way is None else {"step": done + 1, "kind": under_way.kind,
+                                                    "job": under_way.kind != "hybrid"}}
 
 
 def tree_file(spec: CampaignSpec) -> str:
     """The folder's best-known tree (its registry file names its manifest entry)."""
-    return os.path.join(Folder(spec).trees, f"{spec.game.spec.replace(',', '-')}-{BEST_KNOWN}.tree")
+    return os.path.join(Folder(spec).trees, best_known_file(spec.game.spec))
 
 

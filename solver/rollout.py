@@ -217,6 +217,9 @@ class RolloutPlan:
                                  "AT_MOST candidates (ABOVE below AT_MOST), for a budget of 0 seconds or more")
         if self.keep_width is not None and self.max_guesses is None:
             raise ValueError("keep_width keeps the hybrid to max_guesses: give both")
+        if self.over_width is not None and (self.max_guesses is None or self.over_width <= self.width):
+            raise ValueError(f"over_width widens the positions that break max_guesses: give both, over_width above "
+                             f"width ({self.width})")
         if (self.judge_width is None) != (self.judge_turns is None):
             raise ValueError("judge_width and judge_turns go together: the guesses judged, and at which turns")
         if self.judge_turns is not None and self.judge_width is not None:

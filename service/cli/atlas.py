@@ -232,7 +232,7 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     except SolverError as exc:
         _fail(str(exc))
     for spec in specs:
-        if spec not in entries or atlas.finished(entries[spec]) or "one_step" not in entries[spec]:
+        if not atlas.unsolved(entries.get(spec)):
             _fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
     if progress is not None and (rollout_width is None or len(specs) > 1):
         _fail("--progress names one game's rollout campaign: give it with --rollout-width and one --game")

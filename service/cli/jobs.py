@@ -280,7 +280,8 @@ def _spec(path: str, progress: str | None = None) -> Any:
         _fail(str(exc))
     if progress is None:
         return spec
-    if not os.path.isdir(os.path.dirname(os.path.abspath(progress))):
+    folder = os.path.dirname(os.path.abspath(progress))
+    if not os.path.isdir(os.path.dirname(folder) if spec.kind == "steps" else folder):  # a steps campaign makes its own
         _fail(f"--progress {progress}: its folder is not there")
     return dataclasses.replace(spec, progress=os.path.abspath(progress))
 
@@ -314,11 +315,12 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
     """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target,
     optionally parts), the subtrees of a rollout tree (kind "rollout": game, plan), a records check ("check"), a
     position's search from nothing ("search"), a scan of its guesses against a limit ("scan") or atlas games
-    computed ("atlas"), the last four with their "params" as `campaign show` prints them.  What its progress file
-    holds is taken in first (a file that finished the campaign is said so, and nothing is run), the job is
-    submitted (or the one already asking the same found) and run by workers, every proof kept in the database as
-    it is made, and the progress file written from the database as the job goes and at the end (also when stopped
-    with Ctrl-C).
+    computed ("atlas"), the last four with their "params" as `campaign show` prints them; or a best-known tree
+    built again by its steps in order ("steps": a rollout's or polish's work a job, each tree judged in the spec's
+    own folder; `campaign steps` writes one from a record).  What its progress file holds is taken in first (a file
+    that finished the campaign is said so, and nothing is run), the job is submitted (or the one already asking the
+    same found) and run by workers, every proof kept in the database as it is made, and the progress file written
+    from the database as the job goes and at the end (also when stopped with Ctrl-C).
 
     Run again, it continues: from the job in the database, else from the progress file.  Prints the job's
     result and what the progress file holds (--json: the keys of `jobs show --json`'s result, and "progress")."""
@@ -375,8 +377,8 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
 
     parsed = _spec(spec, progress)
     if parsed.kind == "steps":
-        _fail("a steps campaign's files are written as each step goes: `campaign export` of the step under way is "
-              "its spec's `campaign show`, and `campaign run` goes on with it")
+        _fail("a steps campaign writes its files as each step goes, with nothing to export: `campaign show SPEC` "
+              "says where it stands, and `campaign run SPEC` goes on")
     try:
         campaign_specs.check(parsed)
     except CampaignError as exc:
@@ -421,9 +423,15 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
             click.echo("progress: no file yet")
         else:
             _emit({"progress": out["progress"]}, False)
-        if out["job"] is None:
-            click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one)"
-                       + (" for the step under way" if steps else ""))
+        step: dict[str, Any] = out.get("step") or {}
+        if steps and not step:
+            click.echo("job: none (every step is done)")
+        elif steps and not step["job"]:
+            click.echo(f"job: none (step {step['step']}, a hybrid, is built by `bullscows campaign run SPEC` "
+                       "itself)")
+        elif out["job"] is None:
+            click.echo("job: none on this database yet (`bullscows campaign run SPEC` starts one"
+                       + (f" for step {step['step']})" if steps else ")"))
         else:  # a failed job's error is its first line here (`jobs show JOB --json` has its traceback)
             job = dict(out["job"])
             if str(job.get("error") or "").strip():

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from service.cli._common import _emit, _fail, _json_option
-from service.cli.jobs import _spec, campaign_cmd
+from service.cli.jobs import campaign_cmd
 
 STEP_COMMANDS = {("records", "hybrid"), ("records", "rollout"), ("records", "polish"), ("atlas", "hybrid"),
                  ("atlas", "polish")}
@@ -92,14 +92,15 @@ def _spec_of(game: str) -> str:
 @click.argument("spec", type=click.Path(dir_okay=False))
 @_json_option
 def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) -> None:
-    """Write SPEC: a steps campaign that builds GAME's best-known tree again by the commands the package's record
-    of it names, in order (each read by its own command's options), in a folder of its own.  `campaign run SPEC`
-    then replays them, each step's work a job, each tree judged before the next step; nothing of the package's
-    files is touched.  Prints the spec."""
+    """Write SPEC: a steps campaign that builds GAME's best-known tree again by the commands the package's record of it
+    names, in order (each read by its own command's options), in a folder of its own. `campaign run SPEC` then
+    replays them, a rollout's or polish's work a job, each tree judged before the next step; nothing of the
+    package's files is touched. Prints what was written: the spec's file, its game and steps, the record's total and
+    the campaign's progress file."""
     from service import step_runs
     from service.atlas import ATLAS
     from service.campaign_files import CampaignError
-    from service.campaign_spec import SPEC_FORMAT, SPEC_VERSION
+    from service.campaign_spec import SPEC_FORMAT, SPEC_VERSION, load_spec
     from service.records import RECORDS
     from solver.errors import SolverError
     from solver.game import Game
@@ -111,7 +112,8 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
     registry = RECORDS if name in RECORDS.shipped() else ATLAS
     record = (registry.shipped().get(name) or {}).get(registry.tree_key)
     if record is None:
-        _fail(f"{name} has no best-known tree in the package's records or atlas: no command chain to replay")
+        _fail(f"{name} has no best-known tree in the package's records or atlas (a solved game's trees are optimal "
+              "ones): no command chain to replay")
     if os.path.exists(spec):
         _fail(f"{spec} is there already: give a new file")
     doc: dict[str, Any] = {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": "steps", "game": name,
@@ -125,14 +127,14 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
         json.dump(doc, fh, indent=1)
         fh.write("\n")
     try:
-        parsed = _spec(tmp)
+        parsed = load_spec(tmp)
         step_runs.check(parsed)
         if step_runs.chain(parsed) != record["command"]:  # each step must say again what the record says was run
             _fail("the steps read from the record do not give its command chain back: "
                   f"{step_runs.chain(parsed)!r}")
         os.replace(tmp, spec)
     except CampaignError as exc:
-        _fail(str(exc))
+        _fail(str(exc).replace(tmp, spec))
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

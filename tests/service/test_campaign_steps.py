@@ -41,10 +41,10 @@ def small_records(monkeypatch: pytest.MonkeyPatch) -> str:
     return SMALL
 
 
-def _spec(folder: Path, steps: list[dict[str, Any]], game: str = SMALL, **extra: Any) -> Path:
+def _spec(folder: Path, steps: list[dict[str, Any]], game: str = SMALL, progress: str = "tree/steps.json") -> Path:
     path = folder / "tree.campaign.json"
     path.write_text(json.dumps({"format": "bullscows-campaign", "version": 1, "kind": "steps", "game": game,
-                                "steps": steps, "progress": "tree/steps.json", **extra}))
+                                "steps": steps, "progress": progress}))
     return path
 
 
@@ -107,11 +107,12 @@ def test_a_steps_campaign_builds_the_tree_its_commands_build_and_is_finished_aft
     got = _invoke("campaign", "run", str(path), "--url", url, "--processes", "1", "--json")
     assert got.exit_code == 0, got.output
     out = json.loads(got.stdout)["progress"]
-    assert out["steps"] == out["steps_done"] == 3 and out["next"] is None
+    assert out["steps"] == out["steps_done"] == 3 and out["next"] is None and out["finished"] is True
     folder = tmp_path / "tree"
     kept = records.load(str(folder / "records.json"))[SMALL]["best_known"]
     spec = load_spec(str(path))
-    assert out["finished"]["total"] == out["tree"]["total"] == kept["total"] == out["done"][-1]["total"]
+    assert out["tree"]["total"] == kept["total"] == out["done"][-1]["total"]
+    assert json.loads((tmp_path / "tree" / "steps.json").read_text())["finished"]["total"] == kept["total"]
     assert kept["campaign"]["progress"] == "01-rollout.json"  # the folder reads the same wherever it is
     assert [d["step"] for d in out["done"]] == [1, 2, 3] and out["done"][0]["kept"]
     assert [d["command"] for d in out["done"]] == [step_runs.command(spec, s) for s in spec.steps]
@@ -123,31 +124,39 @@ def test_a_steps_campaign_builds_the_tree_its_commands_build_and_is_finished_aft
     assert tree == (folder / "trees" / f"{SMALL.replace(',', '-')}-best-known.tree").read_text()
     assert " && ".join(d["command"] for d in out["done"] if d["kept"]) in kept["command"]
     again = _invoke("campaign", "run", str(path), "--url", url, "--json")
-    assert again.exit_code == 0 and "step 1 of" not in again.output
+    assert again.exit_code == 0 and "step 1 of" not in again.output and "nothing to run" in again.output
     assert json.loads(again.stdout)["progress"]["done"] == out["done"]
     shown = _invoke("campaign", "show", str(path), "--url", url, "--json")
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["progress"]["steps_done"] == 3 and json.loads(shown.stdout)["job"] is None
+    assert "job: none (every step is done)" in _invoke("campaign", "show", str(path), "--url", url).output
 
-    # a run killed while judging its last step: the copy it made is put back, or the closed step's outcome taken
+    # a run killed while judging its last step: the copy it made is put back (a records file that was not there
+    # removed), or the closed step's outcome taken; a copy half made or half removed is dropped
     before = folder / ".before"
     state = json.loads((folder / "steps.json").read_text())
-    for closed in (True, False):
+    for case in ("closed", "open", "absent"):
         shutil.copytree(folder, tmp_path / "judged", dirs_exist_ok=True)
         (folder / "steps.json").write_text(json.dumps({**state, "done": state["done"][:2],
                                                        "steps_asked": state["steps_asked"][:2]}))
         (before / "trees").mkdir(parents=True)
-        (before / "records.json").write_text("{\"records\": \"bullscows\", \"games\": []}")
+        if case == "absent":
+            (before / step_runs.ABSENT).write_text("")
+        else:
+            (before / "records.json").write_text("{\"records\": \"bullscows\", \"games\": []}")
         (before / "step").write_text("2")
-        if not closed:
+        (folder / ".before.gone").mkdir()
+        (folder / ".before.part").mkdir()
+        if case != "closed":
             third = json.loads((folder / "03-rollout.json").read_text())
             (folder / "03-rollout.json").write_text(json.dumps({k: v for k, v in third.items() if k != "finished"}))
         step_runs._prepare(spec)
-        assert not before.exists()
-        if closed:  # judged and closed: only its line was missing
+        assert not [p for p in folder.iterdir() if p.name.startswith(".before")]
+        if case == "closed":  # judged and closed: only its line was missing
             assert len(json.loads((folder / "steps.json").read_text())["done"]) == 3
             assert records.load(str(folder / "records.json"))[SMALL]["best_known"] == kept
         else:  # put back as it was before the judgment, which is taken again
+            assert (folder / "records.json").exists() == (case == "open")
             assert records.load(str(folder / "records.json"))[SMALL].get("best_known") is None
             assert not os.listdir(folder / "trees")
         shutil.rmtree(folder)
@@ -164,10 +173,18 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
         ([{"step": "sweep"}], "step 1: step \"sweep\"; each step is one of hybrid, rollout, polish"),
         ([{**polish, "budget": 3}], "step 1: unknown budget"),
         ([{k: v for k, v in polish.items() if k != "at_most"}], "step 1: missing at_most"),
-        ([{**polish, "at_most": 6}], "at_most 6 is not above above 6"),
+        ([{**polish, "at_most": 6}], "at_most 6 is not above the step's above (6)"),
         ([{**polish, "budget_s": "long"}], "budget_s \"long\""),
         ([{**polish, "parts": []}], "give responses to the first guess"),
-        ([STEPS[0], {**STEPS[2], "units": None}], "step 2: graft true"),
+        ([STEPS[0], {**STEPS[2], "units": None}], "step 2: graft true with no units"),
+        ([{**STEPS[2], "graft": False}], "step 1: units without graft"),
+        ([{**STEPS[2], "units": ["zz"]}], "step 1: units: "),
+        ([{**polish, "parts": ["9.9"]}], "step 1: parts: "),
+        (["hybrid"], "step 1: \"hybrid\"; give an object"),
+        ([{**STEPS[0], "plan": {**ROLLOUT, "over_width": 9}}], "step 1: plan: over_width widens the positions that "
+                                                               "break max_guesses"),
+        ([{**STEPS[0], "plan": {**ROLLOUT, "play": ["nonsense"]}}], "step 1: plan: "),
+        ([{**STEPS[0], "plan": {**ROLLOUT, "min_size": 0}}], "step 1: plan: min_size 0"),
         ([{**STEPS[0], "plan": {**ROLLOUT, "width": 0}}], "step 1: plan: width 0"),
         ([{"step": "hybrid", "strategy": "coin", "exact_at_most": 5, "max_guesses": None}], "strategy \"coin\""),
     ]
@@ -179,11 +196,29 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
         ("8,3,1", [{**STEPS[0], "plan": {**ROLLOUT, "over_width": 9, "max_guesses": 7}}],
          "step 1: over_width: only a records game's steps take them"),
     ]
+    refused += [
+        (SMALL, [{"step": "hybrid", "strategy": "entropy", "exact_at_most": 5, "max_guesses": 7}],
+         "step 1: max_guesses 7; records hybrid keeps to no limit"),
+    ]
     for game, steps, message in refused:
         path = _spec(tmp_path, steps, game=game)
         got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
         assert got.exit_code == 2 and message in got.output, got.output
         assert not (tmp_path / "tree").exists() and not (tmp_path / "no.sqlite").exists()
+    for progress, message in [("steps.json", "keeps its files in a folder of its own"),
+                              ("tree/progress.json", "keeps its files in a folder of its own"),
+                              (str(REPO / "service" / "data" / "steps.json"), "folder is below its spec's"),
+                              ("../steps/steps.json", "folder is below its spec's")]:
+        got = _invoke("campaign", "run", str(_spec(tmp_path, STEPS, progress=progress)), "--url",
+                      f"sqlite:///{tmp_path / 'no.sqlite'}")
+        assert got.exit_code == 2 and message in got.output, got.output
+    got = _invoke("campaign", "run", str(_spec(tmp_path, [STEPS[0], STEPS[2]])), "--progress",
+                  str(REPO / "service" / "data" / "steps.json"), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+    assert got.exit_code == 2 and "keeps its files in a folder of its own" in got.output, got.output
+    assert not (REPO / "service" / "data" / "steps.json.lock").exists()
+    for first in (STEPS[1], STEPS[2]):  # a first step that needs a tree: refused before any work
+        got = _invoke("campaign", "run", str(_spec(tmp_path, [first])), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+        assert got.exit_code == 2 and "the first step builds one" in got.output, got.output
     path = _spec(tmp_path, STEPS)
     (tmp_path / "tree").mkdir()
     (tmp_path / "tree" / "steps.json").write_text(json.dumps({
@@ -209,12 +244,39 @@ def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs
 
     spec = load_spec(str(REPO / "campaigns" / "tree-5-8-1.campaign.json"))
     shown = step_runs.progress(spec)
-    assert shown is not None and shown["steps_done"] == len(spec.steps) == 3 and shown["next"] is None
+    assert shown is not None and shown["steps_done"] == len(spec.steps) == 3 and shown["finished"] is True
     assert [d["command"] for d in shown["done"]] == [step_runs.command(spec, s) for s in spec.steps]
     assert " && ".join(d["command"] for d in shown["done"]) == RECORDS.shipped()["5,8,1"]["best_known"]["command"]
     stats = from_compact(Path(step_runs.tree_file(spec)).read_text()).stats()
     kept = records.load(str(REPO / "campaigns" / "tree-5-8-1" / "records.json"))["5,8,1"]["best_known"]
-    assert stats.secrets == 32768 and stats.total == shown["finished"]["total"] == kept["total"]
+    assert stats.secrets == 32768 and stats.total == shown["tree"]["total"] == kept["total"]
     assert stats.worst_case == kept["worst_case"] == 7
     assert {str(k): v for k, v in stats.histogram.items()} == kept["histogram"]
     assert stats.total <= RECORDS.shipped()["5,8,1"]["best_known"]["total"]
+
+
+def test_a_graft_with_no_tree_to_graft_into_is_refused_before_anything_is_made(small_records: str,
+                                                                                tmp_path: Path) -> None:
+    """A first step that grafts units is refused, as `records rollout --graft` refuses it with no tree, before any
+    unit is built or any folder made; a --progress in a folder not made yet is taken (the campaign makes it)."""
+    url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"
+    other = tmp_path / "other" / "steps.json"
+    got = _invoke("campaign", "run", str(_spec(tmp_path, [STEPS[2]])), "--url", url, "--progress", str(other))
+    assert got.exit_code == 2 and "the first step builds one" in got.output, got.output
+    assert not other.parent.exists() and not (tmp_path / "tree").exists()
+    shown = _invoke("campaign", "show", str(_spec(tmp_path, STEPS)), "--url", url, "--progress", str(other))
+    assert shown.exit_code == 0 and "progress: no file yet" in shown.output, shown.output
+    assert "job: none on this database yet (`bullscows campaign run SPEC` starts one for step 1)" in shown.output
+
+
+def test_a_polish_step_is_replayed_as_it_was_run_whatever_the_commands_default_is_now() -> None:
+    """8×3's record was polished with no limit before its W was proven 6; `atlas polish` with no --max-guesses now
+    keeps to W, so a steps campaign asks its polish as given (no limit), as the record ran it."""
+    from service import atlas
+
+    entry = ATLAS.shipped()["8,3,1"]
+    assert entry["values"]["worst_case"]["exact"] and entry["hybrid"]["worst_case"] <= 6
+    _, today = atlas.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0)
+    _, replayed = atlas.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0, as_given=True)
+    assert (today["max_guesses"], today["keep_movers"]) == (6, True)
+    assert (replayed["max_guesses"], replayed["keep_movers"]) == (None, False)
