@@ -98,10 +98,8 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
     package's files is touched. Prints what was written: the spec's file, its game and steps, the record's total and
     the campaign's progress file."""
     from service import step_runs
-    from service.atlas import ATLAS
     from service.campaign_files import CampaignError
     from service.campaign_spec import SPEC_FORMAT, SPEC_VERSION, load_spec
-    from service.records import RECORDS
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -109,7 +107,7 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
         name = Game.from_spec(game).spec
     except SolverError as exc:
         _fail(str(exc))
-    registry = RECORDS if name in RECORDS.shipped() else ATLAS
+    registry = step_runs.registry_of(name)
     record = (registry.shipped().get(name) or {}).get(registry.tree_key)
     if record is None:
         _fail(f"{name} has no best-known tree in the package's records or atlas (a solved game's trees are optimal "
