@@ -38,7 +38,7 @@ from service.jobs.runner import signals_deferred
 from service.records import RECORDS
 from service.registry import BEST_KNOWN, GameRegistry, best_known_file, polish_command
 from service.store.jobs import JobStore
-from service.trees import TREE_DIR, read_manifest, write_manifest
+from service.trees import TREE_DIR, TreeLibrary, read_manifest, write_manifest
 from solver.polish import PolishParams
 
 FORMAT = "bullscows-steps-campaign"
@@ -448,6 +448,44 @@ def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
     return {"spec": spec.to_json(), "progress": shown, "job": job,
             "step": None if under_way is None else {"step": done + 1, "kind": under_way.kind,
                                                     "job": under_way.kind != "hybrid"}}
+
+
+RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
+               "campaign", "command", "machine", "date", "tree", "bytes"}
+"""A tree record's keys that say what the tree is and where it came from; the others say how it plays (its
+manifest fields, as the judging functions give them)."""
+
+
+def keep(spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
+    """Keep the finished campaign's tree in the package's registry (``file``: another file of its kind, the trees
+    beside it in ``trees/``) when it beats the one recorded, by the registry's one rule
+    (:meth:`~service.registry.GameRegistry.keep_tree`): played through every secret again first, its record the
+    folder's, its ``campaign`` the spec and its folder.  Returns the record, whether it was kept, and the file.
+
+    :raises CampaignError: steps are left, or the folder's tree is not the one its record says."""
+    where = Folder(spec)
+    state = _state(spec)
+    if state is None or len(state["done"]) < len(spec.steps):
+        raise CampaignError(f"{spec.path}: {len(spec.steps) - len((state or {}).get('done', []))} of its steps are "
+                            "not done: its tree is kept once every step is")
+    record = dict(where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) or {})
+    stored = TreeLibrary(where.trees).get(spec.game, BEST_KNOWN, None)
+    if not record or stored is None:
+        raise CampaignError(f"{where.path} holds no best-known tree: nothing to keep")
+    tree = stored.tree
+    stats = tree.stats()
+    if stats.total != record["total"] or stats.worst_case != record["worst_case"]:
+        raise CampaignError(f"{where.path}: its tree needs {stats.total} guesses (worst case {stats.worst_case}), "
+                            f"not the {record['total']} its record says")
+    target = file or where.registry.file
+    repo = os.path.dirname(os.path.dirname(spec.path))
+    record["campaign"] = {"spec": os.path.relpath(spec.path, repo), "progress": os.path.relpath(spec.progress, repo)}
+    for key in ("tree", "bytes"):
+        record.pop(key, None)
+    fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
+    kept = where.registry.keep_tree(spec.game.spec, tree, stats, record, fields, path=target,
+                                    folder=os.path.join(os.path.dirname(os.path.abspath(target)), "trees"), log=log)
+    return {"record": record, "kept": kept, "file": target}
 
 
 def tree_file(spec: CampaignSpec) -> str:

@@ -305,7 +305,8 @@ _progress_option = click.option(
               help="Seconds between writes of the progress file while the campaign runs.")
 @click.option("--keep", is_flag=True,
               help="A bound campaign: keep its bound in the atlas or the records (the package's file that lists "
-                   "the game), when it beats the one recorded; stopped early, what its parts prove so far.")
+                   "the game), when it beats the one recorded; stopped early, what its parts prove so far.  A steps "
+                   "campaign, once every step is done: ship its tree there when it beats the one recorded.")
 @click.option("--keep-in", "keep_in", type=click.Path(dir_okay=False), default=None,
               help="With --keep: that file (of the same kind) instead of the package's.")
 @_url_option
@@ -329,9 +330,9 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
 
     parsed = _spec(spec, progress)
     if parsed.kind == "steps":
-        if keep or keep_in is not None:
-            _fail("--keep keeps a bound campaign's bound; a steps campaign keeps its tree in its own folder")
-        _run_steps(parsed, with_worker, processes, export_every, url, as_json)
+        if keep_in is not None and not keep:
+            _fail("--keep-in names where --keep keeps the tree: give --keep too")
+        _run_steps(parsed, with_worker, processes, export_every, url, as_json, keep, keep_in)
         return
     if keep_in is not None and not keep:
         _fail("--keep-in names where --keep keeps the bound: give --keep too")
@@ -442,8 +443,9 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
 
 
 def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_every: float, url: str | None,
-               as_json: bool) -> None:
-    """``campaign run`` of a steps spec: every step not done, in order (:func:`service.step_runs.run`)."""
+               as_json: bool, keep: bool, keep_in: str | None) -> None:
+    """``campaign run`` of a steps spec: every step not done, in order (:func:`service.step_runs.run`), and with
+    ``keep`` its tree kept in the package's registry when it beats the one there (:func:`service.step_runs.keep`)."""
     from service import step_runs
     from service.campaign_files import CampaignError
 
@@ -459,7 +461,17 @@ def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_eve
         _fail(str(exc))
     if got.problem is not None:
         _fail(got.problem)
-    _emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed)}, as_json)
+    kept = None
+    if keep:
+        try:
+            kept = step_runs.keep(parsed, keep_in, log=_log)
+        except CampaignError as exc:
+            _fail(str(exc))
+        record = kept["record"]
+        _log(f"{parsed.game.spec}: the tree of {record['total']} guesses "
+             + ("kept" if kept["kept"] else "not kept (the one recorded is as good)") + f" in {kept['file']}")
+    _emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed),
+           **({} if kept is None else {"kept": kept["kept"], "file": kept["file"]})}, as_json)
 
 
 @main.command("worker")

@@ -131,6 +131,24 @@ def test_a_steps_campaign_builds_the_tree_its_commands_build_and_is_finished_aft
     assert json.loads(shown.stdout)["progress"]["steps_done"] == 3 and json.loads(shown.stdout)["job"] is None
     assert "job: none (every step is done)" in _invoke("campaign", "show", str(path), "--url", url).output
 
+    # kept in a registry file of the package's kind when it beats the one there, once; never before every step is done
+    package = tmp_path / "package" / "records.json"
+    (package.parent / "trees").mkdir(parents=True)
+    shipped = _invoke("campaign", "run", str(path), "--url", url, "--keep", "--keep-in", str(package), "--json")
+    assert shipped.exit_code == 0, shipped.output
+    assert json.loads(shipped.stdout)["kept"] is True
+    ours = records.load(str(package))[SMALL]["best_known"]
+    assert (ours["total"], ours["command"], ours["histogram"]) == (kept["total"], kept["command"], kept["histogram"])
+    assert ours["campaign"] == {"spec": os.path.relpath(path, tmp_path.parent), "progress": os.path.relpath(
+        folder / "steps.json", tmp_path.parent)}
+    assert (package.parent / "trees" / f"{SMALL.replace(',', '-')}-best-known.tree").read_text() == tree
+    again = _invoke("campaign", "run", str(path), "--url", url, "--keep", "--keep-in", str(package), "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["kept"] is False
+    longer = load_spec(str(_spec(tmp_path, [*STEPS, STEPS[1]])))
+    with pytest.raises(CampaignError, match="1 of its steps are not done"):
+        step_runs.keep(longer, str(package))
+    path = _spec(tmp_path, STEPS)
+
     # a run killed while judging its last step: the copy it made is put back (a records file that was not there
     # removed), or the closed step's outcome taken; a copy half made or half removed is dropped
     before = folder / ".before"
@@ -230,16 +248,16 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
         assert mine
         got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
     assert got.exit_code == 2 and "another run of this steps campaign" in got.output
-    keep = _invoke("campaign", "run", str(path), "--keep")
-    assert keep.exit_code == 2 and "keeps its tree in its own folder" in keep.output
+    keep = _invoke("campaign", "run", str(path), "--keep-in", "x.json")
+    assert keep.exit_code == 2 and "--keep-in names where --keep keeps the tree" in keep.output
     assert sorted(os.listdir(tmp_path / "tree")) == ["steps.json.lock"]
 
 
 def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs_what_it_says() -> None:
     """`campaigns/tree-5-8-1/` is the committed spec's replay, run to its end: each step's command is the spec's and
     the record's, and its tree, played through every secret, needs the total and worst case its `steps.json` and
-    its records file give, no more guesses than the shipped record tree (the polishes' budgets settled more
-    positions this time)."""
+    its records file give; it is the shipped record tree (the polishes' budgets settled more positions this time
+    than when the tree shipped before it was built, and `campaign run --keep` shipped it)."""
     from solver.tree import from_compact
 
     spec = load_spec(str(REPO / "campaigns" / "tree-5-8-1.campaign.json"))
@@ -252,7 +270,11 @@ def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs
     assert stats.secrets == 32768 and stats.total == shown["tree"]["total"] == kept["total"]
     assert stats.worst_case == kept["worst_case"] == 7
     assert {str(k): v for k, v in stats.histogram.items()} == kept["histogram"]
-    assert stats.total <= RECORDS.shipped()["5,8,1"]["best_known"]["total"]
+    shipped = RECORDS.shipped()["5,8,1"]["best_known"]  # `campaign run --keep` shipped it
+    assert shipped["campaign"] == {"spec": "campaigns/tree-5-8-1.campaign.json",
+                                   "progress": "campaigns/tree-5-8-1/steps.json"}
+    assert (REPO / "service" / "data" / "trees" / shipped["tree"]).read_text() == Path(
+        step_runs.tree_file(spec)).read_text()
 
 
 def test_a_graft_with_no_tree_to_graft_into_is_refused_before_anything_is_made(small_records: str,
