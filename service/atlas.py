@@ -120,6 +120,10 @@ class Atlas(GameRegistry):
             return False
         return True
 
+    def tree_fields(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A hybrid's manifest fields (:func:`hybrid_fields`)."""
+        return hybrid_fields(record)
+
     def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
         """The open upper bounds fall to what the tree proves (:func:`tighten_entry`)."""
         one_step = {name: OneStep(**t) for name, t in entry["one_step"].items()}

@@ -525,12 +525,13 @@ def _step(where: str, game: Game, doc: Any) -> Step:
     def responses(key: str) -> list[str] | None:
         value = doc[key]
         if value is None or (isinstance(value, list) and value and all(isinstance(r, str) for r in value)):
-            try:
-                for r in value or ():
-                    game.parse_response(r)
+            try:  # spelled as the commands spell them, so that a step's files and command say them alike
+                named = None if value is None else [game.format_response(game.parse_response(r)) for r in value]
             except SolverError as exc:
                 raise CampaignError(f"{where}: {key}: {exc}") from None
-            return value
+            if named is not None and len(set(named)) < len(named):
+                raise CampaignError(f"{where}: {key} {json.dumps(value)}: a response named twice")
+            return named
         raise CampaignError(f"{where}: {key} {json.dumps(value)}; give responses to the first guess ([\"0.2\", "
                             "\"1.1\"]), or null")
 

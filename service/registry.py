@@ -37,6 +37,9 @@ from solver.vocabulary import Criterion
 Log = Callable[[str], None]
 
 
+RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
+               "campaign", "command", "machine", "date", "tree", "bytes"}
+"""A tree record's keys that say what the tree is and where it came from; the others say how it plays."""
 BEST_KNOWN = "best-known"
 """The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
 
@@ -212,6 +215,11 @@ class GameRegistry:
         """Whether a played-out tree (``stats``, its ``record``) is better than what ``entry`` holds (telling
         ``log`` why not, or what it is measured against)."""
         raise NotImplementedError
+
+    def tree_fields(self, record: dict[str, Any]) -> dict[str, Any]:
+        """How a tree of this file plays, from its record, as its manifest entry says it (:func:`ship_best_known`'s
+        ``fields``): by default every key of the record but those saying what the tree is and where it came from."""
+        return {k: v for k, v in record.items() if k not in RECORD_KEYS}
 
     def tree_kept(self, entry: dict[str, Any], record: dict[str, Any], folder: str) -> None:
         """What keeping a tree changes in ``entry`` besides its record (``record["tree"]`` names its file in

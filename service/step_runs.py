@@ -450,19 +450,15 @@ def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
                                                     "job": under_way.kind != "hybrid"}}
 
 
-RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
-               "campaign", "command", "machine", "date", "tree", "bytes"}
-"""A tree record's keys that say what the tree is and where it came from; the others say how it plays (its
-manifest fields, as the judging functions give them)."""
-
-
 def keep(spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
     """Keep the finished campaign's tree in the package's registry (``file``: another file of its kind, the trees
     beside it in ``trees/``) when it beats the one recorded, by the registry's one rule
     (:meth:`~service.registry.GameRegistry.keep_tree`): played through every secret again first, its record the
-    folder's, its ``campaign`` the spec and its folder.  Returns the record, whether it was kept, and the file.
+    folder's with the figures of that play, its ``campaign`` the spec and its folder.  Returns the record, whether it
+    was kept, and the file.
 
-    :raises CampaignError: steps are left, or the folder's tree is not the one its record says."""
+    :raises CampaignError: steps are left, the folder's tree is not the one its record says, or ``file`` is not a
+        file of the registry's kind."""
     where = Folder(spec)
     state = _state(spec)
     if state is None or len(state["done"]) < len(spec.steps):
@@ -478,13 +474,28 @@ def keep(spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None)
         raise CampaignError(f"{where.path}: its tree needs {stats.total} guesses (worst case {stats.worst_case}), "
                             f"not the {record['total']} its record says")
     target = file or where.registry.file
-    repo = os.path.dirname(os.path.dirname(spec.path))
-    record["campaign"] = {"spec": os.path.relpath(spec.path, repo), "progress": os.path.relpath(spec.progress, repo)}
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(where.registry.file))))
+
+    def named(path: str) -> str:  # from the checkout's root, as the package's records name their files
+        relative = os.path.relpath(path, repo)
+        return path if relative.startswith("..") else relative
+
+    record["campaign"] = {"spec": named(spec.path), "progress": named(spec.progress)}
     for key in ("tree", "bytes"):
         record.pop(key, None)
-    fields = {k: v for k, v in record.items() if k not in RECORD_KEYS}
-    kept = where.registry.keep_tree(spec.game.spec, tree, stats, record, fields, path=target,
-                                    folder=os.path.join(os.path.dirname(os.path.abspath(target)), "trees"), log=log)
+    played = {"histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+              "average": round(stats.total / spec.game.size, 5), "movers": stats.histogram.get(stats.worst_case, 0)}
+    record.update({k: v for k, v in played.items() if k in record})
+    if record.get("command") != chain(spec):
+        log(f"{spec.game.spec}: some steps kept no tree, so its record's chain is shorter than the spec's; "
+            "`campaign steps` of the game writes that chain")
+    try:
+        kept = where.registry.keep_tree(spec.game.spec, tree, stats, record, where.registry.tree_fields(record),
+                                        path=target, log=log,
+                                        folder=os.path.join(os.path.dirname(os.path.abspath(target)), "trees"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CampaignError(f"{target} is not a file of the {where.group} that keeps {spec.game.spec}: "
+                            f"{exc!r}") from None
     return {"record": record, "kept": kept, "file": target}
 
 
