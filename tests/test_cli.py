@@ -217,6 +217,7 @@ def test_bulls_cows_seven_movers_are_answered_from_the_shipped_tree(published: d
                                                                      if r != "total" and v}
 
 
+@pytest.mark.slow  # 16 s; a search spec run, replayed and answered from its file (test_campaign_jobs) is quick
 def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """``solve --checkpoint FILE`` searches the position as a job whose unit keeps how far it has come, in the
     database and in FILE; a unit stopped in the middle (its worker lost) leaves its progress there, and the same

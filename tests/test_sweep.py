@@ -176,6 +176,7 @@ class _Parts(Sweeper):
         return super()._value(turns, *args)
 
 
+@pytest.mark.slow  # 12 s; test_a_sweep_resumes_from_the_progress_it_recorded_... resumes a sweep in the quick run
 def test_a_sweep_stopped_inside_a_guess_resumes_from_its_parts_values() -> None:
     """Stopped after the first part of a guess is valued, a sweep hands on that part's value; the next sweep
     evaluates the guess's other parts only, and proves the same optimum."""

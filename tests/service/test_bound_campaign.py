@@ -122,6 +122,7 @@ def test_a_target_is_reached_or_the_full_bound_is_told(tmp_path: Path) -> None:
     assert over["value"] == full
 
 
+@pytest.mark.slow  # 14 s; the quick run keeps parts across runs in test_the_bounds_command_runs_a_resumable_campaign
 def test_another_plan_keeps_the_parts_proven_before(tmp_path: Path) -> None:
     """The parts' bounds hold whatever plan proved them: a deeper plan sets the file's units aside and starts from
     those parts (never lowering one), and reaches the bound refined at once with no more work than from nothing."""

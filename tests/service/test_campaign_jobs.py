@@ -615,6 +615,7 @@ def _rollout_spec(folder: Path, game: str, plan: RolloutPlan) -> Path:
     return path
 
 
+@pytest.mark.slow  # 17 s; test_rollout_campaign's resumable campaign builds a rollout's tree in the quick run
 def test_a_rollout_campaign_builds_the_subtrees_the_file_lacks_and_the_tree_is_the_one_built_at_once(
         tmp_path: Path) -> None:
     """`campaign run` of a rollout spec writes every subtree to the progress file the records' and atlas's rollout

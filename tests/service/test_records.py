@@ -125,6 +125,7 @@ def test_the_shipped_records_file_matches_its_trees() -> None:
             assert bound["value"] <= best["total"]
 
 
+@pytest.mark.slow  # 14 s; the same campaign runner resumes atlas bounds in test_bound_campaign's quick tests
 def test_a_records_bound_as_a_campaign_resumes_and_records_what_it_proved(small_records: str, tmp_path: Path) -> None:
     """``records bound --campaign`` (units per first guess, parts in a progress file): stopped after one unit it
     says so and records what its parts prove so far, marked unfinished; the same command continues and records

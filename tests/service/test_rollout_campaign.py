@@ -324,6 +324,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     assert set(json.loads(progress.read_text())["units"]) == {name, game.format_response(worse)}
 
 
+@pytest.mark.slow  # 14 s of judged units; tests/test_rollout.py judges by the rollout below in the quick run
 def test_the_rollout_command_judges_by_the_rollout_below(small_records: str, tmp_path: Path) -> None:
     """`records rollout --judge-width K --judge-turns A-B`: a judge without its turns, at turns not rolled out or
     malformed is refused before anything is written; the campaign's tree is the judged plan's, and its record and
