@@ -40,6 +40,7 @@ from service.registry import BEST_KNOWN, GameRegistry, best_known_file, polish_c
 from service.store.jobs import JobStore
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, write_manifest
 from solver.polish import PolishParams
+from solver.rollout import first_guess
 
 FORMAT = "bullscows-steps-campaign"
 BEFORE = ".before"
@@ -301,11 +302,8 @@ def _steps(jobs: JobStore, spec: CampaignSpec, *, worker: bool, processes: int |
         closed = _closed(spec, index)
         if closed is None:
             sub, tree, params = _sub_spec(spec, index)
-            if step.kind == "rollout" and step.params["graft"]:  # refused before the units are built, as the command
-                try:
-                    records.refuse_graft(spec.game.spec, step.params["units"], True, where.file)
-                except CampaignError as exc:
-                    raise CampaignError(f"step {index + 1}: {exc}") from None
+            if step.kind == "rollout" and step.params["graft"]:
+                _refuse_graft(spec, index)
             if sub is not None:
                 out = campaign_specs.run(jobs, sub, worker=worker, processes=processes, export_every=export_every,
                                          units=step.params.get("units"), scheduler=scheduler, log=log)
@@ -335,6 +333,23 @@ def _steps(jobs: JobStore, spec: CampaignSpec, *, worker: bool, processes: int |
         log(f"{spec.game.spec}: step {index + 1} done: " + (f"its tree {last['built']}, " if last["built"] else "")
             + ("kept" if last["kept"] else "not kept") + f"; the tree now {last['total']}")
     return StepsOutcome(done)
+
+
+def _refuse_graft(spec: CampaignSpec, index: int) -> None:
+    """What the judgment of a graft step would refuse, refused before its units are built: no tree to graft into
+    (as `records rollout --graft` refuses it), or one that opens with another first guess than the step's rollout.
+
+    :raises CampaignError: either."""
+    where, plan = Folder(spec), spec.steps[index].rollout_plan
+    try:
+        records.refuse_graft(spec.game.spec, spec.steps[index].params["units"], True, where.file)
+    except CampaignError as exc:
+        raise CampaignError(f"step {index + 1}: {exc}") from None
+    tree = where.registry.load(where.file)[spec.game.spec][where.registry.tree_key]
+    first = spec.game.format_code(first_guess(spec.game, plan))
+    if tree["first_guess"] != first:
+        raise CampaignError(f"step {index + 1}: its rollout opens with {first}, and the tree it grafts into with "
+                            f"{tree['first_guess']}: its units would be parts of another tree")
 
 
 def _sub_spec(spec: CampaignSpec, index: int) -> tuple[CampaignSpec | None, Any, dict[str, Any] | None]:

@@ -25,14 +25,16 @@ from service.records import RECORDS
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = "4,6,1"
-ROLLOUT = {"strategy": "entropy", "exact_at_most": 6, "width": 3, "levels": 3, "min_size": 6, "from_turn": 1}
+ROLLOUT = {"strategy": "entropy", "exact_at_most": 6, "width": 1, "levels": 2, "min_size": 6, "from_turn": 1}
 STEPS: list[dict[str, Any]] = [
     {"step": "rollout", "plan": ROLLOUT, "units": None, "graft": False},
     {"step": "polish", "above": 6, "at_most": 40, "budget_s": 5.0, "max_guesses": None, "sweep": None,
      "parts": None},
-    {"step": "rollout", "plan": {**ROLLOUT, "width": 5, "levels": 2}, "units": ["1.1", "0.2"], "graft": True},
+    {"step": "rollout", "plan": {**ROLLOUT, "width": 5, "levels": 3, "from_turn": 2}, "units": ["1.1", "0.2"],
+     "graft": True},
 ]
-"""A rollout, a polish of what it kept, then two parts rolled out wider and grafted into the polished tree."""
+"""A narrow rollout, a polish of what it kept, then two parts rolled out wider and grafted into the polished tree:
+each step keeps a tree cheaper than the one before."""
 
 
 @pytest.fixture
@@ -126,14 +128,14 @@ def test_a_steps_campaign_is_judged_in_its_folder_kept_when_asked_and_finished_a
     spec = load_spec(str(path))
     assert out["tree"]["total"] == kept["total"] == out["done"][-1]["total"]
     assert json.loads((tmp_path / "tree" / "steps.json").read_text())["finished"]["total"] == kept["total"]
-    assert kept["campaign"]["progress"] == "01-rollout.json"  # the folder reads the same wherever it is
-    assert [d["step"] for d in out["done"]] == [1, 2, 3] and out["done"][0]["kept"]
+    assert kept["campaign"]["progress"] == "03-rollout.json"  # the folder reads the same wherever it is
+    assert [d["step"] for d in out["done"]] == [1, 2, 3] and all(d["kept"] for d in out["done"])
     assert [d["command"] for d in out["done"]] == [step_runs.command(spec, s) for s in spec.steps]
-    assert [d["total"] for d in out["done"]] == sorted((d["total"] for d in out["done"]), reverse=True)
+    assert out["done"][0]["total"] > out["done"][1]["total"] > out["done"][2]["total"]
+    assert kept["command"] == step_runs.chain(spec)  # each step kept: the record chains every step's command
     assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock")) == [
         "01-rollout.json", "02-polish.json", "03-rollout.json", "records.json", "steps.json", "trees"]
     tree = (folder / "trees" / f"{SMALL.replace(',', '-')}-best-known.tree").read_text()
-    assert " && ".join(d["command"] for d in out["done"] if d["kept"]) in kept["command"]
     again = _invoke("campaign", "run", str(path), "--url", url, "--json")
     assert again.exit_code == 0 and "step 1 of" not in again.output and "nothing to run" in again.output
     assert json.loads(again.stdout)["progress"]["done"] == out["done"]
@@ -141,6 +143,13 @@ def test_a_steps_campaign_is_judged_in_its_folder_kept_when_asked_and_finished_a
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["progress"]["steps_done"] == 3 and json.loads(shown.stdout)["job"] is None
     assert "job: none (every step is done)" in _invoke("campaign", "show", str(path), "--url", url).output
+
+    # a graft into a tree of another first guess is refused before its units are built
+    other = {**STEPS[2], "plan": {**ROLLOUT, "width": 5, "levels": 3}}  # its first guess rolled out: not 0123's
+    refused = _invoke("campaign", "run", str(_spec(tmp_path, [*STEPS, other])), "--url", url)
+    assert refused.exit_code == 2 and "step 4: its rollout opens with" in refused.output, refused.output
+    assert not (folder / "04-rollout.json").exists()
+    path = _spec(tmp_path, STEPS)
 
     # kept in a registry file of the package's kind when it beats the one there, once; never before every step is done
     package = tmp_path / "package" / "records.json"
