@@ -478,7 +478,7 @@ class Step:
     would take it (``records rollout``, ``atlas polish``...), each named as in the spec.
 
     Why a step is its command's options and not a command line: the spec is checked before any work, key by key, and
-    each step is run as the command would run it (:mod:`service.step_runs`), its job in the database."""
+    each step is run as the command would run it (:mod:`service.step_runs`), a rollout's or polish's work a job."""
 
     kind: str
     params: dict[str, Any]

@@ -1,17 +1,18 @@
 """Steps campaigns: a best-known tree built by its steps in order (a spec of kind ``steps``,
-:class:`service.campaign_spec.Step`), each step a campaign of its own kind run as a job, then judged and kept as the
-command that takes it would (``records rollout``, ``records polish``, ``atlas hybrid``, ``atlas polish``), before the
-next step starts from the tree it left.
+:class:`service.campaign_spec.Step`), a rollout's or a polish's work run as a job of its own kind (a hybrid is built
+here, in minutes), then judged and kept as the command that takes it would (``records rollout``, ``records
+polish``, ``atlas hybrid``, ``atlas polish``), before the next step starts from the tree it left; :func:`keep`
+ships the finished tree in the package's registry when it beats the one there.
 
 Why: a record tree is a chain of commands, each starting from the tree the one before shipped (five-digit
 Bulls-and-Cows: a rollout, polishes, then rollouts of single parts grafted into the tree as it stands); pasted as
 one line joined by ``&&``, it rewrites the package's own files as it goes and starts again from nothing when it
-stops.  A steps campaign keeps everything in a folder of its own (``campaigns/record-5-10-0/``): its registry file
+stops.  A steps campaign keeps everything in a folder of its own (``campaigns/tree-5-10-0/``): its registry file
 (``records.json`` or ``atlas.json``, where each step's tree is judged and kept), its trees (``trees/``), each step's
 progress file (``01-rollout.json``, ``02-polish.json``...) and ``steps.json``, the spec's progress file, which says
-what each step finished with.  Every step's work is kept in the job database as it is made and in its progress
-file, so ``bullscows campaign run SPEC`` run again goes on from the step it had reached, from the database or, in a
-fresh clone, from the committed files.
+what each step finished with.  A rollout's or polish's work is kept in the job database as it is made and in its
+progress file, so ``bullscows campaign run SPEC`` run again goes on from the step it had reached, from the database
+or, in a fresh clone, from the committed files.
 
 Judging a step rewrites the registry file and the tree; a run killed in between would leave the step half kept.
 So before a step is judged the two are copied to ``.before/`` (with the step's number), and a run that finds that
