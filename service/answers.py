@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from service.atlas import BEST_KNOWN
 from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
@@ -53,6 +52,7 @@ from solver.symmetry import Relabelling, relabelling_onto
 from solver.table import TTStore, position_entries
 from solver.tree import Node
 from solver.vocabulary import (
+    BEST_KNOWN,
     Criterion,
     Source,
     criterion_of,

@@ -21,7 +21,6 @@ from service import bound_campaigns, polishes, rollouts
 from service.filelock import write_json
 from service.knowledge import Knowledge
 from service.provenance import machine
-from service.registry import BEST_KNOWN as BEST_KNOWN  # re-exported: the strategy name the atlas serves
 from service.registry import (
     GameRegistry,
     best_known_to_polish,
@@ -49,7 +48,7 @@ from solver.game import Game
 from solver.rollout import RolloutPlan
 from solver.search import Searcher, SolveOptions, optimal_tree
 from solver.tree import Tree, TreeStats
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 

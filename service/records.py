@@ -23,7 +23,6 @@ from service import polishes, rollouts
 from service.filelock import write_json
 from service.provenance import machine
 from service.registry import (
-    BEST_KNOWN,
     GameRegistry,
     best_known_to_polish,
     polish_best_known,
@@ -36,7 +35,7 @@ from solver.atlas import hybrid_tree
 from solver.game import Game, Turn
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
 from solver.tree import Tree, TreeStats, from_compact
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 

@@ -32,7 +32,7 @@ from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.table import MMAX
 from solver.tree import Tree, TreeStats
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 Log = Callable[[str], None]
 
@@ -40,8 +40,6 @@ Log = Callable[[str], None]
 RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
                "campaign", "command", "machine", "date", "tree", "bytes"}
 """A tree record's keys that say what the tree is and where it came from; the others say how it plays."""
-BEST_KNOWN = "best-known"
-"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
 
 
 def with_better_branches(spec: str, tree: Tree, before: dict[str, Any] | None, max_guesses: int | None,

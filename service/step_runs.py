@@ -37,11 +37,12 @@ from service.campaign_spec import CampaignSpec, Step
 from service.filelock import alone, write_json
 from service.jobs.runner import signals_deferred
 from service.records import RECORDS
-from service.registry import BEST_KNOWN, GameRegistry, best_known_file, polish_command
+from service.registry import GameRegistry, best_known_file, polish_command
 from service.store.jobs import JobStore
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, write_manifest
 from solver.polish import PolishParams
 from solver.rollout import first_guess
+from solver.vocabulary import BEST_KNOWN
 
 FORMAT = "bullscows-steps-campaign"
 BEFORE = ".before"

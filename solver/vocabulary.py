@@ -21,7 +21,7 @@ No imports beyond the standard library: the CLI reads this before it loads numpy
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, get_args
 
 CriterionName: TypeAlias = Literal["total", "kmovers"]
 """The criteria as the HTTP API, the CLI and stored rows spell them: the boundary's type, parsed once into a
@@ -129,6 +129,11 @@ SOURCE_MEANINGS: dict[str, str] = {
                   "best strategy this project knows, every secret played, but not proven optimal",
 }
 
+BEST_KNOWN: Final = "best-known"
+"""The strategy name (and the answer's ``source``) of a game's shipped best-known tree: the best strategy known for a
+game nobody has solved, every secret played but not proven optimal (``GET /v1/strategies/{game}/best-known``)."""
+
+assert BEST_KNOWN in SOURCES
 assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES) and set(SOURCE_MEANINGS) == set(SOURCES)
 
 MMAX: int = 64

@@ -427,10 +427,10 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None, 
     a table of those positions (--json: as JSON)."""
     import numpy as np
 
-    from service.atlas import BEST_KNOWN
     from service.trees import TREE_DIR, TreeLibrary
     from solver.compare import compare, history_text, read_steps
     from solver.game import Game
+    from solver.vocabulary import BEST_KNOWN
 
     spec = _spec(game)
     g = Game.from_spec(spec)

@@ -11,7 +11,6 @@ import pytest
 from apiflask import APIFlask
 from flask.testing import FlaskClient
 
-from service.atlas import BEST_KNOWN
 from service.migrate import downgrade, upgrade
 from service.services import get_db, services
 from service.store.db import Database
@@ -21,6 +20,7 @@ from solver.game import Game
 from solver.heuristics import get_strategy
 from solver.search import SolveOptions
 from solver.table import Entry
+from solver.vocabulary import BEST_KNOWN
 from tests.service.conftest import backend_agnostic, make_app
 
 MM5 = {"game": "mastermind", "criterion": "kmovers", "max_guesses": 5, "time_budget_ms": 20_000}

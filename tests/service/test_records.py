@@ -12,11 +12,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from service import records
-from service.atlas import BEST_KNOWN
 from service.trees import TreeLibrary, read_manifest
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions
 from solver.symmetry import Relabelling
+from solver.vocabulary import BEST_KNOWN
 from tests.service.conftest import backend_agnostic, make_app, quick_on_postgresql
 
 SMALL = "3,4,1"
