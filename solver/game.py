@@ -22,7 +22,15 @@ import numpy as np
 import numpy.typing as npt
 
 from solver import kernels, presets
-from solver.codes import _NO_FACTORS, GameArrays, ResponseFactors, _enumerate, _table, count_codes, response_factors
+from solver.codes import (
+    NO_FACTORS,
+    GameArrays,
+    ResponseFactors,
+    count_codes,
+    full_response_table,
+    game_arrays,
+    response_factors,
+)
 from solver.errors import (
     GameTooLargeError,
     InconsistentHistoryError,
@@ -247,13 +255,13 @@ class Game:
         questions stay cheap), ``True`` builds it when it fits ``table_max_bytes`` (bulk work such
         as trees and searches), ``False`` never uses it.
         """
-        base = _enumerate(self.positions, self.symbols, self.repetition)
+        base = game_arrays(self.positions, self.symbols, self.repetition)
         key = (self.positions, self.symbols, self.repetition)
         want = table
         if want is None:
             want = key in _built_tables
         if want and self.size**2 <= self.table_max_bytes:
-            t = _table(*key)
+            t = full_response_table(*key)
             _built_tables.add(key)
             return GameArrays(base.codes, base.masks, base.counts, t)
         return base
@@ -265,8 +273,8 @@ class Game:
         if self.size > self.search_max_codes:
             return self.arrays(table=False)
         key = (self.positions, self.symbols, self.repetition)
-        base = _enumerate(*key)
-        t = _table(*key)
+        base = game_arrays(*key)
+        t = full_response_table(*key)
         if self.size**2 <= self.table_max_bytes:
             _built_tables.add(key)
         return GameArrays(base.codes, base.masks, base.counts, t)
@@ -276,7 +284,7 @@ class Game:
         (empty otherwise: a table lookup is cheaper still, and a question too small to build the
         table computes its few responses directly)."""
         if self.size**2 <= self.table_max_bytes:
-            return _NO_FACTORS
+            return NO_FACTORS
         return response_factors(self.positions, self.symbols, self.repetition)
 
     @property

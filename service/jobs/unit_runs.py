@@ -18,7 +18,7 @@ from service.config import Settings
 from service.engine import warm_searcher
 from service.jobs.compute import Checkpoints, compute_tree, compute_unit
 from service.jobs.plan import JobRequest
-from service.jobs.unit_kit import _cached_searcher, _ended, _failed, _Heartbeat
+from service.jobs.unit_kit import Heartbeat, cached_searcher, unit_ended, unit_failed
 from service.store.db import Database
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -36,7 +36,7 @@ def searcher_for(positions: PositionStore, req: JobRequest, k: int | None, *, ca
     """A warm searcher for the question of ``req`` at depth limit ``k`` (LRU per process).  Entries
     that cost at least ``threshold`` nodes (default ``BULLSCOWS_EXPORT_THRESHOLD``) are persisted."""
     key = (req.game, req.alphabet, req.criterion, k, req.mde, req.from_set_only)
-    return _cached_searcher(key, lambda: warm_searcher(
+    return cached_searcher(key, lambda: warm_searcher(
         positions, req.game_obj(), req.options(k), capacity,
         Settings().export_threshold if threshold is None else threshold))
 
@@ -53,7 +53,7 @@ def run_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
     history = [Turn(int(g), int(r)) for g, r in orjson.loads(unit.history)]
     holder: list[tuple[Searcher, int]] = []  # (searcher, its node count at start) once warm
     # Beats from the start: loading the table and the kernels can outlast a heartbeat.
-    beat = _Heartbeat(jobs, unit_id, lease, heartbeat_s,
+    beat = Heartbeat(jobs, unit_id, lease, heartbeat_s,
                       lambda: int(holder[0][0].nodes) - holder[0][1] if holder else 0)
     searcher: Searcher | None = None
     try:
@@ -73,7 +73,7 @@ def run_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
         result = compute_unit(searcher, req, unit.kind, unit.g2, history, k, beta, checkpoints)
     except Exception as err:
         beat.stop()
-        return _failed(jobs, unit_id, lease, err, max_attempts)
+        return unit_failed(jobs, unit_id, lease, err, max_attempts)
     finally:
         beat.stop()
         if searcher is not None:
@@ -84,7 +84,7 @@ def run_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
         return {"unit": unit_id, "status": status or "lost", "nodes": result.nodes}
     ok = jobs.finish_unit(unit_id, lease, result.value, result.exact, result.possible, result.best_guess,
                           result.nodes, result.seconds, result.per_response if unit.kind == "root" else None)
-    return _ended(unit, job, ok, result.nodes)
+    return unit_ended(unit, job, ok, result.nodes)
 
 
 class _Stopped(Exception):
@@ -99,7 +99,7 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     The tree is stored before the unit is recorded: a crash between the two only builds it again."""
     jobs = JobStore(db)
     placed = [0]
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: placed[0])
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: placed[0])
 
     def on_solved(k: int) -> None:
         placed[0] += k
@@ -119,7 +119,7 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
         return {"unit": unit.id, "status": "lost"}
     except Exception as err:
         beat.stop()
-        return _failed(jobs, unit.id, lease, err, max_attempts)
+        return unit_failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     assert req.strategy is not None
@@ -132,4 +132,4 @@ def run_tree_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     histogram: dict[int, int | None] = {int(k): int(v) for k, v in stats.histogram.items()}
     ok = jobs.finish_unit(unit.id, lease, stats.total, True, True, tree.root.guess, stats.nodes,
                           time.perf_counter() - started, histogram)
-    return _ended(unit, job, ok, stats.nodes)
+    return unit_ended(unit, job, ok, stats.nodes)
