@@ -120,15 +120,15 @@ def test_the_architecture_lists_every_module_and_no_other() -> None:
 
 
 def test_the_docs_name_no_commit() -> None:
-    """README and docs describe the product as it is: a measurement's history lives in the benchmarks' output,
-    not as commit hashes in prose.  Every word of 7 to 40 hex digits is asked of git (a clone has its history;
-    a folder without one has nothing to ask)."""
+    """README and docs (their dated notes included) describe the product as it is: a measurement's history lives
+    in the benchmarks' output, not as commit hashes in prose.  Every word of 7 to 40 hex digits is asked of git
+    (a clone has its history; a folder without one has nothing to ask)."""
     import shutil
     import subprocess
 
     if shutil.which("git") is None or not (REPO / ".git").exists():
         return
-    texts = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    texts = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     words = sorted({w for t in texts for w in re.findall(r"\b[0-9a-f]{7,40}\b", t.read_text(encoding="utf-8"))})
     asked = subprocess.run(["git", "cat-file", "--batch-check"], cwd=REPO, capture_output=True, text=True,
                            input="".join(f"{w}^{{commit}}\n" for w in words), check=True).stdout.splitlines()
