@@ -88,10 +88,10 @@ def test_a_records_tree_within_the_published_worst_case_beats_a_cheaper_one_beyo
 def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str, tmp_path: Path) -> None:
     path = str(tmp_path / "records.json")
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
-    one = records.add_lower_bound(SMALL, 1, path=path)
-    two = records.add_lower_bound(SMALL, 2, path=path)
+    one = records.RECORDS.add_lower_bound(SMALL, 1, path=path)[0]
+    two = records.RECORDS.add_lower_bound(SMALL, 2, path=path)[0]
     assert one["size_only"] <= one["value"] <= two["value"] <= optimum
-    records.add_lower_bound(SMALL, 1, path=path)
+    records.RECORDS.add_lower_bound(SMALL, 1, path=path)
     assert records.load(path)[SMALL]["lower_bound"]["value"] == two["value"]
     table = records.markdown(records.load(path))
     assert f"≥ {two['value']}" in table and "made up" in table
@@ -166,7 +166,7 @@ def test_a_records_bound_asked_for_a_target_records_it(small_records: str, tmp_p
 
     path = str(tmp_path / "records.json")
     full = root_lower_bound(Game.from_spec(SMALL), (), 2).value
-    asked = records.add_lower_bound(SMALL, 2, target=full - 3, path=path)
+    asked = records.RECORDS.add_lower_bound(SMALL, 2, target=full - 3, path=path)[0]
     assert full - 3 <= asked["value"] <= full and asked["target"] == full - 3
     assert asked["command"].endswith(f"--depth 2 --target {full - 3}")
     assert f"asked for {full - 3}) | ≥ {asked['value']}" in records.markdown(records.load(path))
