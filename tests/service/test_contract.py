@@ -295,6 +295,34 @@ def test_query_parameters_are_validated_never_echoed(client: FlaskClient, path: 
     assert words in r.json["detail"] and r.json["errors"][0]["in"] == "query"
 
 
+def _api_calls(app: APIFlask) -> list[tuple[str, str]]:
+    """(method, path) of every route but the page's, its path parameters filled with any value: an unknown
+    query parameter is refused before they are read."""
+    calls = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static" or rule.endpoint.startswith("web."):
+            continue
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", lambda m: {"game": "mastermind", "strategy": "minimax"}.get(
+            m.group(1), "x"), rule.rule)
+        calls.extend((method, path) for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}))
+    return calls
+
+
+@backend_agnostic
+def test_unknown_query_parameters_are_refused_on_every_route(app: APIFlask, client: FlaskClient) -> None:
+    """docs/http-api.md: an unknown parameter is refused, by every call alike, whether it has query parameters
+    of its own (its schema refuses the others) or none (nothing may be sent silently ignored)."""
+    calls = _api_calls(app)
+    assert ("POST", "/v1/next-move") in calls and ("GET", "/v1/games/mastermind") in calls and len(calls) > 20
+    for method, path in calls:
+        r = client.open(f"{path}?foo=1", method=method, json={} if method in ("POST", "PUT", "PATCH") else None)
+        assert r.status_code == 422, (method, path, r.status_code)
+        _refused(r, "foo")
+        assert r.json["errors"] == [{"field": "foo", "in": "query", "message": "is not a parameter of this call"}]
+    with client.get("/?foo=1") as page:  # the page is not the API: a link to it may carry anything
+        assert page.status_code == 200
+
+
 @backend_agnostic
 @pytest.mark.parametrize(("body", "fields", "words"), [
     ({"history": [{"guess": "0123", "bulls": 1, "cows": "x"}]}, ["history[0].cows"], "must be an integer, got 'x'"),
