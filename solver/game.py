@@ -98,6 +98,33 @@ def _partitions(n: int, most: int) -> list[list[int]]:
 _PAREN_RESPONSE = re.compile(r"\(\s*(\d+)\s*[,.]\s*(\d+)\s*\)")
 """The article's ``0123(0,1)`` way of writing a turn."""
 
+_TURN_SEPARATORS = re.compile(r"[\s,;+]*")
+"""What may stand between two turns of a written history (and before the first, after the last)."""
+
+_WRITTEN_TURN = re.compile(r"(?P<guess>[^\s,;+]+)\s+(?P<response>\d+(?:[.,:/]|[bB])\d+[cC]?|[^\s,;+]+)(?=[\s,;+]|$)")
+"""One turn of a written history: a guess, then its response, either one of the two-number forms
+:meth:`Game.parse_response` reads (``0.1``, ``1,0``: a comma *inside* a response is not a separator) or any
+other word, for :meth:`Game.parse_response` to refuse in its own words."""
+
+
+def _written_turns(text: str) -> list[tuple[str, str]] | None:
+    """``(guess, response)`` texts of the turns written in ``text`` (after the article's parentheses are
+    read), or None when it does not split into whole turns.
+
+    Why one reader: a history is written by people in a shell and by bots in JSON; the command line and the
+    HTTP API must read ``0012 1,0`` alike, so both go through here (:meth:`Game.parse_turn`,
+    :meth:`Game.parse_history`)."""
+    flat = _PAREN_RESPONSE.sub(r" \1.\2", text)
+    out: list[tuple[str, str]] = []
+    pos = _TURN_SEPARATORS.match(flat, 0).end()  # type: ignore[union-attr]  # it matches the empty string
+    while pos < len(flat):
+        m = _WRITTEN_TURN.match(flat, pos)
+        if m is None:
+            return None
+        out.append((m["guess"], m["response"]))
+        pos = _TURN_SEPARATORS.match(flat, m.end()).end()  # type: ignore[union-attr]
+    return out
+
 _GAME_TEXT = re.compile(r"^\s*(\d+)\s*[,x:/ ]\s*(\d+)\s*[,:/ ]\s*([01]|yes|no|true|false)\s*$", re.I)
 
 
@@ -447,12 +474,13 @@ class Game:
         """
         if not isinstance(text, str):
             raise InvalidResponseError(f"a turn must be written like '0123 0.1', got {text!r}")
-        parts = _PAREN_RESPONSE.sub(r" \1.\2", text).split()
-        if len(parts) != 2:
+        turns = _written_turns(text)
+        if turns is None or len(turns) != 1:
             raise InvalidResponseError(
                 f"turn {text!r} is not of the form 'GUESS BULLS.COWS', e.g. '0123 0.1'"
             )
-        return Turn(self.parse_code(parts[0]), self.parse_response(parts[1]))
+        (guess, response), = turns
+        return Turn(self.parse_code(guess), self.parse_response(response))
 
     def parse_history(self, entries: Iterable[str] | str) -> list[Turn]:
         """A history from turns such as ``["0123 0.1", "1245 0.2"]`` or ``"0123 0.1, 1245 0.2"``.
@@ -464,15 +492,12 @@ class Game:
         """
         if not isinstance(entries, str):
             return [self.parse_turn(e) for e in entries]
-        flat = _PAREN_RESPONSE.sub(r" \1.\2", entries)
-        tokens = [t for t in re.split(r"[\s,;+]+", flat) if t]
-        if len(tokens) % 2:
+        turns = _written_turns(entries)
+        if turns is None:
             raise InvalidResponseError(
                 f"history {entries!r} has a guess without a response (write turns as '0123 0.1')"
             )
-        return [
-            self.parse_turn(f"{tokens[k]} {tokens[k + 1]}") for k in range(0, len(tokens), 2)
-        ]
+        return [Turn(self.parse_code(guess), self.parse_response(response)) for guess, response in turns]
 
     def format_turn(self, turn: Turn) -> str:
         """``"0123 0.1"`` text of a turn."""
