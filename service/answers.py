@@ -53,6 +53,7 @@ from solver.symmetry import Relabelling, relabelling_onto
 from solver.table import TTStore, position_entries
 from solver.tree import Node
 from solver.vocabulary import (
+    SOURCE_LABELS,
     Criterion,
     Source,
     criterion_of,
@@ -218,12 +219,8 @@ class AnswerChain:
         if max_guesses is not None and len(history) + below.height > max_guesses:
             return None
         self._told("best-known")
-        meta = stored.meta
-        built_by = meta.get("built_by") or (f"{meta['above']}+exact<={meta['exact_at_most']}" if "above" in meta
-                                            else "a shipped tree")
-        note = None if n == 1 else (
-            f"the best strategy known for this game ({built_by}: {stored.meta['total']} guesses over every "
-            "secret); not proven optimal")
+        # a few words, the same as the page's (how the tree was made is its provenance: GET /v1/games/{game})
+        note = None if n == 1 else f"{SOURCE_LABELS['best-known']}: {stored.meta['total']} guesses over every secret"
         return Move(relabel.invert(game, node.guess), n == 1, "best-known", below.total / below.secrets, below.height,
                     note)
 

@@ -129,7 +129,23 @@ SOURCE_MEANINGS: dict[str, str] = {
                   "best strategy this project knows, every secret played, but not proven optimal",
 }
 
-assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES) and set(SOURCE_MEANINGS) == set(SOURCES)
+SOURCE_LABELS: dict[str, str] = {
+    "history": "the game is over",
+    "tree": "proven optimal: from a solved tree",
+    "cache": "proven optimal: from the solved positions",
+    "search": "proven optimal: searched just now",
+    "job": "proven optimal: computed by a job",
+    "busy": "a heuristic's guess: the solver was busy",
+    "heuristic": "a heuristic's guess, not proven optimal",
+    "best-known": "best known tree, not proven optimal",
+}
+"""Where an optimal strategy's guess came from, in a few words for people: the web page's line under each guess,
+next-move's ``note`` of a best-known tree, and the page's strategy menu for a game whose fewest guesses in all are
+played by a tree not proven optimal.  How such a tree was made is its provenance, served apart
+(``GET /v1/games/{game}``: ``known.tree``), never in these words."""
+
+assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES)
+assert set(SOURCE_MEANINGS) == set(SOURCE_LABELS) == set(SOURCES)
 
 MMAX: int = 64
 """The number of remaining guesses that stands for "no depth limit" (the table's ``m``)."""

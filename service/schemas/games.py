@@ -241,6 +241,9 @@ class SourceInfo(BaseModel):
 
     name: Source
     meaning: str
+    label: str = Field(description=(
+        "The same in a few words for people, as the web page says it under a guess (best-known: 'best known tree, "
+        "not proven optimal', also the start of next-move's note from such a tree)."))
 
 
 class AtlasBrief(BaseModel):
