@@ -72,6 +72,34 @@ Family: TypeAlias = Literal["mastermind", "bulls-cows"]
 """How a game is shown and its responses worded: :attr:`Game.family`."""
 
 
+@dataclass(frozen=True)
+class ResponseWords:
+    """How a family names a response's two counts, for every message a person reads (the machine's ``b.c``
+    stays as it is in fields and keys)."""
+
+    hit: str
+    """One symbol in place: ``bull``, or a ``black`` key peg."""
+    hits: str
+    """Several of them: ``bulls``, ``black``."""
+    near: str
+    """One symbol elsewhere: ``cow``, or a ``white`` key peg."""
+    nears: str
+    """Several of them: ``cows``, ``white``."""
+    counts: tuple[str, str]
+    """The two counts named as things: ``bulls`` and ``cows``, or ``black pegs`` and ``white pegs``."""
+    pieces: str
+    """What a code is made of: ``symbols``, or ``pegs``."""
+    a_near: str
+    """What one misplaced symbol is: ``a cow``, or ``white``."""
+
+
+RESPONSE_WORDS: dict[Family, ResponseWords] = {
+    "bulls-cows": ResponseWords("bull", "bulls", "cow", "cows", ("bulls", "cows"), "symbols", "a cow"),
+    "mastermind": ResponseWords("black", "black", "white", "white", ("black pegs", "white pegs"), "pegs", "white"),
+}
+"""Each family's words: the one place a response is put into words (:meth:`Game.counts_words`)."""
+
+
 _possible: dict[tuple[int, int, bool], list[int]] = {}
 
 
@@ -383,28 +411,29 @@ class Game:
             without repetition must share.
         """
         p = self.positions
-        for what, v in (("bulls", bulls), ("cows", cows)):
+        words = RESPONSE_WORDS[self.family]
+        for what, v in zip(words.counts, (bulls, cows), strict=True):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise InvalidResponseError(f"{what} must be a non-negative integer, got {v!r}")
+        said = f"response {bulls}.{cows} ({self.counts_words(bulls, cows)}) is impossible"
         if bulls + cows > p:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: bulls + cows cannot exceed {p} positions"
+                f"{said}: {' and '.join(words.counts)} together cannot exceed {p} positions"
             )
         if bulls == p - 1 and cows == 1:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: with {p - 1} symbols in place the last "
-                "one cannot be a cow"
+                f"{said}: with {p - 1} {words.pieces} in place the last one cannot be {words.a_near}"
             )
         if not self.repetition:
             least = max(0, 2 * p - self.symbols)
             if bulls + cows < least:
                 raise InvalidResponseError(
-                    f"response {bulls}.{cows} is impossible: two codes of {p} distinct symbols "
+                    f"{said}: two codes of {p} distinct symbols "
                     f"out of {self.symbols} always share at least {least}"
                 )
         if self.symbols == 1 and bulls != p:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: with one symbol every guess is right"
+                f"{said}: with one symbol every guess is right"
             )
         return bulls * (p + 1) + cows
 
@@ -435,10 +464,16 @@ class Game:
         """A response in its family's words (``1 bull, 2 cows``, or ``1 black, 2 white`` for Mastermind's
         family), both counts always given: a reader of an explanation should not have to know that
         ``1.2`` puts the bulls first."""
-        b, c = self.bulls_cows(response)
-        if self.family == "mastermind":
-            return f"{b} black, {c} white"
-        return f"{b} bull{'' if b == 1 else 's'}, {c} cow{'' if c == 1 else 's'}"
+        return self.counts_words(*self.bulls_cows(response))
+
+    def counts_words(self, bulls: int, cows: int) -> str:
+        """:meth:`response_words` of two counts not yet checked (an error message quoting them)."""
+        w = RESPONSE_WORDS[self.family]
+        return f"{bulls} {w.hit if bulls == 1 else w.hits}, {cows} {w.near if cows == 1 else w.nears}"
+
+    def turn_words(self, turn: Turn) -> str:
+        """A turn as a person reads it in a message: ``0012: 1 black, 0 white``, ``0123: 0 bulls, 1 cow``."""
+        return f"{self.format_code(turn.guess)}: {self.response_words(turn.response)}"
 
     def response(self, guess: Code, secret: Code) -> Response:
         """Encoded response of ``secret`` to ``guess``."""
@@ -513,17 +548,17 @@ class Game:
         for k, turn in enumerate(history):
             if turn.response == self.all_bulls and k != len(history) - 1:
                 raise InconsistentHistoryError(
-                    f"turn {k + 1} ({self.format_turn(turn)!r}) already won; the game ended there"
+                    f"turn {k + 1} ({self.turn_words(turn)}) already won; the game ended there"
                 )
             cands = kernels.filter_candidates(*a.kernel_args(), cands, turn.guess, turn.response)
             if cands.shape[0] == 0:
-                shown = ", ".join(self.format_turn(t) for t in history[:k])
+                shown = "; ".join(self.turn_words(t) for t in history[:k])
                 raise InconsistentHistoryError(
                     f"no code is consistent with the history: turn {k + 1} "
-                    f"({self.format_turn(turn)!r}) contradicts the turns before it ({shown})"
+                    f"({self.turn_words(turn)}) contradicts the turns before it ({shown})"
                     if k
-                    else f"turn 1 ({self.format_turn(turn)!r}): no code can answer {self.format_code(turn.guess)!r} "
-                         f"with {self.format_response(turn.response)} in this game"
+                    else f"turn 1 ({self.turn_words(turn)}): no code can answer {self.format_code(turn.guess)!r} "
+                         f"with {self.response_words(turn.response)} in this game"
                 )
         return cands
 

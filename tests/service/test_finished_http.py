@@ -72,7 +72,7 @@ def test_solve_values_a_finished_game_at_its_own_length(client: FlaskClient) -> 
 def test_a_win_before_the_end_names_the_turn_as_sent(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "mastermind", "history": ["0011 1.0", "1223 4.0", "3344 0.0"]})
     assert r.status_code == 400 and r.json["type"].endswith("/inconsistent-history")
-    assert "turn 2 ('1223 4.0')" in r.json["detail"]
+    assert "turn 2 (1223: 4 black, 0 white) already won" in r.json["detail"]
 
 
 @backend_agnostic

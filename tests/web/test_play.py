@@ -135,6 +135,8 @@ def test_ctrl_z_undoes_and_an_impossible_answer_is_refused_in_words(page: Any, l
     page.fill("#c-cows", "1")
     page.press("#c-cows", "Enter")  # three right and one misplaced: no code gets that
     page.wait_for_selector("#c-answer-error:not([hidden])")  # the service's refusal, by the answer's fields
+    refusal = page.text_content("#c-answer-error") or ""
+    assert "3 black, 1 white" in refusal and "cannot be white" in refusal and "cow" not in refusal  # pegs' words
     assert page.locator("#c-bulls-error").is_hidden()  # the page's own refusal of "5 0" is gone
     assert page.locator("#c-history tr").count() == 0
     # Enter on an empty answer is refused, not taken for "0 0"
