@@ -363,9 +363,10 @@ def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[st
     :func:`service.schemas.document_bounds`), so that clients and schemathesis can check them."""
     if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
         return spec
-    from service.schemas import document_bounds
+    from service.schemas import document_bounds, document_text
 
     document_bounds(spec, settings)
+    document_text(spec)
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"$ref": "#/components/schemas/Problem"}
     for path, ops in spec.get("paths", {}).items():

@@ -295,6 +295,36 @@ def test_query_parameters_are_validated_never_echoed(client: FlaskClient, path: 
     assert words in r.json["detail"] and r.json["errors"][0]["in"] == "query"
 
 
+@backend_agnostic
+def test_the_openapi_documents_text_is_markdown_with_whole_summaries(client: FlaskClient) -> None:
+    """Swagger UI shows the document's text as Markdown: no docstring's ``literal`` or :role:`x` shows through,
+    and each summary is a whole first sentence (the framework would cut a docstring at its first line)."""
+    doc = client.get("/openapi.json").json
+    texts: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("summary", "description") and isinstance(value, str):
+                    texts.append(value)
+                else:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(doc)
+    assert len(texts) > 100
+    assert not [t for t in texts if "``" in t or re.search(r":[a-z]+:`", t)]
+    ops = [op for ops in doc["paths"].values() for op in ops.values()]
+    assert all("\n" not in op["summary"] and op["summary"].endswith((".", "Metrics")) for op in ops), [
+        op["summary"] for op in ops]
+    game = doc["paths"]["/v1/games/{game}"]["get"]
+    assert game["summary"] == ("A named game (`mastermind`, `super-mastermind`, ...: `GET /v1/games` lists them) or "
+                               "`positions,symbols,repetition` (e.g. `5,8,1`).") and "description" not in game
+    assert doc["paths"]["/v1/next-move"]["post"]["summary"] == "The next guess."
+
+
 def _api_calls(app: APIFlask) -> list[tuple[str, str]]:
     """(method, path) of every route but the page's, its path parameters filled with any value: an unknown
     query parameter is refused before they are read."""
