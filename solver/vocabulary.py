@@ -179,6 +179,23 @@ def remaining_value(value: int, size: int, turn: int, criterion: Criterion) -> i
     return value - paid(size, turn) if criterion == Criterion.TOTAL else value
 
 
+AVERAGE_DIGITS: int = 6
+"""Decimals of every average the service answers."""
+
+
+def average_of(value: int, size: int) -> float:
+    """Guesses per secret of a game-level total ``value`` (every guess of the game, the history's included) over
+    ``size`` secrets: every average a position is answered with (next-move's ``value.expected``, explain's
+    ``average``s), computed and rounded here alike."""
+    return round(value / size, AVERAGE_DIGITS)
+
+
+def game_length(remaining: int, turn: int) -> int:
+    """The guesses of the whole game for a secret found ``remaining`` guesses from guess number ``turn`` (that
+    guess included): how a worst case is counted wherever a position is answered, as a tree's statistics count."""
+    return remaining + turn - 1
+
+
 def win_value(turn: int, criterion: Criterion, max_guesses: int | None) -> int:
     """Game-level value of the secret guessed at guess number ``turn``: that guess count (totals), or
     whether it is the last allowed guess (k-movers)."""

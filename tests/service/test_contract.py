@@ -422,3 +422,35 @@ def test_every_tree_answer_says_its_worst_case(client: FlaskClient) -> None:
     assert move["source"] == "tree" and move["value"]["worst_case"] is not None
     best = client.post("/v1/next-move", json={"game": "5,8,1"}).json
     assert best["source"] == "best-known" and best["value"]["worst_case"] is not None
+    # off the tree's own line, a position the shipped knowledge proves: the worst case of the strategy played from it
+    off = client.post("/v1/next-move", json={"game": "bulls-cows", "history": ["0125 0.1", "6789 1.1"]}).json
+    assert off["source"] == "tree" and off["value"]["worst_case"] == 7
+
+
+@backend_agnostic
+@pytest.mark.parametrize(("game", "history"), [
+    ("mastermind", ["0012 1.0"]),  # a tree's node
+    ("bulls-cows", ["0125 0.1", "6789 1.1"]),  # the shipped knowledge
+    ("mastermind", ["0000 0.0", "1111 1.0"]),  # a search
+    ("super-mastermind", ["00123 1.1"]),  # a best-known tree
+])
+def test_every_expected_value_counts_the_whole_game(client: FlaskClient, game: str, history: list[str]) -> None:
+    """docs/http-api.md: next-move's ``value`` counts as every position's value does, every guess of the game the
+    history's included: its ``expected`` is explain's ``average`` and solve's ``value`` per candidate, and its
+    ``worst_case`` a tree's longest game through the position, both counted from the first guess."""
+    move = client.post("/v1/next-move", json={"game": game, "history": history, "time_budget_ms": 20_000}).json
+    assert move["exact"] == (move["source"] != "best-known"), move
+    n = move["candidates"]
+    if move["exact"]:
+        solved = client.post("/v1/solve", json={"game": game, "history": history, "time_budget_ms": 20_000}).json
+        assert move["value"]["expected"] == round(solved["value"] / n, 6)
+        why = client.post("/v1/explain", json={"game": game, "history": history, "guess": move["guess"],
+                                              "time_budget_ms": 20_000}).json
+        assert why["optimal"]["position"]["average"] == move["value"]["expected"]
+    else:
+        tree = client.get(f"/v1/strategies/{game}/best-known/tree?path={history[0]}&depth=1").json
+        assert move["value"]["worst_case"] == tree["worst_case"]
+    assert move["value"]["worst_case"] is not None or move["source"] == "search"
+    assert move["value"]["expected"] >= len(history) + 1
+    won = client.post("/v1/next-move", json={"game": "mastermind", "history": ["0012 1.0", "0334 4.0"]}).json
+    assert won["finished"] and won["value"] == {"expected": 2.0, "worst_case": 2}

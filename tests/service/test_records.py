@@ -262,7 +262,7 @@ def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskCl
     moved = psi.apply(game, root.guess)
     history = [f"{game.format_code(moved)} {game.format_response(response)}"]
     second = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
-    assert second["source"] == "best-known" and second["value"]["worst_case"] == child.subtree.height
+    assert second["source"] == "best-known" and second["value"]["worst_case"] == 1 + child.subtree.height
     # the tree's guess under a symmetry mapping the history onto the tree's path: it splits the relabelled
     # candidates exactly as the tree's guess splits the tree's
     cands = game.candidates(game.parse_history(history))
