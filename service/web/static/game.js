@@ -132,8 +132,7 @@ export const game = {
 function labelStrategies(info) {
   const tree = info.known && info.known.tree;
   const unproven = info.known && info.known.status !== "solved" && tree && tree.strategy === "best-known";
-  const words = service.sources["best-known"] || "best known tree, not proven optimal";
-  const label = unproven ? `Fewest guesses in all: ${words}` : strategyLabel("optimal-total");
+  const label = unproven ? `Fewest guesses in all: ${service.sources["best-known"]}` : strategyLabel("optimal-total");
   for (const sel of document.querySelectorAll("select.strategy")) {
     for (const option of sel.options) if (option.value === "optimal-total") option.textContent = label;
   }
