@@ -100,6 +100,10 @@ STATUS_SLUGS = {400: "bad-request", 401: "unauthorized", 404: "not-found", 405: 
 status (none is known to happen) answers ``bad-request`` or ``internal-error``, with its own in ``detail``."""
 
 
+PAGE_BLUEPRINTS = frozenset({"web"})
+"""Blueprints of the web page, not of the API: their query strings are not checked."""
+
+
 def problem(slug: str, detail: str, **extra: Any) -> Response:
     """The problem+json response of a problem type of :data:`PROBLEMS` (its status and title)."""
     kind = PROBLEMS[slug]
@@ -121,6 +125,9 @@ def fail(slug: str, detail: str, **extra: Any) -> ProblemException:
 
 
 # -- validation errors, in the API's own words --------------------------------------------------------
+
+NOT_A_PARAMETER = "is not a parameter of this call"
+"""What an unknown query parameter is told, whether a call's query schema or no schema at all refuses it."""
 
 _KINDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false", "none": "null"}
 """What a union's alternative is called, by the tag pydantic puts in an error's location."""
@@ -166,7 +173,7 @@ def _message(err: dict[str, Any], where: str) -> str:
     if kind == "missing":
         return "is required"
     if kind == "extra_forbidden":
-        return "is not a parameter of this call" if where == "query" else "is not a field of this request"
+        return NOT_A_PARAMETER if where == "query" else "is not a field of this request"
     bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
               "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
     if kind in bounds:
@@ -226,7 +233,11 @@ def _validation_problem(err: HTTPError) -> Response:
     where = "query" if "query" in (err.detail or {}) else "body"
     if not isinstance(cause, ValidationError):
         return problem("validation-error", str(err.message))
-    errors = describe_errors([dict(e) for e in cause.errors()], where)
+    return _invalid(describe_errors([dict(e) for e in cause.errors()], where))
+
+
+def _invalid(errors: list[dict[str, str]]) -> Response:
+    """The ``validation-error`` of these bad inputs: each named in ``detail``, and listed in ``errors``."""
     detail = " | ".join(f"{e['field']}: {e['message']}" for e in errors) or "the request does not match the schema"
     return problem("validation-error", detail, errors=errors)
 
@@ -274,6 +285,20 @@ def init_app(app: APIFlask) -> None:
                     return problem("validation-error", f"body: {message}",
                                    errors=[{"field": "body", "in": "body", "message": message}])
         return None
+
+    @app.before_request
+    def _declared_query_only() -> Response | None:
+        # A call with a query schema has its parameters checked by it (extra ones forbidden); a call
+        # without one would silently ignore whatever it is sent, so its unknown parameters are refused
+        # here, once for every route, in the schema layer's own words.  The page and its files are not
+        # the API: a link to them may carry anything.
+        if not request.args or request.blueprint in PAGE_BLUEPRINTS or request.endpoint in (None, "static"):
+            return None
+        view = app.view_functions[request.endpoint]
+        if any(location == "query" for _, location in getattr(view, "_spec", {}).get("args") or ()):
+            return None
+        return _invalid([{"field": name, "in": "query", "message": NOT_A_PARAMETER}
+                         for name in dict.fromkeys(request.args)])
 
     @app.error_processor
     def _http_error(err: HTTPError) -> Response:
@@ -338,9 +363,10 @@ def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[st
     :func:`service.schemas.document_bounds`), so that clients and schemathesis can check them."""
     if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
         return spec
-    from service.schemas import document_bounds
+    from service.schemas import document_bounds, document_text
 
     document_bounds(spec, settings)
+    document_text(spec)
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"$ref": "#/components/schemas/Problem"}
     for path, ops in spec.get("paths", {}).items():

@@ -133,3 +133,33 @@ def test_the_docs_name_no_commit() -> None:
     asked = subprocess.run(["git", "cat-file", "--batch-check"], cwd=REPO, capture_output=True, text=True,
                            input="".join(f"{w}^{{commit}}\n" for w in words), check=True).stdout.splitlines()
     assert [w for w, answer in zip(words, asked, strict=True) if answer.split()[1:2] == ["commit"]] == []
+
+
+README_MAX_WORDS = 60
+"""The longest sentence the README's prose may have: a front page is read, not parsed."""
+
+
+def _prose_sentences(text: str) -> list[str]:
+    """The sentences of a Markdown page's prose: its paragraphs and list items, without code blocks, tables,
+    headings or images, each cut at a full stop (or ? and !) followed by a new sentence."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    units: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if not lines or lines[0].startswith(("|", "#", "![")):
+            continue
+        items: list[list[str]] = [[]]
+        for line in lines:
+            if line.startswith("- ") and items[-1]:
+                items.append([])
+            items[-1].append(line.removeprefix("- "))
+        units.extend(" ".join(item) for item in items)
+    return [s for unit in units for s in re.split(r"(?<=[.!?])\s+(?=[A-Z*`\[(])", unit) if s]
+
+
+def test_the_readme_reads_in_sentences_a_person_can_follow() -> None:
+    """No sentence of the README's prose runs past README_MAX_WORDS words (one paragraph was a single sentence of
+    about 170)."""
+    sentences = _prose_sentences((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(sentences) > 30
+    assert [s[:80] for s in sentences if len(s.split()) > README_MAX_WORDS] == []

@@ -44,6 +44,7 @@ from solver.vocabulary import (
     DESCRIPTIONS,
     LABELS,
     OPTIMAL_STRATEGIES,
+    SOURCE_LABELS,
     SOURCE_MEANINGS,
     STRATEGIES,
 )
@@ -78,7 +79,7 @@ def games() -> Any:
         "strategies": [{"name": n, "kind": "optimal" if n in OPTIMAL_STRATEGIES else "one-step",
                         "label": LABELS[n], "description": DESCRIPTIONS[n]} for n in STRATEGIES],
         "default_strategy": DEFAULT_STRATEGY,
-        "sources": [{"name": k, "meaning": v} for k, v in SOURCE_MEANINGS.items()],
+        "sources": [{"name": k, "meaning": v, "label": SOURCE_LABELS[k]} for k, v in SOURCE_MEANINGS.items()],
     }
 
 

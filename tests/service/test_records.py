@@ -250,14 +250,19 @@ def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskCl
     root = stored.tree.root
     first = client.post("/v1/next-move", json={"game": spec}).get_json()
     assert (first["guess"], first["source"], first["exact"]) == (game.format_code(root.guess), "best-known", False)
-    assert "not proven optimal" in first["note"]
+    # named in a few words, as the page and the CLI say it; how the tree was made is its provenance, apart
+    assert first["note"] == f"best known tree, not proven optimal: {stored.meta['total']} guesses over every secret"
+    sources = {s["name"]: s["label"] for s in client.get("/v1/games").get_json()["sources"]}
+    assert first["note"].startswith(sources["best-known"] + ": ")
+    about = client.get(f"/v1/games/{spec}").get_json()["known"]["tree"]
+    assert about["strategy"] == BEST_KNOWN and about["provenance"]["command"]
     # a relabelled first move: the symbols renamed in reverse
     psi = Relabelling(tuple(range(game.positions)), tuple(reversed(range(game.symbols))))
     response, child = max(root.children.items(), key=lambda rc: len(rc[1].children))
     moved = psi.apply(game, root.guess)
     history = [f"{game.format_code(moved)} {game.format_response(response)}"]
     second = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
-    assert second["source"] == "best-known" and second["value"]["worst_case"] == child.subtree.height
+    assert second["source"] == "best-known" and second["value"]["worst_case"] == 1 + child.subtree.height
     # the tree's guess under a symmetry mapping the history onto the tree's path: it splits the relabelled
     # candidates exactly as the tree's guess splits the tree's
     cands = game.candidates(game.parse_history(history))
