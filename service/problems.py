@@ -14,8 +14,6 @@ from typing import Any
 from apiflask import APIFlask, HTTPError
 from flask import Response, json, request
 
-from service.config import Settings
-
 PROBLEM_BASE = "/problems/"
 PROBLEM_JSON = "application/problem+json"
 
@@ -264,8 +262,8 @@ def _framework_problem(err: HTTPError) -> Response:
 
 
 def init_app(app: APIFlask) -> None:
-    """Install the problem+json error processor, and document it in the OpenAPI document."""
-    app.spec_processor(lambda spec: document_problems(spec, app.config["SETTINGS"]))
+    """Install the problem+json error processor (the app's OpenAPI document says it:
+    :func:`document_problems`)."""
     app.register_error_handler(ProblemException, lambda exc: exc.response)
 
     @app.before_request
@@ -356,17 +354,10 @@ LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, Any]]]] = 
 }
 
 
-def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[str, Any] | str:
-    """Say in the OpenAPI document what the service really sends: every error as
-    ``application/problem+json`` (a ``default`` response on every operation), the media types of
-    the responses that are not JSON, and the bounds that are settings as this app has them (see
-    :func:`service.schemas.document_bounds`), so that clients and schemathesis can check them."""
-    if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
-        return spec
-    from service.schemas import document_bounds, document_text
-
-    document_bounds(spec, settings)
-    document_text(spec)
+def document_problems(spec: dict[str, Any]) -> dict[str, Any]:
+    """Say in the OpenAPI document what the service really sends: every error as ``application/problem+json`` (a
+    ``default`` response on every operation) and the media types of the responses that are not JSON, so that
+    clients and schemathesis can check them."""
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"$ref": "#/components/schemas/Problem"}
     for path, ops in spec.get("paths", {}).items():

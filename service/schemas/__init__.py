@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
+from service.services import services
 from solver.vocabulary import MMAX, SOURCE_MEANINGS, CriterionName
 
 SETTING = "x-setting"
@@ -33,7 +34,7 @@ MAX_CODES = "x-max-codes"
 def setting(name: str) -> int:
     """A limit setting as the app serving the request has it (the default outside a request)."""
     if has_app_context():
-        return int(getattr(current_app.config["SETTINGS"], name))
+        return int(getattr(services(current_app).settings, name))
     return int(Settings.model_fields[name].default)
 
 
