@@ -1,6 +1,7 @@
 """The house's own rules, checked on the source: the import graphs of ``solver/`` and ``service/`` have no
-cycle (imports inside functions and under ``TYPE_CHECKING`` count: they are cycles postponed, not removed), no
-module is over 600 lines, and docs/architecture.md describes every module there is and no other."""
+cycle (imports inside functions and under ``TYPE_CHECKING`` count: they are cycles postponed, not removed), the
+answer chain reaches no research module, routes reach the store and the job engine only through the service layer,
+no module is over 600 lines, and docs/architecture.md describes every module there is and no other."""
 
 from __future__ import annotations
 
@@ -104,6 +105,47 @@ def test_the_cycle_check_sees_a_cycle_through_an_import_inside_a_function(tmp_pa
     modules = {"a": tmp_path / "a.py", "b": tmp_path / "b.py"}
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
     assert _cycles(graph) == [["a", "b"]]
+
+
+def _reach(start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others, function-level imports included."""
+    modules = _modules()
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(_imports(name, modules[name], modules))
+    return seen
+
+
+LAB = re.compile(r"rollout|polish|bound_campaign|bound_files|step_run|sweep|record_check|checks|atlas_runs|"
+                 r"secondbound|partledger|lowerbound|boundmemo|boundkernel|feasible|campaign_units|campaign_plans")
+"""The modules that make shipped knowledge (bounds, rollouts, polishes, steps, sweeps, checks, atlas runs): a
+question's path carries none of them."""
+
+
+def test_the_answer_chain_carries_no_research() -> None:
+    """Every position question goes down :mod:`service.answers`: it reaches the readers of shipped data, the store
+    and the solver's search, and no module of the lab (and stays a small part of the house)."""
+    reached = _reach("service.answers")
+    assert sorted(m for m in reached if LAB.search(m)) == []
+    assert len(reached) <= 45
+
+
+def test_routes_call_the_service_layer_not_the_store_or_the_job_engine() -> None:
+    """A route parses, calls one function of the service layer (:mod:`service.calls`, the answer chain...) and
+    answers: no module of ``service.api`` imports the store or the job engine, nor reads the settings by a string
+    key of the app's config."""
+    modules = _modules()
+    for name, path in modules.items():
+        if not name.startswith("service.api."):
+            continue
+        direct = _imports(name, path, modules)
+        assert sorted(m for m in direct if m.startswith(("service.store", "service.jobs"))) == [], name
+        assert 'config["SETTINGS"]' not in path.read_text(encoding="utf-8"), name
 
 
 def test_no_module_is_over_600_lines() -> None:
