@@ -23,6 +23,7 @@ from service.campaign_files import CampaignError
 from service.filelock import exclusive
 from service.provenance import machine
 from service.rollouts import named_responses
+from service.trees import BEST_KNOWN as BEST_KNOWN  # re-exported: importers name it here
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write_manifest
 from solver.bounds import lower_bound_tables
 from solver.game import Game
@@ -40,8 +41,6 @@ Log = Callable[[str], None]
 RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
                "campaign", "command", "machine", "date", "tree", "bytes"}
 """A tree record's keys that say what the tree is and where it came from; the others say how it plays."""
-BEST_KNOWN = "best-known"
-"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
 
 
 def with_better_branches(spec: str, tree: Tree, before: dict[str, Any] | None, max_guesses: int | None,

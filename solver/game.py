@@ -21,7 +21,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels, presets
+from solver import plainkernels, presets
 from solver.codes import _NO_FACTORS, GameArrays, ResponseFactors, _enumerate, _table, count_codes, response_factors
 from solver.errors import (
     GameTooLargeError,
@@ -415,6 +415,8 @@ class Game:
 
     def response(self, guess: Code, secret: Code) -> Response:
         """Encoded response of ``secret`` to ``guess``."""
+        from solver import kernels
+
         a = self.arrays()
         if a.table.shape[0]:
             return int(a.table[guess, secret])
@@ -432,6 +434,8 @@ class Game:
         if got is None:
             guesses = [self.code_of([sym for sym, k in enumerate(parts) for _ in range(k)])
                        for parts in _partitions(self.positions, self.symbols if self.repetition else 0)]
+            from solver import kernels
+
             a = self.arrays()
             counts = kernels.partition_matrix(*a.kernel_args(), np.array(guesses, dtype=np.int32),
                                               self.all_codes, self.n_responses)
@@ -490,7 +494,9 @@ class Game:
                 raise InconsistentHistoryError(
                     f"turn {k + 1} ({self.format_turn(turn)!r}) already won; the game ended there"
                 )
-            cands = kernels.filter_candidates(*a.kernel_args(), cands, turn.guess, turn.response)
+            # numpy, not a kernel: one row per turn, and a question a shipped tree answers loads no numba
+            rows = plainkernels.response_row(a, turn.guess, cands)
+            cands = np.ascontiguousarray(cands[rows == turn.response], dtype=np.int32)
             if cands.shape[0] == 0:
                 shown = ", ".join(self.format_turn(t) for t in history[:k])
                 raise InconsistentHistoryError(

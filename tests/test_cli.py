@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -121,6 +122,37 @@ def test_console_script_runs() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["guess"] == "0012", "the default strategy is optimal-total, as in the API"
+
+
+HEAVY = ("numba", "llvmlite", "sqlalchemy", "alembic", "flask", "apiflask", "dask", "distributed", "structlog",
+         "prometheus_client", "psycopg")
+"""What a question a shipped tree answers must not load: the search's kernels, the database, the web service, the
+job engine.  Importing them took most of the 1.8 s such a command once took; ``benchmarks/bench_cli.py`` times it."""
+
+_LOADED = """
+import json, sys
+from service.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("args", "answer"), [
+    (["next", "-g", "mastermind", "0012", "1.0"], "0334"),
+    (["solve", "-g", "mastermind", "0012", "1.0", "--json"], '"best_guess":"0334"'),
+    (["next", "-g", "bulls-cows", "9876", "0.1"], "8012"),
+    (["--help"], "Usage"),
+])
+def test_a_question_a_shipped_tree_answers_loads_no_heavy_module(args: list[str], answer: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    proc = subprocess.run([sys.executable, "-c", _LOADED, *args], capture_output=True, text=True, timeout=120,
+                          check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert answer in proc.stdout
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_solve_json_keys_and_values() -> None:
