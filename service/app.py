@@ -74,7 +74,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
                                          "exact solutions, a shared persistent transposition table."}
     from service.answers import AnswerChain
     from service.knowledge import Knowledge
-    from service.metrics import record_solve
+    from service.metrics import record_answer
     from service.services import KEY, Services, services
     from service.store.jobs import JobStore
     from service.store.strategies import StrategyStore
@@ -89,7 +89,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     strategy_store = StrategyStore(database)
     app.extensions[KEY] = Services(
         database=database, positions=store, strategies=strategy_store, pool=pool, jobs=JobStore(database),
-        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_solve),
+        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_answer),
         strategy_trees=StrategyTrees(strategy_store, trees))
     problems.init_app(app)
 
