@@ -402,3 +402,34 @@ def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_
     assert code == 2 and "give --scan and --progress FILE" in err
     code, _, err = run("feasible", "-g", "mastermind", "-k", "4", "--scan")
     assert code == 2 and "five guesses left or more" in err
+
+
+def test_lab_commands_work_from_any_folder_with_their_campaigns_folder(tmp_path: Any) -> None:
+    """``atlas gaps`` from another folder reads the checkout's campaigns/; ``--campaigns DIR`` (or
+    BULLSCOWS_CAMPAIGNS) names another folder, and one that does not exist is an ``error:`` line."""
+    import shutil
+    from pathlib import Path
+
+    from service.campaign_files import CAMPAIGNS_ENV, CHECKOUT_CAMPAIGNS
+
+    env = {k: v for k, v in os.environ.items() if k != CAMPAIGNS_ENV}
+
+    def gaps(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "service.cli", *args, "atlas", "gaps", "-g", "6,7,0"],
+                              cwd=tmp_path, env={**env, **extra}, capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    anywhere = gaps()
+    assert anywhere.returncode == 0, anywhere.stderr
+    assert anywhere.stdout.startswith("6,7,0: first guess 012345: the tree spends 29154")
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    shutil.copy(Path(CHECKOUT_CAMPAIGNS) / "bounds-6-7-0.json", elsewhere / "bounds-6-7-0.json")
+    assert gaps("--campaigns", "mine").stdout == anywhere.stdout
+    assert gaps(**{CAMPAIGNS_ENV: str(elsewhere)}).stdout == anywhere.stdout
+    (elsewhere / "bounds-6-7-0.json").unlink()
+    empty = gaps("--campaigns", "mine")
+    assert empty.returncode == 2 and "no lower-bound campaign of 6,7,0" in empty.stderr
+    missing = gaps("--campaigns", "nowhere")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith(f"error: {tmp_path / 'nowhere'}: no campaigns folder there")
