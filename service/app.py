@@ -39,9 +39,14 @@ def warm(app: APIFlask, *, every_tree: bool = False) -> None:
 
     held = services(app)
     trees = held.trees
-    trees.presets()  # the others load when first asked for, unless:
+    loaded = trees.presets()  # the others load when first asked for, unless:
     if every_tree:
-        trees.all()  # a server's first move of a big game must not wait for its tree
+        loaded = trees.all()  # a server's first move of a big game must not wait for its tree
+    for stored in loaded:
+        # each tree's game's response table (when it fits the game's budget), which the one-off questions (candidates,
+        # heuristics) then read: reading a tree builds none (solver.plainkernels), and a server builds them here,
+        # before it forks, so that its workers share them
+        stored.tree.game.arrays(table=True)
     knowledge = held.pool.knowledge
     if knowledge is not None:
         knowledge.all()
