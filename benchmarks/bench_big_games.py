@@ -109,9 +109,9 @@ def root_split(game: Any, count: int) -> dict[str, Any]:
     searches), solved from an empty table with the root split guess by guess (the atlas's way,
     ``SPLIT_ROOT_MAX_CODES`` raised) and in one kernel call (the default past 8192 codes)."""
     import solver.search as search
-    from service.atlas import BEST_KNOWN
     from service.trees import TreeLibrary
     from solver.game import Turn
+    from solver.vocabulary import BEST_KNOWN
 
     stored = TreeLibrary().get(game, BEST_KNOWN, None)
     if stored is None:

@@ -1,4 +1,4 @@
-"""The lower bound's innermost kernel (``solver.boundkernels._one_ply``: every guess's one-ply bound of a set)
+"""The lower bound's innermost kernel (``solver.boundkernels.one_ply_bounds``: every guess's one-ply bound of a set)
 against the way it counted before, guess by guess.  Prints JSON.
 
 Why: a refinement several plies deep spends nearly all its time there (each set refined scores every
@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    from solver.boundkernels import _canonical_guesses, _one_ply
+    from solver.boundkernels import _canonical_guesses, one_ply_bounds
     from solver.bounds import kernel_responses, lower_bound_tables
     from solver.game import Game
     from solver.table import MMAX
@@ -86,13 +86,13 @@ def main() -> None:
             called = int(arrays.masks[g1] | arrays.masks[g2])
             sets.append((s2, _canonical_guesses(arrays.codes, arrays.masks, s2, called, game.symbols)))
 
-    kernels = {"guess_by_guess": guess_by_guess, "code_by_code": _one_ply}
+    kernels = {"guess_by_guess": guess_by_guess, "code_by_code": one_ply_bounds}
     for fn in kernels.values():  # load or compile both before timing
         fn(table, sets[0][0], sets[0][1], lb0, n_resp, win, np.empty(sets[0][1].shape[0], dtype=np.int64))
     for s, guesses in sets:  # the same bounds, or the comparison means nothing
         a, b = (np.empty(guesses.shape[0], dtype=np.int64) for _ in range(2))
         guess_by_guess(table, s, guesses, lb0, n_resp, win, a)
-        _one_ply(table, s, guesses, lb0, n_resp, win, b)
+        one_ply_bounds(table, s, guesses, lb0, n_resp, win, b)
         if not np.array_equal(a, b):
             raise SystemExit("the two kernels disagree")
 

@@ -32,10 +32,10 @@ from benchmarks.common import machine
 
 
 def play_all(port: int, spec: str, secrets: int | None, rng: random.Random) -> dict[str, Any]:
-    from service.atlas import BEST_KNOWN
     from service.trees import TreeLibrary
     from solver.game import Game
     from solver.symmetry import Relabelling
+    from solver.vocabulary import BEST_KNOWN
 
     game = Game.from_spec(spec)
     stored = TreeLibrary().get(game, BEST_KNOWN, None)

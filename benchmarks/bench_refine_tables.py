@@ -3,10 +3,10 @@
 - **Numbering of the responses.**  ``solver.lowerbound`` counts every guess's parts of a set in a
   guesses × responses matrix and scores each row.  With the game's own encoding (``bulls * (positions + 1) +
   cows``) 7×7 has 57 slots for the 7 responses that occur; ``solver.bounds.compact_responses`` numbers them
-  densely.  Timed: ``_one_ply`` (count and score every canonical guess) on each table.
+  densely.  Timed: ``one_ply_bounds`` (count and score every canonical guess) on each table.
 - **Ordering the guesses.**  Each refined set walks its guesses best one-ply bound first.  Timed: a merge
   sort (``np.argsort(kind="mergesort")``, what the kernels called before) against the counting sort
-  ``_ascending`` that replaced it, on the bounds ``_one_ply`` gave.
+  ``_ascending`` that replaced it, on the bounds ``one_ply_bounds`` gave.
 
 Both pairs are run on the same sets and must agree exactly (the same scores, the same order).  The sets are
 what a refinement meets a few plies down: the codes that answer a random response to each of ``--moves``
@@ -66,7 +66,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    from solver.boundkernels import _ascending, _canonical_guesses, _one_ply
+    from solver.boundkernels import _ascending, _canonical_guesses, one_ply_bounds
     from solver.bounds import compact_responses, lower_bound_tables
     from solver.game import Game
     from solver.table import MMAX
@@ -97,7 +97,7 @@ def main() -> None:
         outs = []
         for s, guesses in chosen:
             out = np.empty(guesses.shape[0], dtype=np.int64)
-            _one_ply(table, s, guesses, lb0, n_resp, win, out)
+            one_ply_bounds(table, s, guesses, lb0, n_resp, win, out)
             outs.append(out)
         return outs
 

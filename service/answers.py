@@ -40,7 +40,7 @@ from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
 from service.lookups import cached_solve, labellings, mapped_back, tree_result
-from service.trees import BEST_KNOWN, StoredTree, TreeLibrary, tree_note
+from service.trees import StoredTree, TreeLibrary, tree_note
 from solver.bounds import searchable
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
@@ -50,9 +50,13 @@ from solver.symmetry import Relabelling, relabelling_onto
 from solver.table import position_entries
 from solver.tree import Node
 from solver.vocabulary import (
+    BEST_KNOWN,
+    SOURCE_LABELS,
     Criterion,
     Source,
+    average_of,
     criterion_of,
+    game_length,
     game_value,
     remaining_value,
 )
@@ -100,10 +104,11 @@ class Move:
     """Whether the guess is proven optimal for the strategy's criterion (always for one candidate)."""
     source: Source
     """Which step of the chain answered."""
-    expected: float | None = None
-    """Average guesses still needed, this one included (totals, when known)."""
+    remaining: int | None = None
+    """Guesses still needed over every candidate, this one included (totals, when known): the value in its
+    turn-independent form, converted for the answer by :meth:`as_dict`."""
     worst_case: int | None = None
-    """Most guesses still needed, this one included (when a tree knows it)."""
+    """Most guesses still needed, this one included (when a tree knows it), converted alike."""
     note: str | None = None
     """Why the answer is not the strategy's own exact answer, for people."""
     unfinished: bool = False
@@ -116,6 +121,12 @@ class Move:
         """The keys of ``POST /v1/next-move`` and ``bullscows next --json`` (the service adds the job's)."""
         n = int(cands.shape[0])
         finished = self.guess is None
+        turn = len(history) + 1
+        # counted as every position's value is (POST /v1/solve, POST /v1/explain, a tree's statistics): every
+        # guess of the game, the history's included
+        value = {"expected": None if self.remaining is None else average_of(
+                     game_value(self.remaining, n, turn, Criterion.TOTAL), n),
+                 "worst_case": None if self.worst_case is None else game_length(self.worst_case, turn)}
         return {
             "guess": None if self.guess is None else game.format_code(self.guess),
             "guess_number": None if finished else len(history) + 1,
@@ -127,7 +138,7 @@ class Move:
             "guesses": len(history) if finished else None,
             "consistent": None if self.guess is None else bool(np.any(cands == self.guess)),
             "exact": self.exact,
-            "value": {"expected": self.expected, "worst_case": self.worst_case},
+            "value": value,
             "source": self.source,
             "strategy": strategy,
             "score": self.score,
@@ -223,13 +234,9 @@ class AnswerChain:
         if max_guesses is not None and len(history) + below.height > max_guesses:
             return None
         self._told("best-known")
-        meta = stored.meta
-        built_by = meta.get("built_by") or (f"{meta['above']}+exact<={meta['exact_at_most']}" if "above" in meta
-                                            else "a shipped tree")
-        note = None if n == 1 else (
-            f"the best strategy known for this game ({built_by}: {stored.meta['total']} guesses over every "
-            "secret); not proven optimal")
-        return Move(relabel.invert(game, node.guess), n == 1, "best-known", below.total / below.secrets, below.height,
+        # a few words, the same as the page's (how the tree was made is its provenance: GET /v1/games/{game})
+        note = None if n == 1 else f"{SOURCE_LABELS['best-known']}: {stored.meta['total']} guesses over every secret"
+        return Move(relabel.invert(game, node.guess), n == 1, "best-known", below.total, below.height,
                     note)
 
     def known(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
@@ -297,6 +304,31 @@ class AnswerChain:
             return None
         chain: dict[int, int | None] = {} if movers is None else {movers: value}
         return dataclasses.replace(evaluated, seconds=time.perf_counter() - t0, movers=movers, chain=chain)
+
+    def _height(self, at: Position, options: SolveOptions, budget_ms: int) -> int | None:
+        """Most guesses still needed, this one included, by the optimal strategy the chain plays from a position the
+        shipped knowledge proves: the height of that strategy's tree, built by the question's warm searcher.
+
+        Why: every answer from a tree says its worst case, and such a position has no shipped tree, only its proven
+        value and best guess.  The searcher's table holds the knowledge, so the tree costs milliseconds (13 to 74 ms
+        after two turns of Bulls-and-Cows).  None only when the searcher is not free within ``budget_ms``."""
+        from solver.search import optimal_tree
+
+        pool, game = self.pool, at.game
+        deadline = time.monotonic() + max(1, budget_ms) / 1000
+        if not pool.searches.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            return None
+        try:
+            slot = pool.slot_within(game, options, max(0.0, deadline - time.monotonic()))
+            if slot is None or not slot.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                return None
+            try:
+                tree = optimal_tree(game, options, at.history, searcher=slot.searcher)
+            finally:
+                slot.lock.release()
+        finally:
+            pool.searches.release()
+        return tree.stats().worst_case - (at.turn - 1)  # the tree counts from the start of the game
 
     def solve(self, game: Game, history: Sequence[Turn], cands: CandidateSet, options: SolveOptions,
               budget_ms: int | None, guess: Code | None = None, *, lookup: bool = True, fresh: bool = False,
@@ -415,7 +447,7 @@ class AnswerChain:
         n = int(cands.shape[0])
         if game.won(history):
             self._told("history")
-            return Move(None, True, "history", 0.0, 0)
+            return Move(None, True, "history", 0, 0)
         criterion = criterion_of(strategy)
         if criterion is None:
             from solver.fallback import step_note
@@ -425,7 +457,7 @@ class AnswerChain:
             choice = get_strategy(strategy, from_set_only=from_set_only, seed=seed).choose(
                 game, cands, history=history, budget_s=budget_s)
             self._told("heuristic")
-            return Move(choice.guess, n == 1, "heuristic", 1.0 if n == 1 else None, 1 if n == 1 else None,
+            return Move(choice.guess, n == 1, "heuristic", 1 if n == 1 else None, 1 if n == 1 else None,
                         step_note(strategy, choice.cut, budget_s), score=choice.score)
         options = SolveOptions(criterion, max_guesses)
         position = Position.of(game, history, cands)
@@ -438,7 +470,7 @@ class AnswerChain:
             below = node.subtree
             self._told("tree")
             return Move(relabel.invert(game, node.guess), stored.answers(max_guesses) or n == 1, "tree",
-                        below.total / below.secrets, below.height, tree_note(stored, max_guesses))
+                        below.total, below.height, tree_note(stored, max_guesses))
         # a game's best-known tree answers at once while the history follows it: the strategy is played through
         # every secret, where a search within a budget would often end in the heuristic (and a different game)
         from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
@@ -454,8 +486,9 @@ class AnswerChain:
         if shipped is not None and (best := shipped[1].best_guess) is not None:
             at, known = shipped
             self._told("tree")
-            expected = known.lower / n if criterion == Criterion.TOTAL else None
-            return Move(at.invert(best), True, "tree", expected, 1 if n == 1 else None)
+            remaining = known.lower if criterion == Criterion.TOTAL else None
+            height = 1 if n == 1 else self._height(at.position, options, budget_ms)
+            return Move(at.invert(best), True, "tree", remaining, height)
         if shipped is not None:  # proven impossible
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
         # the trees and the knowledge were asked above: the table, then a search within what is left of three
@@ -465,10 +498,10 @@ class AnswerChain:
         answer = self.solve(game, history, cands, options, search_ms, canon=canon, shipped=False)
         result = answer.result
         if answer.complete and result.exact and result.best_guess is not None:
-            expected = None
+            remaining = None
             if criterion == Criterion.TOTAL and result.value is not None:
-                expected = remaining_value(result.value, n, position.turn, Criterion.TOTAL) / n
-            return Move(result.best_guess, True, answer.source, expected, 1 if n == 1 else None)
+                remaining = remaining_value(result.value, n, position.turn, Criterion.TOTAL)
+            return Move(result.best_guess, True, answer.source, remaining, 1 if n == 1 else None)
         if answer.complete and result.exact and not result.possible:
             raise SolverError(f"no strategy solves every secret within {max_guesses} guesses from here")
         if answer.source != "busy":
@@ -486,7 +519,7 @@ class AnswerChain:
     def _heuristic(self, guess: Code, note: str, n: int) -> Move:
         self._told("heuristic")
         if n == 1:
-            return Move(guess, True, "heuristic", 1.0, 1)
+            return Move(guess, True, "heuristic", 1, 1)
         return Move(guess, False, "heuristic", note=note)
 
 

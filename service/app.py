@@ -9,6 +9,7 @@ from apiflask import APIFlask
 
 from service import problems
 from service.config import Settings
+from service.schemas import document_bounds, document_text
 from service.store.db import Database
 from service.store.positions import PositionStore
 
@@ -70,7 +71,6 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     overrides = {k.lower(): v for k, v in (config or {}).items()}
     settings = Settings(**overrides)
     url = settings.database_url or default_database_url()
-    app.config["SETTINGS"] = settings
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["JSON_SORT_KEYS"] = False
     app.config["VALIDATION_ERROR_STATUS_CODE"] = 422
@@ -93,10 +93,11 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     trees = TreeLibrary(shared=True)  # read only: the answer chain and the routes never change a tree
     strategy_store = StrategyStore(database)
     app.extensions[KEY] = Services(
-        database=database, positions=store, strategies=strategy_store, pool=pool, jobs=JobStore(database),
-        tokens=TokenStore(database), trees=trees, answers=AnswerChain(pool, trees, on_answer=record_answer),
-        strategy_trees=StrategyTrees(strategy_store, trees))
+        settings=settings, database=database, positions=store, strategies=strategy_store, pool=pool,
+        jobs=JobStore(database), tokens=TokenStore(database), trees=trees,
+        answers=AnswerChain(pool, trees, on_answer=record_answer), strategy_trees=StrategyTrees(strategy_store, trees))
     problems.init_app(app)
+    app.spec_processor(lambda spec: openapi_document(spec, settings))
 
     from service import logs, metrics, web
     from service.api import explain, games, health, jobs, moves, positions, solve, strategies
@@ -129,6 +130,17 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
 
         threading.Thread(target=warm, args=(app,), name="bullscows-warm-up", daemon=True).start()
     return app
+
+
+def openapi_document(spec: dict[str, Any] | str, settings: Settings) -> dict[str, Any] | str:
+    """The OpenAPI document as the service behaves: its text as readers see it (:func:`service.schemas.document_text`),
+    the bounds that are settings as this app has them (:func:`service.schemas.document_bounds`) and every error as
+    problem+json (:func:`service.problems.document_problems`), so that clients and schemathesis can check them."""
+    if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
+        return spec
+    document_bounds(spec, settings)
+    document_text(spec)
+    return problems.document_problems(spec)
 
 
 def _register_storage_errors(app: APIFlask) -> None:

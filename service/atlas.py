@@ -17,15 +17,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from service import bound_campaigns, polishes, rollouts
+from service import bound_campaigns, rollouts
 from service.filelock import write_json
 from service.knowledge import Knowledge
 from service.provenance import machine
-from service.registry import BEST_KNOWN as BEST_KNOWN  # re-exported: the strategy name the atlas serves
 from service.registry import (
     GameRegistry,
-    best_known_to_polish,
-    polish_best_known,
     record_of,
     tree_name,
     with_better_branches,
@@ -49,7 +46,7 @@ from solver.game import Game
 from solver.rollout import RolloutPlan
 from solver.search import Searcher, SolveOptions, optimal_tree
 from solver.tree import Tree, TreeStats
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 ATLAS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "atlas.json")
 
@@ -108,6 +105,38 @@ class Atlas(GameRegistry):
 
     tree_key = "hybrid"
     tree_source = "hybrid"
+    build_command = "atlas hybrid"
+    bound_progress = True
+
+    def bound_fields(self, known: bool) -> dict[str, Any]:
+        """Whether the bound used a table's proven parts."""
+        return {"table": known}
+
+    def polish_limit(self, entry: dict[str, Any], max_guesses: int | None, as_given: bool) -> tuple[int | None, bool]:
+        """By default the game's W when it is exact and the tree keeps to it; within W, the tree also bounds the
+        W-movers (the fewest secrets needing W guesses): a replacement that adds movers is refused, so that the
+        entry's movers' bound stays one its shipped tree witnesses."""
+        before = entry.get(self.tree_key)
+        w = entry["values"]["worst_case"]
+        if (max_guesses is None and not as_given and before is not None and w["exact"]
+                and before["worst_case"] <= w["value"]):
+            max_guesses = int(w["value"])
+        return max_guesses, max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
+
+    def keep_polished(self, spec: str, before: dict[str, Any], tree: Tree, field: dict[str, Any], command: str,
+                      spent: float, *, path: str, folder: str | None, log: Callable[[str], None]) -> dict[str, Any]:
+        """The hybrid's record carried over, its figures the polished tree's, kept when it needs fewer guesses
+        (:meth:`tree_beats`)."""
+        stats = tree.stats()
+        log(f"{spec}: total {before['total']} -> {stats.total}")
+        record = {**{k: v for k, v in before.items() if k not in ("tree", "date", "machine")},
+                  "total": stats.total, "worst_case": stats.worst_case,
+                  "movers": stats.histogram.get(stats.worst_case, 0), "nodes": stats.nodes,
+                  "seconds": round(float(before["seconds"]) + spent, 1), "polish": field, "command": command,
+                  "machine": machine(), "date": datetime.date.today().isoformat()}
+        tree.strategy = f"{tree.strategy}, polished exact<={field['at_most']}"
+        kept = self.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
+        return {**record, "kept": kept}
 
     def tree_beats(self, spec: str, entry: dict[str, Any], stats: TreeStats, record: dict[str, Any],
                    log: Callable[[str], None]) -> bool:
@@ -348,7 +377,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         tree, seconds = built, rollouts.seconds(doc)
         extra = {"rollout": {**rollout, "max_guesses": max_guesses},  # as the records' rollouts say it
                  "campaign": {"units": len(doc["units"]), "progress": progress}}
-    command = hybrid_command(spec, above, exact_at_most, max_guesses, rollout)
+    command = ATLAS.hybrid_command(spec, above, exact_at_most, max_guesses, rollout)
     if rollout is not None:
         tree, merged = with_better_branches(spec, tree, load(path)[spec].get("hybrid"), max_guesses, folder, log)
         if merged is not None:  # some branches of the shipped tree were better: its command comes first
@@ -371,98 +400,10 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
     return record if kept else None
 
 
-def hybrid_command(spec: str, above: str, exact_at_most: int, max_guesses: int | None = None,
-                   rollout: dict[str, int] | None = None) -> str:
-    """The ``atlas hybrid`` command that builds this hybrid (rolled out as ``rollout`` says: ``width``,
-    ``from_turn``, ``levels``, ``min_size``): pasted, it builds the same tree."""
-    return (f"bullscows atlas hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
-            + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
-            + "".join(f" --rollout-{k.replace('_', '-')} {rollout[k]}"
-                      for k in ("width", "from_turn", "levels", "min_size") if rollout is not None))
-
-
 def hybrid_fields(record: dict[str, Any]) -> dict[str, Any]:
     """How a hybrid tree plays, from its record, as its manifest entry says it (:func:`ship_best_known`)."""
     return {"above": record["above"], "exact_at_most": record["exact_at_most"],
             **({"rollout": record["rollout"]} if "rollout" in record else {})}
-
-
-def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-                  path: str = ATLAS_FILE, folder: str | None = None, sweep: int | None = None,
-                  as_given: bool = False) -> tuple[Tree, dict[str, Any]]:
-    """An unsolved entry's best-known tree and the parameters of its polish
-    (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
-    exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the game's W when it is exact and the
-    tree keeps to it), which ``atlas polish`` runs as a campaign before :func:`add_polish` judges it.
-
-    Within W, the tree also bounds the W-movers (the fewest secrets needing W guesses): a replacement that adds
-    movers is refused, so that the entry's movers' bound stays one its shipped tree witnesses.  ``as_given``: no
-    limit when ``max_guesses`` is None, whatever W is now (a steps campaign replays a polish as it was run).
-
-    :raises ValueError: the entry has no best-known tree to polish."""
-    entry = load(path)[spec]
-    before = entry.get("hybrid")
-    w = entry["values"]["worst_case"]
-    if (max_guesses is None and not as_given and before is not None and w["exact"]
-            and before["worst_case"] <= w["value"]):
-        max_guesses = int(w["value"])
-    within_w = max_guesses is not None and bool(w["exact"]) and max_guesses == int(w["value"])
-    return best_known_to_polish(Game.from_spec(spec), "atlas", before, above=above, at_most=at_most,
-                                budget_s=budget_s, max_guesses=max_guesses, folder=folder, keep_movers=within_w,
-                                sweep=sweep)
-
-
-def add_polish(spec: str, tree: Tree, params: dict[str, Any], progress: str, *, path: str = ATLAS_FILE,
-               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any] | None:
-    """The polish of ``tree`` with ``params`` (:func:`polish_target`'s), whose job left every position it settled in
-    ``progress`` (:mod:`service.polishes`), put into the tree and kept when it needs fewer guesses
-    (:func:`keep_hybrid`), the progress file then closed.  The record keeps the command chain that rebuilds it.
-    Returns it, or None.
-
-    :raises ValueError: the entry has no best-known tree, or ``progress`` is another polish's or lacks positions.
-    """
-    before = load(path)[spec].get("hybrid")
-    if before is None:
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first (atlas hybrid)")
-    game = Game.from_spec(spec)
-    tree, field, spent, command = polish_best_known(game, "atlas", before, tree, params, progress, log)
-    stats = tree.stats()
-    log(f"{spec}: total {before['total']} -> {stats.total}")
-    record = {**{k: v for k, v in before.items() if k not in ("tree", "date", "machine")},
-              "total": stats.total, "worst_case": stats.worst_case,
-              "movers": stats.histogram.get(stats.worst_case, 0), "nodes": stats.nodes,
-              "seconds": round(float(before["seconds"]) + spent, 1), "polish": field,
-              "command": f"{before['command']} && {command}",
-              "machine": machine(), "date": datetime.date.today().isoformat()}
-    tree.strategy = f"{tree.strategy}, polished exact<={params['at_most']}"
-    kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
-    polishes.finish(progress, {"total": stats.total, "kept": kept})
-    return record if kept else None
-
-
-def add_lower_bound(spec: str, depth: int, *, path: str = ATLAS_FILE,
-                    known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
-                    target: int | None = None,
-                    log: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any], Any]:
-    """Prove a lower bound of an unsolved entry's optimal total by refining its first ``depth`` plies
-    (:func:`solver.lowerbound.root_lower_bound`, ``known`` a table's proven parts; ``target``: refine
-    each first guess only until its bound reaches it), raise T's and T_W's lower bounds to it, and
-    record it under ``lower_bound`` (depth, target, command, time, machine) when it beats the entry's
-    record.  Returns (the record, the bound with its parts)."""
-    t0 = time.perf_counter()
-
-    def progress(plies: int, done: int, total: int) -> None:
-        log(f"{spec}: first guess {done + 1} of {total} at {plies} plies ({time.perf_counter() - t0:.0f} s)")
-
-    got = ATLAS.prove_lower_bound(spec, depth, target=target, path=path, known=known, progress=progress)
-    command = f"bullscows atlas bounds -g {spec} --depth {depth}" + ("" if target is None else f" --target {target}")
-    record = {"value": got.value, "depth": got.depth, **({} if target is None else {"target": target}),
-              "size_only": got.size_only, "work": got.work,
-              "seconds": round(got.seconds, 1), "table": known is not None,
-              "command": command, "machine": machine(),
-              "date": datetime.date.today().isoformat()}
-    keep_lower_bound(spec, record, path=path, log=log)
-    return record, got
 
 
 def settle_parts(spec: str, responses: list[str], *, progress: str | None = None, seconds: float | None = None,

@@ -28,7 +28,7 @@ from service import records
 from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive
-from service.jobs.manage import check_parts_of
+from service.jobs.kinds import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
 from service.store.job_records import JobRequest

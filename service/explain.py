@@ -26,7 +26,7 @@ from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Response, Turn
 from solver.heuristics import partition
 from solver.search import SolveOptions
-from solver.vocabulary import Criterion
+from solver.vocabulary import Criterion, average_of
 
 
 class GameFinishedError(SolverError):
@@ -122,19 +122,15 @@ class Explanation:
                 "criterion": opt.criterion,
                 "max_guesses": opt.max_guesses,
                 "position": None if pos is None else {
-                    "value": pos.value, "average": _rounded(pos.average),
+                    "value": pos.value, "average": pos.average,
                     "best_guess": None if pos.best_guess is None else g.format_code(pos.best_guess)},
                 "guess": None if val is None else {
-                    "value": val.value, "average": _rounded(val.average), "is_best": val.is_best,
+                    "value": val.value, "average": val.average, "is_best": val.is_best,
                     "source": val.source},
                 "source": opt.source,
                 "note": opt.note,
             },
         }
-
-
-def _rounded(x: float | None) -> float | None:
-    return None if x is None else round(x, 6)
 
 
 def explain(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: CandidateSet, guess: Code,
@@ -158,7 +154,7 @@ def explain(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Cand
 
 
 def _average(options: SolveOptions, value: int | None, n: int) -> float | None:
-    return value / n if options.criterion == Criterion.TOTAL and value is not None else None
+    return average_of(value, n) if options.criterion == Criterion.TOTAL and value is not None else None
 
 
 def _cut(answer: Answer, budget_ms: int) -> str:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -62,7 +62,8 @@ def init_app(app: Flask) -> None:
         from service.services import services
 
         queue = CollectorRegistry(auto_describe=True)
-        queue.register(QueueCollector(services().jobs, current_app.config["SETTINGS"].worker_live_s))
+        held = services()
+        queue.register(QueueCollector(held.jobs, held.settings.worker_live_s))
         return Response(generate_latest(registry) + generate_latest(queue), mimetype=CONTENT_TYPE_LATEST)
 
 

@@ -14,8 +14,6 @@ from typing import Any
 from apiflask import APIFlask, HTTPError
 from flask import Response, json, request
 
-from service.config import Settings
-
 PROBLEM_BASE = "/problems/"
 PROBLEM_JSON = "application/problem+json"
 
@@ -100,6 +98,10 @@ STATUS_SLUGS = {400: "bad-request", 401: "unauthorized", 404: "not-found", 405: 
 status (none is known to happen) answers ``bad-request`` or ``internal-error``, with its own in ``detail``."""
 
 
+PAGE_BLUEPRINTS = frozenset({"web"})
+"""Blueprints of the web page, not of the API: their query strings are not checked."""
+
+
 def problem(slug: str, detail: str, **extra: Any) -> Response:
     """The problem+json response of a problem type of :data:`PROBLEMS` (its status and title)."""
     kind = PROBLEMS[slug]
@@ -121,6 +123,9 @@ def fail(slug: str, detail: str, **extra: Any) -> ProblemException:
 
 
 # -- validation errors, in the API's own words --------------------------------------------------------
+
+NOT_A_PARAMETER = "is not a parameter of this call"
+"""What an unknown query parameter is told, whether a call's query schema or no schema at all refuses it."""
 
 _KINDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false", "none": "null"}
 """What a union's alternative is called, by the tag pydantic puts in an error's location."""
@@ -166,7 +171,7 @@ def _message(err: dict[str, Any], where: str) -> str:
     if kind == "missing":
         return "is required"
     if kind == "extra_forbidden":
-        return "is not a parameter of this call" if where == "query" else "is not a field of this request"
+        return NOT_A_PARAMETER if where == "query" else "is not a field of this request"
     bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
               "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
     if kind in bounds:
@@ -226,7 +231,11 @@ def _validation_problem(err: HTTPError) -> Response:
     where = "query" if "query" in (err.detail or {}) else "body"
     if not isinstance(cause, ValidationError):
         return problem("validation-error", str(err.message))
-    errors = describe_errors([dict(e) for e in cause.errors()], where)
+    return _invalid(describe_errors([dict(e) for e in cause.errors()], where))
+
+
+def _invalid(errors: list[dict[str, str]]) -> Response:
+    """The ``validation-error`` of these bad inputs: each named in ``detail``, and listed in ``errors``."""
     detail = " | ".join(f"{e['field']}: {e['message']}" for e in errors) or "the request does not match the schema"
     return problem("validation-error", detail, errors=errors)
 
@@ -253,8 +262,8 @@ def _framework_problem(err: HTTPError) -> Response:
 
 
 def init_app(app: APIFlask) -> None:
-    """Install the problem+json error processor, and document it in the OpenAPI document."""
-    app.spec_processor(lambda spec: document_problems(spec, app.config["SETTINGS"]))
+    """Install the problem+json error processor (the app's OpenAPI document says it:
+    :func:`document_problems`)."""
     app.register_error_handler(ProblemException, lambda exc: exc.response)
 
     @app.before_request
@@ -274,6 +283,20 @@ def init_app(app: APIFlask) -> None:
                     return problem("validation-error", f"body: {message}",
                                    errors=[{"field": "body", "in": "body", "message": message}])
         return None
+
+    @app.before_request
+    def _declared_query_only() -> Response | None:
+        # A call with a query schema has its parameters checked by it (extra ones forbidden); a call
+        # without one would silently ignore whatever it is sent, so its unknown parameters are refused
+        # here, once for every route, in the schema layer's own words.  The page and its files are not
+        # the API: a link to them may carry anything.
+        if not request.args or request.blueprint in PAGE_BLUEPRINTS or request.endpoint in (None, "static"):
+            return None
+        view = app.view_functions[request.endpoint]
+        if any(location == "query" for _, location in getattr(view, "_spec", {}).get("args") or ()):
+            return None
+        return _invalid([{"field": name, "in": "query", "message": NOT_A_PARAMETER}
+                         for name in dict.fromkeys(request.args)])
 
     @app.error_processor
     def _http_error(err: HTTPError) -> Response:
@@ -331,16 +354,10 @@ LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, Any]]]] = 
 }
 
 
-def document_problems(spec: dict[str, Any] | str, settings: Settings) -> dict[str, Any] | str:
-    """Say in the OpenAPI document what the service really sends: every error as
-    ``application/problem+json`` (a ``default`` response on every operation), the media types of
-    the responses that are not JSON, and the bounds that are settings as this app has them (see
-    :func:`service.schemas.document_bounds`), so that clients and schemathesis can check them."""
-    if isinstance(spec, str):  # the YAML form is made from the dict form; nothing to do
-        return spec
-    from service.schemas import document_bounds
-
-    document_bounds(spec, settings)
+def document_problems(spec: dict[str, Any]) -> dict[str, Any]:
+    """Say in the OpenAPI document what the service really sends: every error as ``application/problem+json`` (a
+    ``default`` response on every operation) and the media types of the responses that are not JSON, so that
+    clients and schemathesis can check them."""
     spec.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
     ref = {"$ref": "#/components/schemas/Problem"}
     for path, ops in spec.get("paths", {}).items():

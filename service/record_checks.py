@@ -4,8 +4,8 @@ shares'.
 
 Why apart from :mod:`service.checks` and :mod:`service.searches`: this is a search over a game, which knows nothing
 of the records file, of a progress file nor of the job that runs it; the job's unit
-(:func:`service.jobs.runner.run_root_search_unit`) hands it the callbacks through which it reads and keeps progress,
-and the campaigns put the shares and parts together.
+(:func:`service.jobs.campaign_units.run_root_search_unit`) hands it the callbacks through which it reads and keeps
+progress, and the campaigns put the shares and parts together.
 """
 
 from __future__ import annotations

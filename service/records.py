@@ -19,14 +19,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service import polishes, rollouts
+from service import rollouts
 from service.filelock import write_json
 from service.provenance import machine
 from service.registry import (
-    BEST_KNOWN,
     GameRegistry,
-    best_known_to_polish,
-    polish_best_known,
     tree_name,
     with_better_branches,
 )
@@ -36,7 +33,7 @@ from solver.atlas import hybrid_tree
 from solver.game import Game, Turn
 from solver.rollout import RolloutPlan, assemble, branch_responses, given_guesses
 from solver.tree import Tree, TreeStats, from_compact
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 RECORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records.json")
 
@@ -110,6 +107,28 @@ class Records(GameRegistry):
 
     tree_key = "best_known"
     tree_source = "records"
+    build_command = "records rollout"
+
+    def bound_fields(self, known: bool) -> dict[str, Any]:
+        """The question the bound holds for, as every records bound states it."""
+        return {"criterion": Criterion.TOTAL, "max_guesses": None}
+
+    def polish_limit(self, entry: dict[str, Any], max_guesses: int | None, as_given: bool) -> tuple[int | None, bool]:
+        """By default the limit the tree was built within."""
+        before = entry.get(self.tree_key)
+        if max_guesses is None and not as_given and before is not None:
+            max_guesses = (before.get("rollout") or {}).get("max_guesses")
+        return max_guesses, False
+
+    def keep_polished(self, spec: str, before: dict[str, Any], tree: Tree, field: dict[str, Any], command: str,
+                      spent: float, *, path: str, folder: str | None, log: Callable[[str], None]) -> dict[str, Any]:
+        """The record keeps how the tree was built before (its fields and time) and what the polish did; the tree is
+        judged as every records tree is (:func:`add_tree`)."""
+        tree.strategy = f"{before['strategy']}, polished exact<={field['at_most']}"
+        kept_keys = ("above", "exact_at_most", "rollout", "campaign")
+        fields: dict[str, Any] = {**{k: before[k] for k in kept_keys if k in before}, "polish": field}
+        return add_tree(spec, lambda _game: tree, fields, command, path=path, folder=folder,
+                        seconds=float(before["seconds"]) + spent, log=log)
 
     def tree_beats(self, spec: str, entry: dict[str, Any], stats: TreeStats, record: dict[str, Any],
                    log: Callable[[str], None]) -> bool:
@@ -146,35 +165,14 @@ def spec_of(game: str) -> str:
     return spec
 
 
-def add_lower_bound(spec: str, depth: int, *, target: int | None = None, path: str = RECORDS_FILE,
-                    log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Prove a lower bound of the game's optimal total (no depth limit) by refining its first ``depth``
-    plies, and record it when it beats the one recorded.  With ``target`` (game-level), each first guess is
-    refined only until its bound reaches it (:func:`solver.lowerbound.root_lower_bound`): the bound is then the
-    target or more, or the full bound when that is below it.  Returns the bound's record."""
-    got = RECORDS.prove_lower_bound(spec, depth, target=target, path=path)
-    record = {"value": got.value, "criterion": Criterion.TOTAL, "max_guesses": None, "depth": depth,
-              **({} if target is None else {"target": target}),
-              "size_only": got.size_only, "work": got.work, "seconds": round(got.seconds, 1),
-              "command": f"bullscows records bound -g {spec} --depth {depth}"
-                         + ("" if target is None else f" --target {target}"),
-              "machine": machine(), "date": datetime.date.today().isoformat()}
-    keep_lower_bound(spec, record, path=path, log=log)
-    return record
-
-
 def add_hybrid(spec: str, strategy: str, exact_at_most: int, *, path: str = RECORDS_FILE,
                folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Build the game's hybrid tree (:func:`solver.atlas.hybrid_tree`: ``strategy`` above ``exact_at_most``
     candidates, the optimal total's guess below) and keep it when it beats the recorded one (:func:`add_tree`)."""
     return add_tree(spec, lambda game: hybrid_tree(game, strategy, exact_at_most),
-                    {"above": strategy, "exact_at_most": exact_at_most}, hybrid_command(spec, strategy, exact_at_most),
+                    {"above": strategy, "exact_at_most": exact_at_most},
+                    RECORDS.hybrid_command(spec, strategy, exact_at_most),
                     path=path, folder=folder, log=log)
-
-
-def hybrid_command(spec: str, strategy: str, exact_at_most: int) -> str:
-    """The ``records hybrid`` command that builds this hybrid tree."""
-    return f"bullscows records hybrid -g {spec} --strategy {strategy} --exact-at-most {exact_at_most}"
 
 
 def rollout_command(spec: str, plan: RolloutPlan, units: list[str] | None = None, graft: bool = False) -> str:
@@ -299,45 +297,6 @@ def graft_units(spec: str, plan: RolloutPlan, doc: dict[str, Any], units: list[s
     tree = assemble(game, plan, first, branches)
     tree.strategy = f"{plan.name()} (units {', '.join(game.format_response(r) for r in sorted(built))} grafted)"
     return tree, taken
-
-
-def polish_target(spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
-                  path: str = RECORDS_FILE, folder: str | None = None, sweep: int | None = None,
-                  parts: list[str] | None = None, as_given: bool = False) -> tuple[Tree, dict[str, Any]]:
-    """The game's shipped best-known tree and the parameters of its polish
-    (:func:`service.registry.best_known_to_polish`: positions of ``above`` to ``at_most`` candidates searched
-    exactly for ``budget_s`` seconds each, within ``max_guesses``, by default the limit the tree was built within;
-    ``sweep`` and ``parts`` as there), which ``records polish`` runs as a campaign before :func:`add_polish` judges it.
-    ``as_given``: no limit when ``max_guesses`` is None (a steps campaign replays a polish as it was run).
-
-    :raises ValueError: the game has no best-known tree yet, or a part is none."""
-    before = load(path)[spec].get("best_known")
-    if max_guesses is None and not as_given and before is not None:
-        max_guesses = (before.get("rollout") or {}).get("max_guesses")
-    return best_known_to_polish(Game.from_spec(spec), "records", before, above=above, at_most=at_most,
-                                budget_s=budget_s, max_guesses=max_guesses, folder=folder, sweep=sweep, parts=parts)
-
-
-def add_polish(spec: str, tree: Tree, params: dict[str, Any], progress: str, *, path: str = RECORDS_FILE,
-               folder: str | None = None, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """The polish of ``tree`` with ``params`` (:func:`polish_target`'s), whose job left every position it settled in
-    ``progress`` (:mod:`service.polishes`), put into the tree and kept when it is better (:func:`add_tree`), the
-    progress file then closed.  The record keeps how the tree was built before (its command chain, time and fields)
-    and what the polish did.
-
-    :raises ValueError: the game has no best-known tree, or ``progress`` is another polish's or lacks positions."""
-    game = Game.from_spec(spec)
-    before = load(path)[spec].get("best_known")
-    if before is None:
-        raise ValueError(f"{spec} has no best-known tree to polish: build one first (records rollout)")
-    tree, field, spent, command = polish_best_known(game, "records", before, tree, params, progress, log)
-    tree.strategy = f"{before['strategy']}, polished exact<={params['at_most']}"
-    fields = {k: before[k] for k in ("above", "exact_at_most", "rollout", "campaign") if k in before}
-    fields["polish"] = field
-    record = add_tree(spec, lambda _game: tree, fields, f"{before['command']} && {command}", path=path,
-                      folder=folder, seconds=float(before["seconds"]) + spent, log=log)
-    polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
-    return record
 
 
 def worst_case_target(spec: str) -> int | None:

@@ -23,7 +23,6 @@ from service.campaign_files import CampaignError
 from service.filelock import exclusive
 from service.provenance import machine
 from service.rollouts import named_responses
-from service.trees import BEST_KNOWN as BEST_KNOWN  # re-exported: importers name it here
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write_manifest
 from solver.bounds import lower_bound_tables
 from solver.game import Game
@@ -33,7 +32,7 @@ from solver.rollout import best_branches
 from solver.search import Searcher, SolveOptions
 from solver.table import MMAX
 from solver.tree import Tree, TreeStats
-from solver.vocabulary import Criterion
+from solver.vocabulary import BEST_KNOWN, Criterion
 
 Log = Callable[[str], None]
 
@@ -62,13 +61,14 @@ def with_better_branches(spec: str, tree: Tree, before: dict[str, Any] | None, m
     return combined, {"responses": responses, "command": before["command"], "seconds": float(before["seconds"])}
 
 
-def best_known_to_polish(game: Game, group: str, before: dict[str, Any] | None, *, above: int, at_most: int,
-                  budget_s: float, max_guesses: int | None, folder: str | None, keep_movers: bool = False,
-                  sweep: int | None = None, parts: list[str] | None = None) -> tuple[Tree, dict[str, Any]]:
+def best_known_to_polish(game: Game, registry: GameRegistry, before: dict[str, Any] | None, *, above: int,
+                         at_most: int, budget_s: float, max_guesses: int | None, folder: str | None,
+                         keep_movers: bool = False, sweep: int | None = None,
+                         parts: list[str] | None = None) -> tuple[Tree, dict[str, Any]]:
     """The tree a polish of the game's shipped best-known tree starts from, and the polish's parameters as its
-    job and progress file keep them (:mod:`service.polishes`): what the atlas's and the records' ``polish``
-    commands share before the polish runs.  ``before``: the file's record of that tree (None: there is none);
-    ``group``: the command group, for the error.  ``keep_movers``: no replacement may add secrets needing
+    job and progress file keep them (:mod:`service.polishes`), before the polish runs
+    (:meth:`GameRegistry.polish_target`).  ``before``: the registry's record of that tree (None: there is none).
+    ``keep_movers``: no replacement may add secrets needing
     ``max_guesses`` guesses (:func:`solver.polish.polish`).  ``sweep``: positions of more candidates than that are
     searched by a sweep of their guesses by refined bounds (:class:`solver.sweep.Sweeper`) instead of the exact
     search alone.  ``parts``: responses to the tree's first guess (texts); only their subtrees are polished.
@@ -78,8 +78,7 @@ def best_known_to_polish(game: Game, group: str, before: dict[str, Any] | None, 
     """
     stored = None if before is None else TreeLibrary(folder or TREE_DIR).get(game, BEST_KNOWN, None)
     if before is None or stored is None:
-        build = "atlas hybrid" if group == "atlas" else "records rollout"
-        raise ValueError(f"{game.spec} has no best-known tree to polish: build one first ({build})")
+        raise ValueError(f"{game.spec} has no best-known tree to polish: build one first ({registry.build_command})")
     tree = stored.tree
     chosen = None if parts is None else named_responses(game, tree.root.guess, parts, "--parts", "part of the tree")
     named = None if chosen is None else sorted(game.format_response(r) for r in chosen)
@@ -280,6 +279,98 @@ class GameRegistry:
             entry["lower_bound"] = record
             self.save(entries, path)
             return True
+
+    build_command = ""
+    """The command that builds a game's first best-known tree (``atlas hybrid``, ``records rollout``)."""
+
+    def hybrid_command(self, spec: str, above: str, exact_at_most: int, max_guesses: int | None = None,
+                       rollout: dict[str, int] | None = None) -> str:
+        """The ``hybrid`` command of this registry's group that builds this hybrid (``above`` above
+        ``exact_at_most`` candidates, within ``max_guesses``, rolled out as ``rollout`` says: ``width``,
+        ``from_turn``, ``levels``, ``min_size``): pasted, it builds the same tree."""
+        return (f"bullscows {self.group} hybrid -g {spec} --strategy {above} --exact-at-most {exact_at_most}"
+                + ("" if max_guesses is None else f" --max-guesses {max_guesses}")
+                + "".join(f" --rollout-{k.replace('_', '-')} {rollout[k]}"
+                          for k in ("width", "from_turn", "levels", "min_size") if rollout is not None))
+
+    def polish_limit(self, entry: dict[str, Any], max_guesses: int | None, as_given: bool) -> tuple[int | None, bool]:
+        """(the limit a polish of ``entry``'s best-known tree keeps to, whether it may add no secret needing that
+        many guesses) when ``max_guesses`` was asked (None: the registry's default, unless ``as_given``)."""
+        return max_guesses, False
+
+    def polish_target(self, spec: str, *, above: int, at_most: int, budget_s: float, max_guesses: int | None = None,
+                      path: str | None = None, folder: str | None = None, sweep: int | None = None,
+                      parts: list[str] | None = None, as_given: bool = False) -> tuple[Tree, dict[str, Any]]:
+        """The game's best-known tree and the parameters of its polish (:func:`best_known_to_polish`: positions of
+        ``above`` to ``at_most`` candidates searched exactly for ``budget_s`` seconds each, within ``max_guesses``,
+        by default this registry's limit, :meth:`polish_limit`; ``sweep`` and ``parts`` as there), which the group's
+        ``polish`` command runs as a campaign before :meth:`add_polish` judges it.  ``as_given``: no limit when
+        ``max_guesses`` is None (a steps campaign replays a polish as it was run).
+
+        :raises ValueError: the game has no best-known tree yet, or a part is none."""
+        entry = self.load(path or self.file)[spec]
+        max_guesses, keep_movers = self.polish_limit(entry, max_guesses, as_given)
+        return best_known_to_polish(Game.from_spec(spec), self, entry.get(self.tree_key), above=above,
+                                    at_most=at_most, budget_s=budget_s, max_guesses=max_guesses, folder=folder,
+                                    keep_movers=keep_movers, sweep=sweep, parts=parts)
+
+    def keep_polished(self, spec: str, before: dict[str, Any], tree: Tree, field: dict[str, Any], command: str,
+                      spent: float, *, path: str, folder: str | None, log: Log) -> dict[str, Any]:
+        """Judge a polished best-known tree (``field`` the record's ``polish``, ``command`` the chain that rebuilds
+        it, ``spent`` the polish's seconds) and keep it when it beats ``before``; its record, with ``kept``."""
+        raise NotImplementedError
+
+    def add_polish(self, spec: str, tree: Tree, params: dict[str, Any], progress: str, *, path: str | None = None,
+                   folder: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
+        """The polish of ``tree`` with ``params`` (:meth:`polish_target`'s), whose job left every position it settled
+        in ``progress`` (:mod:`service.polishes`), put into the tree and kept when it is better
+        (:meth:`keep_polished`), the progress file then closed.  The record keeps the command chain that rebuilds
+        the tree.  Returns it, with ``kept``.
+
+        :raises ValueError: the game has no best-known tree, or ``progress`` is another polish's or lacks
+            positions."""
+        path = path or self.file
+        before = self.load(path)[spec].get(self.tree_key)
+        if before is None:
+            raise ValueError(f"{spec} has no best-known tree to polish: build one first ({self.build_command})")
+        tree, field, spent, command = polish_best_known(Game.from_spec(spec), self.group, before, tree, params,
+                                                        progress, log)
+        record = self.keep_polished(spec, before, tree, field, f"{before['command']} && {command}", spent,
+                                    path=path, folder=folder, log=log)
+        polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
+        return record
+
+    def bound_fields(self, known: bool) -> dict[str, Any]:
+        """What a bound's record of this registry says besides its value, plan and cost (``known``: it used a
+        table's proven parts)."""
+        return {}
+
+    bound_progress = False
+    """Whether a bound proven by a command tells its progress first guess by first guess."""
+
+    def add_lower_bound(self, spec: str, depth: int, *, target: int | None = None, path: str | None = None,
+                        known: Callable[[tuple[int, ...]], tuple[int, int] | None] | None = None,
+                        log: Log = lambda _: None) -> tuple[dict[str, Any], RootBound]:
+        """Prove a lower bound of the game's optimal total (no depth limit) by refining its first ``depth`` plies
+        (:meth:`prove_lower_bound`: ``known`` a table's proven parts; ``target``, game-level: each first guess
+        refined only until its bound reaches it, the bound then the target or more, or the full bound when that is
+        below it), and keep it when it beats the one recorded (:meth:`keep_lower_bound`).  Returns (the bound's
+        record, the bound with its parts)."""
+        t0 = time.perf_counter()
+
+        def progress(plies: int, done: int, total: int) -> None:
+            log(f"{spec}: first guess {done + 1} of {total} at {plies} plies ({time.perf_counter() - t0:.0f} s)")
+
+        got = self.prove_lower_bound(spec, depth, target=target, path=path, known=known,
+                                     progress=progress if self.bound_progress else None)
+        record = {"value": got.value, **self.bound_fields(known is not None), "depth": got.depth,
+                  **({} if target is None else {"target": target}), "size_only": got.size_only, "work": got.work,
+                  "seconds": round(got.seconds, 1),
+                  "command": f"bullscows {self.group} {self.bound_command} -g {spec} --depth {depth}"
+                             + ("" if target is None else f" --target {target}"),
+                  "machine": machine(), "date": datetime.date.today().isoformat()}
+        self.keep_lower_bound(spec, record, path=path, log=log)
+        return record, got
 
     def campaign_command(self, spec: str, depth: int, target: int | None, progress: str) -> str:
         """The command that runs (and continues) the game's bound campaign from this registry's group, as a

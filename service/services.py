@@ -17,6 +17,7 @@ from flask import Flask, current_app
 from flask_limiter import Limiter
 
 from service.answers import AnswerChain
+from service.config import Settings
 from service.engine import SolverPool
 from service.store.db import Database
 from service.store.jobs import JobStore
@@ -34,6 +35,8 @@ KEY = "bullscows"
 class Services:
     """One app's long-lived objects (per app: two apps in one process may use different databases)."""
 
+    settings: Settings
+    """The app's settings (the environment's, with the app's overrides)."""
     database: Database
     positions: PositionStore
     strategies: StrategyStore

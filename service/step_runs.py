@@ -37,11 +37,12 @@ from service.campaign_spec import CampaignSpec, Step
 from service.filelock import alone, write_json
 from service.jobs.runner import signals_deferred
 from service.records import RECORDS
-from service.registry import BEST_KNOWN, GameRegistry, best_known_file, polish_command
+from service.registry import GameRegistry, best_known_file, polish_command
 from service.store.jobs import JobStore
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, write_manifest
 from solver.polish import PolishParams
 from solver.rollout import first_guess
+from solver.vocabulary import BEST_KNOWN
 
 FORMAT = "bullscows-steps-campaign"
 BEFORE = ".before"
@@ -104,13 +105,12 @@ def command(spec: CampaignSpec, step: Step) -> str:
                              sweep=params["sweep"], parts=None if params["parts"] is None else tuple(params["parts"]))
         return polish_command(group, game, asked)
     if step.kind == "hybrid":
-        if group == "records":
-            return records.hybrid_command(game, params["strategy"], params["exact_at_most"])
-        return atlas.hybrid_command(game, params["strategy"], params["exact_at_most"], params["max_guesses"])
+        return Folder(spec).registry.hybrid_command(game, params["strategy"], params["exact_at_most"],
+                                                    params["max_guesses"])
     plan = step.rollout_plan
     if group == "records":
         return records.rollout_command(game, plan, params["units"], params["graft"])
-    return atlas.hybrid_command(game, plan.strategy, plan.exact_at_most, plan.max_guesses, _atlas_rollout(step))
+    return ATLAS.hybrid_command(game, plan.strategy, plan.exact_at_most, plan.max_guesses, _atlas_rollout(step))
 
 
 def chain(spec: CampaignSpec) -> str:
@@ -362,15 +362,10 @@ def _sub_spec(spec: CampaignSpec, index: int) -> tuple[CampaignSpec | None, Any,
     if step.kind == "hybrid":
         return None, None, None
     try:
-        if where.group == "records":
-            tree, params = records.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
-                                                 budget_s=p["budget_s"], max_guesses=p["max_guesses"],
-                                                 path=where.file, folder=where.trees, sweep=p["sweep"],
-                                                 parts=p["parts"], as_given=True)
-        else:
-            tree, params = atlas.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
-                                               budget_s=p["budget_s"], max_guesses=p["max_guesses"], path=where.file,
-                                               folder=where.trees, sweep=p["sweep"], as_given=True)
+        tree, params = where.registry.polish_target(spec.game.spec, above=p["above"], at_most=p["at_most"],
+                                                    budget_s=p["budget_s"], max_guesses=p["max_guesses"],
+                                                    path=where.file, folder=where.trees, sweep=p["sweep"],
+                                                    parts=p["parts"], as_given=True)
     except ValueError as exc:
         raise CampaignError(f"step {index + 1}: {exc}") from None
     return CampaignSpec.polish(spec.game, tree, params, file), tree, params
@@ -407,8 +402,7 @@ def _judged(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | 
     file, p = where.step_file(index), step.params
     try:
         if step.kind == "polish":
-            judge = records.add_polish if where.group == "records" else atlas.add_polish
-            judge(name, tree, params or {}, file, path=where.file, folder=where.trees, log=log)
+            where.registry.add_polish(name, tree, params or {}, file, path=where.file, folder=where.trees, log=log)
         elif where.group == "records" and step.kind == "rollout":
             records.add_rollout(name, step.rollout_plan, file, path=where.file, folder=where.trees,
                                 units=p["units"], graft=p["graft"], log=log)

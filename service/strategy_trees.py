@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from service.atlas import BEST_KNOWN, NoBestKnownTreeError
+from service.atlas import NoBestKnownTreeError
 from service.config import Settings
 from service.problems import fail
 from service.rules import max_guesses_of
@@ -24,8 +24,8 @@ from solver.game import Game
 from solver.heuristics import STRATEGIES, get_strategy
 from solver.search import SolveOptions, optimal_tree
 from solver.tree import Tree, build_tree, from_compact, strategy_chooser, to_compact
+from solver.vocabulary import BEST_KNOWN, criterion_of
 from solver.vocabulary import STRATEGIES as ALL_STRATEGIES
-from solver.vocabulary import criterion_of
 
 STRATEGY_MAX_CODES = 2000
 """The largest game whose optimal trees are searched within a request (bigger ones: by a job)."""

@@ -24,9 +24,6 @@ from solver.vocabulary import Criterion
 
 TREE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "trees")
 
-BEST_KNOWN = "best-known"
-"""The strategy name a shipped hybrid tree is served under (``GET /v1/strategies/{game}/best-known``)."""
-
 # What `bullscows trees build` produces: (game, strategy, options, exact).  The Bulls-and-Cows trees
 # come from a campaign's table (`bullscows campaign`, then `trees build --url`): from scratch they
 # are the campaign itself, hours of search.

@@ -53,14 +53,14 @@ def _score_parts(cnt, n, lb, n_resp, win, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _one_ply(table, S, guesses, lb0, n_resp, win, out):  # type: ignore[no-untyped-def]
+def one_ply_bounds(table, S, guesses, lb0, n_resp, win, out):  # type: ignore[no-untyped-def]
     """``out[i]``: |S| + Σ LB_0 of the non-winning parts of ``guesses[i]`` (INF when it splits nothing)."""
     _score_parts(_partition_counts(table, S, guesses, n_resp), S.shape[0], lb0, n_resp, win, out)
 
 
 @njit(cache=True)
-def _one_ply_branching(table, S, guesses, lbb, b_cap, n_resp, win, out):  # type: ignore[no-untyped-def]
-    """:func:`_one_ply` with the set's own branching: returns ``b``, the most non-winning parts any of
+def one_ply_branching_bounds(table, S, guesses, lbb, b_cap, n_resp, win, out):  # type: ignore[no-untyped-def]
+    """:func:`one_ply_bounds` with the set's own branching: returns ``b``, the most non-winning parts any of
     ``guesses`` makes of ``S`` (at most ``b_cap``, the branching proven above ``S``), and scores each guess's
     parts by ``lbb[b]`` (:func:`solver.bounds.branching_tables`) instead of the game's size-only bound.
 
@@ -268,9 +268,9 @@ def refine_set(table: npt.NDArray[Any], codes: npt.NDArray[Any], masks: npt.NDAr
     whose inner call was compiled for other argument types than its outer one (numba issue 6061): the next
     process's first call crashes.  One signature for every caller keeps the cached kernel loadable."""
     return int(_refine_set(table, codes, masks, _writable(S, np.int32), _writable(guesses, np.int32), int(depth),
-                           _readonly(lb0), int(n_resp), int(win), int(n_symbols), int(called), int(beta), work, z1, z2,
+                           readonly(lb0), int(n_resp), int(win), int(n_symbols), int(called), int(beta), work, z1, z2,
                            mk1, mk2, mval, _writable(child_reps, np.int32), _writable(child_starts, np.int64),
-                           bool(remember), _readonly(lb1), _readonly(lbb), _readonly(lbb1), int(b_cap)))
+                           bool(remember), readonly(lb1), readonly(lbb), readonly(lbb1), int(b_cap)))
 
 
 def _writable(a: npt.NDArray[Any], dtype: type) -> npt.NDArray[Any]:
@@ -302,12 +302,12 @@ def _refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symb
     m = guesses.shape[0]
     bound = np.empty(m, dtype=np.int64)
     if lbb.shape[0] > 0:
-        b_cap = _one_ply_branching(table, S, guesses, lbb, b_cap, n_resp, win, bound)
+        b_cap = one_ply_branching_bounds(table, S, guesses, lbb, b_cap, n_resp, win, bound)
         lb0 = lbb[b_cap]
         if lb1.shape[0] > 0:
             lb1 = lbb1[b_cap]
     else:
-        _one_ply(table, S, guesses, lb0, n_resp, win, bound)
+        one_ply_bounds(table, S, guesses, lb0, n_resp, win, bound)
     if depth == 1:
         # the last ply refined: LB_1 is the least one-ply bound itself (no order, no split needed)
         out = INF
@@ -407,7 +407,7 @@ def _refine_set(table, codes, masks, S, guesses, depth, lb0, n_resp, win, n_symb
     return out
 
 
-def _readonly(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def readonly(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """``a`` made read-only, as the bound tables are: the kernels see one array type, whichever they get."""
     a = np.ascontiguousarray(a)
     if a.flags.writeable:

@@ -86,7 +86,7 @@ def count_codes(positions: int, symbols: int, repetition: bool) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _enumerate(positions: int, symbols: int, repetition: bool) -> GameArrays:
+def game_arrays(positions: int, symbols: int, repetition: bool) -> GameArrays:
     """Codes, symbol masks and symbol counts of a game, in lexicographic order (cached per game)."""
     if repetition:
         n = symbols**positions
@@ -114,10 +114,10 @@ def _enumerate(positions: int, symbols: int, repetition: bool) -> GameArrays:
 
 
 @functools.lru_cache(maxsize=4)
-def _table(positions: int, symbols: int, repetition: bool) -> npt.NDArray[np.uint8]:
+def full_response_table(positions: int, symbols: int, repetition: bool) -> npt.NDArray[np.uint8]:
     from solver import kernels
 
-    arrays = _enumerate(positions, symbols, repetition)
+    arrays = game_arrays(positions, symbols, repetition)
     table: npt.NDArray[np.uint8] = kernels.response_table(arrays.codes, arrays.masks, arrays.counts)
     table.setflags(write=False)
     return table
@@ -145,9 +145,9 @@ class ResponseFactors:
     """The four tables; ``tables[t][keys[i, t], keys[j, t]]`` summed over ``t`` is the response."""
 
 
-_NO_FACTORS = ResponseFactors(
+NO_FACTORS = ResponseFactors(
     np.zeros((0, 4), dtype=np.uint16), tuple(np.zeros((1, 1), dtype=np.uint8) for _ in range(4)))  # type: ignore[arg-type]
-for _array in (_NO_FACTORS.keys, *_NO_FACTORS.tables):
+for _array in (NO_FACTORS.keys, *NO_FACTORS.tables):
     _array.setflags(write=False)
 
 
@@ -162,8 +162,8 @@ def response_factors(positions: int, symbols: int, repetition: bool) -> Response
     groups = [list(range(a, min(a + per_group, p))) for a in range(0, p, per_group)]
     n_multisets = math.comb(symbols + p - 1, p) if repetition else math.comb(symbols, p)
     if len(groups) > 3 or n_multisets > FACTOR_MAX_KEYS:
-        return _NO_FACTORS
-    arrays = _enumerate(positions, symbols, repetition)
+        return NO_FACTORS
+    arrays = game_arrays(positions, symbols, repetition)
     codes = arrays.codes.astype(np.int64)
     n = codes.shape[0]
     held = arrays.counts if repetition else ((arrays.masks[:, None] >> np.arange(symbols)) & 1).astype(np.uint8)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from solver import kernels
 from solver.game import Code, Game, Turn
+from solver.position import Position
 from solver.tree import Node, Tree, solved_depths
 
 GUESS_BLOCK = 2048
@@ -206,7 +207,7 @@ def compare(tree: Tree, steps: npt.NDArray[np.int32], *, depth: int, limit: int 
         mine, other = int(ours[secrets].sum()), int(steps[secrets].sum())
         if mine == other:
             return
-        number = len(turns) + 1
+        number = Position(game, turns, secrets).turn
         theirs = their_guesses(game, secrets, steps, number, limit)
         same = theirs == (node.guess,)
         if not same or len(turns) - len(tree.history) >= depth - 1 or not node.children:

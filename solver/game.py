@@ -22,7 +22,15 @@ import numpy as np
 import numpy.typing as npt
 
 from solver import plainkernels, presets
-from solver.codes import _NO_FACTORS, GameArrays, ResponseFactors, _enumerate, _table, count_codes, response_factors
+from solver.codes import (
+    NO_FACTORS,
+    GameArrays,
+    ResponseFactors,
+    count_codes,
+    full_response_table,
+    game_arrays,
+    response_factors,
+)
 from solver.errors import (
     GameTooLargeError,
     InconsistentHistoryError,
@@ -72,6 +80,34 @@ Family: TypeAlias = Literal["mastermind", "bulls-cows"]
 """How a game is shown and its responses worded: :attr:`Game.family`."""
 
 
+@dataclass(frozen=True)
+class ResponseWords:
+    """How a family names a response's two counts, for every message a person reads (the machine's ``b.c``
+    stays as it is in fields and keys)."""
+
+    hit: str
+    """One symbol in place: ``bull``, or a ``black`` key peg."""
+    hits: str
+    """Several of them: ``bulls``, ``black``."""
+    near: str
+    """One symbol elsewhere: ``cow``, or a ``white`` key peg."""
+    nears: str
+    """Several of them: ``cows``, ``white``."""
+    counts: tuple[str, str]
+    """The two counts named as things: ``bulls`` and ``cows``, or ``black pegs`` and ``white pegs``."""
+    pieces: str
+    """What a code is made of: ``symbols``, or ``pegs``."""
+    a_near: str
+    """What one misplaced symbol is: ``a cow``, or ``white``."""
+
+
+RESPONSE_WORDS: dict[Family, ResponseWords] = {
+    "bulls-cows": ResponseWords("bull", "bulls", "cow", "cows", ("bulls", "cows"), "symbols", "a cow"),
+    "mastermind": ResponseWords("black", "black", "white", "white", ("black pegs", "white pegs"), "pegs", "white"),
+}
+"""Each family's words: the one place a response is put into words (:meth:`Game.counts_words`)."""
+
+
 _possible: dict[tuple[int, int, bool], list[int]] = {}
 
 
@@ -97,6 +133,33 @@ def _partitions(n: int, most: int) -> list[list[int]]:
 
 _PAREN_RESPONSE = re.compile(r"\(\s*(\d+)\s*[,.]\s*(\d+)\s*\)")
 """The article's ``0123(0,1)`` way of writing a turn."""
+
+_TURN_SEPARATORS = re.compile(r"[\s,;+]*")
+"""What may stand between two turns of a written history (and before the first, after the last)."""
+
+_WRITTEN_TURN = re.compile(r"(?P<guess>[^\s,;+]+)\s+(?P<response>\d+(?:[.,:/]|[bB])\d+[cC]?|[^\s,;+]+)(?=[\s,;+]|$)")
+"""One turn of a written history: a guess, then its response, either one of the two-number forms
+:meth:`Game.parse_response` reads (``0.1``, ``1,0``: a comma *inside* a response is not a separator) or any
+other word, for :meth:`Game.parse_response` to refuse in its own words."""
+
+
+def _written_turns(text: str) -> list[tuple[str, str]] | None:
+    """``(guess, response)`` texts of the turns written in ``text`` (after the article's parentheses are
+    read), or None when it does not split into whole turns.
+
+    Why one reader: a history is written by people in a shell and by bots in JSON; the command line and the
+    HTTP API must read ``0012 1,0`` alike, so both go through here (:meth:`Game.parse_turn`,
+    :meth:`Game.parse_history`)."""
+    flat = _PAREN_RESPONSE.sub(r" \1.\2", text)
+    out: list[tuple[str, str]] = []
+    pos = _TURN_SEPARATORS.match(flat, 0).end()  # type: ignore[union-attr]  # it matches the empty string
+    while pos < len(flat):
+        m = _WRITTEN_TURN.match(flat, pos)
+        if m is None:
+            return None
+        out.append((m["guess"], m["response"]))
+        pos = _TURN_SEPARATORS.match(flat, m.end()).end()  # type: ignore[union-attr]
+    return out
 
 _GAME_TEXT = re.compile(r"^\s*(\d+)\s*[,x:/ ]\s*(\d+)\s*[,:/ ]\s*([01]|yes|no|true|false)\s*$", re.I)
 
@@ -247,13 +310,13 @@ class Game:
         questions stay cheap), ``True`` builds it when it fits ``table_max_bytes`` (bulk work such
         as trees and searches), ``False`` never uses it.
         """
-        base = _enumerate(self.positions, self.symbols, self.repetition)
+        base = game_arrays(self.positions, self.symbols, self.repetition)
         key = (self.positions, self.symbols, self.repetition)
         want = table
         if want is None:
             want = key in _built_tables
         if want and self.size**2 <= self.table_max_bytes:
-            t = _table(*key)
+            t = full_response_table(*key)
             _built_tables.add(key)
             return GameArrays(base.codes, base.masks, base.counts, t)
         return base
@@ -265,8 +328,8 @@ class Game:
         if self.size > self.search_max_codes:
             return self.arrays(table=False)
         key = (self.positions, self.symbols, self.repetition)
-        base = _enumerate(*key)
-        t = _table(*key)
+        base = game_arrays(*key)
+        t = full_response_table(*key)
         if self.size**2 <= self.table_max_bytes:
             _built_tables.add(key)
         return GameArrays(base.codes, base.masks, base.counts, t)
@@ -276,7 +339,7 @@ class Game:
         (empty otherwise: a table lookup is cheaper still, and a question too small to build the
         table computes its few responses directly)."""
         if self.size**2 <= self.table_max_bytes:
-            return _NO_FACTORS
+            return NO_FACTORS
         return response_factors(self.positions, self.symbols, self.repetition)
 
     @property
@@ -356,28 +419,29 @@ class Game:
             without repetition must share.
         """
         p = self.positions
-        for what, v in (("bulls", bulls), ("cows", cows)):
+        words = RESPONSE_WORDS[self.family]
+        for what, v in zip(words.counts, (bulls, cows), strict=True):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise InvalidResponseError(f"{what} must be a non-negative integer, got {v!r}")
+        said = f"response {bulls}.{cows} ({self.counts_words(bulls, cows)}) is impossible"
         if bulls + cows > p:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: bulls + cows cannot exceed {p} positions"
+                f"{said}: {' and '.join(words.counts)} together cannot exceed {p} positions"
             )
         if bulls == p - 1 and cows == 1:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: with {p - 1} symbols in place the last "
-                "one cannot be a cow"
+                f"{said}: with {p - 1} {words.pieces} in place the last one cannot be {words.a_near}"
             )
         if not self.repetition:
             least = max(0, 2 * p - self.symbols)
             if bulls + cows < least:
                 raise InvalidResponseError(
-                    f"response {bulls}.{cows} is impossible: two codes of {p} distinct symbols "
+                    f"{said}: two codes of {p} distinct symbols "
                     f"out of {self.symbols} always share at least {least}"
                 )
         if self.symbols == 1 and bulls != p:
             raise InvalidResponseError(
-                f"response {bulls}.{cows} is impossible: with one symbol every guess is right"
+                f"{said}: with one symbol every guess is right"
             )
         return bulls * (p + 1) + cows
 
@@ -408,10 +472,16 @@ class Game:
         """A response in its family's words (``1 bull, 2 cows``, or ``1 black, 2 white`` for Mastermind's
         family), both counts always given: a reader of an explanation should not have to know that
         ``1.2`` puts the bulls first."""
-        b, c = self.bulls_cows(response)
-        if self.family == "mastermind":
-            return f"{b} black, {c} white"
-        return f"{b} bull{'' if b == 1 else 's'}, {c} cow{'' if c == 1 else 's'}"
+        return self.counts_words(*self.bulls_cows(response))
+
+    def counts_words(self, bulls: int, cows: int) -> str:
+        """:meth:`response_words` of two counts not yet checked (an error message quoting them)."""
+        w = RESPONSE_WORDS[self.family]
+        return f"{bulls} {w.hit if bulls == 1 else w.hits}, {cows} {w.near if cows == 1 else w.nears}"
+
+    def turn_words(self, turn: Turn) -> str:
+        """A turn as a person reads it in a message: ``0012: 1 black, 0 white``, ``0123: 0 bulls, 1 cow``."""
+        return f"{self.format_code(turn.guess)}: {self.response_words(turn.response)}"
 
     def response(self, guess: Code, secret: Code) -> Response:
         """Encoded response of ``secret`` to ``guess``."""
@@ -451,12 +521,13 @@ class Game:
         """
         if not isinstance(text, str):
             raise InvalidResponseError(f"a turn must be written like '0123 0.1', got {text!r}")
-        parts = _PAREN_RESPONSE.sub(r" \1.\2", text).split()
-        if len(parts) != 2:
+        turns = _written_turns(text)
+        if turns is None or len(turns) != 1:
             raise InvalidResponseError(
                 f"turn {text!r} is not of the form 'GUESS BULLS.COWS', e.g. '0123 0.1'"
             )
-        return Turn(self.parse_code(parts[0]), self.parse_response(parts[1]))
+        (guess, response), = turns
+        return Turn(self.parse_code(guess), self.parse_response(response))
 
     def parse_history(self, entries: Iterable[str] | str) -> list[Turn]:
         """A history from turns such as ``["0123 0.1", "1245 0.2"]`` or ``"0123 0.1, 1245 0.2"``.
@@ -468,15 +539,12 @@ class Game:
         """
         if not isinstance(entries, str):
             return [self.parse_turn(e) for e in entries]
-        flat = _PAREN_RESPONSE.sub(r" \1.\2", entries)
-        tokens = [t for t in re.split(r"[\s,;+]+", flat) if t]
-        if len(tokens) % 2:
+        turns = _written_turns(entries)
+        if turns is None:
             raise InvalidResponseError(
                 f"history {entries!r} has a guess without a response (write turns as '0123 0.1')"
             )
-        return [
-            self.parse_turn(f"{tokens[k]} {tokens[k + 1]}") for k in range(0, len(tokens), 2)
-        ]
+        return [Turn(self.parse_code(guess), self.parse_response(response)) for guess, response in turns]
 
     def format_turn(self, turn: Turn) -> str:
         """``"0123 0.1"`` text of a turn."""
@@ -492,19 +560,19 @@ class Game:
         for k, turn in enumerate(history):
             if turn.response == self.all_bulls and k != len(history) - 1:
                 raise InconsistentHistoryError(
-                    f"turn {k + 1} ({self.format_turn(turn)!r}) already won; the game ended there"
+                    f"turn {k + 1} ({self.turn_words(turn)}) already won; the game ended there"
                 )
             # numpy, not a kernel: one row per turn, and a question a shipped tree answers loads no numba
             rows = plainkernels.response_row(a, turn.guess, cands)
             cands = np.ascontiguousarray(cands[rows == turn.response], dtype=np.int32)
             if cands.shape[0] == 0:
-                shown = ", ".join(self.format_turn(t) for t in history[:k])
+                shown = "; ".join(self.turn_words(t) for t in history[:k])
                 raise InconsistentHistoryError(
                     f"no code is consistent with the history: turn {k + 1} "
-                    f"({self.format_turn(turn)!r}) contradicts the turns before it ({shown})"
+                    f"({self.turn_words(turn)}) contradicts the turns before it ({shown})"
                     if k
-                    else f"turn 1 ({self.format_turn(turn)!r}): no code can answer {self.format_code(turn.guess)!r} "
-                         f"with {self.format_response(turn.response)} in this game"
+                    else f"turn 1 ({self.turn_words(turn)}): no code can answer {self.format_code(turn.guess)!r} "
+                         f"with {self.response_words(turn.response)} in this game"
                 )
         return cands
 

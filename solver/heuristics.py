@@ -79,7 +79,7 @@ class Strategy(Protocol):
 
 
 @functools.lru_cache(maxsize=32)
-def _nlogn(n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+def nlogn(n: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``k*log2(k)`` and ``k*ln(k)`` for ``k = 0..n`` (0 at 0)."""
     k = np.arange(n + 1, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,7 +160,7 @@ class PartitionStrategy:
             ctl[3] = max(1, int(work_s * SCAN_RATE))
         a = arrays if arrays is not None else game.arrays()
         m = int(cands.shape[0])
-        log2n, lnn = _nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
+        log2n, lnn = nlogn(max(64, 1 << m.bit_length()))  # a few sizes per tree, all cached
         # Symbols in no candidate, and symbols no guess has used, are interchangeable: one code per
         # class of them is scored.  Without the history every symbol counts as used.
         called = a.called(history) if history is not None else (1 << game.symbols) - 1

@@ -76,11 +76,12 @@ import numpy as np
 import numpy.typing as npt
 
 from solver import kernels
-from solver.boundkernels import _one_ply, _one_ply_branching, _readonly, refine_set
+from solver.boundkernels import one_ply_bounds, one_ply_branching_bounds, readonly, refine_set
 from solver.boundmemo import memo_peek, new_memo
 from solver.bounds import branching_tables, compact_responses, lower_bound_tables
 from solver.game import Game, History
 from solver.partledger import EXACT_PLIES, PartLedger
+from solver.position import Position
 from solver.question import INF, SolveOptions
 from solver.search import Searcher
 from solver.symmetry import equivalence_set
@@ -93,8 +94,8 @@ __all__ = ["LEAVES", "PartBound", "RootBound", "root_classes", "root_lower_bound
 LEAVES = "own-codes, branching"
 """How the sets refined are valued, as a campaign's progress file records it: the last ply's parts by their own
 codes (:func:`solver.boundkernels._leaf_bound`), and every set's parts by the size-only bound of its own branching
-(:func:`solver.boundkernels._one_ply_branching`).  A bound proven another way (before: ``"own-codes"``, or no entry
-for the size alone) is still a proof, but not this way's LB_k for any k: each way's bound at k plies is at most
+(:func:`solver.boundkernels.one_ply_branching_bounds`).  A bound proven another way (before: ``"own-codes"``, or no
+entry for the size alone) is still a proof, but not this way's LB_k for any k: each way's bound at k plies is at most
 this one's."""
 
 SECOND_UNITS_MIN = 256
@@ -151,7 +152,7 @@ def root_classes(game: Game, history: History = (), *, searcher: Searcher | None
     cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
     pool0 = np.ascontiguousarray(searcher.pools(history)[0], dtype=np.int32)
     bound = np.empty(pool0.shape[0], dtype=np.int64)
-    _one_ply(ktable, cands, pool0, lb0, n_resp, win, bound)
+    one_ply_bounds(ktable, cands, pool0, lb0, n_resp, win, bound)
     return [int(pool0[i]) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
 
 
@@ -228,18 +229,18 @@ class RootRefinement:
         self.arrays = self.searcher.arrays
         self.ktable, self.n_resp, self.win = compact_responses(game, self.arrays.table)
         tables = lower_bound_tables(game, game.size)
-        self.lb0 = _readonly(tables[0, Criterion.TOTAL.code, MMAX])
-        self.lb1 = _readonly(tables[1, Criterion.TOTAL.code, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
+        self.lb0 = readonly(tables[0, Criterion.TOTAL.code, MMAX])
+        self.lb1 = readonly(tables[1, Criterion.TOTAL.code, MMAX] if leaf_scan else np.zeros(0, dtype=np.int64))
         if branching:
             by_b = branching_tables(game, game.size)
-            self.lbb, self.lbb1 = _readonly(by_b[0]), _readonly(by_b[1])
+            self.lbb, self.lbb1 = readonly(by_b[0]), readonly(by_b[1])
         else:
-            self.lbb = self.lbb1 = _readonly(np.zeros((0, 1), dtype=np.int64))
+            self.lbb = self.lbb1 = readonly(np.zeros((0, 1), dtype=np.int64))
         self.b_game = max(self.lbb.shape[0] - 1, 1)
-        self.cands = np.ascontiguousarray(game.candidates(history), dtype=np.int32)
-        self.n = int(self.cands.shape[0])
-        turn = len(history) + 1
-        self.offset = paid(self.n, turn)
+        at = Position.of(game, history)
+        self.cands = np.ascontiguousarray(at.cands, dtype=np.int32)
+        self.n = at.size
+        self.offset = paid(self.n, at.turn)
         self.size_only = int(self.lb0[self.n]) + self.offset
         self.work = np.zeros(2, dtype=np.int64)
         self.z1, self.z2 = zobrist(game.size)
@@ -253,13 +254,13 @@ class RootRefinement:
         self.bound = np.empty(self.pool0.shape[0], dtype=np.int64)
         self.b_root = self.b_game
         if self.branching:  # the root's pool stands for every code (classes of the transformations fixing the history)
-            self.b_root = int(_one_ply_branching(self.ktable, self.cands, self.pool0, self.lbb, self.b_game,
+            self.b_root = int(one_ply_branching_bounds(self.ktable, self.cands, self.pool0, self.lbb, self.b_game,
                                                  self.n_resp, self.win, self.bound))
             self.lb0 = self.lbb[self.b_root]
             if self.leaf_scan:
                 self.lb1 = self.lbb1[self.b_root]
         else:
-            _one_ply(self.ktable, self.cands, self.pool0, self.lb0, self.n_resp, self.win, self.bound)
+            one_ply_bounds(self.ktable, self.cands, self.pool0, self.lb0, self.n_resp, self.win, self.bound)
         bound = self.bound
         self.order = [int(i) for i in np.argsort(bound, kind="mergesort") if bound[i] < INF]
         if guesses is not None:
@@ -366,10 +367,10 @@ class RootRefinement:
         first = np.empty(child_pool.shape[0], dtype=np.int64)
         b_sub = self.b_root
         if self.branching:  # the child pool stands for every code at this part (classes fixing the history and g)
-            b_sub = int(_one_ply_branching(self.ktable, sub, child_pool, self.lbb, self.b_root, self.n_resp, self.win,
-                                           first))
+            b_sub = int(one_ply_branching_bounds(self.ktable, sub, child_pool, self.lbb, self.b_root, self.n_resp,
+                                                 self.win, first))
         else:
-            _one_ply(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
+            one_ply_bounds(self.ktable, sub, child_pool, self.lb0, self.n_resp, self.win, first)
         return first, b_sub
 
     def part_of(self, g: int, r: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:

@@ -145,8 +145,8 @@ class Searcher(SearchState):
         Asked as the optimal total within that limit (finite or not), the question whose table the hybrids'
         small positions read when they keep to a limit: a hybrid that checks a part and then plays it pays
         for one search, not two."""
-        turn = len(history) + 1
-        n = int(cands.shape[0])
+        at = Position(self.game, tuple(history), cands)
+        turn, n = at.turn, at.size
         if n <= 1 or turn > max_guesses:
             return n == 0 or (n == 1 and turn <= max_guesses)
         self._own_call()
@@ -159,10 +159,9 @@ class Searcher(SearchState):
         """Start a call of question ``o``: validate, find the candidates, arm the node limit.  Returns (turn,
         candidates, their count, start time, node counter, offset from turn-independent values to
         game-level ones)."""
-        turn = len(history) + 1
+        at = Position.of(self.game, history, cands)
+        turn, cands, n = at.turn, at.cands, at.size
         o.validate(self.game, turn)
-        cands = self.game.candidates(history) if cands is None else cands
-        n = int(cands.shape[0])
         nodes0 = int(self.stats[sk.S_NODES])
         self.stats[sk.S_ABORTED] = 0
         self._node_cap = nodes0 + o.node_limit if o.node_limit else 0
@@ -251,9 +250,8 @@ class Searcher(SearchState):
         come: only a root searched guess by guess does (the short histories of big sets); the others are one
         kernel call each."""
         o = self._question(options)
-        cands = self.game.candidates(history) if cands is None else cands
-        turn, k = len(history) + 1, o.max_guesses
-        return self._split_root(o, len(history), int(cands.shape[0]), turn) and self._by_guess(turn, k)
+        at = Position.of(self.game, history, cands)
+        return self._split_root(o, len(at.history), at.size, at.turn) and self._by_guess(at.turn, o.max_guesses)
 
     @staticmethod
     def _by_guess(turn: int, k: int | None) -> bool:
@@ -553,7 +551,7 @@ class Searcher(SearchState):
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
             if cands.shape[0] <= 2:
                 return int(cands[0])
-            turn = len(turns) + 1
+            turn = Position(self.game, tuple(turns), cands).turn
             k = o.max_guesses
             self._own_call()
             while True:

@@ -42,7 +42,7 @@ search kernel releases the GIL, so a watcher can ask a long search to stop), S_T
 deeper than its workspace (it stops, aborted, instead of writing past it).  Where the work goes
 (``benchmarks/profile_search.py``): S_SCANNED_CANDIDATES and S_SCANNED_OTHERS count the guesses whose
 responses are read (by :func:`_collect` for their partition bound, or, for the other codes that
-:func:`solver.searchparts._prefilter` keeps, when the search reaches them), S_READS_CANDIDATES and S_READS_OTHERS the
+:func:`solver.searchparts.prefilter` keeps, when the search reaches them), S_READS_CANDIDATES and S_READS_OTHERS the
 responses read for them (counted per guess, so the inner loops stay as they were), S_MASK_ROWS the
 candidates' rows read by :func:`solver.searchparts.part_counts` (n per set counted).
 """
@@ -54,20 +54,20 @@ from numba import njit
 
 from solver.kernels import best_guess, digit_classes, is_canonical
 from solver.searchparts import (
-    _branching,
-    _mark,
-    _part_hash,
-    _parts_largest_first,
-    _prefilter,
-    _prefilter_list,
-    _reach,
-    _seen_before,
-    _seen_split,
-    _split,
-    _tiny_value,
+    branching,
+    mark_set,
+    most_found,
     part_counts,
+    part_hash,
+    parts_largest_first,
     perfect_candidate,
     perfect_other,
+    prefilter,
+    prefilter_list,
+    seen_before,
+    seen_split,
+    split_parts,
+    tiny_value,
 )
 from solver.ttkernels import (  # the table the search reads and writes, and its value conventions
     FLAG_EXACT,
@@ -142,7 +142,7 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
 
     Guesses come from ``pool[g_lo:g_hi]`` when ``use_pool``, else from ``S`` (phase 0, one per symbol class:
     :func:`is_canonical`).  The other codes come here only as the equivalence sets of the first two plies,
-    filtered by :func:`solver.searchparts._prefilter_list` (below them, :func:`solver.searchparts._prefilter`
+    filtered by :func:`solver.searchparts.prefilter_list` (below them, :func:`solver.searchparts.prefilter`
     orders them without reading their responses, and the search reads them lazily).  A guess is dropped when it
     does not split S, when its partition bound reaches ``beta`` (its bound then lowers ``fail[0]``, the smallest
     bound proven for a dropped guess), or when it splits S exactly like a guess already kept (equivalent
@@ -208,10 +208,10 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
         sig = np.uint64(phase + 1) * np.uint64(0x9E3779B97F4A7C15)
         for t in range(nt):
             r = touched[t]
-            sig += _part_hash(cnt[r], zs[r], r == win)
+            sig += part_hash(cnt[r], zs[r], r == win)
             cnt[r] = 0
             zs[r] = 0
-        if _seen_before(sig, hkey, hstamp, node_id):
+        if seen_before(sig, hkey, hstamp, node_id):
             continue
         keys[nk] = lb * n_codes + g
         nk += 1
@@ -268,7 +268,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
 
     ``lbb[b, s]``, ``lbb1[b, s]`` (:func:`solver.bounds.branching_tables`; no rows: not used) are the totals'
     bounds of a set below which no guess makes more than ``b`` non-winning parts: a total values each node and
-    its parts by the node's own branching (:func:`solver.searchparts._branching`), far above the game's response
+    its parts by the node's own branching (:func:`solver.searchparts.branching`), far above the game's response
     count deep in the permutation games (within a depth limit, by the larger of that and the limit's bound).
 
     ``ws_lbc[ply]``, ``ws_resp[ply]`` and ``ws_zs[ply]`` are the node's own scratch (:func:`node_scratch` lays
@@ -293,7 +293,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     if m <= 0:
         return INF
     if n <= 2:
-        v = _tiny_value(n, m, crit)
+        v = tiny_value(n, m, crit)
         if v < INF:
             ws_best[ply] = S[0]
         return v
@@ -313,7 +313,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     hybrid = turn > prm[P_MDE]
     fso = prm[P_FROM_SET_ONLY] == 1 or (hybrid and prm[P_HYBRID_MODE] == 2)
     inset = ws_inset[ply]
-    _mark(S, n, inset, 1)
+    mark_set(S, n, inset, 1)
     absent, uncalled = digit_classes(S, masks, called, prm[P_SYMBOLS])
     nc_floor = np.int64(0)
     pcs = ws_pc[ply]
@@ -332,7 +332,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             g = perfect_other(pcs, n, inset, codes, absent, uncalled)
             g_in = False
         if g >= 0:
-            _mark(S, n, inset, 0)
+            mark_set(S, n, inset, 0)
             stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
@@ -345,7 +345,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         nc_floor = np.int64(2 * n + 1)
     if m == 2:
         # Penultimate guess and no code splits S into singletons: nothing finishes in time.
-        _mark(S, n, inset, 0)
+        mark_set(S, n, inset, 0)
         return INF
     if crit == 0 and lb_node < 2 * n:
         lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
@@ -360,7 +360,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         # from below, and the first guess reaching it ends the search.
         if (lo == hi and (tbest >= 0 or ply > 0)) or lo >= beta:
             stats[S_TABLE_HITS] += 1
-            _mark(S, n, inset, 0)
+            mark_set(S, n, inset, 0)
             ws_best[ply] = tbest if lo == hi else -1
             return lo
         if lo > lb_node:
@@ -376,26 +376,26 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             part_counts(table, S, ws_acc, pcs)
             have_masks = True
             stats[S_MASK_ROWS] += n
-        b = _branching(pcs, inset, n_codes, lbb.shape[0] - 1)
+        b = branching(pcs, inset, n_codes, lbb.shape[0] - 1)
         # within a depth limit both bounds hold (a limit only adds guesses): the larger, and INF for the sizes
         # that so few parts cannot separate in the guesses left (a value past the limit's range is no value)
         limited = m < mmax
-        reach = _reach(b, child_m, 1) if limited else np.int64(1) << np.int64(62)
+        reach = most_found(b, child_m, 1) if limited else np.int64(1) << np.int64(62)
         for c in range(width):
             e = lbb[b, c] if c <= reach else INF
             if e > lbc[c]:
                 lbc[c] = e
-        if limited and n > _reach(b, mm, 1):
-            _mark(S, n, inset, 0)
+        if limited and n > most_found(b, mm, 1):
+            mark_set(S, n, inset, 0)
             return INF
         if lbb[b, n] > lb_node:
             lb_node = lbb[b, n]
-        if limited and n > _reach(b, mm, 0):
+        if limited and n > most_found(b, mm, 0):
             nc_floor = INF
         elif lbb1[b, n] > nc_floor:
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
-            _mark(S, n, inset, 0)
+            mark_set(S, n, inset, 0)
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
@@ -479,7 +479,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     part_counts(table, S, ws_acc, pcs)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
-                hi = _prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
+                hi = prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
                                      not pooled, lbc, base, cur_beta, ws_pool[ply], fail, bnd)
                 src = ws_pool[ply]
                 pooled = True
@@ -490,7 +490,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     part_counts(table, S, ws_acc, pcs)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
-                nk = _prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
+                nk = prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
                                 n_codes, keys, nk, fail, bnd)
                 stats[S_SCANNED_OTHERS] += nk
             else:
@@ -509,13 +509,13 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     if lbg < fail[0]:
                         fail[0] = lbg
                     break
-            _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts)
+            split_parts(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts)
             if lazy:
                 stats[S_READS_OTHERS] += n
-                if _seen_split(starts, parts, n_resp, win, z1, ws_hkey[ply], ws_hstamp[ply], lazy_id):
+                if seen_split(starts, parts, n_resp, win, z1, ws_hkey[ply], ws_hstamp[ply], lazy_id):
                     continue
             # parts largest first: they decide most, and fail soonest
-            np_, rest = _parts_largest_first(starts, n_resp, win, lbc, psize, pres)
+            np_, rest = parts_largest_first(starts, n_resp, win, lbc, psize, pres)
             acc = base
             ok = True
             if acc + rest >= cur_beta:
@@ -534,7 +534,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if psize[j] <= 2:
                     # a part of one or two codes: its value without a call (counted as the node it is)
                     stats[S_NODES] += 1
-                    v = _tiny_value(psize[j], child_m, crit)
+                    v = tiny_value(psize[j], child_m, crit)
                 else:
                     v = search(parts[starts[r]:starts[r + 1]], ply + 1, turn + 1, child_m, budget, prm,
                                table, codes, masks, counts, lb_tab, nc_tab, z1, z2, tt_k1, tt_k2, tt_info,
@@ -543,7 +543,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                                lnn, ws_hkey, ws_hstamp, called | masks[g], ws_acc, ws_pc, lbb, lbb1, ws_lbc,
                                ws_resp, ws_zs)
                 if stats[S_ABORTED] != 0:
-                    _mark(S, n, inset, 0)
+                    mark_set(S, n, inset, 0)
                     return INF
                 acc += v
                 if acc >= INF:
@@ -559,7 +559,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 if acc <= lb_node:
                     done = True
                     break
-    _mark(S, n, inset, 0)
+    mark_set(S, n, inset, 0)
     cost = stats[S_NODES] - nodes_before
     if best_g >= 0:
         ws_best[ply] = best_g

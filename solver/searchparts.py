@@ -3,10 +3,10 @@
 What :func:`solver.searchkernels.search` asks of a set before it searches a guess: into how many parts every
 code splits it (:func:`part_counts`), a guess that splits it perfectly (:func:`perfect_candidate`,
 :func:`perfect_other`), which other codes the partition bound cannot rule out (:func:`_even_bounds`,
-:func:`_prefilter`, :func:`_prefilter_list`), whether a guess splits it as one already searched did
-(:func:`_seen_split`), its branching (:func:`_branching`), and the values of sets too small to search; and the
-steps of a node's search that touch its set alone: its codes marked (:func:`_mark`), split by a guess
-(:func:`_split`), and the parts put largest first (:func:`_parts_largest_first`).
+:func:`prefilter`, :func:`prefilter_list`), whether a guess splits it as one already searched did
+(:func:`seen_split`), its branching (:func:`branching`), and the values of sets too small to search; and the
+steps of a node's search that touch its set alone: its codes marked (:func:`mark_set`), split by a guess
+(:func:`split_parts`), and the parts put largest first (:func:`parts_largest_first`).
 Kept apart from the search kernel, whose recursion, workspace and statistics (:mod:`solver.searchkernels`'
 docstring) stay there; these read only what they are given and keep no state.
 """
@@ -142,7 +142,7 @@ def _even_bounds(n, lbrow, base, bnd):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail, bnd):  # type: ignore[no-untyped-def]
+def prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes, keys, nk, fail, bnd):  # type: ignore[no-untyped-def]
     """The non-candidates whose partition bound may stay below ``beta``, appended to ``keys`` as
     ``bound * n_codes + code`` in increasing code order (one per symbol class); returns the new
     ``nk``.  The bound of those left out lowers ``fail[0]``.
@@ -178,17 +178,17 @@ def _prefilter(pc, n, inset, codes, absent, uncalled, lbrow, base, beta, n_codes
 
 
 @njit(cache=True)
-def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,  # type: ignore[no-untyped-def]
+def prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, canonical_only, lbrow, base,  # type: ignore[no-untyped-def]
                     beta, out, fail, bnd):
     """The codes of ``src[:count]`` of one phase (0: candidates, 1: the others) whose partition bound
     may stay below ``beta``, in their order, into ``out``; returns how many.  Those left out lower
     ``fail[0]`` by the bound that dropped them.  With ``canonical_only``, one per symbol class.
 
-    :func:`_prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
+    :func:`prefilter`'s bound, for a list of codes that :func:`_collect` then reads in full for their
     exact bounds and splits: the pools of the first two plies, whose sets are large, and the
     candidates of a node whose masks are already known.  A candidate's own code is its winning
     part, which costs nothing more: its other ``P - 1`` parts hold ``n - 1`` codes.  ``bnd``: as
-    :func:`_prefilter`'s.
+    :func:`prefilter`'s.
     """
     bnd = _even_bounds(n - (1 - phase), lbrow, base, bnd)
     k = 0
@@ -213,7 +213,7 @@ def _prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, ca
 
 
 @njit(cache=True)
-def _part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
+def part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
     """One part's term of a split's signature: ``c`` codes whose ``z1`` keys sum to ``z``.
 
     Parts of one or two codes are worth the same whatever they hold, so they hash by size alone, each
@@ -231,7 +231,7 @@ def _part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _seen_before(sig, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
+def seen_before(sig, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
     """Whether signature ``sig`` is already in this node's set (stamp ``node_id``, open addressing in
     ``hkey``, whose stamps need no clearing between nodes); adds it otherwise."""
     hmask = hkey.shape[0] - 1
@@ -246,7 +246,7 @@ def _seen_before(sig, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
+def seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type: ignore[no-untyped-def]
     """Whether a guess tried before at this node (stamp ``node_id``) split S exactly like this one,
     whose parts are ``parts[starts[r]:starts[r + 1]]``; records it otherwise.  The split's
     signature is :func:`solver.searchkernels._collect`'s, for the other codes."""
@@ -259,12 +259,12 @@ def _seen_split(starts, parts, n_resp, win, z1, hkey, hstamp, node_id):  # type:
         if c > 2:
             for t in range(starts[r], starts[r + 1]):
                 z += z1[parts[t]]
-        sig += _part_hash(c, z, r == win)
-    return _seen_before(sig, hkey, hstamp, node_id)
+        sig += part_hash(c, z, r == win)
+    return seen_before(sig, hkey, hstamp, node_id)
 
 
 @njit(cache=True)
-def _branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
+def branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
     """The most non-winning parts any code makes of the node's set (``pc``: :func:`part_counts`; a code of the
     set has its winning part among them), at most ``b_max``: no guess splits any set below this one into more
     (a subset's parts under a guess are among the set's), so its counting bound holds for every one of them."""
@@ -277,7 +277,7 @@ def _branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _reach(b, m, first):  # type: ignore[no-untyped-def]
+def most_found(b, m, first):  # type: ignore[no-untyped-def]
     """The most secrets ``m`` guesses can find below a branching of ``b`` non-winning parts, the first guess
     finding one (``first`` 1) or none (0, a code outside the set): a set of more needs more guesses."""
     total = np.int64(first)
@@ -289,7 +289,7 @@ def _reach(b, m, first):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
+def tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
     """Value of a set of one or two codes with ``m`` guesses left (guess one of them, then the other)."""
     if m <= 0 or (n == 2 and m == 1):
         return INF
@@ -299,14 +299,14 @@ def _tiny_value(n, m, crit):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _mark(S, n, inset, v):  # type: ignore[no-untyped-def]
+def mark_set(S, n, inset, v):  # type: ignore[no-untyped-def]
     """Mark the codes of ``S`` in ``inset`` (1) while a node searches, or clear them (0) as it returns."""
     for i in range(n):
         inset[S[i]] = v
 
 
 @njit(cache=True)
-def _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts):  # type: ignore[no-untyped-def]
+def split_parts(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts):  # type: ignore[no-untyped-def]
     """Split ``S`` by guess ``g`` into ``parts`` (a stable counting sort): the part of response ``r`` is
     ``parts[starts[r]:starts[r + 1]]``, in ``S``'s order; ``buf`` receives the responses, ``fill`` is scratch."""
     response_row(table, codes, masks, counts, g, S, buf)
@@ -324,8 +324,8 @@ def _split(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, part
 
 
 @njit(cache=True)
-def _parts_largest_first(starts, n_resp, win, lbc, psize, pres):  # type: ignore[no-untyped-def]
-    """The non-winning parts of a split (:func:`_split`'s ``starts``), largest first (an insertion sort, equal
+def parts_largest_first(starts, n_resp, win, lbc, psize, pres):  # type: ignore[no-untyped-def]
+    """The non-winning parts of a split (:func:`split_parts`'s ``starts``), largest first (an insertion sort, equal
     sizes by response): their sizes into ``psize``, their responses into ``pres``.  Returns how many there are
     and the sum of their bounds ``lbc`` by size."""
     np_ = 0

@@ -27,7 +27,7 @@ from solver.bounds import (
 )
 from solver.codes import GameArrays
 from solver.game import CandidateSet, Game, History
-from solver.heuristics import _nlogn
+from solver.heuristics import nlogn
 from solver.question import INF, SearchTooDeepError, SolveOptions
 from solver.symmetry import equivalence_set
 from solver.table import MMAX, TableKey, TranspositionTable
@@ -79,7 +79,7 @@ class SearchState:
         self._ws_inset = np.zeros((plies, n), dtype=np.uint8)
         self._ws_pool = np.zeros((plies, n), dtype=np.int32)
         self._ws_best = np.zeros(plies + 1, dtype=np.int64)
-        self._log2n, self._lnn = _nlogn(n)
+        self._log2n, self._lnn = nlogn(n)
         self.stats = np.zeros(sk.STATS, dtype=np.int64)
         self._deadline: float | None = None
         """When a budgeted call (:meth:`solver.search.Searcher.solve_within`) ends, in :func:`time.monotonic`

@@ -30,6 +30,7 @@ import numpy as np
 
 from solver import kernels
 from solver.game import CandidateSet, Code, Game, History, Turn
+from solver.position import Position
 from solver.question import INF, SolveOptions
 from solver.search import Searcher
 from solver.vocabulary import Criterion, paid
@@ -173,20 +174,18 @@ class Sweeper:
         started = time.perf_counter()
         guesses0 = self.guesses
         self._deadline = float("inf") if seconds is None else started + seconds
-        turns = list(history)
-        c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
-        n = int(c.shape[0])
-        offset = paid(n, len(turns) + 1)
+        at = self._position(history, cands)
+        offset = paid(at.size, at.turn)
         b = INF + 1 if beta is None else min(max(0, int(beta) - offset), INF + 1)
-        key = self._key(len(turns) + 1, c)
+        key = self._key(at)
         if resume is not None:
             self._resume(key, offset, resume)
         self._watch = None if record is None else (key, offset, record)
         try:
-            v, g = self._value(turns, c, b)
+            v, g = self._value(at, b)
         except OutOfTime:
             spent = time.perf_counter() - started
-            up = self.upper.get(self._key(len(turns) + 1, c)) if n > self.kernel_at_most else None
+            up = self.upper.get(key) if at.size > self.kernel_at_most else None
             if up is None or up[0] >= b:
                 return SweepResult(None, False, None, self.guesses - guesses0, spent, cut=True)
             return SweepResult(None, False, None, self.guesses - guesses0, spent, cut=True, found=up[0] + offset,
@@ -199,26 +198,24 @@ class Sweeper:
             return SweepResult(None, True, None, self.guesses - guesses0, spent)
         return SweepResult(v + offset, v < b, g if v < b else None, self.guesses - guesses0, spent)
 
-    def _value(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
-        """(turn-independent value, best guess or -1) of ``cands`` after ``turns``: exact below ``beta``, else
-        a lower bound of at least ``beta``."""
-        n = int(cands.shape[0])
-        turn = len(turns) + 1
+    def _value(self, at: Position, beta: int) -> tuple[int, int]:
+        """(turn-independent value, best guess or -1) of the position ``at``: exact below ``beta``, else a lower
+        bound of at least ``beta``."""
         k = self.max_guesses
-        if k is not None and turn > k:
+        if k is not None and at.turn > k:
             return INF, -1
-        if n == 1:
-            return 1, int(cands[0])
-        if n <= self.kernel_at_most:
-            return self._kernel(turns, cands, beta)
-        key = self._key(turn, cands)
+        if at.size == 1:
+            return 1, int(at.cands[0])
+        if at.size <= self.kernel_at_most:
+            return self._kernel(at, beta)
+        key = self._key(at)
         known = self.exact.get(key)
         if known is not None:
             return known
         floor = self.lower.get(key, 0)
         if floor >= beta:
             return floor, -1
-        value, guess = self._sweep(turns, cands, beta, key)
+        value, guess = self._sweep(at, beta, key)
         if guess >= 0:
             self.exact[key] = (value, guess)
             self.upper.pop(key, None)
@@ -230,9 +227,8 @@ class Sweeper:
     def progress(self, history: History, *, cands: CandidateSet | None = None) -> SweepProgress:
         """What the sweeps so far proved of the set after ``history`` (game-level), for :meth:`value`'s
         ``resume``; the exact value, when it is known, as ``found`` with nothing refuted."""
-        turns = list(history)
-        c = self.game.candidates(turns) if cands is None else np.ascontiguousarray(cands, dtype=np.int32)
-        return self._progress(self._key(len(turns) + 1, c), paid(int(c.shape[0]), len(turns) + 1))
+        at = self._position(history, cands)
+        return self._progress(self._key(at), paid(at.size, at.turn))
 
     def _progress(self, key: tuple[int, bytes], offset: int) -> SweepProgress:
         best = self.exact.get(key) or self.upper.get(key)
@@ -264,13 +260,18 @@ class Sweeper:
                 elif not old_exact:
                     mine[int(r)] = (max(old_v, int(v)), False)
 
-    def _key(self, turn: int, cands: CandidateSet) -> tuple[int, bytes]:
-        """The memo's key of a set at guess number ``turn``: the turn only matters under a guess limit."""
-        return (0 if self.max_guesses is None else turn, cands.tobytes())
+    def _position(self, history: History, cands: CandidateSet | None) -> Position:
+        """The position after ``history``, its candidates as the kernels take them (``cands`` when given)."""
+        return Position.of(self.game, history,
+                           None if cands is None else np.ascontiguousarray(cands, dtype=np.int32))
 
-    def _kernel(self, turns: list[Turn], cands: CandidateSet, beta: int) -> tuple[int, int]:
-        n = int(cands.shape[0])
-        offset = paid(n, len(turns) + 1)
+    def _key(self, at: Position) -> tuple[int, bytes]:
+        """The memo's key of a position's set: its turn only matters under a guess limit."""
+        return (0 if self.max_guesses is None else at.turn, at.cands.tobytes())
+
+    def _kernel(self, at: Position, beta: int) -> tuple[int, int]:
+        turns, cands = list(at.history), at.cands
+        offset = paid(at.size, at.turn)
         left = self._deadline - time.perf_counter()
         if left <= 0:
             raise OutOfTime
@@ -286,15 +287,14 @@ class Sweeper:
         v = res.value - offset
         return (v, int(res.best_guess)) if res.exact and res.best_guess is not None and v < beta else (max(v, beta), -1)
 
-    def _sweep(self, turns: list[Turn], cands: CandidateSet, beta: int, key: tuple[int, bytes]) -> tuple[int, int]:
+    def _sweep(self, at: Position, beta: int, key: tuple[int, bytes]) -> tuple[int, int]:
         from solver.bounds import lower_bound_tables
         from solver.lowerbound import root_classes, root_lower_bound
         from solver.table import MMAX
 
         game = self.game
-        n = int(cands.shape[0])
-        turn = len(turns) + 1
-        offset = paid(n, len(turns) + 1)
+        turns, n, turn = list(at.history), at.size, at.turn
+        offset = paid(n, turn)
         lb0 = lower_bound_tables(game, game.size)[0, Criterion.TOTAL.code, MMAX]
         ranked: list[tuple[int, int, dict[int, int]]] = []
         fail = INF  # the least lower bound of the guesses that do not beat beta (fail-soft)
@@ -331,7 +331,7 @@ class Sweeper:
                 fail = min(fail, refuted[g])
                 continue
             with_parts = watched or key in self.partial  # kept for the watched set, or resumed from
-            v = self._try(turns, cands, g, best, part_lower, lb0, key if with_parts else None)
+            v = self._try(at, g, best, part_lower, lb0, key if with_parts else None)
             if with_parts:
                 self.partial.get(key, {}).pop(g, None)  # settled one way or the other below
             if v < best:
@@ -350,15 +350,15 @@ class Sweeper:
             return best, best_g
         return max(fail, beta) if fail < INF else INF, -1
 
-    def _try(self, turns: list[Turn], cands: CandidateSet, guess: int, beta: int, part_lower: dict[int, int],
-             lb0: np.ndarray, watched: tuple[int, bytes] | None = None) -> int:
-        """Turn-independent value of ``guess`` at ``cands`` (below ``beta``), else a bound of at least ``beta``.
+    def _try(self, at: Position, guess: int, beta: int, part_lower: dict[int, int], lb0: np.ndarray,
+             watched: tuple[int, bytes] | None = None) -> int:
+        """Turn-independent value of ``guess`` at ``at`` (below ``beta``), else a bound of at least ``beta``.
         ``watched``: the set's key when its parts' values are kept as they come (the watched set's, recorded each
         time) or known from an earlier run (:attr:`partial`)."""
         game = self.game
         self.guesses += 1
         a = self.searcher.arrays
-        order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
+        order, starts = kernels.split(*a.kernel_args(), guess, at.cands, game.n_responses)
         win = game.all_bulls
         known = {} if watched is None else self.partial.setdefault(watched, {}).setdefault(guess, {})
         parts = []
@@ -367,7 +367,7 @@ class Sweeper:
             if size and r != win:
                 parts.append((size, r, max(int(part_lower.get(r, 0)), int(lb0[size]), known.get(r, (0, False))[0])))
         parts.sort(key=lambda p: (-p[0], p[1]))
-        acc = int(cands.shape[0])  # this guess, counted for every candidate
+        acc = at.size  # this guess, counted for every candidate
         rest = sum(p[2] for p in parts)
         if acc + rest >= beta:
             return acc + rest
@@ -379,7 +379,7 @@ class Sweeper:
                 v = had[0]
             else:
                 sub = np.ascontiguousarray(order[int(starts[r]):int(starts[r + 1])], dtype=np.int32)
-                v, _ = self._value([*turns, Turn(guess, r)], sub, budget)
+                v, _ = self._value(at.after(guess, r, sub), budget)
                 if watched is not None:
                     known[r] = (v, v < budget)
                     if self._watch is not None and self._watch[0] == watched:
@@ -399,13 +399,13 @@ class Sweeper:
         small = self.searcher.chooser(options=SolveOptions(Criterion.TOTAL, self.max_guesses))
 
         def choose(cands: CandidateSet, turns: list[Turn]) -> Code:
-            c = np.ascontiguousarray(cands, dtype=np.int32)
-            if c.shape[0] <= self.kernel_at_most:
-                return small(c, turns)
-            key = self._key(len(turns) + 1, c)
+            at = self._position(turns, cands)
+            if at.size <= self.kernel_at_most:
+                return small(at.cands, turns)
+            key = self._key(at)
             known = self.exact.get(key) or self.upper.get(key)
             if known is None:
-                known = self._value(list(turns), c, INF + 1)
+                known = self._value(at, INF + 1)
             return int(known[1])
 
         return choose

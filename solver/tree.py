@@ -28,6 +28,7 @@ from solver import plainkernels
 from solver.codes import GameArrays
 from solver.errors import InvalidCodeError, InvalidResponseError, InvalidTreeError, SolverError
 from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, History, Response, Turn
+from solver.position import Position
 
 FORMAT = "bullscows-tree/1"
 
@@ -272,10 +273,10 @@ def build_tree(
             path.pop()
         return node
 
-    cands = game.candidates(history)
+    at = Position.of(game, history)
     limit = max(sys.getrecursionlimit(), 4 * game.positions * game.symbols + 1000)
     sys.setrecursionlimit(limit)
-    root = grow(cands, len(history) + 1, first)
+    root = grow(at.cands, at.turn, first)
     return Tree(game=game, root=root, history=list(history), strategy=strategy)
 
 

@@ -21,7 +21,7 @@ No imports beyond the standard library: the CLI reads this before it loads numpy
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, get_args
 
 CriterionName: TypeAlias = Literal["total", "kmovers"]
 """The criteria as the HTTP API, the CLI and stored rows spell them: the boundary's type, parsed once into a
@@ -129,7 +129,27 @@ SOURCE_MEANINGS: dict[str, str] = {
                   "best strategy this project knows, every secret played, but not proven optimal",
 }
 
-assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES) and set(SOURCE_MEANINGS) == set(SOURCES)
+BEST_KNOWN: Final = "best-known"
+"""The strategy name (and the answer's ``source``) of a game's shipped best-known tree: the best strategy known for a
+game nobody has solved, every secret played but not proven optimal (``GET /v1/strategies/{game}/best-known``)."""
+
+SOURCE_LABELS: dict[str, str] = {
+    "history": "the game is over",
+    "tree": "proven optimal: from a solved tree",
+    "cache": "proven optimal: from the solved positions",
+    "search": "proven optimal: searched just now",
+    "job": "proven optimal: computed by a job",
+    "busy": "a heuristic's guess: the solver was busy",
+    "heuristic": "a heuristic's guess, not proven optimal",
+    "best-known": "best known tree, not proven optimal",
+}
+"""Where an optimal strategy's guess came from, in a few words for people: the web page's line under each guess,
+next-move's ``note`` of a best-known tree, and the page's strategy menu for a game whose fewest guesses in all are
+played by a tree not proven optimal.  How such a tree was made is its provenance, served apart
+(``GET /v1/games/{game}``: ``known.tree``), never in these words."""
+
+assert set(DESCRIPTIONS) == set(LABELS) == set(STRATEGIES)
+assert set(SOURCE_MEANINGS) == set(SOURCE_LABELS) == set(SOURCES) and BEST_KNOWN in SOURCES
 
 MMAX: int = 64
 """The number of remaining guesses that stands for "no depth limit" (the table's ``m``)."""
@@ -161,6 +181,23 @@ def game_value(remaining: int, size: int, turn: int, criterion: Criterion) -> in
 def remaining_value(value: int, size: int, turn: int, criterion: Criterion) -> int:
     """Inverse of :func:`game_value`."""
     return value - paid(size, turn) if criterion == Criterion.TOTAL else value
+
+
+AVERAGE_DIGITS: int = 6
+"""Decimals of every average the service answers."""
+
+
+def average_of(value: int, size: int) -> float:
+    """Guesses per secret of a game-level total ``value`` (every guess of the game, the history's included) over
+    ``size`` secrets: every average a position is answered with (next-move's ``value.expected``, explain's
+    ``average``s), computed and rounded here alike."""
+    return round(value / size, AVERAGE_DIGITS)
+
+
+def game_length(remaining: int, turn: int) -> int:
+    """The guesses of the whole game for a secret found ``remaining`` guesses from guess number ``turn`` (that
+    guess included): how a worst case is counted wherever a position is answered, as a tree's statistics count."""
+    return remaining + turn - 1
 
 
 def win_value(turn: int, criterion: Criterion, max_guesses: int | None) -> int:

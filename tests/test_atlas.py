@@ -16,6 +16,7 @@ from solver.atlas import NAMES, Value, atlas_games, solve_game
 from solver.game import DEFAULT_ALPHABET, Game
 from solver.question import SolveOptions, SolveResult
 from solver.search import Searcher
+from solver.vocabulary import BEST_KNOWN
 from tests import reference
 
 SHIPPED = atlas.load()
@@ -420,7 +421,7 @@ def test_every_open_entry_carries_its_best_known_tree() -> None:
         best = atlas.best_known(e)
         assert best is not None
         assert best["total"] == e["values"]["total"]["upper"] == min(t.total for t in trees.values())
-        assert (best["strategy"] == atlas.BEST_KNOWN) == ("hybrid" in e)
+        assert (best["strategy"] == BEST_KNOWN) == ("hybrid" in e)
     assert one_step_trees(Game.from_spec("7,7,0"))["minimax"] == OneStep(**SHIPPED["7,7,0"]["one_step"]["minimax"])
 
 
@@ -460,7 +461,7 @@ def test_the_hybrid_command_ships_a_tree_and_can_close_a_bracket(tmp_path: Path)
     assert got["hybrid"]["total"] == optimum and got["hybrid"]["tree"] == "4-3-1-best-known.tree"
     from service.trees import TreeLibrary
 
-    stored = TreeLibrary(str(folder)).get(Game.from_spec("4,3,1"), atlas.BEST_KNOWN, None)
+    stored = TreeLibrary(str(folder)).get(Game.from_spec("4,3,1"), BEST_KNOWN, None)
     assert stored is not None and stored.meta["exact"] is False and stored.meta["source"] == "hybrid"
     assert stored.tree.stats().total == optimum
     worse = runner.invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--exact-at-most", "1", "--file", str(path),
@@ -510,7 +511,7 @@ def test_shipped_hybrid_trees_play_every_secret_to_their_record(spec: str) -> No
 
     record = SHIPPED[spec]["hybrid"]
     game = Game.from_spec(spec)
-    stored = TreeLibrary().get(game, atlas.BEST_KNOWN, None)
+    stored = TreeLibrary().get(game, BEST_KNOWN, None)
     assert stored is not None and stored.meta["exact"] is False
     lengths = [len(stored.tree.play(secret)) for secret in range(game.size)]
     assert sum(lengths) == record["total"] == stored.meta["total"]

@@ -209,7 +209,8 @@ def test_inconsistent_histories(bulls_cows: Game, history: str, needle: str) -> 
 
 
 def test_response_impossible_for_that_guess(mastermind: Game) -> None:
-    with pytest.raises(InconsistentHistoryError, match=r"turn 1 \('0000 0\.1'\): no code can answer '0000' with 0\.1"):
+    with pytest.raises(InconsistentHistoryError,
+                       match=r"turn 1 \(0000: 0 black, 1 white\): no code can answer '0000' with 0 black, 1 white"):
         mastermind.candidates(mastermind.parse_history("0000 0.1"))
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from solver import kernels
 from solver.errors import UnknownStrategyError
 from solver.game import Game
-from solver.heuristics import STRATEGIES, _nlogn, get_strategy, partition
+from solver.heuristics import STRATEGIES, get_strategy, nlogn, partition
 from tests import reference
 from tests.test_game import games
 
@@ -139,7 +139,7 @@ def test_equal_multisets_tie_exactly(name: str, game: Game, data: st.DataObject)
     k = data.draw(st.integers(0, game.size - 1))
     cands = game.all_codes if k == 0 else game.candidates([game.parse_turn(
         f"{game.format_code(k)} {game.format_response(game.response(k, 0))}")])
-    log2n, lnn = _nlogn(int(cands.shape[0]))
+    log2n, lnn = nlogn(int(cands.shape[0]))
     in_set = set(cands.tolist())
     seen: dict[tuple[tuple[int, ...], bool], float] = {}
     for g in range(game.size):
@@ -193,7 +193,7 @@ def test_a_stopped_scan_answers_the_best_guess_it_scored(name: str, mastermind: 
     a = mastermind.arrays()
     cands = mastermind.candidates([mastermind.parse_turn("0011 1.1")])
     pool = np.concatenate([cands, np.setdiff1d(mastermind.all_codes, cands)]).astype(np.int32)
-    log2n, lnn = _nlogn(int(cands.shape[0]))
+    log2n, lnn = nlogn(int(cands.shape[0]))
     no_f = np.zeros((1, 1), dtype=np.uint8)
     kid = kernels.__dict__[name.upper().replace("-", "_")]
 

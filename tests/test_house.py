@@ -1,6 +1,7 @@
 """The house's own rules, checked on the source: the import graphs of ``solver/`` and ``service/`` have no
-cycle (imports inside functions and under ``TYPE_CHECKING`` count: they are cycles postponed, not removed), no
-module is over 600 lines, and docs/architecture.md describes every module there is and no other."""
+cycle (imports inside functions and under ``TYPE_CHECKING`` count: they are cycles postponed, not removed), the
+answer chain reaches no research module, routes reach the store and the job engine only through the service layer,
+no module is over 600 lines, and docs/architecture.md describes every module there is and no other."""
 
 from __future__ import annotations
 
@@ -106,6 +107,47 @@ def test_the_cycle_check_sees_a_cycle_through_an_import_inside_a_function(tmp_pa
     assert _cycles(graph) == [["a", "b"]]
 
 
+def _reach(start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others, function-level imports included."""
+    modules = _modules()
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(_imports(name, modules[name], modules))
+    return seen
+
+
+LAB = re.compile(r"rollout|polish|bound_campaign|bound_files|step_run|sweep|record_check|checks|atlas_runs|"
+                 r"secondbound|partledger|lowerbound|boundmemo|boundkernel|feasible|campaign_units|campaign_plans")
+"""The modules that make shipped knowledge (bounds, rollouts, polishes, steps, sweeps, checks, atlas runs): a
+question's path carries none of them."""
+
+
+def test_the_answer_chain_carries_no_research() -> None:
+    """Every position question goes down :mod:`service.answers`: it reaches the readers of shipped data, the store
+    and the solver's search, and no module of the lab (and stays a small part of the house)."""
+    reached = _reach("service.answers")
+    assert sorted(m for m in reached if LAB.search(m)) == []
+    assert len(reached) <= 45
+
+
+def test_routes_call_the_service_layer_not_the_store_or_the_job_engine() -> None:
+    """A route parses, calls one function of the service layer (:mod:`service.calls`, the answer chain...) and
+    answers: no module of ``service.api`` imports the store or the job engine, nor reads the settings by a string
+    key of the app's config."""
+    modules = _modules()
+    for name, path in modules.items():
+        if not name.startswith("service.api."):
+            continue
+        direct = _imports(name, path, modules)
+        assert sorted(m for m in direct if m.startswith(("service.store", "service.jobs"))) == [], name
+        assert 'config["SETTINGS"]' not in path.read_text(encoding="utf-8"), name
+
+
 def test_no_module_is_over_600_lines() -> None:
     long = {str(path.relative_to(REPO)): n for path in _modules().values()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
@@ -120,16 +162,46 @@ def test_the_architecture_lists_every_module_and_no_other() -> None:
 
 
 def test_the_docs_name_no_commit() -> None:
-    """README and docs describe the product as it is: a measurement's history lives in the benchmarks' output,
-    not as commit hashes in prose.  Every word of 7 to 40 hex digits is asked of git (a clone has its history;
-    a folder without one has nothing to ask)."""
+    """README and docs (their dated notes included) describe the product as it is: a measurement's history lives
+    in the benchmarks' output, not as commit hashes in prose.  Every word of 7 to 40 hex digits is asked of git
+    (a clone has its history; a folder without one has nothing to ask)."""
     import shutil
     import subprocess
 
     if shutil.which("git") is None or not (REPO / ".git").exists():
         return
-    texts = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    texts = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     words = sorted({w for t in texts for w in re.findall(r"\b[0-9a-f]{7,40}\b", t.read_text(encoding="utf-8"))})
     asked = subprocess.run(["git", "cat-file", "--batch-check"], cwd=REPO, capture_output=True, text=True,
                            input="".join(f"{w}^{{commit}}\n" for w in words), check=True).stdout.splitlines()
     assert [w for w, answer in zip(words, asked, strict=True) if answer.split()[1:2] == ["commit"]] == []
+
+
+README_MAX_WORDS = 60
+"""The longest sentence the README's prose may have: a front page is read, not parsed."""
+
+
+def _prose_sentences(text: str) -> list[str]:
+    """The sentences of a Markdown page's prose: its paragraphs and list items, without code blocks, tables,
+    headings or images, each cut at a full stop (or ? and !) followed by a new sentence."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    units: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if not lines or lines[0].startswith(("|", "#", "![")):
+            continue
+        items: list[list[str]] = [[]]
+        for line in lines:
+            if line.startswith("- ") and items[-1]:
+                items.append([])
+            items[-1].append(line.removeprefix("- "))
+        units.extend(" ".join(item) for item in items)
+    return [s for unit in units for s in re.split(r"(?<=[.!?])\s+(?=[A-Z*`\[(])", unit) if s]
+
+
+def test_the_readme_reads_in_sentences_a_person_can_follow() -> None:
+    """No sentence of the README's prose runs past README_MAX_WORDS words (one paragraph was a single sentence of
+    about 170)."""
+    sentences = _prose_sentences((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(sentences) > 30
+    assert [s[:80] for s in sentences if len(s.split()) > README_MAX_WORDS] == []

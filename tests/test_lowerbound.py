@@ -497,7 +497,7 @@ def test_a_sets_branching_is_the_most_parts_any_code_makes_of_it(spec: str, move
     any code of the game makes of the set: checked against every code, one by one."""
     import numpy as np
 
-    from solver.boundkernels import _canonical_guesses, _one_ply_branching
+    from solver.boundkernels import _canonical_guesses, one_ply_branching_bounds
     from solver.bounds import branching_tables, kernel_responses
 
     game = Game.from_spec(spec)
@@ -517,8 +517,8 @@ def test_a_sets_branching_is_the_most_parts_any_code_makes_of_it(spec: str, move
     canonical = _canonical_guesses(searcher.arrays.codes, searcher.arrays.masks, cands,
                                    searcher.arrays.called(history), game.symbols)
     for tried in (pool0, np.ascontiguousarray(canonical, dtype=np.int32)):
-        assert _one_ply_branching(table, cands, tried, lbb, b_game, n_resp, win, out[:tried.shape[0]]) == every
-    assert _one_ply_branching(table, cands, pool0, lbb, 2, n_resp, win, out[:pool0.shape[0]]) == min(every, 2)
+        assert one_ply_branching_bounds(table, cands, tried, lbb, b_game, n_resp, win, out[:tried.shape[0]]) == every
+    assert one_ply_branching_bounds(table, cands, pool0, lbb, 2, n_resp, win, out[:pool0.shape[0]]) == min(every, 2)
 
 
 @pytest.mark.parametrize(("spec", "depth"), [("mastermind", 2), ("4,7,0", 3), ("5,5,0", 3), ("4,5,1", 3)])
@@ -563,7 +563,7 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
     refinement is built from are those of the game's own numbering."""
     import numpy as np
 
-    from solver.boundkernels import _one_ply, _one_ply_branching
+    from solver.boundkernels import one_ply_bounds, one_ply_branching_bounds
     from solver.bounds import branching_tables, compact_responses, lower_bound_tables
     from solver.table import MMAX
 
@@ -584,8 +584,8 @@ def test_the_densely_numbered_table_scores_every_guess_as_the_games_own(spec: st
         for table, nr, w in ((raw, game.n_responses, game.all_bulls), (dense, n_resp, win)):
             a = np.empty(game.size, dtype=np.int64)
             b = np.empty(game.size, dtype=np.int64)
-            _one_ply(table, cands, guesses, lb0, nr, w, a)
-            branching = _one_ply_branching(table, cands, guesses, lbb, lbb.shape[0] - 1, nr, w, b)
+            one_ply_bounds(table, cands, guesses, lb0, nr, w, a)
+            branching = one_ply_branching_bounds(table, cands, guesses, lbb, lbb.shape[0] - 1, nr, w, b)
             scores.append((a.tolist(), b.tolist(), int(branching)))
         assert scores[0] == scores[1]
 

@@ -545,7 +545,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     inset[S] = 1
     keys = np.zeros(game.size, dtype=np.int64)
     fail = np.full(1, INF, dtype=np.int64)
-    nk = sk._prefilter(pc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow, np.int64(base),
+    nk = sk.prefilter(pc, n, inset, a.codes, np.int64(absent), np.int64(uncalled), lbrow, np.int64(base),
                        np.int64(beta), game.size, keys, 0, fail, np.zeros(65, dtype=np.int64))
     kept = [int(k) % game.size for k in keys[:nk]]
     exact = {g: min(INF, base + sum(int(lbrow[c]) for c in p.values())) for g, p in enumerate(_partitions(game, cands))
@@ -561,7 +561,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
 
 def test_lower_bound_rows_are_convex() -> None:
     """The prefilter's bound for a code with P parts is the most even P parts' (see
-    ``searchparts._prefilter``), which holds because every row of the bound tables is zero for no
+    ``searchparts.prefilter``), which holds because every row of the bound tables is zero for no
     code and never steps down until it turns INF for good: checked on every game the atlas covers."""
     import numpy as np
 

@@ -11,6 +11,7 @@ import pytest
 from solver.game import Game, Turn
 from solver.heuristics import get_strategy
 from solver.polish import polish
+from solver.position import Position
 from solver.search import Searcher, SolveOptions
 from solver.sweep import OutOfTime, Sweeper, SweepProgress
 from solver.tree import build_tree, strategy_chooser
@@ -125,10 +126,10 @@ class _Counting(Sweeper):
         super().__init__(*args, **kwargs)
         self.root, self.at_root = root, list[int]()
 
-    def _try(self, turns: list[Turn], *args: Any) -> int:
-        if len(turns) == self.root:
-            self.at_root.append(args[1])
-        return super()._try(turns, *args)
+    def _try(self, at: Position, *args: Any) -> int:
+        if len(at.history) == self.root:
+            self.at_root.append(args[0])
+        return super()._try(at, *args)
 
 
 def test_a_sweep_resumes_from_the_progress_it_recorded_without_evaluating_a_guess_twice() -> None:
@@ -170,10 +171,10 @@ class _Parts(Sweeper):
         super().__init__(*args, **kwargs)
         self.root, self.below = root, list[tuple[int, int]]()
 
-    def _value(self, turns: list[Turn], *args: Any) -> tuple[int, int]:
-        if len(turns) == self.root + 1:
-            self.below.append((turns[-1].guess, turns[-1].response))
-        return super()._value(turns, *args)
+    def _value(self, at: Position, *args: Any) -> tuple[int, int]:
+        if len(at.history) == self.root + 1:
+            self.below.append((at.history[-1].guess, at.history[-1].response))
+        return super()._value(at, *args)
 
 
 @pytest.mark.slow  # 12 s; test_a_sweep_resumes_from_the_progress_it_recorded_... resumes a sweep in the quick run

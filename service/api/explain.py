@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import current_app
 
 from service.api import parse
-from service.config import Settings
 from service.explain import explain as explain_guess
 from service.rules import max_guesses_of
 from service.schemas.moves import ExplainIn, ExplainOut
@@ -27,7 +25,7 @@ def explain(body: ExplainIn) -> Any:
     value and the guess's own, counted as ``POST /v1/solve`` counts them.  A value out of reach (a game too big to
     search, a search the budget cut) is null, and ``optimal.note`` says why; no job is started.  A history that
     ends in the winning response has no next guess: ``/problems/game-finished``."""
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = services().settings
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
     criterion = parse.criterion_named(body.criterion)

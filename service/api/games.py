@@ -44,6 +44,7 @@ from solver.vocabulary import (
     DESCRIPTIONS,
     LABELS,
     OPTIMAL_STRATEGIES,
+    SOURCE_LABELS,
     SOURCE_MEANINGS,
     STRATEGIES,
 )
@@ -67,7 +68,7 @@ def describe(game: Game) -> dict[str, Any]:
 def games() -> Any:
     """The presets with their parameters and responses, the service's limits, every strategy
     ``next-move`` accepts (the default first), and the atlas's games."""
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = services().settings
     return {
         "presets": [describe(Game.from_spec(name)) for name in PRESETS],
         "atlas": known.atlas_menu(),
@@ -78,7 +79,7 @@ def games() -> Any:
         "strategies": [{"name": n, "kind": "optimal" if n in OPTIMAL_STRATEGIES else "one-step",
                         "label": LABELS[n], "description": DESCRIPTIONS[n]} for n in STRATEGIES],
         "default_strategy": DEFAULT_STRATEGY,
-        "sources": [{"name": k, "meaning": v} for k, v in SOURCE_MEANINGS.items()],
+        "sources": [{"name": k, "meaning": v, "label": SOURCE_LABELS[k]} for k, v in SOURCE_MEANINGS.items()],
     }
 
 
@@ -87,7 +88,7 @@ def games() -> Any:
 def game_info(game: str) -> Any:
     """A named game (``mastermind``, ``super-mastermind``, ...: ``GET /v1/games`` lists them) or
     ``positions,symbols,repetition`` (e.g. ``5,8,1``)."""
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = services().settings
     return describe(parse.game_of(game, settings))  # errors: the app's solver handlers
 
 
@@ -123,7 +124,7 @@ def _key_material(settings: Settings) -> bytes:
 def _fernet() -> Fernet:
     held = services()
     if held.fernet is None:
-        digest = hashlib.sha256(b"bullscows-match\0" + _key_material(current_app.config["SETTINGS"])).digest()
+        digest = hashlib.sha256(b"bullscows-match\0" + _key_material(services().settings)).digest()
         held.fernet = Fernet(base64.urlsafe_b64encode(digest))
     return held.fernet
 
@@ -136,7 +137,7 @@ def now() -> int:
 
 def _open(token: str) -> tuple[Game, int]:
     """The game and secret of a token (a 400 problem when there are none)."""
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = services().settings
     try:
         doc = orjson.loads(_fernet().decrypt_at_time(token.encode(), settings.match_ttl_s, now()))
         game = Game.from_spec(doc["game"], max_codes=settings.max_codes)
@@ -156,7 +157,7 @@ def _open(token: str) -> tuple[Game, int]:
 @bp.output(MatchOut, status_code=201)
 def new_match(body: MatchIn) -> Any:
     """Pick a secret uniformly at random; answer with the token that holds it encrypted."""
-    game = parse.game_of(body.game, current_app.config["SETTINGS"])
+    game = parse.game_of(body.game, services().settings)
     secret = secrets.randbelow(game.size)
     doc = {"game": game.spec, "alphabet": game.alphabet[: game.symbols], "secret": secret}
     token = _fernet().encrypt_at_time(orjson.dumps(doc), now()).decode()

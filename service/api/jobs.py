@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app
+from flask import Response
 
+from service import calls
 from service.api import parse
-from service.api.submit import accepted, store, submit, wait_budget
-from service.config import Settings
-from service.jobs import manage
+from service.api.submit import accepted
 from service.problems import problem
 from service.rules import max_guesses_of
 from service.schemas.jobs import JobIn, JobList, JobListQuery, JobOut, JobQuery
@@ -31,16 +30,14 @@ bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
 def post_job(body: JobIn) -> Any:
     """Submit a long solve.  Answers 200 when the job is already done (or finishes within
     ``wait_ms``), else 202 with ``Location: /v1/jobs/{id}``."""
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = calls.settings()
     game = parse.game_of(body.game, settings)
     history, _ = parse.history_of(game, body.history, settings)
     criterion = parse.criterion_named(body.criterion)
     max_guesses = max_guesses_of(game, criterion, body.max_guesses)
     options = SolveOptions(criterion, max_guesses, body.depth_count, body.mde, body.from_set_only)
-    job = submit(game, history, options, wait_budget(settings, body.wait_ms, 0))
-    if job.status != "done":
-        return accepted(job)
-    return manage.view(store(), job)
+    job = calls.submit(game, history, options, calls.wait_budget(body.wait_ms, 0))
+    return accepted(calls.view_of(job)) if job.status != "done" else calls.view_of(job)
 
 
 @bp.get("/jobs")
@@ -48,10 +45,7 @@ def post_job(body: JobIn) -> Any:
 @bp.output(JobList)
 def list_jobs(query: JobListQuery) -> Any:
     """Jobs, newest first (``status``, ``limit`` ≤ 200, ``offset`` as query parameters)."""
-    settings: Settings = current_app.config["SETTINGS"]
-    jobs = store()
-    return {"jobs": [manage.view(jobs, j) for j in jobs.list_jobs(query.status, query.limit, query.offset)],
-            "workers_alive": len(jobs.live_workers(settings.worker_live_s))}
+    return calls.job_list(query.status, query.limit, query.offset)
 
 
 def _not_found(job_id: str) -> Response:
@@ -64,11 +58,8 @@ def _not_found(job_id: str) -> Response:
 def get_job(job_id: str, query: JobQuery) -> Any:
     """Status, progress (units, nodes, best value so far, lower bound, ETA) and result of a job;
     ``?units=true`` lists its units."""
-    jobs = store()
-    job = jobs.get(job_id[:32])
-    if job is None:
-        return _not_found(job_id)
-    return manage.view(jobs, job, units=query.units)
+    view = calls.job_view(job_id, units=query.units)
+    return _not_found(job_id) if view is None else view
 
 
 @bp.delete("/jobs/<job_id>")
@@ -76,17 +67,9 @@ def get_job(job_id: str, query: JobQuery) -> Any:
 def cancel_job(job_id: str) -> Any:
     """Cancel a job: queued units are dropped, running ones stop at their next heartbeat.
     A finished job cannot be cancelled (409)."""
-    jobs = store()
-    job = jobs.get(job_id[:32])
-    if job is None:
+    view, finished = calls.cancel_job(job_id)
+    if view is not None:
+        return view
+    if finished is None:
         return _not_found(job_id)
-    status, changed = jobs.cancel(job.id)
-    if not changed:
-        return problem("job-finished",
-                       f"job {job.id} is {status}; only queued or running jobs can be cancelled")
-    from service.metrics import record_job
-
-    record_job("cancelled")
-    job = jobs.get(job.id)
-    assert job is not None
-    return manage.view(jobs, job)
+    return problem("job-finished", f"job {job_id[:32]} is {finished}; only queued or running jobs can be cancelled")

@@ -6,14 +6,12 @@ import time
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import current_app, url_for
+from flask import url_for
 
+from service import calls
 from service.api import parse
-from service.config import Settings
-from service.jobs.manage import hand_off
 from service.rules import max_guesses_of
 from service.schemas.moves import NextMoveIn, NextMoveOut
-from service.services import services
 from solver.vocabulary import criterion_of
 
 bp = APIBlueprint("moves", __name__, tag="moves", url_prefix="/v1")
@@ -33,15 +31,13 @@ def next_move(body: NextMoveIn) -> Any:
     A history that ends in the winning response is a finished game: ``finished``, the ``secret``, no
     ``guess``, nothing searched."""
     t0 = time.perf_counter()
-    settings: Settings = current_app.config["SETTINGS"]
+    settings = calls.settings()
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
     max_guesses = max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)
-    move = services().answers.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
-                                        budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
-                                        from_set_only=body.from_set_only)
-    job = (hand_off(services().jobs, game, history, body.strategy, max_guesses, settings.handoff_jobs)
-           if move.unfinished and body.job else None)
+    move, job = calls.next_move(game, history, cands, body.strategy, max_guesses=max_guesses,
+                                budget_ms=parse.budget(settings, body.time_budget_ms), seed=body.seed,
+                                from_set_only=body.from_set_only, job=body.job)
     out = move.as_dict(game, history, cands, body.strategy, (time.perf_counter() - t0) * 1000)
     out.update(max_guesses=max_guesses)
     if job is None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, request, stream_with_context
 
 from service import auth
 from service.api import parse
@@ -20,15 +20,11 @@ from service.positions_io import InvalidImportError, read_entries, row_line
 from service.problems import problem
 from service.schemas import PositionsQuery
 from service.services import services
-from service.store.positions import PositionStore
 from solver.game import Game
 
 bp = APIBlueprint("positions", __name__, tag="positions", url_prefix="/v1")
 NDJSON = "application/x-ndjson"
 
-
-def _store() -> PositionStore:
-    return services().positions
 
 
 @bp.get("/positions")
@@ -39,7 +35,7 @@ def export_positions(query: PositionsQuery) -> Response:
     # an unknown game is the app's invalid-game problem, as anywhere else
     game = None if query.game is None else Game.from_spec(query.game).spec
     criterion = None if query.criterion is None else parse.criterion_named(query.criterion)
-    rows = _store().iter_rows(game, criterion)
+    rows = services().positions.iter_rows(game, criterion)
     first = next(rows, None)  # a database that is away fails here (503), not in the middle of the stream
 
     def lines() -> Iterator[bytes]:
@@ -59,11 +55,11 @@ def import_positions() -> Any:
     if token is None:
         return auth.unauthorized("importing positions needs a valid bearer token with the 'import' scope")
     label = token.name
-    settings = current_app.config["SETTINGS"]
+    settings = services().settings
     try:
         entries = read_entries(request.get_data().splitlines(), max_codes=settings.max_codes,
                                verify_max_codes=settings.import_verify_max_codes)
     except InvalidImportError as exc:
         return problem("invalid-import", f"{exc}; nothing stored")
-    stored = _store().save_entries(entries, source=f"import:{label}")
+    stored = services().positions.save_entries(entries, source=f"import:{label}")
     return {"imported": stored}

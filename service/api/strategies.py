@@ -13,28 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 from apiflask import APIBlueprint
-from flask import Response, current_app
+from flask import Response
 
+from service import calls
 from service.api.parse import game_of
-from service.api.submit import accepted, submit_request, wait_budget
-from service.config import Settings
-from service.jobs.plan import JobRequest
+from service.api.submit import accepted
 from service.problems import fail, problem
 from service.schemas.strategies import TreeBuildIn, TreePartQuery, TreeQuery
 from service.services import services
 from service.strategy_trees import FoundTree, TreeQuestion
 from service.trees import download_name
 from solver.compare import lengths_lines
-from solver.search import require_searchable
 from solver.tree import Node, to_json
-from solver.vocabulary import Criterion
 
 bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
 
 
 def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
     """The question, validated: the game (within the service's limits), then the rest (:meth:`TreeQuestion.of`)."""
-    return TreeQuestion.of(game_of(game_spec, current_app.config["SETTINGS"]), strategy, max_guesses, first)
+    return TreeQuestion.of(game_of(game_spec, calls.settings()), strategy, max_guesses, first)
 
 
 def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion, FoundTree]:
@@ -44,7 +41,7 @@ def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion
     found = trees.known(q)
     if found is not None:
         return q, found
-    reason = q.too_long_for_a_request(current_app.config["SETTINGS"])
+    reason = q.too_long_for_a_request(calls.settings())
     if reason is not None:
         raise fail("strategy-too-expensive", reason)
     return q, trees.build(q)
@@ -76,21 +73,15 @@ def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
     search, as long as the game needs): 202 with ``Location: /v1/jobs/{id}``, whose ``progress.fraction``
     counts the secrets placed.  The tree is kept in the shared table, so every later request, from any
     client or process, is answered at once.  Waits up to ``wait_ms`` for the job before answering 202."""
-    settings: Settings = current_app.config["SETTINGS"]
     q = _question(game, strategy, body.max_guesses, None)  # errors: the app's solver handlers
     trees = services().strategy_trees
     found = trees.known(q)
-    if found is None and q.too_long_for_a_request(settings) is None:
+    if found is None and q.too_long_for_a_request(calls.settings()) is None:
         found = trees.build(q)
     if found is None:
-        options = q.options()
-        if options is not None:
-            require_searchable(q.game)
-        req = JobRequest.tree(q.game, strategy, Criterion.TOTAL if options is None else options.criterion,
-                              q.max_guesses)
-        job = submit_request(req, wait_budget(settings, body.wait_ms, 0))
+        job = calls.tree_job(q.game, strategy, q.options(), q.max_guesses, body.wait_ms)
         if job.status != "done":
-            return accepted(job)
+            return accepted(calls.view_of(job))
         found = trees.known(q)
         assert found is not None, "a finished tree job stores its tree"
     return _statistics(q, found)

@@ -296,15 +296,16 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
         _fail(f"--at-most ({at_most}) must be above --above ({low})")
     progress = progress or polishes.default_path(spec)
     try:
-        tree, params = atlas.polish_target(spec, above=low, at_most=at_most, budget_s=budget, max_guesses=max_guesses,
-                                           path=file, folder=folder, sweep=sweep)
+        tree, params = atlas.ATLAS.polish_target(spec, above=low, at_most=at_most, budget_s=budget,
+                                                 max_guesses=max_guesses, path=file, folder=folder, sweep=sweep)
         stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
             _emit(stopped, as_json)
             return
-        record = atlas.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
+        judged = atlas.ATLAS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))
+    record = judged if judged.pop("kept") else None
     _emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))
 
 
@@ -369,7 +370,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
-        record, got = atlas.add_lower_bound(spec, depth, path=file, known=known, target=target, log=_log)
+        record, got = atlas.ATLAS.add_lower_bound(spec, depth, path=file, known=known, target=target, log=_log)
         if keep is not None:
             kept = keep(got)
             click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)

@@ -115,7 +115,8 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     file = path or records.RECORDS_FILE
     _readable(file)
     if not campaign:
-        _emit({"game": spec, **records.add_lower_bound(spec, depth, target=target, path=file, log=_log)}, as_json)
+        _emit({"game": spec, **records.RECORDS.add_lower_bound(spec, depth, target=target, path=file, log=_log)[0]},
+              as_json)
         return
     _bound_campaign("records", spec, depth, target, progress, processes, max_units, only_parts, file, url,
                     as_json)
@@ -318,14 +319,14 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     file = path or records.RECORDS_FILE
     progress = progress or polishes.default_path(spec)
     try:
-        tree, params = records.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
-                                             max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
-                                             parts=None if parts is None else parts.split(","))
+        tree, params = records.RECORDS.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
+                                                     max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
+                                                     parts=None if parts is None else parts.split(","))
         stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
             _emit(stopped, as_json)
             return
-        record = records.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
+        record = records.RECORDS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
     except ValueError as exc:
         _fail(str(exc))
     _emit({"game": spec, **record}, as_json)
@@ -427,10 +428,10 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None, 
     a table of those positions (--json: as JSON)."""
     import numpy as np
 
-    from service.atlas import BEST_KNOWN
     from service.trees import TREE_DIR, TreeLibrary
     from solver.compare import compare, history_text, read_steps
     from solver.game import Game
+    from solver.vocabulary import BEST_KNOWN
 
     spec = _spec(game)
     g = Game.from_spec(spec)

@@ -59,10 +59,10 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     """
     from tqdm import tqdm
 
-    from service.atlas import BEST_KNOWN
     from solver.compare import write_steps
     from solver.heuristics import get_strategy
     from solver.tree import build_tree, strategy_chooser, to_compact, to_json
+    from solver.vocabulary import BEST_KNOWN
 
     if strategy not in STRATEGIES and strategy != BEST_KNOWN:
         _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}, and {BEST_KNOWN} (the best "
@@ -141,7 +141,8 @@ def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool
 
     Why: the shipped trees are proven (or, for best-known, the best known of a game nothing has solved), and the
     bigger ones are the fruit of hours of search: saving one must give that very tree, at once."""
-    from service.atlas import BEST_KNOWN, NoBestKnownTreeError
+    from service.atlas import NoBestKnownTreeError
+    from solver.vocabulary import BEST_KNOWN
 
     if strategy != BEST_KNOWN and criterion_of(strategy) is None:
         return None

@@ -22,13 +22,13 @@ from service.jobs.campaign_plans import polish_parts, polish_tree_of, rollout_pl
 from service.jobs.ledger import StoreLedger, UnitStopped
 from service.jobs.plan import JobRequest
 from service.jobs.unit_kit import (
-    _LOCK,
-    _cached_searcher,
-    _ended,
-    _failed,
-    _given_back,
-    _Heartbeat,
-    _raised,
+    SEARCHERS_LOCK,
+    Heartbeat,
+    cached_searcher,
+    unit_ended,
+    unit_failed,
+    unit_given_back,
+    unit_raised,
 )
 from service.record_checks import CHECK_PROGRESS_EVERY_S, SEARCH_KEY, part_candidates, search_share, share_key
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -55,7 +55,7 @@ def bound_searcher(game: Game) -> Searcher:
     """The game's searcher that bound units refine with (its arrays and pools; in :func:`searcher_for`'s LRU):
     made once per process rather than once per unit, which for a second guess's unit of a big game costs as much
     as the unit."""
-    return _cached_searcher(("bound", game.spec, game.alphabet), lambda: Searcher(game, SolveOptions(Criterion.TOTAL)))
+    return cached_searcher(("bound", game.spec, game.alphabet), lambda: Searcher(game, SolveOptions(Criterion.TOTAL)))
 
 
 def part_memo(job_id: str, guess: int, response: int) -> tuple[Memo, bool]:
@@ -63,7 +63,7 @@ def part_memo(job_id: str, guess: int, response: int) -> tuple[Memo, bool]:
     a part's second guesses one after another), shared by the units of its second guesses, and whether it is new
     (then the unit warms it: :func:`solver.secondbound.second_guess_bound`)."""
     key = (job_id, guess, response)
-    with _LOCK:
+    with SEARCHERS_LOCK:
         held = _PART_MEMO.get(key)
         if held is not None:
             return held, False
@@ -85,7 +85,7 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     part's bound written, its own and every other unit's."""
     jobs = JobStore(db)
     holder: list[StoreLedger] = []
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: holder[0].proofs if holder else 0)
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: holder[0].proofs if holder else 0)
     assert req.depth is not None and unit.g1 is not None
     game = req.game_obj()
     beta = None if unit.beta is None else int(unit.beta)
@@ -112,13 +112,13 @@ def run_bound_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
         ledger.flush()
     except Exception as err:  # its job is over or its lease lost (given back: nothing more written), or failed
         beat.stop()
-        return _raised(jobs, unit.id, lease, err, max_attempts)
+        return unit_raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
     ok = jobs.finish_unit(unit.id, lease, value, full, True, int(unit.g1), work, time.perf_counter() - started, None)
     if ok and unit.g2 is not None:
         _close_part(jobs, BoundPartStore(db), job, req, unit)
-    return _ended(unit, job, ok, work)
+    return unit_ended(unit, job, ok, work)
 
 
 def _close_part(jobs: JobStore, store: BoundPartStore, job: Job, req: JobRequest, unit: JobUnit) -> None:
@@ -144,20 +144,20 @@ def run_rollout_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lea
     unit's count.  The build decides each position from its path alone, so whichever worker builds it, and
     however often (a worker killed mid-unit: the unit is re-queued), it is the same subtree."""
     jobs = JobStore(db)
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
     assert unit.g1 is not None and unit.response is not None
     started = time.perf_counter()
     try:
         tree = branch_tree(req.game_obj(), rollout_plan_of(req), int(unit.g1), int(unit.response))
     except Exception as err:
         beat.stop()
-        return _failed(jobs, unit.id, lease, err, max_attempts)
+        return unit_failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.stop()
     stats = tree.stats()
     ok = jobs.finish_unit(unit.id, lease, stats.total, False, True, int(unit.g1), stats.secrets,
                           time.perf_counter() - started, None, to_compact(tree))  # a strategy's: not exact
-    return _ended(unit, job, ok, stats.secrets)
+    return unit_ended(unit, job, ok, stats.secrets)
 
 
 POLISH_TABLE = 1 << 22
@@ -168,7 +168,7 @@ hundred candidates, each searched for a minute or more."""
 def polish_searcher(game: Game) -> Searcher:
     """The game's searcher polish units search with (in :func:`searcher_for`'s LRU): its table warm from one
     position to the next, and from one unit to the next."""
-    return _cached_searcher(("polish", game.spec, game.alphabet),
+    return cached_searcher(("polish", game.spec, game.alphabet),
                             lambda: Searcher(game, SolveOptions(Criterion.TOTAL), table_capacity=POLISH_TABLE))
 
 
@@ -185,7 +185,7 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
     its job over) writes nothing more: the search it stops is cut short, not out of its budget."""
     jobs, store = JobStore(db), PolishPositionStore(db)
     settled = [0]
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: settled[0])
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: settled[0])
     game = req.game_obj()
     params = PolishParams.from_dict(req.polish_doc["params"])
     pid = req.polish_id
@@ -211,12 +211,12 @@ def run_polish_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, leas
         report = params.run(tree, searcher, sweeper=sweeper, known=known, settle=settle, parts=parts)
     except Exception as err:  # told to stop (given back, as a bound unit), or failed
         beat.stop()
-        return _raised(jobs, unit.id, lease, err, max_attempts)
+        return unit_raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     ok = jobs.finish_unit(unit.id, lease, report.gained, False, True, int(tree.root.guess), report.tried,
                           time.perf_counter() - started, None, orjson.dumps(report.counts()).decode())
-    return _ended(unit, job, ok, report.tried)
+    return unit_ended(unit, job, ok, report.tried)
 
 
 def root_searcher(game: Game, options: SolveOptions) -> Searcher:
@@ -224,7 +224,7 @@ def root_searcher(game: Game, options: SolveOptions) -> Searcher:
     table warm from one unit to the next: only what this process proved is in it (a search from nothing)."""
     key = ("root", game.spec, game.alphabet, options.criterion, options.max_guesses, options.mde,
            options.from_set_only, options.upper_bound)
-    return _cached_searcher(key, lambda: Searcher(game, options, table_capacity=POLISH_TABLE))
+    return cached_searcher(key, lambda: Searcher(game, options, table_capacity=POLISH_TABLE))
 
 
 def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
@@ -255,7 +255,7 @@ def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest,
     period = CHECK_PROGRESS_EVERY_S if not checkpoint_s else min(CHECK_PROGRESS_EVERY_S, checkpoint_s)
     searcher = root_searcher(game, options)
     start_nodes = int(searcher.nodes)
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(searcher.nodes) - start_nodes)
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(searcher.nodes) - start_nodes)
     read: list[tuple[float, dict[str, dict[str, Any]]]] = []
     started = time.perf_counter()
 
@@ -283,16 +283,16 @@ def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest,
         record = search_share(searcher, history, cands, share, name, progress, keep_progress, period)
     except Exception as err:
         beat.stop()
-        return _failed(jobs, unit.id, lease, err, max_attempts)
+        return unit_failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     if record is None or beat.lost.is_set():
-        return _given_back(jobs, unit.id, lease, max_attempts)
+        return unit_given_back(jobs, unit.id, lease, max_attempts)
     nodes = int(searcher.nodes) - start_nodes
     guess = None if record.get("guess") is None else game.parse_code(record["guess"])
     ok = jobs.finish_unit(unit.id, lease, record["value"], shares == 1, record["value"] is not None, guess, nodes,
                           time.perf_counter() - started, None, orjson.dumps(record).decode())
-    return _ended(unit, job, ok)
+    return unit_ended(unit, job, ok)
 
 
 _FEASIBILITY: dict[tuple[str, str], Feasibility] = {}
@@ -329,7 +329,7 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
     state = (orjson.loads(got[0].output) if got is not None and got[0].output
              else dict(doc["resume"].get(key) or scan_state()))
     feasibility = _FEASIBILITY.setdefault((game.spec, game.alphabet), Feasibility(game))
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(state.get("tried", 0)))
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: int(state.get("tried", 0)))
     history = req.turns()
     started = time.perf_counter()
 
@@ -353,14 +353,14 @@ def run_scan_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease:
             state["proven"] = bool(state["proven"] and verdict.possible is not None)
     except Exception as err:  # told to stop (given back), or failed
         beat.stop()
-        return _raised(jobs, unit.id, lease, err, max_attempts)
+        return unit_raised(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     found = None if state["found"] is None else game.parse_code(state["found"])
     ok = jobs.finish_unit(unit.id, lease, 1 if found is not None else 0, bool(state["proven"]), found is not None,
                           found, int(state.get("tried", 0)), time.perf_counter() - started, None,
                           orjson.dumps(state).decode())
-    return _ended(unit, job, ok)
+    return unit_ended(unit, job, ok)
 
 
 def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease: str, heartbeat_s: float,
@@ -372,18 +372,18 @@ def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     jobs = JobStore(db)
     doc = req.atlas_doc
     spec = str(doc["games"][int(unit.g2 or 0)])
-    beat = _Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
+    beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
     started = time.perf_counter()
     try:
         entry = atlas.compute(spec, float(doc["budget_s"]), (doc.get("known") or {}).get(spec))
     except Exception as err:
         beat.stop()
-        return _failed(jobs, unit.id, lease, err, max_attempts)
+        return unit_failed(jobs, unit.id, lease, err, max_attempts)
     finally:
         beat.end()
     if beat.lost.is_set():
-        return _given_back(jobs, unit.id, lease, max_attempts)
+        return unit_given_back(jobs, unit.id, lease, max_attempts)
     done = atlas.finished(entry)
     ok = jobs.finish_unit(unit.id, lease, int(done), done, True, None, 0, time.perf_counter() - started, None,
                           orjson.dumps(entry).decode())
-    return _ended(unit, job, ok)
+    return unit_ended(unit, job, ok)

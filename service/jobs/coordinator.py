@@ -24,13 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.jobs import manage
-from service.jobs.plan import BOUND_KINDS, SIDE_KINDS, JobRequest
+from service.jobs.kinds import SIDE_UNITS, kind_of, unit_kind
+from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.jobs.unit_kit import database
 from service.store.db import StorageError
 from service.store.jobs import Claim, JobStore
 from service.store.positions import PositionStore
-from solver.search import INF, Searcher
+from solver.search import Searcher
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class Coordinator:
         self.scheduler = scheduler
         self.in_flight: dict[Any, Claim] = {}
         self.side: dict[concurrent.futures.Future[dict[str, Any]], Claim] = {}
-        """Units on the side lane (:data:`service.jobs.plan.SIDE_KINDS`), one at a time."""
+        """Units on the side lane (:data:`service.jobs.kinds.SIDE_UNITS`), one at a time."""
         self._side_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="side-lane")
         self.stop = threading.Event()
         self._planners: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
@@ -106,7 +107,7 @@ class Coordinator:
             return False
         try:
             req = JobRequest.from_json(job.request)
-            planner = self._planner(req, job.phase or None) if req.kind == "solve" else None
+            planner = self._planner(req, job.phase or None) if kind_of(req).needs_searcher else None
             ok = manage.plan_job(self.jobs, self.positions, job, self.id, planner)
             self._log("job planned", job=job.id, phase=job.phase, ok=ok)
             if ok:
@@ -126,7 +127,7 @@ class Coordinator:
         """Claim a side-lane unit when the lane is free, and run it in this process."""
         if self.side or not self._share_left(1):
             return 0
-        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_KINDS, only=self.config.only_job)
+        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_UNITS, only=self.config.only_job)
         self.units_taken += len(claims)
         for c in claims:
             fut = self._side_pool.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
@@ -139,7 +140,7 @@ class Coordinator:
         free = self._share_left(self.slots() - len(self.in_flight))
         if free <= 0:
             return 0
-        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_KINDS, only=self.config.only_job)
+        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_UNITS, only=self.config.only_job)
         self.units_taken += len(claims)
         outcomes: dict[str, Any] = {}
         for c in claims:
@@ -152,25 +153,16 @@ class Coordinator:
         return len(claims)
 
     def _beta(self, c: Claim, outcomes: dict[str, Any]) -> int | None:
-        """The unit's β from its job's current state (computed once per job and batch of claims); a bound
-        unit's is the bound its job no longer needs it to pass (:attr:`service.jobs.plan.Outcome.cut`)."""
-        bound = c.kind in BOUND_KINDS
-        if not bound and (c.kind == "root" or c.g1 is None or c.response is None):
+        """The unit's β from its job's current state, as its kind reads it (:meth:`service.jobs.kinds.JobKind.beta`;
+        the state computed once per job and batch of claims)."""
+        kind = unit_kind(c.kind)
+        if not kind.wants_beta(c):
             return None
         if c.job_id not in outcomes:
             job = self.jobs.get(c.job_id)
             outcomes[c.job_id] = None if job is None or job.plan is None else manage.outcome_of(self.jobs, job)[1]
         outcome = outcomes[c.job_id]
-        if outcome is None:
-            return None
-        if bound:  # a part's second guess stops at its part's cut, any other unit at the job's
-            key = (c.g1, c.response)
-            if c.g1 is not None and c.response is not None and key in outcome.bounds:
-                return int(outcome.bounds[key])
-            return None if outcome.cut is None else int(outcome.cut)
-        assert c.g1 is not None and c.response is not None
-        beta = outcome.bounds.get((c.g1, c.response))
-        return None if beta is None or beta > INF else int(beta)
+        return None if outcome is None else kind.beta(c, outcome)
 
     def collect(self) -> int:
         """Handle the futures that ended (Dask's and the side lane's); refresh their jobs."""

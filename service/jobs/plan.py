@@ -60,23 +60,6 @@ from solver.secondbound import second_guesses
 from solver.table import MMAX
 from solver.vocabulary import Criterion, criterion_of, game_value, win_value
 
-TREE_KINDS = ("tree", "opt-tree")
-"""Units that build a whole strategy tree (:func:`tree_plan`)."""
-BOUND_KINDS = ("bound",)
-"""Units that refine one first guess's lower bound (:func:`bound_plan`)."""
-ROLLOUT_KINDS = ("rollout",)
-"""Units that build one subtree of a rollout tree (:func:`rollout_plan`)."""
-POLISH_KINDS = ("polish",)
-
-CHECK_KINDS = ("check", "search")
-"""Units that search one position guess by guess, keeping their progress (a check's parts, a search's shares)."""
-SCAN_KINDS = ("scan",)
-ATLAS_KINDS = ("atlas",)
-"""Units that polish one part of a tree (:func:`polish_plan`)."""
-SIDE_KINDS = ("tree",)
-"""Units a worker runs beside its search units, in its own process (one-step trees: seconds each, so a
-long search holding every process does not keep them waiting; see :mod:`service.jobs.coordinator`)."""
-
 SMALL_PART = 12
 """Responses with at most this many candidates are solved while planning."""
 SPLIT_MIN = 200
@@ -103,7 +86,7 @@ class Plan:
     candidate), win_response, fixed (game-level value of the win and the small parts, None =
     impossible), small {response: value}, parts {response: size} (the units' responses), and
     optionally seeds {response: game-level value a hybrid strategy reaches} (see
-    ``service.jobs.manage.seed_plan``)."""
+    ``service.jobs.kinds.seed_plan``)."""
     nodes: int = 0
     """Nodes searched while planning."""
 
@@ -509,6 +492,5 @@ def aggregate(plan: Plan, units: list[UnitState], target: int | None = None) -> 
     return out
 
 
-__all__ = ["ATLAS_KINDS", "BOUND_KINDS", "CHECK_KINDS", "MAX_UNITS", "POLISH_KINDS", "ROLLOUT_KINDS", "SCAN_KINDS",
-           "SIDE_KINDS", "SMALL_PART", "SPLIT_MIN", "TREE_KINDS", "JobRequest", "Outcome", "Plan", "UnitSpec",
+__all__ = ["MAX_UNITS", "SMALL_PART", "SPLIT_MIN", "JobRequest", "Outcome", "Plan", "UnitSpec",
            "UnitState", "aggregate", "bound_plan", "check_total", "make_plan", "tree_plan"]

@@ -23,14 +23,14 @@ from solver.search import Searcher
 
 _DBS: dict[tuple[str, int], Database] = {}
 _SEARCHERS: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
-_LOCK = threading.Lock()
+SEARCHERS_LOCK = threading.Lock()
 MAX_SEARCHERS = 4
 
 
 def database(url: str) -> Database:
     """One engine per process and URL (Dask runs many tasks in one worker process)."""
     key = (url, os.getpid())  # never share pooled connections with a forked parent
-    with _LOCK:
+    with SEARCHERS_LOCK:
         db = _DBS.get(key)
         if db is None:
             db = _DBS[key] = Database(url)
@@ -40,30 +40,30 @@ def database(url: str) -> Database:
 def dispose_all() -> None:
     """Close this process's pooled connections and drop its warm searchers (tests, and a worker that shuts down
     cleanly): a unit run after it starts from a cold table, as on a fresh worker."""
-    with _LOCK:
+    with SEARCHERS_LOCK:
         for db in _DBS.values():
             db.dispose()
         _DBS.clear()
         _SEARCHERS.clear()
 
 
-def _cached_searcher(key: tuple[Any, ...], make: Callable[[], Searcher]) -> Searcher:
+def cached_searcher(key: tuple[Any, ...], make: Callable[[], Searcher]) -> Searcher:
     """The process's searcher under ``key`` (LRU of :data:`MAX_SEARCHERS`), made by ``make`` when there is none:
     made outside the lock, since making one takes a while."""
-    with _LOCK:
+    with SEARCHERS_LOCK:
         s = _SEARCHERS.get(key)
         if s is not None:
             _SEARCHERS.move_to_end(key)
             return s
     s = make()
-    with _LOCK:
+    with SEARCHERS_LOCK:
         _SEARCHERS[key] = s
         while len(_SEARCHERS) > MAX_SEARCHERS:
             _SEARCHERS.popitem(last=False)
     return s
 
 
-class _Heartbeat:
+class Heartbeat:
     """A running unit's heartbeat: a thread that reports the unit's work (``count()``) every
     ``every`` seconds from its start, and, when the store says the unit must stop (its lease was lost,
     or its job is over), sets :attr:`lost` and asks every searcher in :attr:`searchers` to stop."""
@@ -100,29 +100,29 @@ class _Heartbeat:
             s.clear_stop()
 
 
-def _failed(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
+def unit_failed(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
     """Give back a unit whose computation raised (queued again while attempts remain, else failed), with the
     error and its traceback kept on the unit; the report of it."""
     status = jobs.release_unit(unit_id, lease, f"{type(err).__name__}: {err}\n{traceback.format_exc()}", max_attempts)
     return {"unit": unit_id, "status": status or "lost", "error": str(err)}
 
 
-def _given_back(jobs: JobStore, unit_id: int, lease: str, max_attempts: int) -> dict[str, Any]:
+def unit_given_back(jobs: JobStore, unit_id: int, lease: str, max_attempts: int) -> dict[str, Any]:
     """Give back a unit told to stop (queued again, or ended with its cancelled job), what it wrote kept; the report
     of it."""
     status = jobs.release_unit(unit_id, lease, None, max_attempts)
     return {"unit": unit_id, "status": status or "lost"}
 
 
-def _raised(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
+def unit_raised(jobs: JobStore, unit_id: int, lease: str, err: Exception, max_attempts: int) -> dict[str, Any]:
     """The end of a unit whose computation raised ``err``: given back when it was told to stop
     (:class:`~service.jobs.ledger.UnitStopped`: its lease lost, or its job over), else failed."""
     if isinstance(err, UnitStopped):
-        return _given_back(jobs, unit_id, lease, max_attempts)
-    return _failed(jobs, unit_id, lease, err, max_attempts)
+        return unit_given_back(jobs, unit_id, lease, max_attempts)
+    return unit_failed(jobs, unit_id, lease, err, max_attempts)
 
 
-def _ended(unit: JobUnit, job: Job, ok: bool, nodes: int | None = None) -> dict[str, Any]:
+def unit_ended(unit: JobUnit, job: Job, ok: bool, nodes: int | None = None) -> dict[str, Any]:
     """The report of a unit that ran to its end: done when the store took its result (``ok``), else lost (its
     lease was another's by then)."""
     report: dict[str, Any] = {"unit": unit.id, "job": job.id, "status": "done" if ok else "lost"}

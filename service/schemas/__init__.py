@@ -14,6 +14,7 @@ matches).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from flask import current_app, has_app_context
@@ -21,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from service.config import Settings
+from service.services import services
 from solver.vocabulary import MMAX, SOURCE_MEANINGS, CriterionName
 
 SETTING = "x-setting"
@@ -32,7 +34,7 @@ MAX_CODES = "x-max-codes"
 def setting(name: str) -> int:
     """A limit setting as the app serving the request has it (the default outside a request)."""
     if has_app_context():
-        return int(getattr(current_app.config["SETTINGS"], name))
+        return int(getattr(services(current_app).settings, name))
     return int(Settings.model_fields[name].default)
 
 
@@ -57,6 +59,72 @@ def at_most_setting(name: str, unit: str = "") -> AfterValidator:
 
 def _bounded_by(name: str) -> dict[str, Any]:
     return {SETTING: name}
+
+
+_RST_LITERAL = re.compile(r"``(.+?)``", re.S)
+"""An inline literal of a docstring: ````game````."""
+_RST_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+"""A cross-reference role of a docstring: ``:mod:`service.atlas```."""
+
+
+def _markdown(text: str) -> str:
+    """A docstring's inline markup as the OpenAPI document's Markdown shows it: ``x`` and :role:`x` both as `x`."""
+    return _RST_ROLE.sub(r"`\1`", _RST_LITERAL.sub(r"`\1`", text))
+
+
+def _first_sentence(paragraph: str) -> tuple[str, str]:
+    """The paragraph's first sentence and the rest: it ends at a full stop followed by a capital or a literal,
+    outside parentheses and literals (so "(e.g. ``5,8,1``)" does not end it)."""
+    depth, literal = 0, False
+    for i, ch in enumerate(paragraph):
+        if ch == "`":
+            literal = not literal
+        elif not literal and ch in "([":
+            depth += 1
+        elif not literal and ch in ")]":
+            depth = max(0, depth - 1)
+        elif (ch == "." and not literal and depth == 0 and paragraph[i + 1:i + 2] == " "
+              and (paragraph[i + 2:i + 3].isupper() or paragraph[i + 2:i + 3] == "`")):
+            return paragraph[:i + 1], paragraph[i + 2:]
+    return paragraph, ""
+
+
+def document_text(spec: dict[str, Any]) -> None:
+    """Write the operations' summaries and descriptions, and the schemas' descriptions, as readers of the OpenAPI
+    document (Swagger UI on ``/docs``) see them.
+
+    Why here: they are the routes' and models' docstrings, written for Python's readers (reStructuredText literals,
+    lines wrapped at 120 columns); the framework takes a docstring's first *line* as the summary.  So each summary
+    is made the docstring's first paragraph, the description the rest, each paragraph one line, and every literal
+    Markdown's, once for every route and model."""
+    for ops in spec.get("paths", {}).values():
+        for op in ops.values():
+            if not isinstance(op, dict) or "summary" not in op:
+                continue
+            lines = [op["summary"], *(op.get("description") or "").split("\n")]
+            paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", "\n".join(lines)) if p.strip()]
+            if not paragraphs:
+                continue
+            summary, rest = _first_sentence(paragraphs[0])
+            op["summary"] = _markdown(summary)
+            described = [rest, *paragraphs[1:]] if rest else paragraphs[1:]
+            if described:
+                op["description"] = "\n\n".join(_markdown(p) for p in described)
+            else:
+                op.pop("description", None)
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "description" and isinstance(value, str):
+                    node[key] = _markdown(value)
+                else:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(spec.get("components", {}))
 
 
 def document_bounds(spec: dict[str, Any], settings: Settings) -> None:

@@ -196,8 +196,8 @@ class KnownOut(BaseModel):
     total: int | None = Field(description="Guesses over every secret: the optimum when solved, else the best tree's.")
     average: float | None = Field(description="`total` divided by the number of codes.")
     worst_case: int | None = Field(description=(
-        "Solved: the smallest worst case (proven; the optimal total may need more, see atlas); best-known: the "
-        "most guesses its tree needs."))
+        "Solved: the smallest worst case (proven; the optimal total's tree may need more, as the headline says); "
+        "best-known: the most guesses its tree needs."))
     lower_bound: int | None = Field(description="While not solved: the proven lower bound of the optimal total "
                                                 "(no depth limit).")
     published_best: int | None = Field(description="A records game: the smallest total published elsewhere.")
@@ -241,6 +241,9 @@ class SourceInfo(BaseModel):
 
     name: Source
     meaning: str
+    label: str = Field(description=(
+        "The same in a few words for people, as the web page says it under a guess (best-known: 'best known tree, "
+        "not proven optimal', also the start of next-move's note from such a tree)."))
 
 
 class AtlasBrief(BaseModel):

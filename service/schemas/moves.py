@@ -31,10 +31,15 @@ class NextMoveIn(BaseModel):
 
 
 class MoveValue(BaseModel):
-    """Guesses still needed from here, when known."""
+    """What the strategy's play from here costs, when known, counted as every value of a position is: every guess
+    of the game, the history's included (docs/http-api.md, "Values, counted the same everywhere")."""
 
-    expected: float | None = Field(description="Average guesses still needed, this one included.")
-    worst_case: int | None = Field(description="Most guesses still needed, when known.")
+    expected: float | None = Field(description=(
+        "Guesses of the whole game per secret still possible, on average, rounded to 6 decimals: POST /v1/solve's "
+        "value divided by the candidates, and POST /v1/explain's optimal.position.average (a total's)."))
+    worst_case: int | None = Field(description=(
+        "Guesses of the longest game through this position (from the first guess): given by every answer from a "
+        "tree, a best-known tree or the shipped knowledge; null from a search or a heuristic."))
 
 
 class NextMoveOut(BaseModel):

@@ -320,7 +320,7 @@ def test_a_polish_step_is_replayed_as_it_was_run_whatever_the_commands_default_i
 
     entry = ATLAS.shipped()["8,3,1"]
     assert entry["values"]["worst_case"]["exact"] and entry["hybrid"]["worst_case"] <= 6
-    _, today = atlas.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0)
-    _, replayed = atlas.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0, as_given=True)
+    _, today = atlas.ATLAS.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0)
+    _, replayed = atlas.ATLAS.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0, as_given=True)
     assert (today["max_guesses"], today["keep_movers"]) == (6, True)
     assert (replayed["max_guesses"], replayed["keep_movers"]) == (None, False)

@@ -296,6 +296,64 @@ def test_query_parameters_are_validated_never_echoed(client: FlaskClient, path: 
 
 
 @backend_agnostic
+def test_the_openapi_documents_text_is_markdown_with_whole_summaries(client: FlaskClient) -> None:
+    """Swagger UI shows the document's text as Markdown: no docstring's ``literal`` or :role:`x` shows through,
+    and each summary is a whole first sentence (the framework would cut a docstring at its first line)."""
+    doc = client.get("/openapi.json").json
+    texts: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("summary", "description") and isinstance(value, str):
+                    texts.append(value)
+                else:
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(doc)
+    assert len(texts) > 100
+    assert not [t for t in texts if "``" in t or re.search(r":[a-z]+:`", t)]
+    ops = [op for ops in doc["paths"].values() for op in ops.values()]
+    assert all("\n" not in op["summary"] and op["summary"].endswith((".", "Metrics")) for op in ops), [
+        op["summary"] for op in ops]
+    game = doc["paths"]["/v1/games/{game}"]["get"]
+    assert game["summary"] == ("A named game (`mastermind`, `super-mastermind`, ...: `GET /v1/games` lists them) or "
+                               "`positions,symbols,repetition` (e.g. `5,8,1`).") and "description" not in game
+    assert doc["paths"]["/v1/next-move"]["post"]["summary"] == "The next guess."
+
+
+def _api_calls(app: APIFlask) -> list[tuple[str, str]]:
+    """(method, path) of every route but the page's, its path parameters filled with any value: an unknown
+    query parameter is refused before they are read."""
+    calls = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static" or rule.endpoint.startswith("web."):
+            continue
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", lambda m: {"game": "mastermind", "strategy": "minimax"}.get(
+            m.group(1), "x"), rule.rule)
+        calls.extend((method, path) for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}))
+    return calls
+
+
+@backend_agnostic
+def test_unknown_query_parameters_are_refused_on_every_route(app: APIFlask, client: FlaskClient) -> None:
+    """docs/http-api.md: an unknown parameter is refused, by every call alike, whether it has query parameters
+    of its own (its schema refuses the others) or none (nothing may be sent silently ignored)."""
+    calls = _api_calls(app)
+    assert ("POST", "/v1/next-move") in calls and ("GET", "/v1/games/mastermind") in calls and len(calls) > 20
+    for method, path in calls:
+        r = client.open(f"{path}?foo=1", method=method, json={} if method in ("POST", "PUT", "PATCH") else None)
+        assert r.status_code == 422, (method, path, r.status_code)
+        _refused(r, "foo")
+        assert r.json["errors"] == [{"field": "foo", "in": "query", "message": "is not a parameter of this call"}]
+    with client.get("/?foo=1") as page:  # the page is not the API: a link to it may carry anything
+        assert page.status_code == 200
+
+
+@backend_agnostic
 @pytest.mark.parametrize(("body", "fields", "words"), [
     ({"history": [{"guess": "0123", "bulls": 1, "cows": "x"}]}, ["history[0].cows"], "must be an integer, got 'x'"),
     ({"history": ["0123 0.1", {"guess": "0123", "bulls": 1, "cows": 99}]}, ["history[1].cows"], "must be at most 15"),
@@ -364,3 +422,35 @@ def test_every_tree_answer_says_its_worst_case(client: FlaskClient) -> None:
     assert move["source"] == "tree" and move["value"]["worst_case"] is not None
     best = client.post("/v1/next-move", json={"game": "5,8,1"}).json
     assert best["source"] == "best-known" and best["value"]["worst_case"] is not None
+    # off the tree's own line, a position the shipped knowledge proves: the worst case of the strategy played from it
+    off = client.post("/v1/next-move", json={"game": "bulls-cows", "history": ["0125 0.1", "6789 1.1"]}).json
+    assert off["source"] == "tree" and off["value"]["worst_case"] == 7
+
+
+@backend_agnostic
+@pytest.mark.parametrize(("game", "history"), [
+    ("mastermind", ["0012 1.0"]),  # a tree's node
+    ("bulls-cows", ["0125 0.1", "6789 1.1"]),  # the shipped knowledge
+    ("mastermind", ["0000 0.0", "1111 1.0"]),  # a search
+    ("super-mastermind", ["00123 1.1"]),  # a best-known tree
+])
+def test_every_expected_value_counts_the_whole_game(client: FlaskClient, game: str, history: list[str]) -> None:
+    """docs/http-api.md: next-move's ``value`` counts as every position's value does, every guess of the game the
+    history's included: its ``expected`` is explain's ``average`` and solve's ``value`` per candidate, and its
+    ``worst_case`` a tree's longest game through the position, both counted from the first guess."""
+    move = client.post("/v1/next-move", json={"game": game, "history": history, "time_budget_ms": 20_000}).json
+    assert move["exact"] == (move["source"] != "best-known"), move
+    n = move["candidates"]
+    if move["exact"]:
+        solved = client.post("/v1/solve", json={"game": game, "history": history, "time_budget_ms": 20_000}).json
+        assert move["value"]["expected"] == round(solved["value"] / n, 6)
+        why = client.post("/v1/explain", json={"game": game, "history": history, "guess": move["guess"],
+                                              "time_budget_ms": 20_000}).json
+        assert why["optimal"]["position"]["average"] == move["value"]["expected"]
+    else:
+        tree = client.get(f"/v1/strategies/{game}/best-known/tree?path={history[0]}&depth=1").json
+        assert move["value"]["worst_case"] == tree["worst_case"]
+    assert move["value"]["worst_case"] is not None or move["source"] == "search"
+    assert move["value"]["expected"] >= len(history) + 1
+    won = client.post("/v1/next-move", json={"game": "mastermind", "history": ["0012 1.0", "0334 4.0"]}).json
+    assert won["finished"] and won["value"] == {"expected": 2.0, "worst_case": 2}

@@ -44,7 +44,7 @@ def test_every_secret_through_next_move_and_its_won_history(client: FlaskClient,
             assert end["guess"] is None and end["guess_number"] is None, won
             assert (end["finished"], end["solved"], end["secret"], end["guesses"], end["source"], end["job"]) == (
                 True, True, move["guess"], len(won), "history", None), won
-            assert end["value"] == {"expected": 0.0, "worst_case": 0}
+            assert end["value"] == {"expected": len(won), "worst_case": len(won)}  # the game's own length
             won_at[len(won)] = won_at.get(len(won), 0) + 1
     # every secret once, at the number of guesses the tree gives it
     assert won_at == {int(k): v for k, v in stored.meta["histogram"].items()}
@@ -72,7 +72,7 @@ def test_solve_values_a_finished_game_at_its_own_length(client: FlaskClient) -> 
 def test_a_win_before_the_end_names_the_turn_as_sent(client: FlaskClient) -> None:
     r = client.post("/v1/next-move", json={"game": "mastermind", "history": ["0011 1.0", "1223 4.0", "3344 0.0"]})
     assert r.status_code == 400 and r.json["type"].endswith("/inconsistent-history")
-    assert "turn 2 ('1223 4.0')" in r.json["detail"]
+    assert "turn 2 (1223: 4 black, 0 white) already won" in r.json["detail"]
 
 
 @backend_agnostic

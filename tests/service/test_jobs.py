@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 
 from service.cli import main as cli
-from service.jobs import manage, runner, unit_kit
+from service.jobs import manage, unit_kit, unit_runs
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.lookups import cached_solve
@@ -452,7 +452,7 @@ def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: py
     status = {u.id: u.status for u in jobs.units(job_id)}
     assert (status[a.unit_id], status[b.unit_id], status[c.unit_id]) == ("running", "queued", "queued")
 
-    real = runner.searcher_for
+    real = unit_runs.searcher_for
     warming, compiled = threading.Event(), threading.Event()
 
     def slow_searcher_for(*args: Any, **kw: Any) -> Searcher:
@@ -460,7 +460,7 @@ def test_a_unit_slow_to_start_is_not_taken_for_lost(db_url: str, monkeypatch: py
         assert compiled.wait(60)  # a first compile: as long as the test keeps it waiting
         return real(*args, **kw)
 
-    monkeypatch.setattr(runner, "searcher_for", slow_searcher_for)
+    monkeypatch.setattr(unit_runs, "searcher_for", slow_searcher_for)
     report: dict[str, Any] = {}
     t = threading.Thread(target=lambda: report.update(run_unit(db_url, a.unit_id, a.lease, 0.05)))
     t.start()

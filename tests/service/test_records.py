@@ -12,11 +12,11 @@ import pytest
 from flask.testing import FlaskClient
 
 from service import records
-from service.atlas import BEST_KNOWN
 from service.trees import TreeLibrary, read_manifest
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions
 from solver.symmetry import Relabelling
+from solver.vocabulary import BEST_KNOWN
 from tests.service.conftest import backend_agnostic, make_app, quick_on_postgresql
 
 SMALL = "3,4,1"
@@ -88,10 +88,10 @@ def test_a_records_tree_within_the_published_worst_case_beats_a_cheaper_one_beyo
 def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str, tmp_path: Path) -> None:
     path = str(tmp_path / "records.json")
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
-    one = records.add_lower_bound(SMALL, 1, path=path)
-    two = records.add_lower_bound(SMALL, 2, path=path)
+    one = records.RECORDS.add_lower_bound(SMALL, 1, path=path)[0]
+    two = records.RECORDS.add_lower_bound(SMALL, 2, path=path)[0]
     assert one["size_only"] <= one["value"] <= two["value"] <= optimum
-    records.add_lower_bound(SMALL, 1, path=path)
+    records.RECORDS.add_lower_bound(SMALL, 1, path=path)
     assert records.load(path)[SMALL]["lower_bound"]["value"] == two["value"]
     table = records.markdown(records.load(path))
     assert f"≥ {two['value']}" in table and "made up" in table
@@ -166,7 +166,7 @@ def test_a_records_bound_asked_for_a_target_records_it(small_records: str, tmp_p
 
     path = str(tmp_path / "records.json")
     full = root_lower_bound(Game.from_spec(SMALL), (), 2).value
-    asked = records.add_lower_bound(SMALL, 2, target=full - 3, path=path)
+    asked = records.RECORDS.add_lower_bound(SMALL, 2, target=full - 3, path=path)[0]
     assert full - 3 <= asked["value"] <= full and asked["target"] == full - 3
     assert asked["command"].endswith(f"--depth 2 --target {full - 3}")
     assert f"asked for {full - 3}) | ≥ {asked['value']}" in records.markdown(records.load(path))
@@ -250,14 +250,19 @@ def test_next_move_follows_the_best_known_tree_under_relabelling(client: FlaskCl
     root = stored.tree.root
     first = client.post("/v1/next-move", json={"game": spec}).get_json()
     assert (first["guess"], first["source"], first["exact"]) == (game.format_code(root.guess), "best-known", False)
-    assert "not proven optimal" in first["note"]
+    # named in a few words, as the page and the CLI say it; how the tree was made is its provenance, apart
+    assert first["note"] == f"best known tree, not proven optimal: {stored.meta['total']} guesses over every secret"
+    sources = {s["name"]: s["label"] for s in client.get("/v1/games").get_json()["sources"]}
+    assert first["note"].startswith(sources["best-known"] + ": ")
+    about = client.get(f"/v1/games/{spec}").get_json()["known"]["tree"]
+    assert about["strategy"] == BEST_KNOWN and about["provenance"]["command"]
     # a relabelled first move: the symbols renamed in reverse
     psi = Relabelling(tuple(range(game.positions)), tuple(reversed(range(game.symbols))))
     response, child = max(root.children.items(), key=lambda rc: len(rc[1].children))
     moved = psi.apply(game, root.guess)
     history = [f"{game.format_code(moved)} {game.format_response(response)}"]
     second = client.post("/v1/next-move", json={"game": spec, "history": history}).get_json()
-    assert second["source"] == "best-known" and second["value"]["worst_case"] == child.subtree.height
+    assert second["source"] == "best-known" and second["value"]["worst_case"] == 1 + child.subtree.height
     # the tree's guess under a symmetry mapping the history onto the tree's path: it splits the relabelled
     # candidates exactly as the tree's guess splits the tree's
     cands = game.candidates(game.parse_history(history))

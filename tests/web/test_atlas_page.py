@@ -53,6 +53,12 @@ def _open_atlas(page: Any) -> None:
     page.wait_for_selector("#a-table tbody tr")
 
 
+def _charted(page: Any) -> list[str]:
+    """The games the atlas chart plots, by spec, sorted."""
+    return sorted(page.locator("#a-chart svg g.point[data-game]").evaluate_all(
+        "marks => marks.map(m => m.getAttribute('data-game'))"))
+
+
 def test_the_atlas_view_shows_every_game_and_sorts_and_filters(page: Any, live: LiveServer) -> None:
     games = _atlas(live)
     by_spec = {g["game"]: g for g in games}
@@ -92,19 +98,23 @@ def test_the_atlas_view_shows_every_game_and_sorts_and_filters(page: Any, live: 
     page.select_option("#a-repetition", "1")
     want = [g["game"] for g in games if g["positions"] == 4 and g["repetition"]]
     assert sorted(_shown(page)) == sorted(want) and len(want) > 3
+    assert _charted(page) == sorted(want)  # the chart follows the table's filters
     page.select_option("#a-positions", "")
     page.select_option("#a-repetition", "")
     page.select_option("#a-status", "bracketed")
     open_games = [g["game"] for g in games if not g["exact"]]
     assert sorted(_shown(page)) == sorted(open_games)
+    assert _charted(page) == sorted(open_games)
     assert page.text_content("#a-count") == f"{len(open_games)} of 69 games shown."
     for spec in open_games:
         assert "bounds only" in (page.locator(f"#a-table tr[data-game='{spec}'] td[data-key='status']").text_content()
                                  or "")
     page.select_option("#a-symbols", "6")
     assert _shown(page) == [g["game"] for g in games if not g["exact"] and g["symbols"] == 6]
+    assert _charted(page) == sorted(_shown(page)) and len(_shown(page)) < 69
     page.select_option("#a-status", "")
     page.select_option("#a-symbols", "")
+    assert len(_charted(page)) == 69
     _shot(page, "#panel-atlas", "atlas-view.png", 1250)
 
 

@@ -135,6 +135,8 @@ def test_ctrl_z_undoes_and_an_impossible_answer_is_refused_in_words(page: Any, l
     page.fill("#c-cows", "1")
     page.press("#c-cows", "Enter")  # three right and one misplaced: no code gets that
     page.wait_for_selector("#c-answer-error:not([hidden])")  # the service's refusal, by the answer's fields
+    refusal = page.text_content("#c-answer-error") or ""
+    assert "3 black, 1 white" in refusal and "cannot be white" in refusal and "cow" not in refusal  # pegs' words
     assert page.locator("#c-bulls-error").is_hidden()  # the page's own refusal of "5 0" is gone
     assert page.locator("#c-history tr").count() == 0
     # Enter on an empty answer is refused, not taken for "0 0"
@@ -254,6 +256,33 @@ def test_super_mastermind_is_chosen_by_name_with_its_record_line(page: Any, live
     page.wait_for_selector("#x-results:not([hidden])", timeout=60_000)
     name = page.text_content("#x-tree-name") or ""
     assert name == info["known"]["tree"]["name"] and len(name) < 100
+
+
+
+def test_a_tree_not_proven_optimal_is_named_so_in_a_few_words(page: Any, live: LiveServer) -> None:
+    """A records game's fewest guesses in all are played by its best-known tree: the menus do not call it
+    "Optimal", and the line under the guess names it in the API's few words (``sources``' label, the start of
+    next-move's note), the tree's provenance staying behind "How this is known"; a solved game keeps "Optimal"."""
+    api = live.app.test_client()
+    words = {s["name"]: s["label"] for s in api.get("/v1/games").json["sources"]}["best-known"]
+    note = api.post("/v1/next-move", json={"game": "super-mastermind"}).json["note"]
+    assert words == "best known tree, not proven optimal" and note.startswith(f"{words}: ") and len(note) < 80
+    choose(page, "super-mastermind")
+    for menu in ("#c-strategy", "#p-strategy", "#x-a"):
+        label = page.locator(f"{menu} option[value='optimal-total']").text_content() or ""
+        assert label == f"Fewest guesses in all: {words}", menu
+    page.select_option("#c-strategy", "optimal-total")
+    page.focus("#c-new")
+    page.keyboard.press("Enter")
+    wait_turn(page, 1)
+    assert page.text_content("#c-source") == f"({note})"
+    choose(page, "mastermind")
+    assert page.locator("#c-strategy option[value='optimal-total']").text_content() == "Optimal: fewest guesses in all"
+    page.select_option("#c-strategy", "optimal-total")
+    page.focus("#c-new")
+    page.keyboard.press("Enter")
+    wait_turn(page, 1)
+    assert page.text_content("#c-source") == "(proven optimal: from a solved tree)"
 
 
 @pytest.mark.parametrize(("name", "strategy"), [("mastermind", "optimal-total"), ("bulls-cows", "entropy")])

@@ -64,7 +64,6 @@ export const atlas = {
       th.append(button);
       head.append(th);
     }
-    this.chart(games);
     this.ready = true;
     this.render();
   },
@@ -136,11 +135,14 @@ export const atlas = {
       body.append(tr);
     }
     $("a-count").textContent = `${rows.length} of ${service.atlas.length} games shown.`;
+    this.chart(service.atlas, rows);
   },
 
   // Average guesses of optimal play against the number of codes (log scale): one series per repetition
-  // rule; an unsolved game is a vertical range from its lower to its upper bound per secret.
-  chart(games) {
+  // rule; an unsolved game is a vertical range from its lower to its upper bound per secret.  It plots the
+  // games the table shows (`shown`, after its filters), on the axes of every game (`games`), so that a filter
+  // changes the marks, never the scale they are read against.
+  chart(games, shown) {
     const W = 640, H = 380, left = 48, right = 24, top = 14, bottom = 44;
     const xs = games.map((g) => Math.log2(g.codes));
     const lo = Math.floor(Math.min(...xs)), hi = Math.ceil(Math.max(...xs));
@@ -170,12 +172,12 @@ export const atlas = {
     svg.append(el("text", { x: (left + W - right) / 2, y: H - 8, "text-anchor": "middle" }, "codes (log scale)"));
     svg.append(el("text", { x: 12, y: (top + H - bottom) / 2, "text-anchor": "middle",
       transform: `rotate(-90 12 ${(top + H - bottom) / 2})` }, "average guesses"));
-    const open = games.filter((g) => !g.values.total.exact);
+    const open = shown.filter((g) => !g.values.total.exact);
     const shift = (g) => {
       const same = open.filter((o) => o.codes === g.codes);
       return 7 * (same.indexOf(g) - (same.length - 1) / 2);
     };
-    for (const g of games) {
+    for (const g of shown) {
       const cls = g.repetition ? "rep" : "norep";
       const t = g.values.total;
       const name = `${gameName(g)}, ${g.codes} codes`;

@@ -4,7 +4,7 @@
 import { $, ApiError, api } from "./api.js";
 import { codeElement, responseElement, responseNames, showCode } from "./codes.js";
 import { clearError, showError } from "./errors.js";
-import { depth, game, historyBody, isOptimal, renderRows } from "./game.js";
+import { depth, game, historyBody, isOptimal, renderRows, service } from "./game.js";
 import { why } from "./why.js";
 
 // Whether a key is one that moves from the first number to the second ("1 2", "1,2", "1.2", "1-2").
@@ -156,17 +156,14 @@ export const computer = {
     $("c-done").hidden = false;
   },
 
-  // Where an optimal strategy's guess came from, in a player's words, with the service's note when its
-  // guess is not the strategy's own (a heuristic standing in, a tree not proven optimal).
+  // Where an optimal strategy's guess came from, in the service's few words (`sources` of GET /v1/games), with
+  // the service's note when its guess is not the strategy's own (a heuristic standing in, a tree not proven
+  // optimal); a note that already starts with those words (a best-known tree's) is shown alone.
   showSource(move) {
-    const words = {
-      tree: "proven optimal: from a solved tree", cache: "proven optimal: from the solved positions",
-      search: "proven optimal: searched just now", job: "proven optimal: computed by a job",
-      "best-known": "from the best tree known, not proven optimal",
-      heuristic: "a heuristic's guess, not proven optimal", busy: "a heuristic's guess: the solver was busy",
-    };
     const optimal = isOptimal($("c-strategy").value);
-    const said = [optimal && move.source ? words[move.source] || move.source : "", move.note || ""].filter(Boolean);
+    const words = optimal && move.source ? service.sources[move.source] || move.source : "";
+    const note = move.note || "";
+    const said = words && note.startsWith(words) ? [note] : [words, note].filter(Boolean);
     $("c-source").textContent = said.length ? `(${said.join(": ")})` : "";
   },
 

@@ -9,7 +9,7 @@ export const STRATEGIES = [];
 
 // What GET /v1/games says besides the strategies: the named games, the atlas's games (with their five
 // numbers) and the service's limits, read once at start-up.
-export const service = { presets: [], atlas: [], limits: {}, optimal: new Set() };
+export const service = { presets: [], atlas: [], limits: {}, optimal: new Set(), sources: {} };
 
 // An atlas number as the page writes it: the value, or its proven bounds as a bracket.
 export function bracket(v) {
@@ -93,6 +93,7 @@ export const game = {
     this.info = info;
     setLook(info);
     this.describe(info);
+    labelStrategies(info);
     return info;
   },
   // The game line: what the game is, then what is known of it in the API's words (`known.headline`),
@@ -124,6 +125,18 @@ export const game = {
     return info.codes <= (service.limits.exact_search_max_codes || 0);
   },
 };
+
+// The strategy menus' names for the chosen game: "Optimal" only where what the strategy plays is proven.  A
+// game whose fewest guesses in all are played by a tree not proven optimal (a records game, an unsolved atlas
+// game with a shipped hybrid) names that strategy in the service's few words for such a tree.
+function labelStrategies(info) {
+  const tree = info.known && info.known.tree;
+  const unproven = info.known && info.known.status !== "solved" && tree && tree.strategy === "best-known";
+  const label = unproven ? `Fewest guesses in all: ${service.sources["best-known"]}` : strategyLabel("optimal-total");
+  for (const sel of document.querySelectorAll("select.strategy")) {
+    for (const option of sel.options) if (option.value === "optimal-total") option.textContent = label;
+  }
+}
 
 function headline(info) {
   const k = info.known;
@@ -235,6 +248,7 @@ export async function fillStrategies() {
   service.atlas = info.atlas;
   service.limits = info.limits;
   service.optimal = new Set(info.strategies.filter((s) => s.kind === "optimal").map((s) => s.name));
+  service.sources = Object.fromEntries(info.sources.map((s) => [s.name, s.label]));
   fillMenu(info.presets, info.atlas);
   STRATEGIES.splice(0, STRATEGIES.length, ...info.strategies.map((s) => [s.name, s.label]));
   for (const sel of document.querySelectorAll("select.strategy")) {
