@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,25 +40,14 @@ from service.config import Settings
 from service.engine import SolverPool, base_options
 from service.knowledge import Knowledge, Known
 from service.lookups import cached_solve, labellings, mapped_back, tree_result
-from service.store.db import StorageError
-from service.store.positions import PositionStore
 from service.trees import StoredTree, TreeLibrary, tree_note
+from solver.bounds import searchable
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Turn
 from solver.position import Labelling, Position
-from solver.question import finished_result, no_next_guess
-from solver.search import (
-    INF,
-    Searcher,
-    SolveOptions,
-    SolveResult,
-    fallback_move,
-    optimal_tree,
-    searchable,
-    step_note,
-)
+from solver.question import INF, SolveOptions, SolveResult, finished_result, no_next_guess
 from solver.symmetry import Relabelling, relabelling_onto
-from solver.table import TTStore, position_entries
+from solver.table import position_entries
 from solver.tree import Node
 from solver.vocabulary import (
     BEST_KNOWN,
@@ -71,6 +60,13 @@ from solver.vocabulary import (
     game_value,
     remaining_value,
 )
+
+if TYPE_CHECKING:
+    from solver.table import TTStore
+
+# What a question answered from a shipped tree does not need is imported by the step that needs it: the search and
+# the heuristics (numba), the database (SQLAlchemy).  ``bullscows next`` then answers such a question in a fraction
+# of a second, process start included (``benchmarks/bench_cli.py``; ``tests/test_cli.py`` keeps it so).
 
 OnAnswer = Callable[[str, int], None]
 """Told of every answer: its source and the search nodes it cost (the service counts them)."""
@@ -182,6 +178,7 @@ class AnswerChain:
         if url:
             from service.migrate import upgrade
             from service.store.db import Database
+            from service.store.positions import PositionStore
 
             upgrade(url)
             store = PositionStore(Database(url))
@@ -315,6 +312,8 @@ class AnswerChain:
         Why: every answer from a tree says its worst case, and such a position has no shipped tree, only its proven
         value and best guess.  The searcher's table holds the knowledge, so the tree costs milliseconds (13 to 74 ms
         after two turns of Bulls-and-Cows).  None only when the searcher is not free within ``budget_ms``."""
+        from solver.search import optimal_tree
+
         pool, game = self.pool, at.game
         deadline = time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(timeout=max(0.0, deadline - time.monotonic())):
@@ -369,6 +368,9 @@ class AnswerChain:
         """Search (or evaluate ``guess`` at) the position ``at`` within the budget with the question's
         warm searcher (``fresh``: a new one), and write what it proved to the table; ``count`` False
         keeps it out of the answer counts (a step of another answer)."""
+        from service.store.db import StorageError
+        from solver.search import Searcher
+
         pool, game = self.pool, at.game
         deadline = None if budget_ms is None else time.monotonic() + max(1, budget_ms) / 1000
         if not pool.searches.acquire(blocking=budget_ms is None):
@@ -448,6 +450,7 @@ class AnswerChain:
             return Move(None, True, "history", 0, 0)
         criterion = criterion_of(strategy)
         if criterion is None:
+            from solver.fallback import step_note
             from solver.heuristics import get_strategy
 
             budget_s = None if budget_ms is None else budget_ms / 1000
@@ -473,6 +476,8 @@ class AnswerChain:
         from_tree = self.best_known_move(game, history, criterion, max_guesses, n)
         if from_tree is not None:
             return from_tree
+        from solver.fallback import fallback_move
+
         if not searchable(game):
             guess, note = fallback_move(game, cands, history, criterion, budget_s=budget_ms / 1000)
             return self._heuristic(guess, note, n)

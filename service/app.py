@@ -40,9 +40,14 @@ def warm(app: APIFlask, *, every_tree: bool = False) -> None:
 
     held = services(app)
     trees = held.trees
-    trees.presets()  # the others load when first asked for, unless:
+    loaded = trees.presets()  # the others load when first asked for, unless:
     if every_tree:
-        trees.all()  # a server's first move of a big game must not wait for its tree
+        loaded = trees.all()  # a server's first move of a big game must not wait for its tree
+    for stored in loaded:
+        # each tree's game's response table (when it fits the game's budget), which the one-off questions (candidates,
+        # heuristics) then read: reading a tree builds none (solver.plainkernels), and a server builds them here,
+        # before it forks, so that its workers share them
+        stored.tree.game.arrays(table=True)
     knowledge = held.pool.knowledge
     if knowledge is not None:
         knowledge.all()
@@ -74,7 +79,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
                                          "exact solutions, a shared persistent transposition table."}
     from service.answers import AnswerChain
     from service.knowledge import Knowledge
-    from service.metrics import record_solve
+    from service.metrics import record_answer
     from service.services import KEY, Services, services
     from service.store.jobs import JobStore
     from service.store.strategies import StrategyStore
@@ -90,7 +95,7 @@ def create_app(config: dict[str, Any] | None = None, *, warm_in_background: bool
     app.extensions[KEY] = Services(
         settings=settings, database=database, positions=store, strategies=strategy_store, pool=pool,
         jobs=JobStore(database), tokens=TokenStore(database), trees=trees,
-        answers=AnswerChain(pool, trees, on_answer=record_solve), strategy_trees=StrategyTrees(strategy_store, trees))
+        answers=AnswerChain(pool, trees, on_answer=record_answer), strategy_trees=StrategyTrees(strategy_store, trees))
     problems.init_app(app)
     app.spec_processor(lambda spec: openapi_document(spec, settings))
 

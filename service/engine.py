@@ -13,25 +13,24 @@ import concurrent.futures
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from service.config import Settings
 from service.knowledge import Knowledge
-from solver.codes import response_factors
-from solver.game import Game, Turn
-from solver.heuristics import get_strategy
-from solver.search import Searcher, SolveOptions, fallback_move
-from solver.table import TableKey, TranspositionTable, TTStore, info_rows, position_entries
-from solver.tree import build_tree, from_compact, strategy_chooser, to_compact
-from solver.vocabulary import ONE_STEP_STRATEGIES, Criterion
+from solver.game import Game
+from solver.question import SolveOptions
+
+if TYPE_CHECKING:  # the search (numba) is imported when a searcher is made: a question a tree answers needs none
+    from solver.search import Searcher
+    from solver.table import TTStore
 
 
 def warm_searcher(store: TTStore | None, game: Game, options: SolveOptions, capacity: int = 1 << 20,
                   threshold: int = 64) -> Searcher:
     """A searcher for the question of ``options`` (no budget, bound or chain: those are per call)
     whose transposition table starts with every position the store (if any) holds for that question."""
+    from solver.search import Searcher
+
     searcher = Searcher(game, base_options(options), table_capacity=capacity, export_threshold=threshold)
     if store is not None:
         searcher.table().load(store.load_entries(searcher.options.table_key(game)))
@@ -146,9 +145,19 @@ def warm_up() -> None:
     the search kernels from numba's cache, or compiling them on a fresh install (half a minute; the
     set-up script and the container image compile them into the cache, so that a server only loads
     them).  The kernels' argument types do not depend on the game, so one tiny game covers every game:
-    the searches of both criteria, the fallbacks, every one-step strategy's tree and the compact
-    encoding that the shipped trees are verified with on load.
+    the searches of both criteria, the fallbacks, every one-step strategy's tree and its compact encoding (reading
+    a shipped tree needs no kernel: :mod:`solver.plainkernels`).
     """
+    import numpy as np
+
+    from solver.codes import response_factors
+    from solver.game import Turn
+    from solver.heuristics import get_strategy
+    from solver.search import Searcher, fallback_move
+    from solver.table import TableKey, TranspositionTable, info_rows, position_entries
+    from solver.tree import build_tree, from_compact, strategy_chooser, to_compact
+    from solver.vocabulary import ONE_STEP_STRATEGIES, Criterion
+
     with _WARMING:
         if _WARM.is_set():
             return
@@ -171,8 +180,8 @@ def warm_up() -> None:
 
         row = np.empty(cands.shape[0], dtype=np.uint8)
         kernels.response_row(*game.arrays().kernel_args(), 0, cands, row)  # one guess's responses (records compare)
-        # the same kernels without a response table, as the games too big for one call them (loading their trees,
-        # records compare): their empty table is a writable array, which is another signature to numba
+        # the same kernels without a response table, as the games too big for one call them (records compare,
+        # writing their trees): their empty table is a writable array, which is another signature to numba
         bare = game.arrays(table=False).kernel_args()
         kernels.perfect_candidate(*bare, cands, game.n_responses)
         kernels.split(*bare, 0, cands, game.n_responses)

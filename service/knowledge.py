@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver import ttkernels as tk
+from solver import ttlayout as tl
 from solver.game import CandidateSet, Game
 from solver.table import MMAX, Entry, TableKey, TranspositionTable, info_rows, kernel_fields, set_key
 from solver.vocabulary import Criterion
@@ -74,6 +74,8 @@ class QuestionIndex:
 
     def lookup(self, game: Game, cands: CandidateSet, m: int) -> Known | None:
         """What the index proves for the set ``cands`` with ``m`` guesses left, or None."""
+        from solver import ttkernels as tk
+
         k1, k2 = set_key(game, cands)
         lo = int(np.searchsorted(self.k1, np.uint64(k1), side="left"))
         hi = int(np.searchsorted(self.k1, np.uint64(k1), side="right"))
@@ -143,7 +145,7 @@ def build(sources: list[str], folder: str = KNOWLEDGE_DIR) -> dict[str, Any]:
         k1, k2, small, value, best = _arrays(by_key[key], game)
         name = _name(key)
         np.savez_compressed(os.path.join(folder, name), k1=k1, k2=k2, small=small, value=value, best=best)
-        exact = int(np.count_nonzero(small[:, 1] == tk.FLAG_EXACT))
+        exact = int(np.count_nonzero(small[:, 1] == tl.FLAG_EXACT))
         manifest["questions"].append({"file": name, "game": key.game, "criterion": key.criterion,
                                       "max_guesses": key.max_guesses, "entries": len(k1), "exact": exact})
     with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as fh:

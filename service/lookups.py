@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from solver.game import CandidateSet, Game, Turn
 from solver.position import Labelling, Position
-from solver.search import SolveOptions, SolveResult
+from solver.question import SolveOptions, SolveResult
 from solver.symmetry import PERMUTED_TURNS_MAX, Relabelling
 from solver.table import TTStore
 from solver.tree import Node

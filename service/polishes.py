@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from service.campaign_files import CAMPAIGN_DIR, CampaignError, read_json
+from service.campaign_files import CampaignError, campaign_dir, read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest, tree_digest
@@ -42,8 +42,8 @@ FORMAT = "bullscows-polish-campaign"
 
 
 def default_path(spec: str) -> str:
-    """The progress file of a game's polish: ``campaigns/polish-5-10-0.json``."""
-    return os.path.join(CAMPAIGN_DIR, f"polish-{spec.replace(',', '-')}.json")
+    """The progress file of a game's polish in the campaigns folder: ``polish-5-10-0.json``."""
+    return os.path.join(campaign_dir(), f"polish-{spec.replace(',', '-')}.json")
 
 
 def digest(tree: Tree) -> str:

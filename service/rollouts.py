@@ -22,9 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.campaign_files import CAMPAIGN_DIR as CAMPAIGN_DIR
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
-from service.campaign_files import read_json
+from service.campaign_files import campaign_dir, read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest
@@ -40,8 +39,8 @@ Log = Callable[[str], None]
 
 
 def default_path(spec: str) -> str:
-    """The progress file of a game's rollout campaign: ``campaigns/rollout-5-10-0.json``."""
-    return os.path.join(CAMPAIGN_DIR, f"rollout-{spec.replace(',', '-')}.json")
+    """The progress file of a game's rollout campaign in the campaigns folder: ``rollout-5-10-0.json``."""
+    return os.path.join(campaign_dir(), f"rollout-{spec.replace(',', '-')}.json")
 
 
 def read(path: str) -> dict[str, Any] | None:

@@ -116,7 +116,7 @@ class TreeLibrary:
     against its game) the first time it is asked for: the presets' trees when the app warms up, the
     atlas's when one of its games is first played, so that start-up does not pay for a hundred trees.  A server
     loads every tree before it forks its workers instead (:func:`service.app.warm`): loading a big tree takes a
-    while (a second for 32768 secrets, most of it verifying every node), which a first question must not wait for.
+    while (tenths of a second for 30000 secrets, verifying every node), which a first question must not wait for.
     A ``shared`` library's trees are shared by every shared library of the process."""
 
     def __init__(self, folder: str = TREE_DIR, *, shared: bool = False) -> None:

@@ -9,7 +9,7 @@ import functools
 import numpy as np
 import numpy.typing as npt
 
-from solver import ttkernels as tk
+from solver import ttlayout as tl
 from solver.codes import GameArrays
 from solver.errors import SolverError
 from solver.game import Game
@@ -53,7 +53,7 @@ def lower_bound_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
 
 @functools.lru_cache(maxsize=16)
 def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
-    out = np.full((2, len(CRITERIA), MMAX + 1, size + 1), tk.INF, dtype=np.int64)
+    out = np.full((2, len(CRITERIA), MMAX + 1, size + 1), tl.INF, dtype=np.int64)
     s = np.arange(size + 1, dtype=np.int64)
     for kind in (0, 1):
         level = [0] * (MMAX + 1)  # level[j]: most secrets the j-th guess from here can solve
@@ -72,9 +72,9 @@ def _tables(b: int, size: int) -> npt.NDArray[np.int64]:
                 remaining -= take
                 if not remaining.any():
                     break
-            out[kind, Criterion.TOTAL.code, m] = np.where(feasible, cost, tk.INF)
+            out[kind, Criterion.TOTAL.code, m] = np.where(feasible, cost, tl.INF)
             before = cum[m - 1] if m >= 1 else 0
-            out[kind, Criterion.KMOVERS.code, m] = np.where(feasible, np.maximum(s - before, 0), tk.INF)
+            out[kind, Criterion.KMOVERS.code, m] = np.where(feasible, np.maximum(s - before, 0), tl.INF)
     out.flags.writeable = False
     return out
 
@@ -96,7 +96,7 @@ def branching_tables(game: Game, size: int) -> npt.NDArray[np.int64]:
 
 @functools.lru_cache(maxsize=8)
 def _branching(b_max: int, size: int) -> npt.NDArray[np.int64]:
-    out = np.full((2, b_max + 1, size + 1), tk.INF, dtype=np.int64)
+    out = np.full((2, b_max + 1, size + 1), tl.INF, dtype=np.int64)
     for b in range(1, b_max + 1):
         # not through its cache: 26 tables it needs no more
         out[:, b] = _tables.__wrapped__(b, size)[:, Criterion.TOTAL.code, MMAX]

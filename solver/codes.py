@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels
+# the kernels (numba) are imported where they run: reading a shipped tree needs the arrays, not the kernels
 
 
 class Guessed(Protocol):
@@ -52,6 +52,8 @@ class GameArrays:
         """(response, its candidates) for every response of ``guess`` that some candidate gives, the biggest
         part first (ties: the lower response), the winning one included.  The order searches want: the
         biggest part is the likeliest to break a bound or a limit, and stops the others being looked at."""
+        from solver import kernels
+
         order, starts = kernels.split(*self.kernel_args(), guess, cands, n_responses)
         sizes = np.diff(starts)
         return [(r, order[starts[r]:starts[r + 1]]) for r in sorted(np.flatnonzero(sizes).tolist(),
@@ -113,6 +115,8 @@ def game_arrays(positions: int, symbols: int, repetition: bool) -> GameArrays:
 
 @functools.lru_cache(maxsize=4)
 def full_response_table(positions: int, symbols: int, repetition: bool) -> npt.NDArray[np.uint8]:
+    from solver import kernels
+
     arrays = game_arrays(positions, symbols, repetition)
     table: npt.NDArray[np.uint8] = kernels.response_table(arrays.codes, arrays.masks, arrays.counts)
     table.setflags(write=False)
@@ -175,6 +179,8 @@ def response_factors(positions: int, symbols: int, repetition: bool) -> Response
         same = (digits[:, None, :] == digits[None, :, :]).sum(axis=2) * p
         tables.append(np.ascontiguousarray(same, dtype=np.uint8))
     keys[:, len(groups)] = np.asarray(ms_key, dtype=np.uint16).reshape(-1)
+    from solver import kernels
+
     tables.append(kernels.common_table(np.ascontiguousarray(multisets, dtype=np.uint8)))
     while len(tables) < 4:
         tables.append(np.zeros((1, 1), dtype=np.uint8))

@@ -21,7 +21,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels, presets
+from solver import plainkernels, presets
 from solver.codes import (
     NO_FACTORS,
     GameArrays,
@@ -485,6 +485,8 @@ class Game:
 
     def response(self, guess: Code, secret: Code) -> Response:
         """Encoded response of ``secret`` to ``guess``."""
+        from solver import kernels
+
         a = self.arrays()
         if a.table.shape[0]:
             return int(a.table[guess, secret])
@@ -502,6 +504,8 @@ class Game:
         if got is None:
             guesses = [self.code_of([sym for sym, k in enumerate(parts) for _ in range(k)])
                        for parts in _partitions(self.positions, self.symbols if self.repetition else 0)]
+            from solver import kernels
+
             a = self.arrays()
             counts = kernels.partition_matrix(*a.kernel_args(), np.array(guesses, dtype=np.int32),
                                               self.all_codes, self.n_responses)
@@ -558,7 +562,9 @@ class Game:
                 raise InconsistentHistoryError(
                     f"turn {k + 1} ({self.turn_words(turn)}) already won; the game ended there"
                 )
-            cands = kernels.filter_candidates(*a.kernel_args(), cands, turn.guess, turn.response)
+            # numpy, not a kernel: one row per turn, and a question a shipped tree answers loads no numba
+            rows = plainkernels.response_row(a, turn.guess, cands)
+            cands = np.ascontiguousarray(cands[rows == turn.response], dtype=np.int32)
             if cands.shape[0] == 0:
                 shown = "; ".join(self.turn_words(t) for t in history[:k])
                 raise InconsistentHistoryError(

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import kernels
 from solver.codes import GameArrays
 from solver.game import CandidateSet, Code, Game, History, Response, Turn
 from solver.symmetry import Relabelling, canonical_history
@@ -79,6 +78,8 @@ class Position:
         to split with (a searcher's, with its response table); by default the game's, with the table when it
         fits the game's budget.
         """
+        from solver import kernels
+
         a = self.game.arrays(table=True) if arrays is None else arrays
         order, starts = kernels.split(*a.kernel_args(), guess, self.cands, self.game.n_responses)
         return {r: self.after(guess, r, order[int(starts[r]):int(starts[r + 1])])

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from solver import ttkernels as tk
+from solver import ttlayout as tl
 from solver.errors import SolverError
 from solver.game import Code, Game, History
 from solver.table import MMAX, TableKey
 from solver.vocabulary import CRITERION_NAMES, Criterion
 
-INF: int = int(tk.INF)
+INF: int = int(tl.INF)
 """The kernel's "no strategy fits" value (:data:`solver.ttkernels.INF`) as a Python int: the one every Python-side
 module (search, sweep, lower bounds, the service) imports, from here or through :mod:`solver.search`."""
 

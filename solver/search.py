@@ -66,6 +66,8 @@ SPLIT_ROOT_MAX_CODES = 8192
 """Games up to this size split a short history's root guess by guess (symmetry prunes a ply deeper)."""
 DIRECT_SET_MAX = 256
 """In bigger games, sets up to this size are searched in one kernel call (measured not slower up to 150)."""
+ORDER_BLOCK = 512
+"""Guesses scored per kernel call when a root's guesses are ordered: a budget's end is noticed between two calls."""
 
 
 @dataclasses.dataclass
@@ -123,6 +125,7 @@ class Searcher(SearchState):
         (an evaluation of one guess has no root to try guess by guess, and tells it nothing)."""
         history, cands = _where(history, cands)
         self.clear_stop()
+        self._deadline = time.monotonic() + max(0.0, seconds)
         timer = threading.Timer(max(0.0, seconds), self.request_stop)
         timer.daemon = True
         timer.start()
@@ -132,6 +135,7 @@ class Searcher(SearchState):
             return self.solve(history, cands=cands, options=options, progress=progress)
         finally:
             timer.cancel()
+            self._deadline = None
             self.clear_stop()
 
     def fits(self, history: History, cands: CandidateSet, max_guesses: int) -> bool:
@@ -279,6 +283,9 @@ class Searcher(SearchState):
             value, best = self._run(o, cands, turn, k, beta, self.pools(history), self.called(history))
             return value, best, {}
         order = self.guess_order(history, cands, turn, k, options=o)
+        if self.out_of_time():  # the budget ended while the guesses were ordered: stopped, as the kernel stops
+            self.stats[sk.S_ABORTED] = 1
+            return INF, -1, {}
         resume, call.resume = call.resume, None  # the first depth limit of a chain only
         state = self._root_guesses(o, history, cands, turn, k, beta, order, resume, call.checkpoint,
                                    progress=call.progress)
@@ -400,7 +407,16 @@ class Searcher(SearchState):
         if o.from_set_only and (o.mde is None or turn > o.mde):
             pool = pool[np.isin(pool, cands)]
         a = self.arrays
-        counts = kernels.partition_matrix(*a.kernel_args(), pool, cands, g.n_responses)
+        # a block of guesses at a time, so that a budget's end stops the scoring (a 7776-guess pool against
+        # thousands of candidates is tens of milliseconds in one kernel call that holds the GIL); the order is then
+        # of the guesses scored, and the caller stops there too (:meth:`_solve_root`)
+        counts = np.empty((pool.shape[0], g.n_responses), dtype=np.int32)
+        for start in range(0, pool.shape[0], ORDER_BLOCK):
+            block = slice(start, start + ORDER_BLOCK)
+            counts[block] = kernels.partition_matrix(*a.kernel_args(), pool[block], cands, g.n_responses)
+            if self.out_of_time():
+                pool, counts = pool[: block.stop], counts[: block.stop]
+                break
         win = g.all_bulls
         base = n if crit == 0 else 0
         in_set = np.isin(pool, cands)

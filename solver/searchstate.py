@@ -10,6 +10,7 @@ or in one call, depth-limit chains, per-response values, shares of a root (:mod:
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,9 @@ class SearchState:
         self._ws_best = np.zeros(plies + 1, dtype=np.int64)
         self._log2n, self._lnn = nlogn(n)
         self.stats = np.zeros(sk.STATS, dtype=np.int64)
+        self._deadline: float | None = None
+        """When a budgeted call (:meth:`solver.search.Searcher.solve_within`) ends, in :func:`time.monotonic`
+        seconds; None for a call without a budget."""
         self._node_cap = 0
         """Absolute value of the node counter at which the current call aborts (0 = never)."""
         self._pool_cache: dict[tuple[tuple[int, int], ...], Any] = {}
@@ -112,6 +116,15 @@ class SearchState:
     def clear_stop(self) -> None:
         """Allow searches again after :meth:`request_stop`."""
         self.stats[sk.S_STOP] = 0
+
+    def out_of_time(self) -> bool:
+        """Whether the call must stop now: a stop was requested, or its deadline has passed (the stop is then
+        requested, for the kernels).  Why both: the timer thread that requests the stop needs the GIL, which a
+        Python loop calling short kernels hands over only every switch interval (5 ms), so a loop reading the
+        clock itself stops at the deadline, not up to a switch interval after it."""
+        if not self.stats[sk.S_STOP] and self._deadline is not None and time.monotonic() >= self._deadline:
+            self.request_stop()
+        return bool(self.stats[sk.S_STOP])
 
     @property
     def stop_requested(self) -> bool:
@@ -215,7 +228,7 @@ class SearchState:
             return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), True
         rows = []
         for c in pool0:
-            if self.stats[sk.S_STOP]:
+            if self.out_of_time():
                 return (pool0, empty_rows, np.zeros(0, dtype=np.int64), row_of), False
             rows.append(equivalence_set(g, [*moves, int(c)]))
         width = max(1, max(r.shape[0] for r in rows))

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from solver.game import CandidateSet, Code, Game, Turn
 
@@ -128,85 +127,6 @@ def _mapping_perms(p: int, s: int, pairs: Sequence[tuple[Sequence[int], Sequence
     return extend(0)
 
 
-@njit(cache=True)
-def _rank(img, s, rep):  # type: ignore[no-untyped-def]
-    p = img.shape[0]
-    idx = 0
-    if rep:
-        for k in range(p):
-            idx = idx * s + img[k]
-        return idx
-    used = np.zeros(s, dtype=np.bool_)
-    for k in range(p):
-        v = img[k]
-        smaller = 0
-        for u in range(v):
-            if not used[u]:
-                smaller += 1
-        # number of arrangements of the remaining p-k-1 places from s-k-1 symbols
-        rest = 1
-        for j in range(p - k - 1):
-            rest *= s - k - 1 - j
-        idx += smaller * rest
-        used[v] = True
-    return idx
-
-
-@njit(cache=True)
-def _images(codes, cands, perm, sym, s, rep):  # type: ignore[no-untyped-def]
-    """Index of ψ(c) for every code index c of ``cands``, where ψ puts at position k the symbol of
-    position ``perm[k]`` renamed by ``sym`` (int64[len(cands)], in the order of ``cands``)."""
-    p = perm.shape[0]
-    out = np.empty(cands.shape[0], dtype=np.int64)
-    img = np.empty(p, dtype=np.int64)
-    for i in range(cands.shape[0]):
-        for k in range(p):
-            img[k] = sym[codes[cands[i], perm[k]]]
-        out[i] = _rank(img, s, rep)
-    return out
-
-
-@njit(cache=True)
-def canonical_codes(codes, perms, sigma, free, rep):  # type: ignore[no-untyped-def]
-    """For every code, the index of its smallest image under the given transformations.
-
-    ``free`` lists the free symbols ascending; each (perms[t], sigma[t]) is applied, then free symbols
-    are renamed in order of first appearance to the smallest free symbols (the smallest image the free
-    part of the group can produce).
-    """
-    n, p = codes.shape
-    s = sigma.shape[1]
-    out = np.empty(n, dtype=np.int64)
-    img = np.empty(p, dtype=np.int64)
-    best = np.empty(p, dtype=np.int64)
-    rename = np.empty(s, dtype=np.int64)
-    for c in range(n):
-        have = False
-        for t in range(perms.shape[0]):
-            rename[:] = -1
-            nxt = 0
-            for k in range(p):
-                v = codes[c, perms[t, k]]
-                m = sigma[t, v]
-                if m < 0:
-                    if rename[v] < 0:
-                        rename[v] = free[nxt]
-                        nxt += 1
-                    m = rename[v]
-                img[k] = m
-            smaller = not have
-            if have:
-                for k in range(p):
-                    if img[k] != best[k]:
-                        smaller = img[k] < best[k]
-                        break
-            if smaller:
-                best[:] = img
-                have = True
-        out[c] = _rank(best, s, rep)
-    return out
-
-
 def _turn_groups(n_moves: int, responses: Sequence[int] | None) -> list[list[int]]:
     """The turns a transformation may exchange: those that got the same response (Lemma 9) when
     ``responses`` are given, else none (each turn its own group, Lemma 5)."""
@@ -243,6 +163,8 @@ def _classes_under(game: Game, moves: Sequence[Code], perms: npt.NDArray[np.int6
     free = np.array([v for v in range(game.symbols) if v not in used], dtype=np.int64)
     if free.shape[0] == 0:
         free = np.zeros(1, dtype=np.int64)
+    from solver.symmetrykernels import canonical_codes
+
     rep: npt.NDArray[np.int64] = canonical_codes(game.arrays().codes, perms, sigma, free,
                                                  game.repetition)
     return rep
@@ -367,10 +289,12 @@ class Relabelling:
         """
         if self.is_identity:
             return cands
-        images = _images(game.arrays().codes, np.ascontiguousarray(cands, dtype=np.int64),
-                         np.array(self.perm, dtype=np.int64), np.array(self.sym, dtype=np.int64),
-                         game.symbols, game.repetition)
-        return np.sort(images).astype(cands.dtype, copy=False)
+        from solver.symmetrykernels import images
+
+        found = images(game.arrays().codes, np.ascontiguousarray(cands, dtype=np.int64),
+                       np.array(self.perm, dtype=np.int64), np.array(self.sym, dtype=np.int64),
+                       game.symbols, game.repetition)
+        return np.sort(found).astype(cands.dtype, copy=False)
 
 
 def _complete(partial: dict[int, int], symbols: int) -> tuple[int, ...]:

@@ -55,8 +55,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from solver import kernels
-from solver import ttkernels as tk
+# the kernels (numba) are imported by the functions that run them: reading a row, a key or an option costs no
+# compilation cache load, which a question answered from a shipped tree never needs
+from solver import ttlayout as tl
 from solver.game import Game
 from solver.vocabulary import MMAX, Criterion, remaining_guesses, remaining_value
 
@@ -156,7 +157,7 @@ def info_rows(m: npt.ArrayLike, flag: npt.ArrayLike, value: npt.ArrayLike, best:
     outside the kernels."""
     columns = np.broadcast_arrays(*(np.asarray(c, dtype=np.int64) for c in (m, flag, value, best, cost, turn)))
     rows = np.zeros((columns[0].size, INFO_COLUMNS), dtype=np.int64)
-    for field, column in zip((tk.F_M, tk.F_FLAG, tk.F_VALUE, tk.F_BEST, tk.F_COST, tk.F_TURN), columns,
+    for field, column in zip((tl.F_M, tl.F_FLAG, tl.F_VALUE, tl.F_BEST, tl.F_COST, tl.F_TURN), columns,
                              strict=True):
         rows[:, field] = column.ravel()
     return rows
@@ -164,16 +165,16 @@ def info_rows(m: npt.ArrayLike, flag: npt.ArrayLike, value: npt.ArrayLike, best:
 
 def kernel_fields(e: Entry) -> tuple[int, int, int]:
     """(flag, value, best guess) of an entry as a row holds them: ``INF`` for no strategy, -1 for no guess."""
-    return (tk.FLAG_EXACT if e.exact else tk.FLAG_LOWER, int(tk.INF) if e.value is None else e.value,
+    return (tl.FLAG_EXACT if e.exact else tl.FLAG_LOWER, int(tl.INF) if e.value is None else e.value,
             -1 if e.best_guess is None else e.best_guess)
 
 
 def entry_of_row(key: TableKey, codes: tuple[int, ...], row: npt.NDArray[np.int64]) -> Entry:
     """The entry a row says of the set ``codes``: the one reader of the layout outside the kernels."""
-    value, best = int(row[tk.F_VALUE]), int(row[tk.F_BEST])
-    return Entry(key=key, codes=codes, m=int(row[tk.F_M]), turn=int(row[tk.F_TURN]),
-                 exact=int(row[tk.F_FLAG]) == tk.FLAG_EXACT, value=None if value >= tk.INF else value,
-                 best_guess=best if best >= 0 else None, cost=int(row[tk.F_COST]))
+    value, best = int(row[tl.F_VALUE]), int(row[tl.F_BEST])
+    return Entry(key=key, codes=codes, m=int(row[tl.F_M]), turn=int(row[tl.F_TURN]),
+                 exact=int(row[tl.F_FLAG]) == tl.FLAG_EXACT, value=None if value >= tl.INF else value,
+                 best_guess=best if best >= 0 else None, cost=int(row[tl.F_COST]))
 
 
 class TTStore(Protocol):
@@ -213,6 +214,8 @@ def zobrist(n_codes: int) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64
 
 def set_key(game: Game, codes: npt.NDArray[np.int32], ctx: int = 0) -> tuple[int, int]:
     """The table's key of a candidate set (ascending code indices); ``ctx`` the turn in hybrid searches."""
+    from solver import ttkernels as tk
+
     z1, z2 = zobrist(game.size)
     k1, k2 = tk.set_keys(np.ascontiguousarray(codes, dtype=np.int32), z1, z2, ctx)
     return int(k1), int(k2)
@@ -228,7 +231,7 @@ class TranspositionTable:
                  export_threshold: int = 64, log_capacity: int = 1 << 16) -> None:
         self.game = game
         self.key = key
-        cap = max(tk.BUCKET, (capacity + tk.BUCKET - 1) // tk.BUCKET * tk.BUCKET)
+        cap = max(tl.BUCKET, (capacity + tl.BUCKET - 1) // tl.BUCKET * tl.BUCKET)
         self.k1 = np.zeros(cap, dtype=np.uint64)
         self.k2 = np.zeros(cap, dtype=np.uint64)
         self.info = np.zeros((cap, INFO_COLUMNS), dtype=np.int64)
@@ -246,7 +249,7 @@ class TranspositionTable:
         return int(self.k1.shape[0])
 
     def __len__(self) -> int:
-        return int(np.count_nonzero(self.info[:, tk.F_FLAG]))
+        return int(np.count_nonzero(self.info[:, tl.F_FLAG]))
 
     def clear(self) -> None:
         """Forget every entry and the export log."""
@@ -258,6 +261,8 @@ class TranspositionTable:
     def probe(self, codes: npt.NDArray[np.int32], m: int, turn: int) -> tuple[int, int, int] | None:
         """(lower, upper, best guess) the table proves for the ascending set ``codes`` with ``m``
         guesses left at guess ``turn`` (the kernel's own reuse rules), or None when it has no entry."""
+        from solver import ttkernels as tk
+
         s = np.ascontiguousarray(codes, dtype=np.int32)
         k1, k2 = tk.set_keys(s, self.z1, self.z2, self.key.context(turn))
         slot = tk.tt_find(self.k1, self.k2, np.uint64(k1), np.uint64(k2))
@@ -285,6 +290,8 @@ class TranspositionTable:
     def load_keys(self, k1: npt.NDArray[np.uint64], k2: npt.NDArray[np.uint64], info: npt.NDArray[np.int64]) -> int:
         """Put entries given by their keys and their ``info`` rows into the table (a shipped index,
         :mod:`service.knowledge`); returns how many."""
+        from solver import ttkernels as tk
+
         tk.tt_store_all(self.k1, self.k2, self.info, np.ascontiguousarray(k1), np.ascontiguousarray(k2),
                         np.ascontiguousarray(info))
         return int(k1.shape[0])
@@ -294,6 +301,8 @@ class TranspositionTable:
 
         Entries for another question, or with codes outside the game, are skipped.
         """
+        from solver import ttkernels as tk
+
         taken = 0
         n = self.game.size
         for e in entries:
@@ -335,6 +344,8 @@ def position_entries(game: Game, key: TableKey, cands: npt.NDArray[np.int32], tu
 
 def split_parts(game: Game, cands: npt.NDArray[np.int32], guess: int) -> list[tuple[int, tuple[int, ...]]]:
     """(response, its candidates ascending) for every response of ``guess`` that some candidate gives."""
+    from solver import kernels
+
     a = game.arrays(table=True)
     order, starts = kernels.split(*a.kernel_args(), guess, cands, game.n_responses)
     return [(r, tuple(int(c) for c in order[starts[r]:starts[r + 1]]))

@@ -24,7 +24,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from solver import kernels
+from solver import plainkernels
 from solver.codes import GameArrays
 from solver.errors import InvalidCodeError, InvalidResponseError, InvalidTreeError, SolverError
 from solver.game import DEFAULT_ALPHABET, CandidateSet, Code, Game, History, Response, Turn
@@ -229,6 +229,8 @@ def build_tree(
 
     :raises InconsistentHistoryError: the history leaves no candidate.
     """
+    from solver import kernels
+
     a = arrays if arrays is not None else game.arrays(table=True)
     args = a.kernel_args()
     n_resp = game.n_responses
@@ -324,6 +326,8 @@ def from_json(doc: Mapping[str, Any]) -> Tree:
     """
     if not isinstance(doc, Mapping) or doc.get("format") != FORMAT:
         raise InvalidTreeError(f"not a {FORMAT} document")
+    from solver import kernels
+
     game = _game_of(doc)
     a = game.arrays(table=True)
     args = a.kernel_args()
@@ -385,6 +389,8 @@ def to_compact(tree: Tree) -> str:
     A node's guess is written as ``.`` when it equals the lowest candidate splitting the others into
     singletons; children are listed by ascending response.
     """
+    from solver import kernels
+
     g = tree.game
     a = g.arrays(table=True)
     header = f"{FORMAT} game={g.spec} alphabet={g.alphabet[:g.symbols]} strategy={tree.strategy or '-'}"
@@ -425,41 +431,57 @@ def from_compact(text: str) -> Tree:
         raise InvalidTreeError("compact tree header lacks game=") from None
     history = game.parse_history([t.replace(":", " ") for t in hist_text.split(",") if t])
     tokens = " ".join(lines[1:]).split()
-    a = game.arrays(table=True)
-    args = a.kernel_args()
-    win = game.all_bulls
+    # A level of the tree at a time, in numpy (:mod:`solver.plainkernels`): the guesses are written breadth-first, so
+    # a level's guesses are consecutive tokens, and its candidate sets are split by one vectorised call.  Reading a
+    # shipped tree to answer a question then loads no numba and builds no response table, and a tree of 32768
+    # secrets is read in a few dozen numpy calls rather than one kernel call per node.
+    a = game.arrays()
+    n_resp, win = game.n_responses, game.all_bulls
     it = iter(tokens)
     root_holder: list[Node] = []
-    queue: deque[tuple[Node | None, Response, CandidateSet]] = deque(
-        [(None, -1, game.candidates(history))]
-    )
-    while queue:
-        parent, resp, cands = queue.popleft()
-        tok = next(it, None)
-        if tok is None:
-            raise InvalidTreeError("compact tree ends before every position has a guess")
-        derived = int(kernels.perfect_candidate(*args, cands, game.n_responses))
-        if tok == ".":
-            if derived < 0:
-                raise InvalidTreeError("'.' given for a position whose guess cannot be derived")
-            guess = derived
-        else:
-            try:
-                guess = game.parse_code(tok)
-            except InvalidCodeError as exc:
-                raise InvalidTreeError(str(exc)) from None
-        order, starts = kernels.split(*args, guess, cands, game.n_responses)
-        node = Node(guess, int(cands.shape[0]), bool(starts[win + 1] > starts[win]), derived >= 0)
-        if parent is None:
-            root_holder.append(node)
-        else:
-            parent.children[resp] = node
-        for r in range(game.n_responses):
-            if r == win or starts[r + 1] == starts[r]:
-                continue
-            if starts[r + 1] - starts[r] == cands.shape[0]:
-                raise InvalidTreeError(f"guess {tok!r} does not split its candidates")
-            queue.append((node, r, order[starts[r]:starts[r + 1]]))
+    codes = game.candidates(history)
+    sizes = np.array([codes.shape[0]], dtype=np.int64)
+    places: list[tuple[Node | None, Response]] = [(None, -1)]
+    """Where each set of the level hangs: its parent node (None for the root) and the response leading to it."""
+    while places:
+        derived = plainkernels.perfect_candidates(a, codes, sizes, n_resp)
+        guesses = np.empty(len(places), dtype=np.int64)
+        written: list[str] = []
+        for k in range(len(places)):
+            tok = next(it, None)
+            if tok is None:
+                raise InvalidTreeError("compact tree ends before every position has a guess")
+            if tok == ".":
+                if derived[k] < 0:
+                    raise InvalidTreeError("'.' given for a position whose guess cannot be derived")
+                guesses[k] = derived[k]
+            else:
+                try:
+                    guesses[k] = game.parse_code(tok)
+                except InvalidCodeError as exc:
+                    raise InvalidTreeError(str(exc)) from None
+            written.append(tok)
+        set_of = np.repeat(np.arange(len(places)), sizes)
+        keys = set_of * n_resp + plainkernels.response_pairs(a, guesses[set_of], codes)
+        order = np.argsort(keys, kind="stable")  # by set, then response; each part stays ascending
+        counts = np.bincount(keys, minlength=len(places) * n_resp)
+        nodes: list[Node] = []
+        for k, (parent, resp) in enumerate(places):
+            node = Node(int(guesses[k]), int(sizes[k]), bool(counts[k * n_resp + win]), bool(derived[k] >= 0))
+            if parent is None:
+                root_holder.append(node)
+            else:
+                parent.children[resp] = node
+            nodes.append(node)
+        parts = np.flatnonzero(counts)
+        parts = parts[parts % n_resp != win]
+        whole = np.flatnonzero(counts[parts] == sizes[parts // n_resp])
+        if whole.shape[0]:
+            raise InvalidTreeError(f"guess {written[int(parts[whole[0]]) // n_resp]!r} does not split its candidates")
+        sorted_keys = keys[order]
+        codes = codes[order][sorted_keys % n_resp != win]
+        sizes = counts[parts].astype(np.int64)
+        places = [(nodes[k], r) for k, r in zip((parts // n_resp).tolist(), (parts % n_resp).tolist(), strict=True)]
     if next(it, None) is not None:
         raise InvalidTreeError("compact tree has more guesses than positions")
     return Tree(game=game, root=root_holder[0], history=history,

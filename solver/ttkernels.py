@@ -17,20 +17,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-INF = np.int64(1) << np.int64(40)
-"""A value meaning "no strategy finishes within the limit"; also the upper bound of an unknown value."""
-
-# Transposition-table entry fields (tt_info columns); see solver.table for the full layout.
-F_M = 0
-F_FLAG = 1
-F_VALUE = 2
-F_BEST = 3
-F_COST = 4
-F_TURN = 5
-FLAG_EMPTY = 0
-FLAG_EXACT = 1
-FLAG_LOWER = 2
-BUCKET = 4
+# the layout the kernels read and write, defined numba-free (re-exported: readers name it here too)
+from solver.ttlayout import BUCKET as BUCKET
+from solver.ttlayout import F_BEST as F_BEST
+from solver.ttlayout import F_COST as F_COST
+from solver.ttlayout import F_FLAG as F_FLAG
+from solver.ttlayout import F_M as F_M
+from solver.ttlayout import F_TURN as F_TURN
+from solver.ttlayout import F_VALUE as F_VALUE
+from solver.ttlayout import FLAG_EMPTY as FLAG_EMPTY
+from solver.ttlayout import FLAG_EXACT as FLAG_EXACT
+from solver.ttlayout import FLAG_LOWER as FLAG_LOWER
+from solver.ttlayout import INF as INF
 
 
 @njit(cache=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -140,6 +141,37 @@ def test_console_script_runs() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["guess"] == "0012", "the default strategy is optimal-total, as in the API"
+
+
+HEAVY = ("numba", "llvmlite", "sqlalchemy", "alembic", "flask", "apiflask", "dask", "distributed", "structlog",
+         "prometheus_client", "psycopg")
+"""What a question a shipped tree answers must not load: the search's kernels, the database, the web service, the
+job engine.  Importing them took most of the 1.8 s such a command once took; ``benchmarks/bench_cli.py`` times it."""
+
+_LOADED = """
+import json, sys
+from service.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(("args", "answer"), [
+    (["next", "-g", "mastermind", "0012", "1.0"], "0334"),
+    (["solve", "-g", "mastermind", "0012", "1.0", "--json"], '"best_guess":"0334"'),
+    (["next", "-g", "bulls-cows", "9876", "0.1"], "8012"),
+    (["--help"], "Usage"),
+])
+def test_a_question_a_shipped_tree_answers_loads_no_heavy_module(args: list[str], answer: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    proc = subprocess.run([sys.executable, "-c", _LOADED, *args], capture_output=True, text=True, timeout=120,
+                          check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert answer in proc.stdout
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_solve_json_keys_and_values() -> None:
@@ -389,3 +421,34 @@ def test_feasible_scan_logs_each_guess_and_continues_from_its_progress_file(tmp_
     assert code == 2 and "give --scan and --progress FILE" in err
     code, _, err = run("feasible", "-g", "mastermind", "-k", "4", "--scan")
     assert code == 2 and "five guesses left or more" in err
+
+
+def test_lab_commands_work_from_any_folder_with_their_campaigns_folder(tmp_path: Any) -> None:
+    """``atlas gaps`` from another folder reads the checkout's campaigns/; ``--campaigns DIR`` (or
+    BULLSCOWS_CAMPAIGNS) names another folder, and one that does not exist is an ``error:`` line."""
+    import shutil
+    from pathlib import Path
+
+    from service.campaign_files import CAMPAIGNS_ENV, CHECKOUT_CAMPAIGNS
+
+    env = {k: v for k, v in os.environ.items() if k != CAMPAIGNS_ENV}
+
+    def gaps(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "service.cli", *args, "atlas", "gaps", "-g", "6,7,0"],
+                              cwd=tmp_path, env={**env, **extra}, capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    anywhere = gaps()
+    assert anywhere.returncode == 0, anywhere.stderr
+    assert anywhere.stdout.startswith("6,7,0: first guess 012345: the tree spends 29154")
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    shutil.copy(Path(CHECKOUT_CAMPAIGNS) / "bounds-6-7-0.json", elsewhere / "bounds-6-7-0.json")
+    assert gaps("--campaigns", "mine").stdout == anywhere.stdout
+    assert gaps(**{CAMPAIGNS_ENV: str(elsewhere)}).stdout == anywhere.stdout
+    (elsewhere / "bounds-6-7-0.json").unlink()
+    empty = gaps("--campaigns", "mine")
+    assert empty.returncode == 2 and "no lower-bound campaign of 6,7,0" in empty.stderr
+    missing = gaps("--campaigns", "nowhere")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith(f"error: {tmp_path / 'nowhere'}: no campaigns folder there")

@@ -762,3 +762,28 @@ def test_shares_of_a_search_give_its_value(spec: str, criterion: str, fso: bool,
             assert played.value == whole.value
     with pytest.raises(InvalidSearchError, match="slot 2 of 2"):
         Searcher(game, options).search_root(turns, slot=(2, 2))
+
+
+def test_a_budget_that_ends_while_the_root_is_ordered_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ordering a root's guesses scores a block of them per kernel call and reads the clock between blocks: a budget
+    already spent scores one block (not the whole pool), and the answer is cut, never a value
+    read off a partial order.  Without the budget the same position scores every block."""
+    from solver import kernels, search
+
+    game = Game.from_spec("5,6,1")
+    history = game.parse_history("00112 1.1, 23345 0.2")  # 199 candidates, and almost no symmetry: 7774 guesses
+    blocks: list[int] = []
+    scored = kernels.partition_matrix
+
+    def counted(*args: Any) -> Any:
+        blocks.append(int(args[4].shape[0]))
+        return scored(*args)
+
+    monkeypatch.setattr(kernels, "partition_matrix", counted)
+    searcher = Searcher(game, SolveOptions("total"))
+    cut = searcher.solve_within(history, 0.0)
+    assert cut.cut and not cut.exact and cut.best_guess is None
+    assert blocks == [search.ORDER_BLOCK]
+    blocks.clear()
+    order = searcher.guess_order(history, game.candidates(history), 3, None)
+    assert len(blocks) > 1 and sum(blocks) >= len(order) > search.ORDER_BLOCK

@@ -35,8 +35,8 @@ def _campaign_options(when: str = "", kind: str | None = "rollout") -> Callable[
     def decorate(fn: F) -> F:
         progress = [] if kind is None else [
             click.option("--progress", type=click.Path(dir_okay=False), default=None,
-                         help=f"{when}The campaign's progress file (default: campaigns/{kind}-<game>.json in "
-                              "this folder).")]
+                         help=f"{when}The campaign's progress file (default: {kind}-<game>.json in "
+                              "the campaigns folder: bullscows --campaigns).")]
         for option in reversed([
             *progress,
             click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
@@ -73,8 +73,8 @@ def _bound_options(fn: F) -> F:
                           "command starts; every part's bound is kept in the database as it is proven and written "
                           "to a progress file, so that a run stopped or killed continues from there."),
         click.option("--progress", type=click.Path(dir_okay=False), default=None,
-                     help="With --campaign: its progress file (default: campaigns/bounds-<game>.json in this "
-                          "folder)."),
+                     help="With --campaign: its progress file (default: bounds-<game>.json in the "
+                          "campaigns folder: bullscows --campaigns)."),
         click.option("--processes", type=click.IntRange(min=1), default=1, show_default=True,
                      help="With --campaign: processes of the worker it starts (units refined at once)."),
         click.option("--max-units", type=click.IntRange(min=1), default=None,

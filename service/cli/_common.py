@@ -276,10 +276,12 @@ def _read_json(path: str, what: str) -> Any:
 def _input_error(exc: Exception) -> str | None:
     """The ``error:`` line of an exception that the input caused, or None for any other (a bug: its
     traceback is shown).  Input errors are the solver's (a bad game, code, response or history; a game over a
-    limit) and the database's refusals (``--url`` naming no database of the service, or one that is down).
+    limit), the database's refusals (``--url`` naming no database of the service, or one that is down) and the lab's
+    (a campaign's file or folder that cannot be used).
     Their classes are looked up among the modules already imported, so that catching them costs a command
     that never loads the storage nothing."""
-    for module, name in (("solver.errors", "SolverError"), ("service.store.db", "StorageError")):
+    for module, name in (("solver.errors", "SolverError"), ("service.store.db", "StorageError"),
+                         ("service.campaign_files", "CampaignError")):
         cls = getattr(sys.modules.get(module), name, None)
         if isinstance(cls, type) and isinstance(exc, cls):
             message = str(exc)
@@ -307,8 +309,28 @@ class _Main(click.Group):
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="bullscows")
-def main() -> None:
+@click.option("--campaigns", "campaigns", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="The lab's campaigns folder, where the campaign commands (atlas, records, campaign, knowledge) "
+                   "keep their progress files by default (default: BULLSCOWS_CAMPAIGNS, else the checkout's "
+                   "campaigns/, from whichever folder the command runs).")
+@click.pass_context
+def main(ctx: click.Context, campaigns: str | None) -> None:
     """Solver for Bulls-and-Cows, Mastermind and every (positions, symbols, repetition) variant."""
+    if campaigns is not None:
+        # the environment, not a global: the workers a command starts inherit it, and it is restored when the
+        # command ends (a command run inside another program, as tests run them, leaves nothing behind)
+        from service.campaign_files import CAMPAIGNS_ENV
+
+        before = os.environ.get(CAMPAIGNS_ENV)
+        os.environ[CAMPAIGNS_ENV] = os.path.abspath(campaigns)
+
+        def restore() -> None:
+            if before is None:
+                os.environ.pop(CAMPAIGNS_ENV, None)
+            else:
+                os.environ[CAMPAIGNS_ENV] = before
+
+        ctx.call_on_close(restore)
 
 
 def _database_url(url: str | None) -> str:

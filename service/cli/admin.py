@@ -148,19 +148,19 @@ def knowledge_group() -> None:
 @click.argument("sources", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--folder", default=None, help="Where to write it (default: the package's service/data/knowledge).")
 def knowledge_build(sources: tuple[str, ...], folder: str | None) -> None:
-    """Build the knowledge from campaign progress files (default: campaigns/*.ndjson.gz of the checkout)."""
+    """Build the knowledge from campaign progress files (default: the *.ndjson.gz of the campaigns folder)."""
     import glob
     import os
 
-    from service.campaign_files import CAMPAIGN_DIR
+    from service.campaign_files import campaign_dir
     from service.knowledge import KNOWLEDGE_DIR, build
     from service.positions_io import InvalidImportError
 
     if not sources:
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        sources = tuple(sorted(glob.glob(os.path.join(root, CAMPAIGN_DIR, "*.ndjson.gz"))))
+        folder = campaign_dir()
+        sources = tuple(sorted(glob.glob(os.path.join(folder, "*.ndjson.gz"))))
         if not sources:
-            _fail("no campaign files given, and none in campaigns/ of this checkout")
+            _fail(f"no campaign files given, and none in {folder}")
     try:
         manifest = build(list(sources), folder or KNOWLEDGE_DIR)
     except InvalidImportError as exc:

@@ -471,7 +471,8 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
 @click.option("--parts", "responses", required=True, metavar="RESPONSES",
               help="The responses to the first guess whose parts to settle ('0.6,1.5').")
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
+              help="The lower-bound campaign's progress file (default: bounds-<game>.json in the campaigns "
+                   "folder: bullscows --campaigns).")
 @click.option("--seconds", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop after this many seconds of wall-clock time (what was proven is kept; the same command "
                    "continues).")
@@ -503,7 +504,8 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
 @atlas_group.command("gaps")
 @click.option("-g", "--game", required=True, help="An unsolved atlas game with a best-known tree ('6,7,0').")
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
-              help="The lower-bound campaign's progress file (default: campaigns/bounds-<game>.json in this folder).")
+              help="The lower-bound campaign's progress file (default: bounds-<game>.json in the campaigns "
+                   "folder: bullscows --campaigns).")
 @_trees_option("Where the best-known tree is")
 @click.option("--below", default=None, metavar="RESPONSES",
               help="Look inside a part instead: the sets the tree's next guess leaves after these responses "

@@ -151,7 +151,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     --json prints its answer."""
     from service.explain import explain
     from service.rules import max_guesses_of
-    from solver.search import SolveOptions
+    from solver.question import SolveOptions
 
     settings = _settings_within(time_budget_ms)
     g, history = _load(game, alphabet, turns)
@@ -239,7 +239,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     """
     from tqdm import tqdm
 
-    from solver.search import SolveOptions
+    from solver.question import SolveOptions
 
     g, history = _load(game, alphabet, turns)
     options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,

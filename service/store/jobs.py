@@ -44,6 +44,20 @@ def _aware(ts: datetime | None) -> datetime | None:
 
 
 @dataclass(frozen=True)
+class Queue:
+    """The job queue at one moment (:meth:`JobStore.queue`)."""
+
+    jobs: dict[str, int]
+    """Jobs by status (only the statuses some job has)."""
+    units: dict[str, int]
+    """Units of every job by status (only the statuses some unit has)."""
+    workers_alive: int
+    """Workers heard from within the store's live window (:meth:`JobStore.live_workers`)."""
+    heartbeats: dict[str, datetime]
+    """Each worker still registered and recently heard from, by id: its last heartbeat (aware, UTC)."""
+
+
+@dataclass(frozen=True)
 class Claim:
     """A unit this worker now holds."""
 
@@ -430,6 +444,23 @@ class JobStore:
         with self.db.session() as s:
             return list(s.scalars(select(WorkerRow).where(WorkerRow.heartbeat_at >= cutoff,
                                                           WorkerRow.stopped_at.is_(None))).all())
+
+    def queue(self, live_within: float, seen_within: float) -> Queue:
+        """How the queue stands now, for an operator's scrape: jobs and units counted by status (two grouped counts,
+        whatever the number of rows), the workers alive as :meth:`live_workers` counts them, and the last heartbeat
+        of every worker that has not stopped and was heard from within ``seen_within`` seconds: a worker killed
+        without stopping stays listed, its heartbeat ageing, for that long."""
+        now = self._now()
+        cutoff = now - timedelta(seconds=max(seen_within, live_within))
+        with self.db.session() as s:
+            jobs = {str(k): int(n) for k, n in s.execute(select(Job.status, func.count()).group_by(Job.status))}
+            units = {str(k): int(n) for k, n in s.execute(select(JobUnit.status, func.count())
+                                                           .group_by(JobUnit.status))}
+            beats = {str(w): _aware(t) or t for w, t in s.execute(
+                select(WorkerRow.id, WorkerRow.heartbeat_at).where(WorkerRow.heartbeat_at >= cutoff,
+                                                                   WorkerRow.stopped_at.is_(None)))}
+        alive = sum(1 for t in beats.values() if t >= now - timedelta(seconds=live_within))
+        return Queue(jobs, units, alive, beats)
 
 
 def as_aware(ts: datetime | None) -> datetime | None:

@@ -205,6 +205,39 @@ def test_solve_past_its_budget_becomes_a_job(db_url: str, workers: Workers, mm_d
 
 
 @quick_on_postgresql
+def _scrape(client: FlaskClient) -> dict[str, float]:
+    """``/metrics`` as {sample with its labels: value}."""
+    r = client.get("/metrics")
+    assert r.status_code == 200
+    samples = (line.rsplit(" ", 1) for line in r.data.decode().splitlines() if line and not line.startswith("#"))
+    return {name: float(value) for name, value in samples}
+
+
+def test_metrics_show_the_queue_while_a_worker_runs_a_job(db_url: str, workers: Workers) -> None:
+    """An operator's view: ``/metrics`` scraped while a real worker runs a job gives the job running, its units by
+    state (some running), the live worker and its last heartbeat; the job cancelled, the next scrapes say so."""
+    client: FlaskClient = make_app(db_url).test_client()
+    body = {"game": "mastermind", "time_budget_ms": 1, "wait_ms": 0, "search": True}
+    r = client.post("/v1/solve", json=body)
+    assert r.status_code == 202, r.json
+    location = r.headers["Location"]
+    before = _scrape(client)
+    assert before["bullscows_job_store_up"] == 1 and before['bullscows_jobs{state="queued"}'] == 1
+    assert before["bullscows_workers_alive"] == 0 and before['bullscows_job_units{state="running"}'] == 0
+    started = time.time()
+    workers.start("metrics-worker", processes=1)
+    during = _wait(lambda: (m := _scrape(client))['bullscows_job_units{state="running"}'] >= 1 and m, 120,
+                   "a unit running", explain=workers.tails)
+    assert during['bullscows_jobs{state="running"}'] == 1 and during['bullscows_jobs{state="queued"}'] == 0
+    assert during["bullscows_workers_alive"] == 1
+    heartbeat = during['bullscows_worker_last_heartbeat_timestamp_seconds{worker="metrics-worker"}']
+    assert started - 5 <= heartbeat <= time.time() + 5
+    assert client.delete(location).status_code in (200, 202)
+    after = _wait(lambda: (m := _scrape(client))['bullscows_jobs{state="cancelled"}'] == 1 and m, 60,
+                  "the job cancelled", explain=workers.tails)
+    assert after['bullscows_jobs{state="running"}'] == 0
+
+
 def test_next_move_cut_short_finishes_as_a_job(db_url: str, workers: Workers) -> None:
     """An optimal next move past its budget that asks for a job answers the heuristic and the job; once a worker
     has done it, the same question comes back exact from the cache, on this instance and on another one."""

@@ -142,7 +142,7 @@ def test_metrics(client: FlaskClient) -> None:
     client.post("/v1/solve", json={"game": "mastermind", "max_guesses": 5, "history": ["0012 2.2"]})
     text = client.get("/metrics").data.decode()
     assert 'bullscows_requests_total{endpoint="solve.solve",status="200"}' in text
-    assert 'bullscows_cache_total{source="cache"}' in text and "bullscows_nodes_searched_total" in text
+    assert 'bullscows_answers_total{source="cache"}' in text and "bullscows_nodes_searched_total" in text
 
 
 def test_built_trees_are_stored_for_other_processes(db_url: str) -> None:
