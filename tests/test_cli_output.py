@@ -257,13 +257,13 @@ def test_serve_hands_gunicorn_the_address(monkeypatch: pytest.MonkeyPatch, tmp_p
 
 
 def test_the_text_helpers_never_show_none(capsys: pytest.CaptureFixture[str]) -> None:
-    from service.cli._common import _print_fields, _print_table, _shown
+    from service.cli.common import _print_fields, print_table, shown_value
 
-    assert [_shown(v) for v in (None, True, False, 2.0, 5.677480001, [], ["0123", "4567"])] == [
+    assert [shown_value(v) for v in (None, True, False, 2.0, 5.677480001, [], ["0123", "4567"])] == [
         "\u2014", "yes", "no", "2", "5.67748", "\u2014", "0123 4567"]
     _print_fields({"value": 5, "note": None, "exact": True, "inner": {"a_b": 1, "gone": None}, "empty": {},
                    "rows": [{"response": "0.1", "size": 3}, {"response": "1.0", "size": None}]})
-    _print_table([{"x": 1, "y": None}])
+    print_table([{"x": 1, "y": None}])
     out = capsys.readouterr().out
     assert out.splitlines() == ["value: 5", "exact: yes", "inner:", "  a b: 1", "rows:",
                                 "  response  size", "  0.1          3", "  1.0          \u2014",

@@ -15,6 +15,6 @@ of JSON with ``--json``, for scripts; progress and logs go to stderr.
 from __future__ import annotations
 
 from service.cli import admin, atlas, jobs, positions, records, solving, steps, tree  # noqa: F401 (each registers its commands)
-from service.cli._common import main
+from service.cli.common import main
 
 __all__ = ["main"]

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import (
-    _database_url,
-    _emit,
-    _fail,
-    _json_option,
-    _position_store,
-    _store,
-    _url_option,
+from service.cli.common import (
+    database_url,
+    emit,
+    fail,
+    json_option,
     main,
+    position_store,
+    store_of,
+    url_option,
 )
 
 if TYPE_CHECKING:
@@ -29,14 +29,14 @@ def tokens_group() -> None:
 
 
 def _token_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
-    return _store(url, "tokens")
+    return store_of(url, "tokens")
 
 
 @tokens_group.command("create")
 @click.argument("name")
 @click.option("--scope", "scopes", multiple=True, type=click.Choice(["import", "jobs"]), required=True,
               help="What the token allows (repeat for both).")
-@_url_option
+@url_option
 def tokens_create(name: str, scopes: tuple[str, ...], url: str | None) -> None:
     """Make a token and print it once: only its SHA-256 is stored."""
     from service.store.tokens import TokenError
@@ -45,14 +45,14 @@ def tokens_create(name: str, scopes: tuple[str, ...], url: str | None) -> None:
         with _token_store(url) as store:
             info, token = store.create(name, list(scopes))
     except TokenError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     click.echo(token)
     click.echo(f"token {info.name!r} ({', '.join(sorted(info.scopes))}) made; it is shown only now", err=True)
 
 
 @tokens_group.command("list")
-@_url_option
-@_json_option
+@url_option
+@json_option
 def tokens_list(url: str | None, as_json: bool) -> None:
     """Tokens by name, with scopes and use (never the tokens themselves): a table, or with --json a list of
     {name, scopes, revoked_at, last_used_at} (ISO times, null when never)."""
@@ -71,12 +71,12 @@ def tokens_list(url: str | None, as_json: bool) -> None:
             used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
             click.echo(f"{t.name:<24} {','.join(sorted(t.scopes)):<12} {state:<24} last used {used}")
 
-    _emit({"tokens": rows}, as_json, human)
+    emit({"tokens": rows}, as_json, human)
 
 
 @tokens_group.command("revoke")
 @click.argument("name")
-@_url_option
+@url_option
 def tokens_revoke(name: str, url: str | None) -> None:
     """Revoke a token at once (every process checks the table on each request)."""
     from service.store.tokens import TokenError
@@ -85,7 +85,7 @@ def tokens_revoke(name: str, url: str | None) -> None:
         with _token_store(url) as store:
             store.revoke(name)
     except TokenError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     click.echo(f"token {name!r} revoked")
 
 
@@ -114,7 +114,7 @@ def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[st
         known = sorted({str(spec[key]) for spec in SPECS})
         unknown = [name for name in asked if name not in known]
         if unknown:  # else nothing would be built, silently
-            _fail(f"no shipped tree of {what} {', '.join(map(repr, unknown))}; the shipped trees' {what} are: "
+            fail(f"no shipped tree of {what} {', '.join(map(repr, unknown))}; the shipped trees' {what} are: "
                   f"{', '.join(known)}")
     folder = output or TREE_DIR
     os.makedirs(folder, exist_ok=True)
@@ -129,7 +129,7 @@ def trees_build(output: str | None, games: tuple[str, ...], strategies: tuple[st
         if url is not None:
             from service.engine import warm_searcher
 
-            with _position_store(url) as store:
+            with position_store(url) as store:
                 searcher = warm_searcher(store, g, options, 1 << 22, 1 << 62)
         tree = optimal_tree(g, options, searcher=searcher)
         stats = tree.stats()
@@ -160,11 +160,11 @@ def knowledge_build(sources: tuple[str, ...], folder: str | None) -> None:
         folder = campaign_dir()
         sources = tuple(sorted(glob.glob(os.path.join(folder, "*.ndjson.gz"))))
         if not sources:
-            _fail(f"no campaign files given, and none in {folder}")
+            fail(f"no campaign files given, and none in {folder}")
     try:
         manifest = build(list(sources), folder or KNOWLEDGE_DIR)
     except InvalidImportError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for q in manifest["questions"]:
         click.echo(f"{q['file']}: {q['entries']} entries ({q['exact']} exact)")
 
@@ -186,7 +186,7 @@ def db_group() -> None:
 
 
 @db_group.command("upgrade")
-@_url_option
+@url_option
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(url: str | None, revision: str) -> None:
     """Create or migrate the schema."""
@@ -197,7 +197,7 @@ def db_upgrade(url: str | None, revision: str) -> None:
 
 
 @db_group.command("downgrade")
-@_url_option
+@url_option
 @click.option("--revision", default="base", show_default=True)
 def db_downgrade(url: str | None, revision: str) -> None:
     """Undo migrations (down to an empty database by default)."""
@@ -214,7 +214,7 @@ def _bind_address(bind: str, port: int | None) -> str:
     if port is None:
         return bind
     if bind.startswith(("unix:", "fd://")):
-        _fail(f"--bind {bind!r} is not a network address: --port does not apply")
+        fail(f"--bind {bind!r} is not a network address: --port does not apply")
     if bind.startswith("["):  # [::1]:8000 or [::1]
         host = bind[: bind.index("]") + 1] if "]" in bind else bind
     elif bind.count(":") > 1:  # a bare IPv6 address
@@ -222,7 +222,7 @@ def _bind_address(bind: str, port: int | None) -> str:
     else:
         host = bind.partition(":")[0]
     if host in ("", "[]"):
-        _fail(f"--bind {bind!r} has no host: give one (127.0.0.1, 0.0.0.0, ...)")
+        fail(f"--bind {bind!r} has no host: give one (127.0.0.1, 0.0.0.0, ...)")
     return f"{host}:{port}"
 
 
@@ -244,7 +244,7 @@ def serve(bind: str, port: int | None, workers: int, no_migrate: bool, with_work
     if not no_migrate:
         from service.migrate import upgrade
 
-        upgrade(_database_url(None))  # resolved here, so that the migration takes its lock
+        upgrade(database_url(None))  # resolved here, so that the migration takes its lock
     if with_worker:
         # the worker outlives this exec (gunicorn takes over this pid) and stops when it ends
         subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--no-migrate", "--exit-with-parent"])

@@ -6,30 +6,30 @@ from typing import Any
 
 import click
 
-from service.cli._campaigns import (
-    _bound_campaign,
-    _bound_options,
-    _campaign_options,
-    _parts_list,
-    _polish_campaign,
-    _polish_options,
-    _refuse_campaign_options,
-    _rollout_campaign,
-    _run_campaign,
+from service.cli.campaigns import (
+    bound_campaign,
+    bound_options,
+    campaign_options,
+    parts_list,
+    polish_campaign,
+    polish_options,
+    refuse_campaign_options,
+    rollout_campaign,
+    run_campaign,
 )
-from service.cli._common import (
-    _emit,
-    _emit_json,
-    _fail,
-    _file_option,
-    _json_option,
-    _log,
-    _one_step_checked,
-    _print_table,
-    _read_json,
-    _shown,
-    _trees_option,
+from service.cli.common import (
+    emit,
+    emit_json,
+    fail,
+    file_option,
+    json_option,
     main,
+    one_step_checked,
+    print_table,
+    read_json_file,
+    say,
+    shown_value,
+    trees_option,
 )
 from solver.vocabulary import Criterion
 
@@ -85,9 +85,9 @@ def _atlas_entries(path: str | None) -> tuple[str, dict[str, dict[str, Any]]]:
     file = path or atlas.ATLAS_FILE
     if not os.path.exists(file):
         return file, {}
-    problem = _atlas_problem(_read_json(file, "an atlas file"))
+    problem = _atlas_problem(read_json_file(file, "an atlas file"))
     if problem is not None:
-        _fail(f"{file!r} is not an atlas file: {problem}")
+        fail(f"{file!r} is not an atlas file: {problem}")
     return file, atlas.load(file)
 
 
@@ -101,7 +101,7 @@ def _print_atlas(entries: list[dict[str, Any]]) -> None:
         cells = [atlas.shown(e["values"][name]) for name in NAMES]
         rows.append({"game": e["game"], "codes": e["codes"], "T": cells[0], "average": atlas.average(e),
                      "W": cells[1], "T_W": cells[2], "D": cells[3], "W-movers": cells[4], "seconds": e["seconds"]})
-    _print_table(rows, [(k, k) for k in ("game", "codes", "T", "average", "W", "T_W", "D", "W-movers", "seconds")],
+    print_table(rows, [(k, k) for k in ("game", "codes", "T", "average", "W", "T_W", "D", "W-movers", "seconds")],
                  right=("T", "W", "T_W", "D", "W-movers"))
 
 
@@ -117,9 +117,9 @@ def atlas_group() -> None:
               help="Only the atlas games with at most this many codes.")
 @click.option("--budget", type=click.FloatRange(min=0.1), default=600.0, show_default=True,
               help="Wall-clock seconds per search; a search cut by it leaves bounds, to be resumed later.")
-@_campaign_options(kind=None)
-@_file_option("atlas")
-@_json_option
+@campaign_options(kind=None)
+@file_option("atlas")
+@json_option
 def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, processes: int, scheduler: str | None,
               max_units: int | None, url: str | None, path: str | None, as_json: bool) -> None:
     """Compute the atlas entries that are not finished, smallest game first.
@@ -140,11 +140,11 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
         try:
             wanted = [Game.from_spec(g) for g in games]
         except SolverError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         known = {g.spec for g in chosen}
         outside = [g.spec for g in wanted if g.spec not in known]
         if outside:
-            _fail(f"not atlas games (2-8 positions, 2-10 symbols, at most {ATLAS_MAX_CODES} codes): "
+            fail(f"not atlas games (2-8 positions, 2-10 symbols, at most {ATLAS_MAX_CODES} codes): "
                   f"{', '.join(outside)}")
         chosen = [g for g in chosen if g.spec in {w.spec for w in wanted}]
     if max_codes is not None:
@@ -153,16 +153,16 @@ def atlas_run(games: tuple[str, ...], max_codes: int | None, budget: float, proc
     if chosen:
         from service.campaign_spec import CampaignSpec
 
-        _run_campaign(CampaignSpec.atlas(chosen, budget, file), processes, scheduler, max_units, url)
+        run_campaign(CampaignSpec.atlas(chosen, budget, file), processes, scheduler, max_units, url)
     entries = atlas.load(file)
     done = [entries[g.spec] for g in chosen if g.spec in entries]
-    _emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
+    emit({"games": done}, as_json, lambda out: _print_atlas(out["games"]))
 
 
 @atlas_group.command("one-step")
 @click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every entry without them).")
-@_file_option("atlas")
-@_json_option
+@file_option("atlas")
+@json_option
 def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> None:
     """Build the one-step strategies' whole trees of the entries that lack them (entropy, most parts,
     minimax, expected size): they give the best strategy known of an unsolved game, and lower its open
@@ -175,12 +175,12 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
     try:
         specs = [Game.from_spec(g).spec for g in games] if games else None
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     missing = [s for s in specs or [] if s not in entries]
     if missing:
-        _fail(f"not in the atlas file: {', '.join(missing)}")
-    changed = atlas.add_one_step(specs, path=file, log=_log)
-    _emit({"changed": changed}, as_json,
+        fail(f"not in the atlas file: {', '.join(missing)}")
+    changed = atlas.add_one_step(specs, path=file, log=say)
+    emit({"changed": changed}, as_json,
           lambda out: click.echo(f"{len(out['changed'])} entries given their one-step trees"
                                  + (f": {', '.join(out['changed'])}" if out["changed"] else "")))
 
@@ -191,8 +191,8 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
               help="Positions of at most this many candidates play the optimal total's guess.")
 @click.option("--strategy", default=None,
               help="The one-step strategy above that size (default: the game's best one-step strategy).")
-@_file_option("atlas")
-@_trees_option("Where to ship the tree")
+@file_option("atlas")
+@trees_option("Where to ship the tree")
 @click.option("--rollout-width", type=click.IntRange(min=1), default=None,
               help="Roll the hybrid out (solver.rollout): try this many guesses besides the hybrid's own at its "
                    "top positions, each completed by the hybrid, and play the cheapest.")
@@ -204,8 +204,8 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
               help="With --rollout-width: only positions of more candidates than this (default --exact-at-most).")
 @click.option("--max-guesses", type=click.IntRange(min=1), default=None,
               help="Keep to this many guesses first (the game's W: the tree then bounds T_W as well as T).")
-@_campaign_options("With --rollout-width. ")
-@_json_option
+@campaign_options("With --rollout-width. ")
+@json_option
 def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | None, path: str | None,
                  folder: str | None, rollout_width: int | None, rollout_from_turn: int, rollout_levels: int,
                  rollout_min_size: int | None, max_guesses: int | None, progress: str | None, processes: int,
@@ -226,20 +226,20 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
 
     file, entries = _atlas_entries(path)
     if strategy is not None:
-        _one_step_checked(strategy)
+        one_step_checked(strategy)
     try:
         specs = [Game.from_spec(g).spec for g in games]
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for spec in specs:
         if not atlas.unsolved(entries.get(spec)):
-            _fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
+            fail(f"{spec} is not an unsolved atlas game with its one-step trees (see `bullscows atlas one-step`)")
     if progress is not None and (rollout_width is None or len(specs) > 1):
-        _fail("--progress names one game's rollout campaign: give it with --rollout-width and one --game")
+        fail("--progress names one game's rollout campaign: give it with --rollout-width and one --game")
     rollout = None
     if rollout_width is not None:
         if rollout_levels < rollout_from_turn:
-            _fail(f"--rollout-levels ({rollout_levels}) must be at least --rollout-from-turn ({rollout_from_turn})")
+            fail(f"--rollout-levels ({rollout_levels}) must be at least --rollout-from-turn ({rollout_from_turn})")
         rollout = {"width": rollout_width, "from_turn": rollout_from_turn, "levels": rollout_levels,
                    "min_size": rollout_min_size or exact_at_most}
     kept: dict[str, Any] = {}
@@ -249,12 +249,12 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
             if rollout is not None:
                 file_of = progress or rollouts.default_path(spec)
                 plan = atlas.rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, file)
-                _rollout_campaign(spec, plan, file_of, processes, scheduler, max_units, None, url)
+                rollout_campaign(spec, plan, file_of, processes, scheduler, max_units, None, url)
             kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                                          max_guesses=max_guesses, progress=file_of, log=_log)
+                                          max_guesses=max_guesses, progress=file_of, log=say)
         except rollouts.CampaignError as exc:
-            _fail(str(exc))
-    _emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
+            fail(str(exc))
+    emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
 
 
 def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
@@ -265,8 +265,8 @@ def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
         else:
             how = record.get("strategy") or ("" if "above" not in record else  # a hybrid's record names its parts
                                                f"{record['above']} above {record.get('exact_at_most')} candidates")
-            click.echo(f"{spec}: kept {_shown(how or None)}, total {_shown(record.get('total'))}, "
-                       f"worst case {_shown(record.get('worst_case'))}")
+            click.echo(f"{spec}: kept {shown_value(how or None)}, total {shown_value(record.get('total'))}, "
+                       f"worst case {shown_value(record.get('worst_case'))}")
 
 
 @atlas_group.command("polish")
@@ -274,9 +274,9 @@ def _print_kept(records: dict[str, dict[str, Any] | None], none: str) -> None:
 @click.option("--above", type=click.IntRange(min=0), default=None,
               help="Leave positions of this many candidates or fewer as they are (default: the tree's "
                    "--exact-at-most, where it plays the optimum already).")
-@_polish_options("atlas", at_most=400, max_guesses="the game's W when it is exact and the tree keeps it",
+@polish_options("atlas", at_most=400, max_guesses="the game's W when it is exact and the tree keeps it",
                  sweep=": for the deep games, where the search alone runs out of time on a hundred candidates")
-@_json_option
+@json_option
 def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_guesses: int | None,
                  path: str | None, folder: str | None, sweep: int | None, progress: str | None, processes: int,
                  scheduler: str | None, max_units: int | None, url: str | None, as_json: bool) -> None:
@@ -290,23 +290,23 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
-        _fail(f"{spec} is not an unsolved atlas game with a best-known tree (see `bullscows atlas hybrid`)")
+        fail(f"{spec} is not an unsolved atlas game with a best-known tree (see `bullscows atlas hybrid`)")
     low = int(entry["hybrid"]["exact_at_most"]) if above is None else above
     if at_most <= low:
-        _fail(f"--at-most ({at_most}) must be above --above ({low})")
+        fail(f"--at-most ({at_most}) must be above --above ({low})")
     progress = progress or polishes.default_path(spec)
     try:
         tree, params = atlas.ATLAS.polish_target(spec, above=low, at_most=at_most, budget_s=budget,
                                                  max_guesses=max_guesses, path=file, folder=folder, sweep=sweep)
-        stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        stopped = polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
-            _emit(stopped, as_json)
+            emit(stopped, as_json)
             return
-        judged = atlas.ATLAS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
+        judged = atlas.ATLAS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=say)
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     record = judged if judged.pop("kept") else None
-    _emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))
+    emit({"games": {spec: record}}, as_json, lambda out: _print_kept(out["games"], "the tree is not better: not kept"))
 
 
 def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | None]:
@@ -318,7 +318,7 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
     try:
         spec = Game.from_spec(game).spec
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     file, entries = _atlas_entries(path)
     return file, spec, entries.get(spec)
 
@@ -332,9 +332,9 @@ def _entry_of(game: str, path: str | None) -> tuple[str, str, dict[str, Any] | N
               help="Without --campaign: a database whose positions table (the positions a solve proved) the "
                    "bound starts from, and keeps the root parts' bounds in for the searches that follow. With "
                    "--campaign: the database of its job (default: DATABASE_URL or the SQLite file).")
-@_bound_options
-@_file_option("atlas")
-@_json_option
+@bound_options
+@file_option("atlas")
+@json_option
 def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: str | None, campaign: bool,
                  progress: str | None, processes: int, max_units: int | None, only_parts: str | None,
                  path: str | None, as_json: bool) -> None:
@@ -355,26 +355,26 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
     try:
         specs = [Game.from_spec(g).spec for g in games] or [s for s, e in entries.items() if not atlas.finished(e)]
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for spec in specs:
         if spec not in entries or entries[spec]["values"]["total"]["exact"]:
-            _fail(f"{spec} is not an atlas game with an unproven total")
+            fail(f"{spec} is not an atlas game with an unproven total")
     if target is not None and len(games) != 1:
-        _fail("--target is one game's total: name exactly one game with -g")
-    _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
+        fail("--target is one game's total: name exactly one game with -g")
+    refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     if campaign:
         if len(games) != 1:
-            _fail("--campaign runs one game's bound: name exactly one game with -g")
-        _bound_campaign("atlas", specs[0], depth, target, progress, processes, max_units, only_parts, file, url,
+            fail("--campaign runs one game's bound: name exactly one game with -g")
+        bound_campaign("atlas", specs[0], depth, target, progress, processes, max_units, only_parts, file, url,
                         as_json)
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
-        record, got = atlas.ATLAS.add_lower_bound(spec, depth, path=file, known=known, target=target, log=_log)
+        record, got = atlas.ATLAS.add_lower_bound(spec, depth, path=file, known=known, target=target, log=say)
         if keep is not None:
             kept = keep(got)
             click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)
-        _emit({"game": spec, **record}, as_json)
+        emit({"game": spec, **record}, as_json)
 
 
 def _table_of(spec: str, url: str) -> tuple[Any, Any]:
@@ -382,7 +382,7 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
     a function keeping a bound's root parts there as lower-bound entries)."""
     import numpy as np
 
-    from service.cli._common import _database_url
+    from service.cli.common import database_url
     from service.engine import warm_searcher
     from service.migrate import upgrade
     from service.store.db import Database
@@ -392,7 +392,7 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
     from solver.search import SolveOptions
     from solver.table import MMAX, Entry
 
-    db_url = _database_url(url)
+    db_url = database_url(url)
     upgrade(db_url)
     store = PositionStore(Database(db_url))
     click.get_current_context().call_on_close(store.close)  # its connections close with the command
@@ -413,8 +413,8 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
 
 @atlas_group.command("show")
 @click.option("--markdown", is_flag=True, help="A Markdown table (docs/atlas.md is made with it).")
-@_file_option("atlas", "The atlas file (default: the package's).")
-@_json_option
+@file_option("atlas", "The atlas file (default: the package's).")
+@json_option
 def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
     """The atlas's numbers, one game per line; bounds are shown as [lower, upper] ('?' for an upper bound
     not known yet).  --json prints the file's entries."""
@@ -422,12 +422,12 @@ def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
     from solver.atlas import NAMES
 
     if markdown and as_json:
-        _fail("--markdown and --json are two forms of the table: give one")
+        fail("--markdown and --json are two forms of the table: give one")
     _, entries = _atlas_entries(path)
     if not entries:
-        _fail("the atlas is empty: run `bullscows atlas run`")
+        fail("the atlas is empty: run `bullscows atlas run`")
     if as_json:
-        _emit_json({"games": list(entries.values())})
+        emit_json({"games": list(entries.values())})
         return
     if not markdown:
         _print_atlas(list(entries.values()))
@@ -447,7 +447,7 @@ def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
 @atlas_group.command("trees")
 @click.option("-g", "--game", "games", multiple=True, help="Only these games (default: every exact atlas game).")
 @click.option("--folder", default=None, help="Trees folder (default: the package's service/data/trees).")
-@_file_option("atlas", "The atlas file (default: the package's).")
+@file_option("atlas", "The atlas file (default: the package's).")
 def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) -> None:
     """Build the optimal trees of the atlas's exact games (total, and fewest W-movers) into the shipped
     trees, each checked against the atlas's numbers: next-move then answers those games from them."""
@@ -458,12 +458,12 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
     try:
         specs = [Game.from_spec(g).spec for g in games] if games else None
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     file, _ = _atlas_entries(path)
     try:
         atlas.build_trees(specs, path=file, folder=folder, log=lambda line: click.echo(line, err=True))
     except RuntimeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 @atlas_group.command("settle")
@@ -478,8 +478,8 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
                    "continues).")
 @click.option("--kernel-at-most", type=click.IntRange(min=2), default=60, show_default=True,
               help="Sets of at most this many codes go to the exact search; bigger ones are swept.")
-@_file_option("atlas")
-@_json_option
+@file_option("atlas")
+@json_option
 def atlas_settle(game: str, responses: str, progress: str | None, seconds: float | None, kernel_at_most: int,
                  path: str | None, as_json: bool) -> None:
     """Settle parts of an unsolved game exactly: the optimal total of the part each named response to the
@@ -491,14 +491,14 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or entry["values"]["total"]["exact"]:
-        _fail(f"{spec} is not an atlas game with an unproven total")
-    parts = _parts_list(responses) or []
+        fail(f"{spec} is not an atlas game with an unproven total")
+    parts = parts_list(responses) or []
     try:
         rows, record = atlas.settle_parts(spec, parts, progress=progress, seconds=seconds,
-                                          kernel_at_most=kernel_at_most, path=file, log=_log)
+                                          kernel_at_most=kernel_at_most, path=file, log=say)
     except bound_campaigns.CampaignError as exc:
-        _fail(str(exc))
-    _emit({"game": spec, "parts": rows, "lower_bound": record}, as_json)
+        fail(str(exc))
+    emit({"game": spec, "parts": rows, "lower_bound": record}, as_json)
 
 
 @atlas_group.command("gaps")
@@ -506,13 +506,13 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
 @click.option("--progress", type=click.Path(dir_okay=False), default=None,
               help="The lower-bound campaign's progress file (default: bounds-<game>.json in the campaigns "
                    "folder: bullscows --campaigns).")
-@_trees_option("Where the best-known tree is")
+@trees_option("Where the best-known tree is")
 @click.option("--below", default=None, metavar="RESPONSES",
               help="Look inside a part instead: the sets the tree's next guess leaves after these responses "
                    "('0.5', or '0.5 1.4' one level further), each against its bound refined --depth plies now.")
 @click.option("--depth", type=click.IntRange(min=1, max=6), default=2, show_default=True,
               help="With --below: plies refined for each set's bound.")
-@_json_option
+@json_option
 def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str | None, depth: int,
                as_json: bool) -> None:
     """Where an unsolved game's bracket of T lies: for each response to the best-known tree's first guess, the
@@ -528,43 +528,43 @@ def atlas_gaps(game: str, progress: str | None, folder: str | None, below: str |
     try:
         g = Game.from_spec(game)
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     stored = TreeLibrary(folder or TREE_DIR).get(g, "best-known", None)
     if stored is None:
-        _fail(f"{g.spec} has no best-known tree (see `bullscows atlas hybrid`)")
+        fail(f"{g.spec} has no best-known tree (see `bullscows atlas hybrid`)")
     if below is not None:
         if progress is not None:
-            _fail("--below refines its sets' bounds now: leave out --progress")
+            fail("--below refines its sets' bounds now: leave out --progress")
         try:
             path_ = [g.parse_response(text) for text in below.replace(",", " ").split()]
             report = bound_campaigns.gaps_below(g, stored.tree, path_, depth)
         except (SolverError, bound_campaigns.CampaignError) as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if as_json:
-            _emit_json(report)
+            emit_json(report)
             return
         click.echo(f"{report['game']}: after {' '.join(report['moves'][:-1])} (responses {report['path']}), the tree "
                    f"plays {report['moves'][-1]} and spends {report['upper']}; its sets' {depth}-ply bounds add up "
                    f"to {report['lower']} (gap {report['gap']})")
-        _print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
+        print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
                                        ("lower", "bound"), ("gap", "gap")])
         return
     path = progress or bound_campaigns.default_path(g.spec)
     try:
         doc = bound_campaigns.read(path)
     except bound_campaigns.CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if doc is None:
-        _fail(f"{path}: no lower-bound campaign of {g.spec} there (see `bullscows atlas bounds --campaign`)")
+        fail(f"{path}: no lower-bound campaign of {g.spec} there (see `bullscows atlas bounds --campaign`)")
     try:
         report = bound_campaigns.gaps(g, doc, stored.tree)
     except bound_campaigns.CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
-        _emit_json(report)
+        emit_json(report)
         return
     standing = "" if report.get("standing") is None else f"; T >= {report['standing']} over every first guess"
     click.echo(f"{report['game']}: first guess {report['first_guess']}: the tree spends {report['upper']}, the parts' "
                f"bounds add up to {report['lower']} (gap {report['gap']}){standing}")
-    _print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
+    print_table(report["parts"], [("response", "response"), ("codes", "codes"), ("upper", "tree"),
                                    ("lower", "bound"), ("plies", "plies"), ("gap", "gap")])

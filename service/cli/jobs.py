@@ -8,24 +8,24 @@ from typing import Any
 
 import click
 
-from service.cli._campaigns import _campaign_jobs
-from service.cli._common import (
-    _criterion_parsed,
-    _database_url,
-    _emit,
-    _emit_json,
-    _fail,
-    _game,
-    _game_options,
-    _job_store,
-    _json_option,
-    _log,
-    _print_table,
-    _solver_errors,
-    _url_option,
+from service.cli.campaigns import campaign_jobs
+from service.cli.common import (
+    criterion_parsed,
+    database_url,
+    emit,
+    emit_json,
+    fail,
+    game_named,
+    game_options,
+    job_store,
+    json_option,
     main,
+    print_table,
+    say,
+    solver_errors,
+    url_option,
 )
-from service.cli.positions import _read_positions, _write_positions
+from service.cli.positions import read_positions, write_positions
 from solver.vocabulary import CRITERIA, CRITERION_NAMES, Criterion
 
 
@@ -38,17 +38,17 @@ def jobs_group() -> None:
 @click.option("--status", type=click.Choice(["queued", "planning", "running", "done", "failed", "cancelled"]),
               default=None)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@_url_option
-@_json_option
+@url_option
+@json_option
 def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) -> None:
     """Jobs, newest first: a table of one line per job (the value is the best so far until the job is
     done), or with --json the list of what `jobs show --json` prints."""
     from service.jobs import manage
 
-    jobs = _job_store(url, existing=True)
+    jobs = job_store(url, existing=True)
     views = [manage.view(jobs, j) for j in jobs.list_jobs(status, limit)]
     if as_json:
-        _emit_json(views)
+        emit_json(views)
         return
     if not views:
         click.echo("no jobs" + ("" if status is None else f" {status}"))
@@ -63,7 +63,7 @@ def jobs_list(status: str | None, limit: int, url: str | None, as_json: bool) ->
                      "max_guesses": r["max_guesses"], "mde": r["mde"], "fso": r["from_set_only"],
                      "history": "; ".join(r["history"]), "units": f"{p['units_done']}/{p['units_total']}",
                      "value": _value(v["result"]) if v["result"] else p["best_value"]})
-    _print_table(rows, [("id", "id"), ("status", "status"), ("game", "game"), ("what", "what"),
+    print_table(rows, [("id", "id"), ("status", "status"), ("game", "game"), ("what", "what"),
                         ("max_guesses", "k"), ("mde", "mde"), ("fso", "fso"), ("history", "history"),
                         ("units", "units"), ("value", "value")])
 
@@ -113,31 +113,31 @@ def _what(request: dict[str, Any]) -> str:
 @jobs_group.command("show")
 @click.argument("job_id")
 @click.option("--units", is_flag=True, help="List the units too.")
-@_url_option
-@_json_option
+@url_option
+@json_option
 def jobs_show(job_id: str, units: bool, url: str | None, as_json: bool) -> None:
     """One job: its question, status, progress and result (and units); the lines whose value is not known
     yet are left out.  --json prints the keys of GET /v1/jobs/{id}."""
     from service.jobs import manage
 
-    jobs = _job_store(url, existing=True)
+    jobs = job_store(url, existing=True)
     job = jobs.get(job_id)
     if job is None:
-        _fail(f"there is no job {job_id!r}")
-    _emit(manage.view(jobs, job, units=units), as_json)
+        fail(f"there is no job {job_id!r}")
+    emit(manage.view(jobs, job, units=units), as_json)
 
 
 @jobs_group.command("cancel")
 @click.argument("job_id")
-@_url_option
+@url_option
 def jobs_cancel(job_id: str, url: str | None) -> None:
     """Cancel a queued or running job (running units stop at their next heartbeat)."""
-    jobs = _job_store(url, existing=True)
+    jobs = job_store(url, existing=True)
     status, changed = jobs.cancel(job_id)
     if status is None:
-        _fail(f"there is no job {job_id!r}")
+        fail(f"there is no job {job_id!r}")
     if not changed:
-        _fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
+        fail(f"job {job_id} is {status}; only queued or running jobs can be cancelled")
     click.echo(f"job {job_id} cancelled")
 
 
@@ -149,9 +149,9 @@ CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
 
 
 @main.group("campaign", invoke_without_command=True)
-@_game_options
+@game_options
 @click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(CRITERION_NAMES),
-              callback=_criterion_parsed, help="What to solve (repeat for both; default both, totals first).")
+              callback=criterion_parsed, help="What to solve (repeat for both; default both, totals first).")
 @click.option("--max-guesses", type=click.IntRange(min=1), default=7, show_default=True,
               help="Depth limit of the whole game (the k of k-movers).")
 @click.option("--unlimited", is_flag=True,
@@ -168,10 +168,10 @@ CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
 @click.option("--checkpoint-every", type=click.FloatRange(min=0), default=None,
               help="That worker's seconds between saves of a running unit's proven positions "
                    "(see `bullscows worker`).")
-@_url_option
-@_json_option
+@url_option
+@json_option
 @click.pass_context
-@_solver_errors
+@solver_errors
 def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: tuple[Criterion, ...],
                  max_guesses: int, unlimited: bool,
                  progress_file: str | None, export_every: float, with_worker: bool, processes: int | None,
@@ -191,7 +191,7 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
                  if ctx.get_parameter_source(p.name or "") == ParameterSource.COMMANDLINE]
         if given:
             one = len(given) == 1
-            _fail(f"{', '.join(given)}: {'an option' if one else 'options'} of `campaign` alone (a whole game solved "
+            fail(f"{', '.join(given)}: {'an option' if one else 'options'} of `campaign` alone (a whole game solved "
                   f"exactly), not of `campaign {ctx.invoked_subcommand}`: put {'it' if one else 'them'} after the "
                   "command's name")
         return
@@ -201,12 +201,12 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     from service.jobs.plan import JobRequest
     from solver.search import SolveOptions, require_searchable
 
-    g = _game(game, alphabet)
+    g = game_named(game, alphabet)
     require_searchable(g)
     if unlimited and set(criteria) != {Criterion.TOTAL}:
-        _fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
+        fail("--unlimited solves totals only (k-movers need a depth limit): add -c total")
     k: int | None = None if unlimited else max_guesses
-    db_url = _database_url(url)
+    db_url = database_url(url)
     plan = [(c, *stage) for c in (criteria or CRITERIA) for stage in CAMPAIGN_STAGES[c]]
     for crit, _label, mde, fso in plan:
         SolveOptions(crit, k, None, mde, fso).validate(g, 1)
@@ -214,18 +214,18 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
 
     upgrade(db_url)
     if progress_file and os.path.exists(progress_file):
-        stored = _read_positions(progress_file, db_url, "campaign", game=g.spec)
+        stored = read_positions(progress_file, db_url, "campaign", game=g.spec)
         click.echo(f"# imported {stored} positions from {progress_file}", err=True)
     only = criteria[0] if len(set(criteria)) == 1 else None  # a file per criterion stays small
 
     def export() -> None:
         if progress_file:
-            _write_positions(db_url, g.spec, only, progress_file)
+            write_positions(db_url, g.spec, only, progress_file)
 
     from service.jobs.local_worker import LocalWorker
 
     worker = LocalWorker(db_url, processes, checkpoint_every) if with_worker else None
-    jobs = _job_store(db_url)
+    jobs = job_store(db_url)
     results: dict[str, Any] = {}
     t_start = time.monotonic()
     try:
@@ -242,7 +242,7 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
                     export()
                     last_export = time.monotonic()
             if job is None or job.status != "done":
-                _fail(f"job {job.id if job else '?'} {job.status if job else 'vanished'}: "
+                fail(f"job {job.id if job else '?'} {job.status if job else 'vanished'}: "
                       f"{job.error if job else ''}")
             import orjson
 
@@ -262,10 +262,10 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     def human(out: dict[str, Any]) -> None:
         limit = "no depth limit" if k is None else f"within {k} guesses"
         click.echo(f"{g.spec}, {limit}: {out['wall_seconds']:.0f} s")
-        _print_table([{"stage": stage, **{key: r[key] for key in ("job", "value", "best_guess", "nodes", "seconds")}}
+        print_table([{"stage": stage, **{key: r[key] for key in ("job", "value", "best_guess", "nodes", "seconds")}}
                       for stage, r in results.items()])
 
-    _emit(out, as_json, human)
+    emit(out, as_json, human)
 
 
 def _spec(path: str, progress: str | None = None) -> Any:
@@ -277,12 +277,12 @@ def _spec(path: str, progress: str | None = None) -> Any:
     try:
         spec = load_spec(path)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if progress is None:
         return spec
     folder = os.path.dirname(os.path.abspath(progress))
     if not os.path.isdir(os.path.dirname(folder) if spec.kind == "steps" else folder):  # a steps campaign makes its own
-        _fail(f"--progress {progress}: its folder is not there")
+        fail(f"--progress {progress}: its folder is not there")
     return dataclasses.replace(spec, progress=os.path.abspath(progress))
 
 
@@ -309,8 +309,8 @@ _progress_option = click.option(
                    "campaign, once every step is done: ship its tree there when it beats the one recorded.")
 @click.option("--keep-in", "keep_in", type=click.Path(dir_okay=False), default=None,
               help="With --keep: that file (of the same kind) instead of the package's.")
-@_url_option
-@_json_option
+@url_option
+@json_option
 def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: int | None, export_every: float,
                  keep: bool, keep_in: str | None, url: str | None, as_json: bool) -> None:
     """Run the campaign SPEC describes as a job, to its end: a lower bound (kind "bound": game, depth, target,
@@ -331,44 +331,44 @@ def campaign_run(spec: str, progress: str | None, with_worker: bool, processes: 
     parsed = _spec(spec, progress)
     if parsed.kind == "steps":
         if keep_in is not None and not keep:
-            _fail("--keep-in names where --keep keeps the tree: give --keep too")
+            fail("--keep-in names where --keep keeps the tree: give --keep too")
         _run_steps(parsed, with_worker, processes, export_every, url, as_json, keep, keep_in)
         return
     if keep_in is not None and not keep:
-        _fail("--keep-in names where --keep keeps the bound: give --keep too")
+        fail("--keep-in names where --keep keeps the bound: give --keep too")
     if keep and progress is not None:
-        _fail("--keep records the bound with the spec's own progress file, which proves it: run without --progress "
+        fail("--keep records the bound with the spec's own progress file, which proves it: run without --progress "
               "to keep it")
     try:
         campaign_specs.check(parsed, keep=keep, keep_in=keep_in)  # refused before any database is touched
     except CampaignError as exc:
-        _fail(str(exc))
-    jobs = _campaign_jobs(url)
+        fail(str(exc))
+    jobs = campaign_jobs(url)
     try:
         got = campaign_specs.run(jobs, parsed, worker=with_worker, processes=processes,
-                                 export_every=export_every, keep=keep, keep_in=keep_in, log=_log)
+                                 export_every=export_every, keep=keep, keep_in=keep_in, log=say)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     job = got.job
     if got.problem is not None:
-        _fail(got.problem)
+        fail(got.problem)
     if job is None:  # its progress file had finished it: nothing to run
-        _emit({"game": parsed.game.spec, "kind": parsed.kind, **(got.finished or {}), "computed": False,
+        emit({"game": parsed.game.spec, "kind": parsed.kind, **(got.finished or {}), "computed": False,
                "progress": campaign_specs.progress_of(parsed)}, as_json)
         return
     if job.status != "done" or job.result is None:
-        _fail(f"job {job.id} {job.status}: {job.error or ''}")
+        fail(f"job {job.id} {job.status}: {job.error or ''}")
     import orjson
 
-    _emit({"game": parsed.game.spec, "kind": parsed.kind, "job": job.id, **orjson.loads(job.result),
+    emit({"game": parsed.game.spec, "kind": parsed.kind, "job": job.id, **orjson.loads(job.result),
            "progress": campaign_specs.progress_of(parsed)}, as_json)
 
 
 @campaign_cmd.command("export")
 @_spec_argument
 @_progress_option
-@_url_option
-@_json_option
+@url_option
+@json_option
 def campaign_export(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Write what the database holds of SPEC's campaign to its progress file: a bound's part bounds (raised, never
     lowered), its newest job's finished units and its result once done; the finished subtrees of every rollout
@@ -378,25 +378,25 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
 
     parsed = _spec(spec, progress)
     if parsed.kind == "steps":
-        _fail("a steps campaign writes its files as each step goes, with nothing to export: `campaign show SPEC` "
+        fail("a steps campaign writes its files as each step goes, with nothing to export: `campaign show SPEC` "
               "says where it stands, and `campaign run SPEC` goes on")
     try:
         campaign_specs.check(parsed)
     except CampaignError as exc:
-        _fail(str(exc))
-    jobs = _campaign_jobs(url)
+        fail(str(exc))
+    jobs = campaign_jobs(url)
     try:
         campaign_specs.export(jobs, parsed, campaign_specs.newest_job(jobs, parsed))
     except CampaignError as exc:
-        _fail(str(exc))
-    _emit(campaign_specs.progress_of(parsed) or {}, as_json)
+        fail(str(exc))
+    emit(campaign_specs.progress_of(parsed) or {}, as_json)
 
 
 @campaign_cmd.command("show")
 @_spec_argument
 @_progress_option
-@_url_option
-@_json_option
+@url_option
+@json_option
 def campaign_show(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Where SPEC's campaign stands: the spec, what its progress file holds, and its newest job (status, progress,
     result) if it was ever run on this database."""
@@ -408,22 +408,22 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
     try:  # a file that is not the campaign's, said before any database is touched
         step_runs.check(parsed) if steps else campaign_specs.check(parsed)
     except CampaignError as exc:
-        _fail(str(exc))
-    jobs = _campaign_jobs(url)
+        fail(str(exc))
+    jobs = campaign_jobs(url)
     try:
         shown = step_runs.status(jobs, parsed) if steps else campaign_specs.status(jobs, parsed)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
     def human(out: dict[str, Any]) -> None:
         spec_shown = dict(out["spec"])
         if parsed.kind == "bound" and spec_shown["target"] is None:
             spec_shown["target"] = "none (the full bound)"
-        _emit({"spec": spec_shown}, False)
+        emit({"spec": spec_shown}, False)
         if out["progress"] is None:
             click.echo("progress: no file yet")
         else:
-            _emit({"progress": out["progress"]}, False)
+            emit({"progress": out["progress"]}, False)
         step: dict[str, Any] = out.get("step") or {}
         if steps and not step:
             click.echo("job: none (every step is done)")
@@ -437,9 +437,9 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
             job = dict(out["job"])
             if str(job.get("error") or "").strip():
                 job["error"] = str(job["error"]).strip().splitlines()[0]
-            _emit({"job": job}, False)
+            emit({"job": job}, False)
 
-    _emit(shown, as_json, human)
+    emit(shown, as_json, human)
 
 
 def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_every: float, url: str | None,
@@ -452,25 +452,25 @@ def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_eve
     try:
         step_runs.check(parsed)
     except CampaignError as exc:
-        _fail(str(exc))
-    jobs = _campaign_jobs(url)
+        fail(str(exc))
+    jobs = campaign_jobs(url)
     try:
         got = step_runs.run(jobs, parsed, worker=with_worker, processes=processes, export_every=export_every,
-                            log=_log)
+                            log=say)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if got.problem is not None:
-        _fail(got.problem)
+        fail(got.problem)
     kept = None
     if keep:
         try:
-            kept = step_runs.keep(parsed, keep_in, log=_log)
+            kept = step_runs.keep(parsed, keep_in, log=say)
         except CampaignError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         record = kept["record"]
-        _log(f"{parsed.game.spec}: the tree of {record['total']} guesses "
+        say(f"{parsed.game.spec}: the tree of {record['total']} guesses "
              + ("kept" if kept["kept"] else "not kept (the one recorded is as good)") + f" in {kept['file']}")
-    _emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed),
+    emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed),
            **({} if kept is None else {"kept": kept["kept"], "file": kept["file"]})}, as_json)
 
 
@@ -483,7 +483,7 @@ def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_eve
               help="Seconds between the saves of a running unit's proven positions (default "
                    "BULLSCOWS_JOB_CHECKPOINT_S, 300; 0 = only when a unit ends).  A worker killed "
                    "mid-unit loses at most that much of the unit's work.")
-@_url_option
+@url_option
 @click.option("--max-units", type=click.IntRange(min=1), default=None,
               help="Take at most this many units, and stop once they are done (default: run until stopped).")
 @click.option("--job", "only_job", default=None, metavar="JOB_ID",
@@ -504,7 +504,7 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
     from service.config import Settings
     from service.jobs.coordinator import WorkerConfig, serve
 
-    url = _database_url(url)
+    url = database_url(url)
     if not no_migrate:
         from service.migrate import upgrade
 
@@ -538,4 +538,4 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
     try:
         serve(url, processes=processes, scheduler=scheduler, config=cfg, name=name, log=log)
     except ConnectionError as exc:  # its scheduler unreachable: one line, not Dask's traceback
-        _fail(str(exc))
+        fail(str(exc))

@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import (
-    _database_url,
-    _emit,
-    _fail,
-    _game_filter_options,
-    _json_option,
-    _position_store,
-    _url_option,
+from service.cli.common import (
+    database_url,
+    emit,
+    fail,
+    game_filter_options,
+    json_option,
     main,
+    position_store,
+    url_option,
 )
 from solver.vocabulary import Criterion
 
@@ -29,7 +29,7 @@ def positions_group() -> None:
     or a campaign's progress carried in a repository)."""
 
 
-def _write_positions(url: str | None, game: str | None, criterion: Criterion | None, output: str) -> int:
+def write_positions(url: str | None, game: str | None, criterion: Criterion | None, output: str) -> int:
     """Write the stored positions (of ``game`` / ``criterion`` when given) as NDJSON to ``output``
     (gzip-compressed when it ends in .gz, stdout for -); returns how many."""
     import gzip
@@ -38,7 +38,7 @@ def _write_positions(url: str | None, game: str | None, criterion: Criterion | N
     from service.positions_io import row_line
 
     count = 0
-    with _position_store(url) as store:
+    with position_store(url) as store:
         if output == "-":
             for row in store.iter_rows(game, criterion):
                 sys.stdout.buffer.write(row_line(row))
@@ -65,7 +65,7 @@ IMPORT_VERIFY_MAX_CODES = 12
 """Operator imports search again sets of at most this many codes (HTTP imports: the setting, 64)."""
 
 
-def _read_positions(path: str, url: str | None, source: str, verify_max_codes: int = IMPORT_VERIFY_MAX_CODES,
+def read_positions(path: str, url: str | None, source: str, verify_max_codes: int = IMPORT_VERIFY_MAX_CODES,
                     game: str | None = None) -> int:
     """Import an export file, all or nothing (each line checked as POST /v1/positions checks it, small
     sets searched again; with ``game``, a line of another game refuses the file); returns how many
@@ -77,18 +77,18 @@ def _read_positions(path: str, url: str | None, source: str, verify_max_codes: i
         entries = read_entries(read_file_lines(path), max_codes=Settings().max_codes,
                                verify_max_codes=verify_max_codes)
     except InvalidImportError as exc:
-        _fail(f"{exc}; nothing stored")
+        fail(f"{exc}; nothing stored")
     if game is not None and any(e.key.game != game for e in entries):
-        _fail(f"{path} holds positions of another game than {game}; nothing stored")
-    with _position_store(url) as store:
+        fail(f"{path} holds positions of another game than {game}; nothing stored")
+    with position_store(url) as store:
         return int(store.save_entries(entries, source=f"import:{source}"[:64]))
 
 
 @positions_group.command("export")
-@_game_filter_options
+@game_filter_options
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
               help="File to write (NDJSON, gzip-compressed when the name ends in .gz); - for stdout.")
-@_url_option
+@url_option
 def positions_export(game: str | None, criterion: Criterion | None, output: str, url: str | None) -> None:
     """Write the stored positions as NDJSON (the format of GET /v1/positions)."""
     from solver.errors import SolverError
@@ -98,8 +98,8 @@ def positions_export(game: str | None, criterion: Criterion | None, output: str,
         try:
             game = Game.from_spec(game).spec
         except SolverError as exc:
-            _fail(str(exc))
-    count = _write_positions(url, game, criterion, output)
+            fail(str(exc))
+    count = write_positions(url, game, criterion, output)
     click.echo(f"exported {count} positions", err=True)
 
 
@@ -109,8 +109,8 @@ def positions_export(game: str | None, criterion: Criterion | None, output: str,
 @click.option("--verify-max-codes", type=click.IntRange(min=0), default=IMPORT_VERIFY_MAX_CODES, show_default=True,
               help="Search again every entry of at most this many codes (POST /v1/positions uses "
                    "BULLSCOWS_IMPORT_VERIFY_MAX_CODES, 64); raise it for a file of unknown origin.")
-@_url_option
-@_json_option
+@url_option
+@json_option
 def positions_import(path: str, source: str, verify_max_codes: int, url: str | None, as_json: bool) -> None:
     """Read an export (plain or .gz NDJSON) into the table, all or nothing: every line is checked the
     way POST /v1/positions checks it (games within BULLSCOWS_MAX_CODES), and small sets are searched
@@ -118,7 +118,7 @@ def positions_import(path: str, source: str, verify_max_codes: int, url: str | N
     import."""
     from service.migrate import upgrade
 
-    upgrade(_database_url(url))
-    stored = _read_positions(path, url, source, verify_max_codes)
-    _emit({"imported": stored, "path": path}, as_json,
+    upgrade(database_url(url))
+    stored = read_positions(path, url, source, verify_max_codes)
+    emit({"imported": stored, "path": path}, as_json,
           lambda out: click.echo(f"imported {out['imported']} positions from {out['path']}"))

@@ -10,31 +10,31 @@ from typing import Any
 import click
 
 from service.campaign_files import MAX_SHARES
-from service.cli._campaigns import (
-    _bound_campaign,
-    _bound_options,
-    _campaign_options,
-    _parts_list,
-    _polish_campaign,
-    _polish_options,
-    _refuse_campaign_options,
-    _rollout_campaign,
-    _run_campaign,
+from service.cli.campaigns import (
+    bound_campaign,
+    bound_options,
+    campaign_options,
+    parts_list,
+    polish_campaign,
+    polish_options,
+    refuse_campaign_options,
+    rollout_campaign,
+    run_campaign,
 )
-from service.cli._common import (
+from service.cli.common import (
     NOT_KNOWN,
-    _database_url,
-    _emit,
-    _fail,
-    _file_option,
-    _job_store,
-    _json_option,
-    _log,
-    _one_step_checked,
-    _print_table,
-    _shown,
-    _trees_option,
+    database_url,
+    emit,
+    fail,
+    file_option,
+    job_store,
+    json_option,
     main,
+    one_step_checked,
+    print_table,
+    say,
+    shown_value,
+    trees_option,
 )
 
 _game_option = click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")
@@ -53,7 +53,7 @@ def _spec(game: str) -> str:
     try:
         return records.spec_of(game)
     except (SolverError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 _RECORD_KEYS: dict[str, tuple[str, ...]] = {
@@ -73,9 +73,9 @@ def _readable(path: str) -> dict[str, dict[str, Any]]:
     try:
         entries = records.load(path)
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {path!r}: {exc}")
+        fail(f"cannot read {path!r}: {exc}")
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for spec, entry in entries.items():
         for name, keys in _RECORD_KEYS.items():
             result = entry.get(name)
@@ -83,7 +83,7 @@ def _readable(path: str) -> dict[str, dict[str, Any]]:
                 continue
             missing = [k for k in keys if k not in result] if isinstance(result, dict) else list(keys)
             if missing:
-                _fail(f"{path!r} is not a records file: {spec}'s {name} has no {', '.join(map(repr, missing))}")
+                fail(f"{path!r} is not a records file: {spec}'s {name} has no {', '.join(map(repr, missing))}")
     return entries
 
 
@@ -91,12 +91,12 @@ def _readable(path: str) -> dict[str, dict[str, Any]]:
 @_game_option
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=2, show_default=True,
               help="Plies refined below the root (each costs much more than the last).")
-@_bound_options
-@_file_option("records")
+@bound_options
+@file_option("records")
 @click.option("--url", default=None,
               help="With --campaign: the database of its job (default: DATABASE_URL or the SQLite file), which "
                    "workers of other machines may share.")
-@_json_option
+@json_option
 def records_bound(game: str, depth: int, target: int | None, campaign: bool, progress: str | None,
                   processes: int, max_units: int | None, only_parts: str | None,
                   path: str | None, url: str | None, as_json: bool) -> None:
@@ -111,14 +111,14 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     from service import records
 
     spec = _spec(game)
-    _refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
+    refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     file = path or records.RECORDS_FILE
     _readable(file)
     if not campaign:
-        _emit({"game": spec, **records.RECORDS.add_lower_bound(spec, depth, target=target, path=file, log=_log)[0]},
+        emit({"game": spec, **records.RECORDS.add_lower_bound(spec, depth, target=target, path=file, log=say)[0]},
               as_json)
         return
-    _bound_campaign("records", spec, depth, target, progress, processes, max_units, only_parts, file, url,
+    bound_campaign("records", spec, depth, target, progress, processes, max_units, only_parts, file, url,
                     as_json)
 
 
@@ -128,9 +128,9 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
               help="The one-step strategy played at positions of more than --exact-at-most candidates.")
 @click.option("--exact-at-most", type=click.IntRange(min=1), default=30, show_default=True,
               help="Positions of at most this many candidates play the optimal total's guess.")
-@_file_option("records")
-@_trees_option("Where to ship the tree")
-@_json_option
+@file_option("records")
+@trees_option("Where to ship the tree")
+@json_option
 def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | None, folder: str | None,
                    as_json: bool) -> None:
     """Build the game's hybrid tree (a one-step strategy above --exact-at-most candidates, the optimal guess
@@ -140,11 +140,11 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     from service import records
 
     spec = _spec(game)
-    _one_step_checked(strategy)
+    one_step_checked(strategy)
     _readable(path or records.RECORDS_FILE)
     record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
-                                log=_log)
-    _emit({"game": spec, **record}, as_json)
+                                log=say)
+    emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("rollout")
@@ -194,10 +194,10 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
 @click.option("--graft", is_flag=True,
               help="With --units: once those units are built, take the shipped tree's subtrees for every other "
                    "response, and judge and ship the whole tree like a finished campaign's.")
-@_file_option("records")
-@_trees_option("Where to ship the tree")
-@_campaign_options()
-@_json_option
+@file_option("records")
+@trees_option("Where to ship the tree")
+@campaign_options()
+@json_option
 def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                     min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
                     judge_width: int | None, judge_turns: str | None, judge_pool: int | None,
@@ -226,22 +226,22 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     from service import records, rollouts
 
     spec = _spec(game)
-    plan = _records_plan(spec, strategy, exact_at_most, width, from_turn, levels, min_size, max_guesses, over_width,
+    plan = records_plan(spec, strategy, exact_at_most, width, from_turn, levels, min_size, max_guesses, over_width,
                          keep_width, judge_width, judge_turns, judge_pool, polish_units, play)
     _readable(path or records.RECORDS_FILE)
     file = progress or rollouts.default_path(spec)
     asked = None if units is None else units.split(",")
     try:
         records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
-        _rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
+        rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
         record = records.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder, units=asked,
-                                     graft=graft, log=_log)
+                                     graft=graft, log=say)
     except rollouts.CampaignError as exc:
-        _fail(str(exc))
-    _emit({"game": spec, **record}, as_json)
+        fail(str(exc))
+    emit({"game": spec, **record}, as_json)
 
 
-def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
+def records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from_turn: int, levels: int,
                   min_size: int, max_guesses: int | None, over_width: int | None, keep_width: int | None,
                   judge_width: int | None, judge_turns: str | None, judge_pool: int | None, polish_units: str | None,
                   play: tuple[str, ...]) -> Any:
@@ -251,18 +251,18 @@ def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from
     from solver.game import Game
     from solver.rollout import RolloutPlan, given_guesses
 
-    _one_step_checked(strategy)
+    one_step_checked(strategy)
     if levels < from_turn:
-        _fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
+        fail(f"--levels ({levels}) must be at least --from-turn ({from_turn})")
     if over_width is not None and (max_guesses is None or over_width <= width):
-        _fail("--over-width widens the positions that break --max-guesses: give both, with --over-width above "
+        fail("--over-width widens the positions that break --max-guesses: give both, with --over-width above "
               f"--width ({width})")
     if keep_width is not None and max_guesses is None:
-        _fail("--keep-width keeps the hybrid to --max-guesses: give both")
+        fail("--keep-width keeps the hybrid to --max-guesses: give both")
     if (judge_width is None) != (judge_turns is None):
-        _fail("--judge-width and --judge-turns go together: how many guesses are judged, and at which guesses")
+        fail("--judge-width and --judge-turns go together: how many guesses are judged, and at which guesses")
     if judge_pool is not None and (judge_width is None or judge_pool <= width):
-        _fail(f"--judge-pool widens the guesses the judge picks from: give it with --judge-width, above --width "
+        fail(f"--judge-pool widens the guesses the judge picks from: give it with --judge-width, above --width "
               f"({width})")
     turns = None
     if judge_turns is not None:
@@ -270,9 +270,9 @@ def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from
         try:
             turns = (int(first_text), int(last_text or first_text))
         except ValueError:
-            _fail(f"--judge-turns {judge_turns!r}: give a guess number or a range of them ('3', '2-3')")
+            fail(f"--judge-turns {judge_turns!r}: give a guess number or a range of them ('3', '2-3')")
         if not from_turn <= turns[0] <= turns[1] <= levels:
-            _fail(f"--judge-turns {judge_turns}: only the rolled-out guesses can be judged, {from_turn} to {levels} "
+            fail(f"--judge-turns {judge_turns}: only the rolled-out guesses can be judged, {from_turn} to {levels} "
                   "(--from-turn to --levels), the first not after the last")
     polish = None
     if polish_units is not None:
@@ -280,13 +280,13 @@ def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from
             above_text, at_most_text, budget_text = polish_units.split(",")
             polish = (int(above_text), int(at_most_text), float(budget_text))
         except ValueError:
-            _fail(f"--polish-units {polish_units!r}: give ABOVE,AT_MOST,SECONDS ('60,300,60')")
+            fail(f"--polish-units {polish_units!r}: give ABOVE,AT_MOST,SECONDS ('60,300,60')")
         if not 0 <= polish[0] < polish[1] or polish[2] < 0:
-            _fail(f"--polish-units {polish_units}: ABOVE below AT_MOST, and seconds 0 or more")
+            fail(f"--polish-units {polish_units}: ABOVE below AT_MOST, and seconds 0 or more")
     try:
         given_guesses(Game.from_spec(spec), play)
     except ValueError as exc:
-        _fail(f"--play {exc}")
+        fail(f"--play {exc}")
     return RolloutPlan(strategy, exact_at_most, width, levels, min_size, from_turn, max_guesses, over_width, play,
                        keep_width, judge_width, turns, polish, judge_pool)
 
@@ -295,11 +295,11 @@ def _records_plan(spec: str, strategy: str, exact_at_most: int, width: int, from
 @_game_option
 @click.option("--above", type=click.IntRange(min=0), default=60, show_default=True,
               help="Leave positions of this many candidates or fewer as they are (the hybrid's exact play).")
-@_polish_options("records", at_most=256, max_guesses="the limit the tree was built within")
+@polish_options("records", at_most=256, max_guesses="the limit the tree was built within")
 @click.option("--parts", "parts", default=None, metavar="RESPONSES",
               help="Polish only below these responses to the first guess ('0.3,1.2'): the parts a rollout with "
                    "--play changed, the others being polished already.")
-@_json_option
+@json_option
 def records_polish(game: str, above: int, at_most: int, budget: float, max_guesses: int | None, path: str | None,
                    folder: str | None, sweep: int | None, progress: str | None, processes: int, scheduler: str | None,
                    max_units: int | None, url: str | None, parts: str | None, as_json: bool) -> None:
@@ -314,7 +314,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
 
     spec = _spec(game)
     if at_most <= above:
-        _fail(f"--at-most ({at_most}) must be above --above ({above})")
+        fail(f"--at-most ({at_most}) must be above --above ({above})")
     _readable(path or records.RECORDS_FILE)
     file = path or records.RECORDS_FILE
     progress = progress or polishes.default_path(spec)
@@ -322,14 +322,14 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         tree, params = records.RECORDS.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
                                                      max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
                                                      parts=None if parts is None else parts.split(","))
-        stopped = _polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
+        stopped = polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
-            _emit(stopped, as_json)
+            emit(stopped, as_json)
             return
-        record = records.RECORDS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=_log)
+        record = records.RECORDS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=say)
     except ValueError as exc:
-        _fail(str(exc))
-    _emit({"game": spec, **record}, as_json)
+        fail(str(exc))
+    emit({"game": spec, **record}, as_json)
 
 
 @records_group.command("check")
@@ -344,9 +344,9 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
               help="Search nothing: say where the check stands in the file and the database (parts solved, "
                    "searches under way and their best totals so far, what the missing parts may still need), in "
                    "guesses of the game.")
-@_campaign_options("", kind=None)
-@_file_option("records")
-@_json_option
+@campaign_options("", kind=None)
+@file_option("records")
+@json_option
 def records_check(game: str, only: str | None, shares: int, status: bool, processes: int, scheduler: str | None,
                   max_units: int | None, url: str | None, path: str | None, as_json: bool) -> None:
     """Recompute a published figure of the game with this project's search, and record whether it agrees.
@@ -369,28 +369,28 @@ def records_check(game: str, only: str | None, shares: int, status: bool, proces
     _readable(file)
     if status:
         if only is not None or shares != 1 or processes != 1 or scheduler is not None or max_units is not None:
-            _fail("--status only reads the file and the database: give it without --parts, --shares, --processes, "
+            fail("--status only reads the file and the database: give it without --parts, --shares, --processes, "
                   "--scheduler or --max-units")
         try:
             report = checks.status(spec, path=file, jobs=_readable_jobs(url))
         except ValueError as exc:
-            _fail(str(exc))
-        _emit(report, as_json)
+            fail(str(exc))
+        emit(report, as_json)
         return
     try:
         row, g, _first = checks.published_check(spec)
     except ValueError as exc:
-        _fail(str(exc))
-    parts = _parts_list(only)
+        fail(str(exc))
+    parts = parts_list(only)
     if parts is not None and not parts:
-        _fail("--parts: name the responses to solve ('0.1,1.1')")
-    job = _run_campaign(CampaignSpec.check(g, row["check"]["first_guess"], shares, parts, file), processes,
+        fail("--parts: name the responses to solve ('0.1,1.1')")
+    job = run_campaign(CampaignSpec.check(g, row["check"]["first_guess"], shares, parts, file), processes,
                         scheduler, max_units, url)
     if job is not None and job.status != "done":
         left = int(job.units_total) - int(job.units_done)
-        _log(f"{spec}: stopped after --max-units: {left} of {job.units_total} units left; run the same command again "
+        say(f"{spec}: stopped after --max-units: {left} of {job.units_total} units left; run the same command again "
              "to continue")
-    _emit({"game": spec, **checks.recorded(spec, file)}, as_json)
+    emit({"game": spec, **checks.recorded(spec, file)}, as_json)
 
 
 def _readable_jobs(url: str | None) -> Any:
@@ -399,11 +399,11 @@ def _readable_jobs(url: str | None) -> Any:
     from sqlalchemy import inspect
     from sqlalchemy.engine import make_url
 
-    resolved = _database_url(url)
+    resolved = database_url(url)
     parsed = make_url(resolved)
     if parsed.get_backend_name() == "sqlite" and (not parsed.database or not os.path.exists(parsed.database)):
         return None
-    jobs = _job_store(url)
+    jobs = job_store(url)
     try:
         return jobs if inspect(jobs.db.engine).has_table("job_units") else None
     except Exception:  # no server there, no access: the file alone
@@ -416,8 +416,8 @@ def _readable_jobs(url: str | None) -> Any:
               help="The other strategy's game lengths: one 'CODE LENGTH' line per secret.")
 @click.option("--depth", type=click.IntRange(min=1, max=12), default=3, show_default=True,
               help="How many guesses deep the walk goes while both strategies play the same guesses.")
-@_trees_option("Where the best-known tree is")
-@_json_option
+@trees_option("Where the best-known tree is")
+@json_option
 def records_compare(game: str, steps_path: str, depth: int, folder: str | None, as_json: bool) -> None:
     """Set another strategy's game lengths beside the shipped best-known tree, position by position.
 
@@ -439,12 +439,12 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None, 
         with open(steps_path, encoding="utf-8") as handle:
             steps = read_steps(g, handle)
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {steps_path}: {exc}")
+        fail(f"cannot read {steps_path}: {exc}")
     except ValueError as exc:
-        _fail(f"{steps_path}: {exc}")
+        fail(f"{steps_path}: {exc}")
     stored = TreeLibrary(folder or TREE_DIR).get(g, BEST_KNOWN, None)
     if stored is None:
-        _fail(f"{spec} has no best-known tree to compare with: build one first (bullscows records rollout)")
+        fail(f"{spec} has no best-known tree to compare with: build one first (bullscows records rollout)")
     tree = stored.tree
     theirs = {int(k): int(v) for k, v in zip(*np.unique(steps, return_counts=True), strict=True)}
     rows = []
@@ -471,29 +471,29 @@ def records_compare(game: str, steps_path: str, depth: int, folder: str | None, 
         if not out["positions"]:
             click.echo(f"no position within {depth} guesses where the two strategies part")
             return
-        _print_table(out["positions"], [("position", "position"), ("secrets", "secrets"), ("ours", "ours"),
+        print_table(out["positions"], [("position", "position"), ("secrets", "secrets"), ("ours", "ours"),
                                         ("theirs", "theirs"), ("difference", "difference"),
                                         ("our_guess", "our guess"), ("their_guesses", "their guesses")])
 
-    _emit(out, as_json, human)
+    emit(out, as_json, human)
 
 
 @records_group.command("show")
 @click.option("--markdown", is_flag=True, help="The table of docs/records.md (with sources and commands).")
-@_file_option("records", "The records file (default: the package's service/data/records.json).")
-@_json_option
+@file_option("records", "The records file (default: the package's service/data/records.json).")
+@json_option
 def records_show(markdown: bool, path: str | None, as_json: bool) -> None:
     """The published strategies of each records game beside this project's tree and lower bound: a table per
     game (--markdown: the table of docs/records.md; --json: the file's entries with the published rows)."""
     from service import records
 
     if markdown and as_json:
-        _fail("--markdown and --json are two forms of the table: give one")
+        fail("--markdown and --json are two forms of the table: give one")
     entries = _readable(path or records.RECORDS_FILE)
     if markdown:
         click.echo(records.markdown(entries), nl=False)
     else:
-        _emit({"games": list(entries.values())}, as_json, lambda out: _print_records(out["games"]))
+        emit({"games": list(entries.values())}, as_json, lambda out: _print_records(out["games"]))
 
 
 def _print_records(entries: list[dict[str, Any]]) -> None:
@@ -520,7 +520,8 @@ def _print_records(entries: list[dict[str, Any]]) -> None:
                          "strategy": f"published: {p.get('how', NOT_KNOWN)}"})
         check = entry.get("check")
         if check is not None and check.get("finished"):
-            verdict = "reproduced" if check.get("agrees") else f"searched again: not {_shown(check.get('published'))}"
+            published = shown_value(check.get("published"))
+            verdict = "reproduced" if check.get("agrees") else f"searched again: not {published}"
             rows.append({"total": check.get("value"), "average": round(check["value"] / n, 5),
                          "first_guess": check.get("first_guess"),
                          "strategy": f"this project: {check.get('how', NOT_KNOWN)}, {verdict} (colours from 0)"})
@@ -533,6 +534,6 @@ def _print_records(entries: list[dict[str, Any]]) -> None:
             rows.append({"total": f"\u2265 {bound['value']}", "average": f"\u2265 {round(bound['value'] / n, 5)}",
                          "strategy": f"this project: proven lower bound of the optimum ({bound['depth']} plies "
                                      "refined)"})
-        _print_table(rows, [("total", "total"), ("average", "average"), ("worst_case", "worst case"),
+        print_table(rows, [("total", "total"), ("average", "average"), ("worst_case", "worst case"),
                             ("first_guess", "first guess"), ("strategy", "strategy")], indent=2,
                      right=("total", "average"))

@@ -8,22 +8,22 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from service.campaign_files import MAX_SHARES
-from service.cli._common import (
+from service.cli.common import (
     NOT_KNOWN,
-    _criterion_parsed,
-    _emit_json,
-    _fail,
-    _game_options,
-    _history_options,
-    _job_store,
-    _json_option,
-    _load,
-    _log,
-    _print_table,
-    _search_options,
-    _shown,
-    _solver_errors,
+    criterion_parsed,
+    emit_json,
+    fail,
+    game_and_turns,
+    game_options,
+    history_options,
+    job_store,
+    json_option,
     main,
+    print_table,
+    say,
+    search_options,
+    shown_value,
+    solver_errors,
 )
 from solver.vocabulary import CRITERION_NAMES, DEFAULT_STRATEGY, STRATEGIES, Criterion, criterion_of
 
@@ -39,7 +39,7 @@ def _settings_within(time_budget_ms: int | None) -> Settings:
 
     settings = Settings()
     if time_budget_ms is not None and time_budget_ms > settings.max_time_budget_ms:
-        _fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
+        fail(f"time_budget_ms: must be at most {settings.max_time_budget_ms} (the service's "
               f"BULLSCOWS_MAX_TIME_BUDGET_MS), got {time_budget_ms}")
     return settings
 
@@ -64,8 +64,8 @@ asking for a move leaves nothing behind unless told where to keep it."""
 
 
 @main.command("next")
-@_game_options
-@_history_options
+@game_options
+@history_options
 @click.option("--strategy", "-s", default=DEFAULT_STRATEGY, show_default=True,
               help="Strategy, as for POST /v1/next-move: " + ", ".join(STRATEGIES) + ".")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
@@ -79,7 +79,7 @@ asking for a move leaves nothing behind unless told where to keep it."""
 @_chain_url_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON (the keys of POST /v1/next-move) instead of the guess alone.")
-@_solver_errors
+@solver_errors
 def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
              strategy: str, max_guesses: int | None, time_budget_ms: int | None, from_set_only: bool, seed: int,
              url: str | None, as_json: bool) -> None:
@@ -95,10 +95,10 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     import time
 
     if strategy not in STRATEGIES:
-        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
+        fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
     _settings_within(time_budget_ms)
     t0 = time.perf_counter()
-    g, history = _load(game, alphabet, turns)
+    g, history = game_and_turns(game, alphabet, turns)
     cands = g.candidates(history)
     criterion = criterion_of(strategy)
     if criterion is None:
@@ -112,7 +112,7 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     out = {"game": g.name, **move.as_dict(g, history, cands, strategy, (time.perf_counter() - t0) * 1000),
            "max_guesses": max_guesses}
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return
     if out.get("guess") is None:  # a won history is a finished game: no guess to make (service.answers)
         secret = out.get("secret") or (out.get("candidate_list") or [NOT_KNOWN])[0]
@@ -128,19 +128,19 @@ def next_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 
 
 @main.command("partition")
-@_game_options
-@_history_options
+@game_options
+@history_options
 @click.option("--guess", required=True, help="The guess whose partition to show.")
 @click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=Criterion.TOTAL.value, show_default=True,
-              callback=_criterion_parsed, help="What the optimal values count (as for solve).")
+              callback=criterion_parsed, help="What the optimal values count (as for solve).")
 @click.option("--max-guesses", type=click.IntRange(1, 63), default=None,
               help="Guesses allowed in the whole game (kmovers: default the game's proven smallest worst case).")
 @click.option("--time-budget-ms", type=click.IntRange(min=1), default=None,
               help="Wall-clock budget of the searches of the optimal values (default: the service's, "
                    "BULLSCOWS_DEFAULT_TIME_BUDGET_MS); what it does not reach is left out, with a note.")
 @_chain_url_option
-@_json_option
-@_solver_errors
+@json_option
+@solver_errors
 def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
                   guess: str, criterion: Criterion, max_guesses: int | None, time_budget_ms: int | None,
                   url: str | None,
@@ -154,18 +154,18 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     from solver.question import SolveOptions
 
     settings = _settings_within(time_budget_ms)
-    g, history = _load(game, alphabet, turns)
+    g, history = game_and_turns(game, alphabet, turns)
     cands = g.candidates(history)
     code = g.parse_code(guess)
     options = SolveOptions(criterion, max_guesses_of(g, criterion, max_guesses))
     out = explain(_chain(url), g, history, cands, code, options,
                   time_budget_ms or settings.default_time_budget_ms).as_dict()
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return
     possible = "a possible secret" if out["is_candidate"] else "not a possible secret"
     click.echo(f"guess {out['guess']} (guess {out['guess_number']}), {out['candidates']} candidates, {possible}")
-    _print_table(out["parts"], [("response", "response"), ("words", "in words"), ("candidates", "candidates")])
+    print_table(out["parts"], [("response", "response"), ("words", "in words"), ("candidates", "candidates")])
     click.echo(f"parts: {out['part_count']}, largest: {out['largest']}, expected size: {out['expected_size']:.2f}, "
                f"entropy: {out['entropy_bits']:.3f} bits")
     opt = out["optimal"]
@@ -173,7 +173,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
     pos, val = opt["position"], opt["guess"]
     if pos is not None and pos["value"] is not None:
         per = f" ({pos['average']:.4f} a secret)" if pos["average"] is not None else ""
-        click.echo(f"optimal {what}: {pos['value']}{per} with {_shown(pos['best_guess'])}, from {opt['source']}")
+        click.echo(f"optimal {what}: {pos['value']}{per} with {shown_value(pos['best_guess'])}, from {opt['source']}")
     if val is not None and val["value"] is not None:
         per = f" ({val['average']:.4f} a secret)" if val["average"] is not None else ""
         verdict = "optimal" if val["is_best"] else (
@@ -185,12 +185,12 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 
 
 @main.command("solve")
-@_game_options
-@_history_options
+@game_options
+@history_options
 @click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=Criterion.TOTAL.value,
-              show_default=True, callback=_criterion_parsed,
+              show_default=True, callback=criterion_parsed,
               help="total: fewest guesses in all; kmovers: fewest secrets needing exactly --max-guesses guesses.")
-@_search_options
+@search_options
 @click.option("--from-set-only", is_flag=True,
               help="Try only candidates (on the turns after --mde, or everywhere without it).")
 @click.option("--guess", default=None, help="Evaluate this next guess instead of finding the best.")
@@ -198,7 +198,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
 @click.option("--search", is_flag=True,
               help="Search from nothing: no proven tree, no shipped knowledge, no table (to measure a search, or "
                    "to prove a position again).")
-@_json_option
+@json_option
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @click.option("--job", "as_job", is_flag=True,
@@ -221,7 +221,7 @@ def partition_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histo
               help="With --checkpoint: a Dask scheduler's address (tcp://host:8786) the command's worker runs on.")
 @click.option("--max-units", type=click.IntRange(min=1), default=None,
               help="With --checkpoint: stop after this many units (the same command continues).")
-@_solver_errors
+@solver_errors
 def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
               criterion: Criterion, max_guesses: int | None, depth_count: int | None, mde: int | None,
               upper_bound: int | None, from_set_only: bool, guess: str | None, node_limit: int,
@@ -241,30 +241,30 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
 
     from solver.question import SolveOptions
 
-    g, history = _load(game, alphabet, turns)
+    g, history = game_and_turns(game, alphabet, turns)
     options = SolveOptions(criterion=criterion, max_guesses=max_guesses, depth_count=depth_count,
                            mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
                            node_limit=node_limit)
     if not g.won(history):  # a finished game is checked and valued by the chain (solver.question.finished_result)
         options.validate(g, len(history) + 1)
     if checkpoint is None and (shares != 1 or processes != 1 or scheduler is not None or max_units is not None):
-        _fail("--shares, --processes, --scheduler and --max-units run a search with --checkpoint: give it a FILE")
+        fail("--shares, --processes, --scheduler and --max-units run a search with --checkpoint: give it a FILE")
     if checkpoint is not None:
         if as_job or guess is not None or node_limit or depth_count is not None:
-            _fail("--checkpoint searches one position to the end as a job of its own, at one depth limit: --job, "
+            fail("--checkpoint searches one position to the end as a job of its own, at one depth limit: --job, "
                   "--guess, --node-limit and --depth-count do not apply")
         out = _checkpointed_solve(g, history, options, checkpoint, shares, processes, scheduler, max_units, url)
         if out is None:
             return
         if as_json:
-            _emit_json(out)
+            emit_json(out)
         else:
             _print_result(out, criterion, max_guesses, "best guess")
             click.echo(f"# {out['nodes']} nodes, {out['unit_seconds']:.2f} s of search", err=True)
         return
     if as_job:
         if guess is not None or upper_bound is not None or node_limit:
-            _fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
+            fail("--job solves a position exactly: --guess, --upper-bound and --node-limit do not apply")
         _solve_job(g, history, options, url, wait, as_json, progress)
         return
     chain = _chain(url)
@@ -279,7 +279,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                              None if guess is None else g.parse_code(guess), fresh=search, progress=report)
     out = answer.as_dict(g)
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return
     _print_result(out, criterion, max_guesses, "guess" if guess else "best guess")
     if answer.source == "search":
@@ -299,7 +299,7 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str, s
     ``max_units`` with the search unfinished."""
     from service import searches
     from service.campaign_spec import CampaignSpec
-    from service.cli._campaigns import _run_campaign
+    from service.cli.campaigns import run_campaign
     from solver.search import Searcher
 
     if not Searcher(g, options).keeps_progress(history):
@@ -308,9 +308,9 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str, s
                    err=True)
     asked = {k: getattr(options, k) for k in searches.QUESTION_OPTIONS}
     spec = CampaignSpec.search(g, history, asked, shares, path)
-    job = _run_campaign(spec, processes, scheduler, max_units, url)
+    job = run_campaign(spec, processes, scheduler, max_units, url)
     if job is not None and job.status != "done":
-        _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
+        say(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
              f"left; their progress is in {path}: run the same command again to continue")
         return None
     return searches.KIND.finished(spec)
@@ -319,7 +319,7 @@ def _checkpointed_solve(g: Game, history: list[Turn], options: Any, path: str, s
 def _print_result(out: dict[str, Any], criterion: Criterion, max_guesses: int | None,
                   guess_label: str = "best guess") -> None:
     """The human form of a solve's JSON (``bullscows solve`` with or without ``--job``)."""
-    what = "total guesses" if criterion == Criterion.TOTAL else f"{_shown(out.get('movers'))}-movers"
+    what = "total guesses" if criterion == Criterion.TOTAL else f"{shown_value(out.get('movers'))}-movers"
     if out["value"] is None and out["exact"]:
         click.echo(f"impossible: no strategy solves every secret within {max_guesses} guesses")
     elif out["value"] is None:
@@ -364,14 +364,14 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
     from solver.search import require_searchable
 
     require_searchable(g)  # refused now rather than failing at planning (or building a table)
-    jobs = _job_store(url)
+    jobs = job_store(url)
     job, created = jobs.submit(JobRequest.of(g, history, options), "cli")
     click.echo(f"# job {job.id} ({'submitted' if created else 'already known'}, {job.status})", err=True)
     if job.status not in ("done", "failed", "cancelled") and not jobs.live_workers(Settings().worker_live_s):
         click.echo("# no worker is alive: start one with `bullscows worker` (the job waits for it)", err=True)
     if not wait:
         if as_json:
-            _emit_json({"id": job.id, "status": job.status})
+            emit_json({"id": job.id, "status": job.status})
         else:
             click.echo(f"job {job.id} {job.status}")
         return
@@ -382,20 +382,20 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
         click.echo(f"# stopped following; the job goes on: bullscows jobs show {job.id}", err=True)
         sys.exit(130)
     if job.status != "done":
-        _fail(f"job {job.id} {job.status}: {job.error or 'no result'}")
+        fail(f"job {job.id} {job.status}: {job.error or 'no result'}")
     import orjson
 
     out = orjson.loads(job.result)
     if as_json:
-        _emit_json({**out, "job": job.id})
+        emit_json({**out, "job": job.id})
         return
     _print_result(out, options.criterion, options.max_guesses)
     click.echo(f"# job {job.id}: {out['nodes']} nodes, {out['seconds']:.2f} s", err=True)
 
 
 @main.command("feasible")
-@_game_options
-@_history_options
+@game_options
+@history_options
 @click.option("--max-guesses", "-k", type=click.IntRange(1, 63), required=True,
               help="Guesses allowed in the whole game, the history's included.")
 @click.option("--tries", type=click.IntRange(min=1), default=None,
@@ -420,8 +420,8 @@ def _solve_job(g: Game, history: list[Turn], options: Any, url: str | None, wait
               help="With --progress: stop after this many units (the same command continues).")
 @click.option("--url", default=None,
               help="With --progress: the jobs' database (default: DATABASE_URL or the service's SQLite file).")
-@_json_option
-@_solver_errors
+@json_option
+@solver_errors
 def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool, max_guesses: int,
                  tries: int | None, show_strategy: bool, scan: bool, progress_file: str | None, shares: int,
                  processes: int, scheduler: str | None, max_units: int | None, url: str | None,
@@ -436,18 +436,18 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
     from solver.feasible import Feasibility, LimitNotKept, feasible_chooser
     from solver.tree import build_tree
 
-    g, history = _load(game, alphabet, turns)
+    g, history = game_and_turns(game, alphabet, turns)
     if max_guesses <= len(history):
-        _fail(f"--max-guesses {max_guesses} leaves no guess after the {len(history)} of the history")
+        fail(f"--max-guesses {max_guesses} leaves no guess after the {len(history)} of the history")
     if progress_file is not None and not scan:
-        _fail("--progress keeps a scan's progress: give --scan too")
+        fail("--progress keeps a scan's progress: give --scan too")
     if progress_file is None and (shares != 1 or processes != 1 or scheduler is not None or max_units is not None
                                   or url is not None):
-        _fail("--shares, --processes, --scheduler, --max-units and --url run a scan as a job: give --scan and "
+        fail("--shares, --processes, --scheduler, --max-units and --url run a scan as a job: give --scan and "
               "--progress FILE")
     left = max_guesses - len(history)
     if scan and left < 5:
-        _fail(f"--scan is for five guesses left or more ({left} left here): without it the answer is exhaustive")
+        fail(f"--scan is for five guesses left or more ({left} left here): without it the answer is exhaustive")
     cands = g.candidates(history)
     f = Feasibility(g)
     if scan and progress_file is not None:
@@ -482,7 +482,7 @@ def feasible_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], histor
             out["strategy"] = {"total": stats.total, "worst_case": stats.worst_case,
                                "histogram": {str(d): n for d, n in sorted(stats.histogram.items())}}
     if as_json:
-        _emit_json(out)
+        emit_json(out)
         return
     limit = f"within {max_guesses} guesses ({v.left} left)"
     if v.possible:
@@ -529,13 +529,13 @@ def _scan_campaign(g: Game, history: list[Turn], max_guesses: int, tries: int | 
     the file at once when it holds one), or None when the worker stopped after its ``max_units`` unfinished."""
     from service import scans
     from service.campaign_spec import CampaignSpec
-    from service.cli._campaigns import _run_campaign
+    from service.cli.campaigns import run_campaign
     from solver.feasible import Verdict
 
     spec = CampaignSpec.scan(g, history, max_guesses, tries, shares, path)
-    job = _run_campaign(spec, processes, scheduler, max_units, url)
+    job = run_campaign(spec, processes, scheduler, max_units, url)
     if job is not None and job.status != "done":
-        _log(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
+        say(f"stopped after --max-units: {int(job.units_total) - int(job.units_done)} of {job.units_total} units "
              f"left; their progress is in {path}: run the same command again to continue")
         return None
     out = scans.KIND.finished(spec) or {}

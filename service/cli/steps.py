@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from service.cli._common import _emit, _fail, _json_option
+from service.cli.common import emit, fail, json_option
 from service.cli.jobs import campaign_cmd
 
 STEP_COMMANDS = {("records", "hybrid"), ("records", "rollout"), ("records", "polish"), ("atlas", "hybrid"),
@@ -27,7 +27,7 @@ def steps_of_chain(spec: str, chain: str) -> list[dict[str, Any]]:
     """The steps (as a steps spec gives them) of ``chain``, the commands joined by ``&&`` that a record of ``spec``
     names, or the command's ``error:`` line for a command that is no step."""
     from service.cli.atlas import atlas_hybrid, atlas_polish
-    from service.cli.records import _records_plan, records_hybrid, records_polish, records_rollout
+    from service.cli.records import records_hybrid, records_plan, records_polish, records_rollout
 
     commands = {("records", "hybrid"): records_hybrid, ("records", "rollout"): records_rollout,
                 ("records", "polish"): records_polish, ("atlas", "hybrid"): atlas_hybrid,
@@ -43,23 +43,23 @@ def steps_of_chain(spec: str, chain: str) -> list[dict[str, Any]]:
     for segment in segments:
         key = tuple(segment[1:3])
         if segment[:1] != ["bullscows"] or key not in commands:
-            _fail(f"{' '.join(segment[:3])!r} is not a step of a best-known tree's build (the steps are "
+            fail(f"{' '.join(segment[:3])!r} is not a step of a best-known tree's build (the steps are "
                   f"{', '.join(' '.join(k) for k in sorted(STEP_COMMANDS))})")
         group, name = key
         try:
             with commands[key].make_context(name, segment[3:]) as ctx:
                 p = dict(ctx.params)
         except click.UsageError as exc:
-            _fail(f"{' '.join(segment[:3])}: {exc.format_message()}")
+            fail(f"{' '.join(segment[:3])}: {exc.format_message()}")
         given = p.get("game") or (p.get("games") or [None])[0]
         if given is None or _spec_of(given) != spec:
-            _fail(f"{' '.join(segment[:3])} -g {given}: the record's game is {spec}")
+            fail(f"{' '.join(segment[:3])} -g {given}: the record's game is {spec}")
         if name == "polish":
             steps.append({"step": "polish", "above": p["above"], "at_most": p["at_most"], "budget_s": p["budget"],
                           "max_guesses": p["max_guesses"], "sweep": p["sweep"],
                           "parts": None if p.get("parts") is None else p["parts"].split(",")})
         elif group == "records" and name == "rollout":
-            plan = _records_plan(spec, p["strategy"], p["exact_at_most"], p["width"], p["from_turn"], p["levels"],
+            plan = records_plan(spec, p["strategy"], p["exact_at_most"], p["width"], p["from_turn"], p["levels"],
                                  p["min_size"], p["max_guesses"], p["over_width"], p["keep_width"], p["judge_width"],
                                  p["judge_turns"], p["judge_pool"], p["polish_units"], tuple(p["play"]))
             steps.append({"step": "rollout", "plan": plan.as_dict(),
@@ -68,7 +68,7 @@ def steps_of_chain(spec: str, chain: str) -> list[dict[str, Any]]:
             from solver.rollout import RolloutPlan
 
             if p["strategy"] is None:
-                _fail("atlas hybrid: a recorded command names its --strategy")
+                fail("atlas hybrid: a recorded command names its --strategy")
             plan = RolloutPlan(p["strategy"], p["exact_at_most"], p["rollout_width"], p["rollout_levels"],
                                p["rollout_min_size"] or p["exact_at_most"], p["rollout_from_turn"], p["max_guesses"])
             steps.append({"step": "rollout", "plan": plan.as_dict(), "units": None, "graft": False})
@@ -90,7 +90,7 @@ def _spec_of(game: str) -> str:
 @click.option("--progress", default=None,
               help="The campaign's progress file, relative to SPEC's folder (default: tree-<game>/steps.json).")
 @click.argument("spec", type=click.Path(dir_okay=False))
-@_json_option
+@json_option
 def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) -> None:
     """Write SPEC: a steps campaign that builds GAME's best-known tree again by the commands the package's record of it
     names, in order (each read by its own command's options), in a folder of its own. `campaign run SPEC` then
@@ -106,20 +106,20 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
     try:
         name = Game.from_spec(game).spec
     except SolverError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     registry = step_runs.registry_of(name)
     record = (registry.shipped().get(name) or {}).get(registry.tree_key)
     if record is None:
-        _fail(f"{name} has no best-known tree in the package's records or atlas (a solved game's trees are optimal "
+        fail(f"{name} has no best-known tree in the package's records or atlas (a solved game's trees are optimal "
               "ones): no command chain to replay")
     if os.path.exists(spec):
-        _fail(f"{spec} is there already: give a new file")
+        fail(f"{spec} is there already: give a new file")
     doc: dict[str, Any] = {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": "steps", "game": name,
                            "steps": steps_of_chain(name, record["command"]),
                            "progress": progress or f"tree-{name.replace(',', '-')}/steps.json"}
     folder = os.path.dirname(os.path.abspath(spec))
     if not os.path.isdir(folder):
-        _fail(f"{spec}: its folder is not there")
+        fail(f"{spec}: its folder is not there")
     tmp = os.path.join(folder, f".{os.path.basename(spec)}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1)
@@ -128,13 +128,13 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
         parsed = load_spec(tmp)
         step_runs.check(parsed)
         if step_runs.chain(parsed) != record["command"]:  # each step must say again what the record says was run
-            _fail("the steps read from the record do not give its command chain back: "
+            fail("the steps read from the record do not give its command chain back: "
                   f"{step_runs.chain(parsed)!r}")
         os.replace(tmp, spec)
     except CampaignError as exc:
-        _fail(str(exc).replace(tmp, spec))
+        fail(str(exc).replace(tmp, spec))
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    _emit({"spec": spec, "game": name, "steps": len(doc["steps"]), "total": record["total"],
+    emit({"spec": spec, "game": name, "steps": len(doc["steps"]), "total": record["total"],
            "progress": doc["progress"]}, as_json)

@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from service.cli._common import (
-    _emit_json,
-    _fail,
-    _game_options,
-    _history_options,
-    _load,
-    _search_options,
-    _shown,
-    _solver_errors,
+from service.cli.common import (
+    emit_json,
+    fail,
+    game_and_turns,
+    game_options,
+    history_options,
     main,
+    search_options,
+    shown_value,
+    solver_errors,
 )
 from solver.vocabulary import STRATEGIES, criterion_of
 
@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 
 
 @main.command("tree")
-@_game_options
-@_history_options
+@game_options
+@history_options
 @click.option("--strategy", "-s", default="minimax", show_default=True,
               help="One-step strategy, optimal-total / optimal-kmovers (exact or hybrid search), or best-known "
                    "(the shipped tree of an unsolved game).")
 @click.option("--first", default=None, help="Force the first guess of the tree.")
-@_search_options
+@search_options
 @click.option("--from-set-only", is_flag=True, help="Only guess codes that are still possible.")
 @click.option("--seed", default=0, show_default=True, help="Seed of random-consistent.")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON instead of text.")
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
                    "/v1/strategies/{game}/{strategy}/tree?format=lengths (what records compare --steps reads).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
-@_solver_errors
+@solver_errors
 def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_flag: bool,
              strategy: str, first: str | None, max_guesses: int | None, depth_count: int | None,
              mde: int | None, upper_bound: int | None, from_set_only: bool, seed: int,
@@ -65,12 +65,12 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
     from solver.vocabulary import BEST_KNOWN
 
     if strategy not in STRATEGIES and strategy != BEST_KNOWN:
-        _fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}, and {BEST_KNOWN} (the best "
+        fail(f"unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}, and {BEST_KNOWN} (the best "
               "tree known of a game nothing has solved)")
     for path in (output, lengths):  # refused before a build that may take long, not after it
         if path is not None:
             _writable_file(path)
-    g, history = _load(game, alphabet, turns)
+    g, history = game_and_turns(game, alphabet, turns)
     first_code = g.parse_code(first) if first is not None else None
     n = int(g.candidates(history).shape[0])
     show = sys.stderr.isatty() if progress is None else progress
@@ -106,13 +106,13 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
         if lengths:
             write_steps(tree, lengths, strategy)
     except OSError as exc:
-        _fail(f"cannot write the tree: {exc.strerror or exc} ({exc.filename})")
+        fail(f"cannot write the tree: {exc.strerror or exc} ({exc.filename})")
     source = "shipped" if shipped is not None else "built"
     if as_json:
-        _emit_json({"game": g.name, "strategy": strategy, "source": source, **stats.as_dict()})
+        emit_json({"game": g.name, "strategy": strategy, "source": source, **stats.as_dict()})
         return
     click.echo(f"strategy     {strategy} ({source})")
-    click.echo(f"first guess  {_shown(stats.first_guess)}")
+    click.echo(f"first guess  {shown_value(stats.first_guess)}")
     click.echo(f"total        {stats.total}")
     click.echo(f"average      {stats.average:.4f}")
     click.echo(f"worst case   {stats.worst_case}")
@@ -129,9 +129,9 @@ def _writable_file(path: str) -> None:
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        _fail(f"cannot write {path}: the folder {folder} does not exist")
+        fail(f"cannot write {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
-        _fail(f"cannot write {path}: the folder {folder} is not writable")
+        fail(f"cannot write {path}: the folder {folder} is not writable")
 
 
 def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool) -> Any:
@@ -147,7 +147,7 @@ def _shipped_tree(g: Game, strategy: str, max_guesses: int | None, changed: bool
     if strategy != BEST_KNOWN and criterion_of(strategy) is None:
         return None
     if strategy == BEST_KNOWN and changed:
-        _fail(f"{BEST_KNOWN} is a shipped tree, taken as it is: no history, --first, --depth-count, --mde, "
+        fail(f"{BEST_KNOWN} is a shipped tree, taken as it is: no history, --first, --depth-count, --mde, "
               "--upper-bound or --from-set-only")
     if changed:
         return None

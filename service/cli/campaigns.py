@@ -1,8 +1,8 @@
 """What the commands that run campaigns share: the options of a rollout's, a polish's and a lower bound's campaign,
-and the steps that run one as a job (:func:`_run_campaign`, through :func:`service.campaign_specs.run`) before the
+and the steps that run one as a job (:func:`run_campaign`, through :func:`service.campaign_specs.run`) before the
 command judges what it made.
 
-Only click is imported at load time, as in :mod:`service.cli._common`; the campaigns' modules are imported inside
+Only click is imported at load time, as in :mod:`service.cli.common`; the campaigns' modules are imported inside
 the helpers, when a command runs one.
 """
 
@@ -14,21 +14,21 @@ from typing import Any
 
 import click
 
-from service.cli._common import (
+from service.cli.common import (
     F,
-    _database_url,
-    _emit,
-    _fail,
-    _file_option,
-    _job_store,
-    _log,
-    _trees_option,
+    database_url,
+    emit,
+    fail,
+    file_option,
+    job_store,
+    say,
+    trees_option,
 )
 
 
-def _campaign_options(when: str = "", kind: str | None = "rollout") -> Callable[[F], F]:
+def campaign_options(when: str = "", kind: str | None = "rollout") -> Callable[[F], F]:
     """The options of a campaign a command runs as a job (a rollout, ``service.rollouts``, a polish,
-    ``service.polishes``, or a check, ``service.checks``: :func:`_run_campaign`), alike wherever a command runs one;
+    ``service.polishes``, or a check, ``service.checks``: :func:`run_campaign`), alike wherever a command runs one;
     ``when`` prefixes their help (the condition under which the command runs a campaign at all), ``kind`` names its
     default progress file (None: the command's campaign has no ``--progress`` of its own)."""
 
@@ -58,9 +58,9 @@ def _campaign_options(when: str = "", kind: str | None = "rollout") -> Callable[
     return decorate
 
 
-def _bound_options(fn: F) -> F:
+def bound_options(fn: F) -> F:
     """The refined lower bound's options (``--target``, and ``--campaign`` with its progress file, processes,
-    units and parts: :func:`_bound_campaign`), alike for ``atlas bounds`` and ``records bound``."""
+    units and parts: :func:`bound_campaign`), alike for ``atlas bounds`` and ``records bound``."""
     for option in reversed([
         click.option("--target", type=click.IntRange(min=1), default=None,
                      help="Only ask whether T reaches this (game-level): each first guess is refined until its "
@@ -91,14 +91,14 @@ def _bound_options(fn: F) -> F:
     return fn
 
 
-def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") -> Callable[[F], F]:
+def polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") -> Callable[[F], F]:
     """The options of a polish of the best-known tree (``service.polishes``), alike for ``atlas polish`` and
     ``records polish`` after their ``--above``: ``at_most`` is the default of ``--at-most``, ``max_guesses``
     the default ``--max-guesses`` names, ``sweep`` what ``--sweep``'s help adds for the group's games, and
     ``kind`` the group's results file."""
 
     def decorate(fn: F) -> F:
-        fn = _campaign_options(kind="polish")(fn)
+        fn = campaign_options(kind="polish")(fn)
         for option in reversed([
             click.option("--at-most", type=click.IntRange(min=1), default=at_most, show_default=True,
                          help="Search positions of at most this many candidates (the largest first on each path)."),
@@ -107,8 +107,8 @@ def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") 
                               "tried."),
             click.option("--max-guesses", type=click.IntRange(min=1), default=None,
                          help=f"Keep to this many guesses first (default: {max_guesses})."),
-            _file_option(kind),
-            _trees_option("Where the best-known tree is, and is shipped again"),
+            file_option(kind),
+            trees_option("Where the best-known tree is, and is shipped again"),
             click.option("--sweep", type=click.IntRange(min=2), default=None, metavar="N",
                          help="Search positions of more than N candidates by a sweep of their guesses, best refined "
                               f"bound first (solver.sweep), the exact search settling each set of N or fewer{sweep}."),
@@ -119,19 +119,19 @@ def _polish_options(kind: str, at_most: int, max_guesses: str, sweep: str = "") 
     return decorate
 
 
-def _refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None,
+def refuse_campaign_options(campaign: bool, progress: str | None, processes: int, max_units: int | None,
                              only_parts: str | None = None) -> None:
     """A campaign's options without ``--campaign`` are a mistake, refused before any work."""
     if (progress is not None or processes > 1 or max_units is not None or only_parts is not None) and not campaign:
-        _fail("--progress, --processes, --max-units and --parts are a campaign's: add --campaign")
+        fail("--progress, --processes, --max-units and --parts are a campaign's: add --campaign")
 
 
-def _parts_list(only_parts: str | None) -> list[str] | None:
+def parts_list(only_parts: str | None) -> list[str] | None:
     """``--parts 0.5,1.4`` as a list of responses (checked against the game by the campaign)."""
     return None if only_parts is None else [p.strip() for p in only_parts.split(",") if p.strip()]
 
 
-def _campaign_jobs(url: str | None) -> Any:
+def campaign_jobs(url: str | None) -> Any:
     """The job store of ``url`` (migrated), closed with the command."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
@@ -139,22 +139,22 @@ def _campaign_jobs(url: str | None) -> Any:
     from service.migrate import upgrade
     from service.store.db import StorageError
 
-    resolved = _database_url(url)
+    resolved = database_url(url)
     parsed = make_url(resolved)
     shown = parsed.render_as_string(hide_password=True)
     file = parsed.database if parsed.get_backend_name() == "sqlite" and parsed.database != ":memory:" else None
     if file and not os.path.isdir(os.path.dirname(os.path.abspath(file))):  # nothing made where nobody asked
-        _fail(f"the database {shown} cannot be used: its folder {os.path.dirname(os.path.abspath(file))} is not "
+        fail(f"the database {shown} cannot be used: its folder {os.path.dirname(os.path.abspath(file))} is not "
               "there")
     try:
         upgrade(resolved)
     except (SQLAlchemyError, StorageError, OSError, ImportError) as exc:  # no driver, no server there, no access
         reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
-        _fail(f"the database {shown} cannot be used: {reason}")
-    return _job_store(url)
+        fail(f"the database {shown} cannot be used: {reason}")
+    return job_store(url)
 
 
-def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progress: str | None, processes: int,
+def bound_campaign(group: str, spec: str, depth: int, target: int | None, progress: str | None, processes: int,
                     max_units: int | None, only_parts: str | None, path: str, url: str | None, as_json: bool) -> None:
     """``atlas bounds --campaign`` and ``records bound --campaign``: the game's bound campaign run as a job
     (:func:`service.campaign_specs.run`, a worker of ``processes`` processes on ``url``'s database), its bound kept
@@ -169,28 +169,28 @@ def _bound_campaign(group: str, spec: str, depth: int, target: int | None, progr
     game = Game.from_spec(spec)
     file = progress or bound_campaigns.default_path(spec)
     try:
-        parts = () if only_parts is None else bound_files.parse_parts(game, _parts_list(only_parts))
+        parts = () if only_parts is None else bound_files.parse_parts(game, parts_list(only_parts))
         if only_parts is not None and not parts:
-            _fail("--parts: name the responses whose parts to refine ('0.5,1.4')")
+            fail("--parts: name the responses whose parts to refine ('0.5,1.4')")
         campaign = campaign_specs.CampaignSpec.bound(game, depth, target, file, parts)
         campaign_specs.check(campaign, keep=True, keep_in=path, registry=registry)  # before any database
-        jobs = _campaign_jobs(url)
+        jobs = campaign_jobs(url)
         got = campaign_specs.run(jobs, campaign, processes=processes, export_every=60.0, max_units=max_units,
                                  keep=True, keep_in=path, registry=registry,
                                  command=registry.campaign_command(spec, depth, target, file), progress_as=file,
-                                 log=_log)
+                                 log=say)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if got.kept is not None:
         _emit_campaign(spec, got.kept["record"], file, as_json)
     if got.problem is not None:
-        _fail(got.problem)
+        fail(got.problem)
 
 
-def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, scheduler: str | None,
+def rollout_campaign(spec: str, plan: Any, progress: str, processes: int, scheduler: str | None,
                       max_units: int | None, units: list[str] | None, url: str | None) -> None:
     """``records rollout`` and ``atlas hybrid --rollout-width``: the rollout campaign's units built as a job
-    (:func:`_run_campaign`, ``units`` only those responses'), its subtrees written to ``progress``, where the command
+    (:func:`run_campaign`, ``units`` only those responses'), its subtrees written to ``progress``, where the command
     then assembles and judges the tree.  Nothing is run for a campaign the file says was judged already."""
     from service import campaign_specs, rollouts
     from service.campaign_files import CampaignError
@@ -204,36 +204,36 @@ def _rollout_campaign(spec: str, plan: Any, progress: str, processes: int, sched
         campaign_specs.check(campaign)
         doc = rollouts.read_of(game, plan, progress)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     asked = {u.strip() for u in units or ()}
     for name, unit in ({} if doc is None else doc["units"]).items():
         if name in asked and "tree" in unit:  # a trial asked again: its line again
-            _log(rollouts.unit_done(game, plan, game.parse_response(name), unit["tree"], float(unit["seconds"]))
+            say(rollouts.unit_done(game, plan, game.parse_response(name), unit["tree"], float(unit["seconds"]))
                  + " (built before)")
-    _run_campaign(campaign, processes, scheduler, max_units, url, units)
+    run_campaign(campaign, processes, scheduler, max_units, url, units)
 
 
-def _polish_campaign(spec: str, tree: Any, params: dict[str, Any], progress: str, processes: int,
+def polish_campaign(spec: str, tree: Any, params: dict[str, Any], progress: str, processes: int,
                      scheduler: str | None, max_units: int | None, url: str | None) -> dict[str, Any] | None:
     """``records polish`` and ``atlas polish``: the polish of ``tree`` with ``params`` run as a job
-    (:func:`_run_campaign`), each settled position written to ``progress``, from which the command then puts them
+    (:func:`run_campaign`), each settled position written to ``progress``, from which the command then puts them
     into the tree and judges it.  Returns None once the job is done, else (its worker having done its
     ``max_units``) where the polish stands, which the command prints instead of judging anything."""
     from service.campaign_specs import CampaignSpec
     from solver.game import Game
 
-    job = _run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
+    job = run_campaign(CampaignSpec.polish(Game.from_spec(spec), tree, params, progress), processes, scheduler,
                         max_units, url)
     if job is None or job.status == "done":
         return None
     left = int(job.units_total) - int(job.units_done)
-    _log(f"{spec}: stopped after --max-units: {left} of {job.units_total} parts left; run the same command again to "
+    say(f"{spec}: stopped after --max-units: {left} of {job.units_total} parts left; run the same command again to "
          "continue")
     return {"game": spec, "finished": False, "progress": progress, "units_done": int(job.units_done),
             "units_left": left}
 
 
-def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_units: int | None, url: str | None,
+def run_campaign(campaign: Any, processes: int, scheduler: str | None, max_units: int | None, url: str | None,
                   units: list[str] | None = None) -> Any:
     """A campaign a command runs before it judges what the campaign made (a rollout's subtrees, a polish's
     positions): :func:`service.campaign_specs.run` with a worker of ``processes`` processes (on the Dask cluster
@@ -246,13 +246,13 @@ def _run_campaign(campaign: Any, processes: int, scheduler: str | None, max_unit
 
     try:
         campaign_specs.check(campaign)
-        jobs = _campaign_jobs(url)
+        jobs = campaign_jobs(url)
         got = campaign_specs.run(jobs, campaign, processes=processes, export_every=60.0, max_units=max_units,
-                                 units=units, scheduler=scheduler, log=_log)
+                                 units=units, scheduler=scheduler, log=say)
     except CampaignError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if got.problem is not None:
-        _fail(got.problem)
+        fail(got.problem)
     return got.job
 
 
@@ -262,9 +262,9 @@ def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_j
     from service import bound_campaigns
 
     if record is not None and not bound_campaigns.unfinished(record):
-        _emit({"game": game, "finished": True, **record}, as_json)
+        emit({"game": game, "finished": True, **record}, as_json)
         return
     doc = bound_campaigns.read(progress) or {}
     done = len(doc.get("units", {})) if record is None else int(record["campaign"]["units"])
-    _emit({"game": game, "finished": False, "progress": progress, "units_done": done,
+    emit({"game": game, "finished": False, "progress": progress, "units_done": done,
            "plan": doc.get("plan"), **({} if record is None else {"standing": record["value"]})}, as_json)

@@ -26,14 +26,14 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _fail(message: str) -> NoReturn:
+def fail(message: str) -> NoReturn:
     """Bad input ends the command here: one ``error:`` line on stderr naming it, exit status 2 (click's own
     status for a usage error), no traceback and nothing on stdout."""
     click.echo(f"error: {message}", err=True)
     sys.exit(2)
 
 
-def _solver_errors(fn: F) -> F:
+def solver_errors(fn: F) -> F:
     """Turn the solver's input errors into a clean message and exit status 2."""
     import functools
 
@@ -44,12 +44,12 @@ def _solver_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SolverError as exc:
-            _fail(str(exc))
+            fail(str(exc))
 
     return wrapper  # type: ignore[return-value]
 
 
-def _game_options(fn: F) -> F:
+def game_options(fn: F) -> F:
     fn = click.option(
         "--alphabet", default=None,
         help="Characters for symbols 0, 1, 2, ... (default 0-9A-Za-z).",
@@ -61,7 +61,7 @@ def _game_options(fn: F) -> F:
     return fn
 
 
-def _history_options(fn: F) -> F:
+def history_options(fn: F) -> F:
     """History turns are positional: ``--history "0123 0.1" "1245 0.2"`` or just the turns."""
     fn = click.argument("turns", nargs=-1)(fn)
     fn = click.option(
@@ -71,7 +71,7 @@ def _history_options(fn: F) -> F:
     return fn
 
 
-def _search_options(fn: F) -> F:
+def search_options(fn: F) -> F:
     fn = click.option("--upper-bound", type=int, default=None,
                       help="The article's beta: prune at or above it (results reaching it are bounds).")(fn)
     fn = click.option("--mde", type=int, default=None,
@@ -84,10 +84,10 @@ def _search_options(fn: F) -> F:
     return fn
 
 
-_url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
+url_option = click.option("--url", default=None, help="Database URL (default: DATABASE_URL or the SQLite file).")
 
 
-def _criterion_parsed(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+def criterion_parsed(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """The callback of every ``--criterion`` option: the name click has checked against
     :data:`~solver.vocabulary.CRITERION_NAMES`, parsed into its :class:`~solver.vocabulary.Criterion` (a tuple
     of them for a repeated option, None when not given), so that a command starts with members, and its help
@@ -99,14 +99,14 @@ def _criterion_parsed(ctx: click.Context, param: click.Parameter, value: Any) ->
     return Criterion.parse(value)
 
 
-def _game_filter_options(fn: F) -> F:
+def game_filter_options(fn: F) -> F:
     fn = click.option("--criterion", "-c", type=click.Choice(CRITERION_NAMES), default=None,
-                      callback=_criterion_parsed, help="Only this criterion (default: both).")(fn)
+                      callback=criterion_parsed, help="Only this criterion (default: both).")(fn)
     fn = click.option("--game", "-g", default=None, help="Only this game (default: every game).")(fn)
     return fn
 
 
-def _file_option(kind: str, help: str | None = None) -> Callable[[F], F]:
+def file_option(kind: str, help: str | None = None) -> Callable[[F], F]:
     """``--file``: the results file of ``kind`` (``atlas`` or ``records``, shipped as
     ``service/data/<kind>.json``) that the command reads and rewrites; ``help`` for a command that only
     reads it.  One definition, so that every command of a group names its file in the same words."""
@@ -115,34 +115,34 @@ def _file_option(kind: str, help: str | None = None) -> Callable[[F], F]:
                                      f"service/data/{kind}.json).")
 
 
-def _trees_option(role: str) -> Callable[[F], F]:
+def trees_option(role: str) -> Callable[[F], F]:
     """``--trees``: the folder of shipped trees, ``role`` saying what the command does there (ships a tree,
     reads the best-known one, or both)."""
     return click.option("--trees", "folder", type=click.Path(file_okay=False), default=None,
                         help=f"{role} (default: the package's service/data/trees).")
 
 
-def _one_step_checked(strategy: str) -> None:
+def one_step_checked(strategy: str) -> None:
     """A hybrid's one-step strategy (``solver.heuristics.STRATEGIES``, played above its exact positions), or
     the command's ``error:`` line naming the ones there are."""
     from solver.heuristics import STRATEGIES
 
     if strategy not in STRATEGIES:
-        _fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+        fail(f"unknown one-step strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
 
 
-def _log(line: str) -> None:
+def say(line: str) -> None:
     """A long command's progress line (the ``log`` its service function takes): on stderr after ``# ``, so
     that stdout keeps only the result."""
     click.echo(f"# {line}", err=True)
 
 
-def _game(spec: str, alphabet: str | None = None) -> Game:
+def game_named(spec: str, alphabet: str | None = None) -> Game:
     """The game ``spec`` names, within the service's limits (``BULLSCOWS_MAX_CODES``,
     ``BULLSCOWS_EXACT_SEARCH_MAX_CODES``): the CLI refuses what ``POST /v1/next-move`` refuses, in the same
     words, so that an answer found from a shell is one the deployment would give.
 
-    :raises SolverError: not a game, or one too large (``_solver_errors`` makes it an ``error:`` line).
+    :raises SolverError: not a game, or one too large (``solver_errors`` makes it an ``error:`` line).
     """
     from service.config import Settings
     from solver.game import Game
@@ -152,12 +152,12 @@ def _game(spec: str, alphabet: str | None = None) -> Game:
                           search_max_codes=settings.exact_search_max_codes)
 
 
-def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
+def game_and_turns(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, list[Turn]]:
     """The game and the history of a command's arguments, held to the service's limits (the game's size,
     the history's length: ``BULLSCOWS_MAX_HISTORY``)."""
     from service.config import Settings
 
-    g = _game(game, alphabet)
+    g = game_named(game, alphabet)
     # All turn arguments form one stream, so quoting is optional: "0123 0.1" "1245 0.2",
     # 0123 0.1 1245 0.2 and "0123 0.1, 1245 0.2" are the same history.
     history = g.parse_history(" ".join(turns))
@@ -171,11 +171,11 @@ def _load(game: str, alphabet: str | None, turns: Iterable[str]) -> tuple[Game, 
     return g, history
 
 
-def _emit_json(obj: Any) -> None:
+def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=None, separators=(",", ":")))
 
 
-_json_option = click.option("--json", "as_json", is_flag=True,
+json_option = click.option("--json", "as_json", is_flag=True,
                             help="Print JSON (one line, for scripts) instead of text for people.")
 """Every command that prints a result takes it: text by default, the JSON of the same result with it."""
 
@@ -183,7 +183,7 @@ NOT_KNOWN = "\u2014"
 """What a table shows for a value that is not known (JSON's null): a dash, never "None"."""
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """One value as people read it: null as a dash, booleans as yes/no, floats without noise, lists of
     codes joined by spaces."""
     if value is None:
@@ -193,9 +193,9 @@ def _shown(value: Any) -> str:
     if isinstance(value, float):  # six decimals at most: averages of records differ in the fifth
         return str(int(value)) if value.is_integer() else str(round(value, 6))
     if isinstance(value, (list, tuple)):
-        return " ".join(_shown(v) for v in value) if value else NOT_KNOWN
+        return " ".join(shown_value(v) for v in value) if value else NOT_KNOWN
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_shown(v)}" for k, v in value.items()) if value else NOT_KNOWN
+        return ", ".join(f"{k} {shown_value(v)}" for k, v in value.items()) if value else NOT_KNOWN
     return str(value)
 
 
@@ -208,7 +208,7 @@ def _numeric(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
-def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | None = None,
+def print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | None = None,
                  indent: int = 0, right: Iterable[str] = ()) -> None:
     """Rows as an aligned table under a header: ``columns`` are (key, header) pairs (default: every key of
     the rows, in order); numbers are right-aligned, and the columns of ``right`` too (numbers written as text,
@@ -218,7 +218,7 @@ def _print_table(rows: list[dict[str, Any]], columns: list[tuple[str, str]] | No
         for row in rows:
             keys.update(dict.fromkeys(row))
         columns = [(k, _label(k)) for k in keys]
-    cells = [[_shown(row.get(k)) for k, _ in columns] for row in rows]
+    cells = [[shown_value(row.get(k)) for k, _ in columns] for row in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h) in enumerate(columns)]
     named = set(right)
     numeric = [k in named or all(_numeric(row.get(k)) for row in rows) for k, _ in columns]
@@ -245,32 +245,32 @@ def _print_fields(obj: dict[str, Any], indent: int = 0) -> None:
             _print_fields(value, indent + 1)
         elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
             click.echo(f"{pad}{_label(key)}:")
-            _print_table(value, indent=2 * (indent + 1))
+            print_table(value, indent=2 * (indent + 1))
         else:
-            click.echo(f"{pad}{(_label(key) + ':').ljust(width + 1)} {_shown(value)}")
+            click.echo(f"{pad}{(_label(key) + ':').ljust(width + 1)} {shown_value(value)}")
 
 
-def _emit(obj: Any, as_json: bool, human: Callable[[Any], None] | None = None) -> None:
+def emit(obj: Any, as_json: bool, human: Callable[[Any], None] | None = None) -> None:
     """A command's result: its JSON with ``--json`` (the keys scripts read), else ``human(obj)``, else the
     result's fields as text (:func:`_print_fields`)."""
     if as_json:
-        _emit_json(obj)
+        emit_json(obj)
     elif human is not None:
         human(obj)
     else:
         _print_fields(obj)
 
 
-def _read_json(path: str, what: str) -> Any:
+def read_json_file(path: str, what: str) -> Any:
     """The JSON document of a file the user names, or the command's ``error:`` line (the file cannot be
     read, or is not JSON): what the file should be is ``what``, for the message."""
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except OSError as exc:
-        _fail(f"cannot read {path!r}: {exc.strerror or exc}")
+        fail(f"cannot read {path!r}: {exc.strerror or exc}")
     except (ValueError, UnicodeDecodeError) as exc:
-        _fail(f"{path!r} is not {what}: not JSON ({exc})")
+        fail(f"{path!r} is not {what}: not JSON ({exc})")
 
 
 def _input_error(exc: Exception) -> str | None:
@@ -304,7 +304,7 @@ class _Main(click.Group):
             message = _input_error(exc)
             if message is None:
                 raise
-            _fail(message)
+            fail(message)
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
@@ -333,7 +333,7 @@ def main(ctx: click.Context, campaigns: str | None) -> None:
         ctx.call_on_close(restore)
 
 
-def _database_url(url: str | None) -> str:
+def database_url(url: str | None) -> str:
     """``--url``, else DATABASE_URL, else the service's SQLite file (a ``--url`` that is no database URL refused)."""
     if url is not None:
         from sqlalchemy.engine import make_url
@@ -342,14 +342,14 @@ def _database_url(url: str | None) -> str:
         try:
             make_url(url)
         except ArgumentError:
-            _fail(f"--url {url!r} is not a database URL: give sqlite:///FILE or postgresql+psycopg://USER@HOST/DB")
+            fail(f"--url {url!r} is not a database URL: give sqlite:///FILE or postgresql+psycopg://USER@HOST/DB")
         return url
     from service.app import default_database_url
 
     return default_database_url()
 
 
-def _job_store(url: str | None, *, existing: bool = False) -> Any:
+def job_store(url: str | None, *, existing: bool = False) -> Any:
     """The job store of ``url``, its connections closed when the command ends (a command run in another program's
     process, as tests and scripts run them, must not leave them to the garbage collector).  ``existing``: a command
     that only reads or changes jobs there refuses an SQLite file that is not there, rather than make an empty one
@@ -357,31 +357,31 @@ def _job_store(url: str | None, *, existing: bool = False) -> Any:
     from service.store.db import Database
     from service.store.jobs import JobStore
 
-    resolved = _database_url(url)
+    resolved = database_url(url)
     if existing and resolved.startswith("sqlite"):
         from sqlalchemy.engine import make_url
 
         path = make_url(resolved).database
         if path and path != ":memory:" and not os.path.exists(path):
-            _fail(f"there is no database at {path}: no job has run there (give the --url of the service or of a "
+            fail(f"there is no database at {path}: no job has run there (give the --url of the service or of a "
                   "campaign, or set DATABASE_URL)")
     db = Database(resolved)
     click.get_current_context().call_on_close(db.dispose)
     return JobStore(db)
 
 @contextlib.contextmanager
-def _store(url: str | None, kind: str) -> Iterator[Any]:
+def store_of(url: str | None, kind: str) -> Iterator[Any]:
     """The ``kind`` store ("positions" or "tokens") of ``url``, its connections closed afterwards."""
     from service.store.db import Database
     from service.store.positions import PositionStore
     from service.store.tokens import TokenStore
 
-    db = Database(_database_url(url))
+    db = Database(database_url(url))
     try:
         yield (PositionStore if kind == "positions" else TokenStore)(db)
     finally:
         db.dispose()
 
 
-def _position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
-    return _store(url, "positions")
+def position_store(url: str | None) -> contextlib.AbstractContextManager[Any]:
+    return store_of(url, "positions")
