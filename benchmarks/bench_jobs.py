@@ -42,9 +42,9 @@ def run_once(table: str, history: str, processes: int) -> dict[str, Any]:
 
     from service.jobs.coordinator import Coordinator, WorkerConfig
     from service.jobs.plan import JobRequest
-    from service.migrate import upgrade
     from service.store.db import Database
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
     from solver.game import Game
     from solver.search import SolveOptions
 

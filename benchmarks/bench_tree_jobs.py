@@ -72,7 +72,7 @@ def _wait_done(client: Any, location: str, timeout_s: float = 600) -> dict[str, 
 def through_jobs(specs: list[tuple[str, str]], busy: bool) -> dict[str, dict[str, Any]]:
     """first / second / other-process times per game, one worker for all of them."""
     from service.app import create_app
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     folder = tempfile.mkdtemp(prefix="bench-tree-jobs-")
     url = f"sqlite:///{folder}/trees.sqlite3"

@@ -35,7 +35,7 @@ def fresh_database(name: str) -> str:
     """Drop and create ``name`` on the machine's PostgreSQL; its migrated URL."""
     import sqlalchemy as sa
 
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     admin = sa.create_engine(f"{SERVER}/postgres", isolation_level="AUTOCOMMIT")
     with admin.connect() as c:

@@ -176,8 +176,8 @@ class AnswerChain:
         settings = settings or Settings()
         store = None
         if url:
-            from service.migrate import upgrade
             from service.store.db import Database
+            from service.store.migrate import upgrade
             from service.store.positions import PositionStore
 
             upgrade(url)

@@ -21,9 +21,9 @@ def stop_a_unit_at_its_write(monkeypatch: pytest.MonkeyPatch, url: str, submit: 
     (as requeue_stale does to a dead worker's unit).  The unit is then queued again, holding that last progress,
     which is returned."""
     from service.jobs import manage, runner, unit_kit
-    from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
     from service.store.positions import PositionStore
 
     unit_kit.dispose_all()  # a searcher warm from an earlier test would finish before its writes-th keep

@@ -277,9 +277,9 @@ def test_solve_with_a_checkpoint_continues_a_stopped_search(tmp_path: Any, monke
     not a progress at all, is refused and left as it was."""
     from service import searches
     from service.campaign_spec import CampaignSpec
-    from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
     from solver.game import Game
     from solver.search import SolveOptions
     from tests.stopped_units import stop_a_unit_at_its_write

@@ -190,7 +190,7 @@ def test_atlas_run_says_impossible_and_ends_with_a_table(tmp_path: Path) -> None
 
 
 def test_jobs_print_tables_and_text(tmp_path: Path) -> None:
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     url = f"sqlite:///{tmp_path / 'jobs.sqlite3'}"
     upgrade(url)

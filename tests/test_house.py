@@ -148,6 +148,37 @@ def test_routes_call_the_service_layer_not_the_store_or_the_job_engine() -> None
         assert 'config["SETTINGS"]' not in path.read_text(encoding="utf-8"), name
 
 
+def _import_nodes(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, wherever it sits."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+
+
+def test_only_the_store_talks_sql() -> None:
+    """SQLAlchemy is imported by ``service/store/`` alone: the rest asks the store (a URL's file, a table's
+    presence, the errors a database raises), whatever door it comes in by."""
+    talking = set()
+    for name, path in _modules().items():
+        if name.startswith("service.store"):
+            continue
+        for node in _import_nodes(path):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if any(n == "sqlalchemy" or n.startswith("sqlalchemy.") for n in names):
+                talking.add(name)
+    assert sorted(talking) == []
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """What one module shares with another is public and named for what it is: no ``from x import _name``."""
+    found = []
+    for name, path in _modules().items():
+        for node in _import_nodes(path):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(PACKAGES)):
+                found += [f"{name}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []
+
+
 def test_no_module_is_over_600_lines() -> None:
     long = {str(path.relative_to(REPO)): n for path in _modules().values()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}

@@ -9,8 +9,8 @@ import pytest
 
 from service.jobs.kinds import KINDS, SIDE_UNITS, UNIT_KINDS, JobKind, kind_of, unit_kind
 from service.jobs.plan import JobRequest, UnitSpec
-from service.migrate import upgrade
 from service.store.db import Database
+from service.store.migrate import upgrade
 from service.store.positions import PositionStore
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions, optimal_tree

@@ -190,7 +190,7 @@ def db_group() -> None:
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(url: str | None, revision: str) -> None:
     """Create or migrate the schema."""
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     upgrade(url, revision)
     click.echo(f"database at {revision}")
@@ -201,7 +201,7 @@ def db_upgrade(url: str | None, revision: str) -> None:
 @click.option("--revision", default="base", show_default=True)
 def db_downgrade(url: str | None, revision: str) -> None:
     """Undo migrations (down to an empty database by default)."""
-    from service.migrate import downgrade
+    from service.store.migrate import downgrade
 
     downgrade(url, revision)
     click.echo(f"database at {revision}")
@@ -242,7 +242,7 @@ def serve(bind: str, port: int | None, workers: int, no_migrate: bool, with_work
 
     bind = _bind_address(bind, port)
     if not no_migrate:
-        from service.migrate import upgrade
+        from service.store.migrate import upgrade
 
         upgrade(database_url(None))  # resolved here, so that the migration takes its lock
     if with_worker:

@@ -384,8 +384,8 @@ def _table_of(spec: str, url: str) -> tuple[Any, Any]:
 
     from service.cli.common import database_url
     from service.engine import warm_searcher
-    from service.migrate import upgrade
     from service.store.db import Database
+    from service.store.migrate import upgrade
     from service.store.positions import PositionStore
     from solver.game import Game
     from solver.lowerbound import RootBound

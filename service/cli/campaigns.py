@@ -133,22 +133,19 @@ def parts_list(only_parts: str | None) -> list[str] | None:
 
 def campaign_jobs(url: str | None) -> Any:
     """The job store of ``url`` (migrated), closed with the command."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from service.migrate import upgrade
-    from service.store.db import StorageError
+    from service.store.db import DATABASE_ERRORS, StorageError, shown_url, sqlite_file
+    from service.store.migrate import upgrade
 
     resolved = database_url(url)
-    parsed = make_url(resolved)
-    shown = parsed.render_as_string(hide_password=True)
-    file = parsed.database if parsed.get_backend_name() == "sqlite" and parsed.database != ":memory:" else None
+    shown = shown_url(resolved)
+    file = sqlite_file(resolved)
     if file and not os.path.isdir(os.path.dirname(os.path.abspath(file))):  # nothing made where nobody asked
         fail(f"the database {shown} cannot be used: its folder {os.path.dirname(os.path.abspath(file))} is not "
               "there")
+    unusable: tuple[type[Exception], ...] = (*DATABASE_ERRORS, StorageError, OSError, ImportError)
     try:
         upgrade(resolved)
-    except (SQLAlchemyError, StorageError, OSError, ImportError) as exc:  # no driver, no server there, no access
+    except unusable as exc:  # no driver, no server there, no access
         reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
         fail(f"the database {shown} cannot be used: {reason}")
     return job_store(url)

@@ -336,12 +336,9 @@ def main(ctx: click.Context, campaigns: str | None) -> None:
 def database_url(url: str | None) -> str:
     """``--url``, else DATABASE_URL, else the service's SQLite file (a ``--url`` that is no database URL refused)."""
     if url is not None:
-        from sqlalchemy.engine import make_url
-        from sqlalchemy.exc import ArgumentError
+        from service.store.db import is_database_url
 
-        try:
-            make_url(url)
-        except ArgumentError:
+        if not is_database_url(url):
             fail(f"--url {url!r} is not a database URL: give sqlite:///FILE or postgresql+psycopg://USER@HOST/DB")
         return url
     from service.app import default_database_url
@@ -354,17 +351,14 @@ def job_store(url: str | None, *, existing: bool = False) -> Any:
     process, as tests and scripts run them, must not leave them to the garbage collector).  ``existing``: a command
     that only reads or changes jobs there refuses an SQLite file that is not there, rather than make an empty one
     and then find no tables in it."""
-    from service.store.db import Database
+    from service.store.db import Database, sqlite_file
     from service.store.jobs import JobStore
 
     resolved = database_url(url)
-    if existing and resolved.startswith("sqlite"):
-        from sqlalchemy.engine import make_url
-
-        path = make_url(resolved).database
-        if path and path != ":memory:" and not os.path.exists(path):
-            fail(f"there is no database at {path}: no job has run there (give the --url of the service or of a "
-                  "campaign, or set DATABASE_URL)")
+    path = sqlite_file(resolved)
+    if existing and path is not None and not os.path.exists(path):
+        fail(f"there is no database at {path}: no job has run there (give the --url of the service or of a "
+             "campaign, or set DATABASE_URL)")
     db = Database(resolved)
     click.get_current_context().call_on_close(db.dispose)
     return JobStore(db)

@@ -210,7 +210,7 @@ def campaign_cmd(ctx: click.Context, game: str, alphabet: str | None, criteria: 
     plan = [(c, *stage) for c in (criteria or CRITERIA) for stage in CAMPAIGN_STAGES[c]]
     for crit, _label, mde, fso in plan:
         SolveOptions(crit, k, None, mde, fso).validate(g, 1)
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     upgrade(db_url)
     if progress_file and os.path.exists(progress_file):
@@ -506,7 +506,7 @@ def worker_cmd(scheduler: str | None, processes: int | None, name: str | None, c
 
     url = database_url(url)
     if not no_migrate:
-        from service.migrate import upgrade
+        from service.store.migrate import upgrade
 
         upgrade(url)
     st = Settings()

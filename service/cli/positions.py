@@ -116,7 +116,7 @@ def positions_import(path: str, source: str, verify_max_codes: int, url: str | N
     way POST /v1/positions checks it (games within BULLSCOWS_MAX_CODES), and small sets are searched
     again.  The database's schema is created or migrated first, so a fresh machine can start from an
     import."""
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     upgrade(database_url(url))
     stored = read_positions(path, url, source, verify_max_codes)

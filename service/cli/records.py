@@ -396,18 +396,14 @@ def records_check(game: str, only: str | None, shares: int, status: bool, proces
 def _readable_jobs(url: str | None) -> Any:
     """The job store of ``url`` (or the service's) to read a check's jobs from, None when there is none to read
     (no such SQLite file, or no job tables in it): ``records check --status`` then reads the records file alone."""
-    from sqlalchemy import inspect
-    from sqlalchemy.engine import make_url
+    from service.store.db import sqlite_file
 
     resolved = database_url(url)
-    parsed = make_url(resolved)
-    if parsed.get_backend_name() == "sqlite" and (not parsed.database or not os.path.exists(parsed.database)):
+    file = sqlite_file(resolved)
+    if resolved.startswith("sqlite") and (file is None or not os.path.exists(file)):
         return None
     jobs = job_store(url)
-    try:
-        return jobs if inspect(jobs.db.engine).has_table("job_units") else None
-    except Exception:  # no server there, no access: the file alone
-        return None
+    return jobs if jobs.db.has_table("job_units") else None  # no server there, no access: the file alone
 
 
 @records_group.command("compare")

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -18,6 +19,34 @@ def normalise_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix):]
     return url
+
+
+def is_database_url(url: str) -> bool:
+    """Whether ``url`` reads as a database URL (``sqlite:///FILE``, ``postgresql+psycopg://USER@HOST/DB``...)."""
+    try:
+        make_url(url)
+    except ArgumentError:
+        return False
+    return True
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file an SQLite URL names, None for a server's database or an in-memory one.  Why here: the commands that
+    make a database where none was asked check the file's folder first, and only the store reads URLs."""
+    parsed = make_url(normalise_url(url))
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return str(parsed.database)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message may show it: its password hidden."""
+    return str(make_url(normalise_url(url)).render_as_string(hide_password=True))
+
+
+DATABASE_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError,)
+"""What a database the caller cannot use raises (no driver, no server there, no access), besides
+:class:`StorageError`."""
 
 
 def make_engine(url: str) -> Engine:
@@ -110,6 +139,13 @@ class Database:
                 conn.execute(text("SELECT 1 FROM positions WHERE 1 = 0"))
             return True
         except Exception:
+            return False
+
+    def has_table(self, name: str) -> bool:
+        """Whether the database has the table ``name`` (its schema made), False when it cannot be asked."""
+        try:
+            return bool(inspect(self.engine).has_table(name))
+        except Exception:  # no server there, no access
             return False
 
     def dispose(self) -> None:

@@ -17,8 +17,8 @@ from apiflask import APIFlask
 from flask.testing import FlaskClient
 
 from service import create_app
-from service.migrate import downgrade, upgrade
 from service.services import get_db
+from service.store.migrate import downgrade, upgrade
 
 PG_BASE = os.environ.get("BULLSCOWS_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PG_SCHEMA = f"bullscows_test_{os.getpid()}"

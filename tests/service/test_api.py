@@ -11,9 +11,9 @@ import pytest
 from apiflask import APIFlask
 from flask.testing import FlaskClient
 
-from service.migrate import downgrade, upgrade
 from service.services import get_db, services
 from service.store.db import Database
+from service.store.migrate import downgrade, upgrade
 from service.store.positions import PositionStore
 from service.trees import TreeLibrary
 from solver.game import Game
@@ -106,7 +106,7 @@ def test_processes_migrating_a_new_database_at_once_all_succeed(db_url: str, tmp
 
     url = f"sqlite:///{tmp_path / 'new.sqlite3'}" if db_url.startswith("sqlite") else db_url
     downgrade(url)
-    code = "import sys; from service.migrate import upgrade; upgrade(sys.argv[1])"
+    code = "import sys; from service.store.migrate import upgrade; upgrade(sys.argv[1])"
     procs = [subprocess.Popen([sys.executable, "-c", code, url], stderr=subprocess.PIPE) for _ in range(3)]
     errors = [p.communicate(timeout=120)[1].decode() for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], errors

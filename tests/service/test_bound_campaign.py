@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from service import atlas, bound_campaigns, bound_files, campaign_specs
 from service.campaign_files import CampaignError
 from service.cli import main
-from service.migrate import upgrade
 from service.store.db import Database
 from service.store.jobs import JobStore
+from service.store.migrate import upgrade
 from solver.game import Game
 from solver.lowerbound import LEAVES, root_classes, root_lower_bound
 from solver.partledger import PartLedger

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from service.cli import main as cli
 from service.jobs import unit_kit
-from service.migrate import upgrade
 from service.store.db import Database
+from service.store.migrate import upgrade
 from service.store.positions import PositionStore
 from solver.game import Game
 from solver.search import Searcher, SolveOptions

@@ -535,7 +535,7 @@ def _finished(jobs: JobStore, job_id: str, workers: Workers) -> Any:
 def test_two_workers_share_a_bound_campaign_on_postgresql(tmp_path: Path) -> None:
     """Two workers, each in a folder of its own (two machines as far as they can tell), on one PostgreSQL: every
     first guess is refined once, both take part, and the campaign's bound is the one refined at once."""
-    from service.migrate import downgrade, upgrade
+    from service.store.migrate import downgrade, upgrade
 
     url = PG_URL
     downgrade(url)
@@ -680,7 +680,7 @@ def test_a_stopped_rollout_job_is_cancelled_when_the_campaign_starts_again(tmp_p
     spec, plan = SMALL
     parsed = campaign_specs.load_spec(str(_rollout_spec(tmp_path, spec, plan)))
     db = Database(f"sqlite:///{tmp_path / 'c.sqlite3'}")
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     upgrade(db.url)
     jobs = JobStore(db)
@@ -712,7 +712,7 @@ def test_two_workers_share_a_rollout_and_one_killed_mid_unit_loses_only_that_uni
     the subtrees finished before stay as they were, the other worker builds the lost one again, every subtree
     is built once but that one, and the tree assembles (each branch checked against its candidates) with the
     killed unit's subtree the one built here."""
-    from service.migrate import downgrade, upgrade
+    from service.store.migrate import downgrade, upgrade
 
     url = PG_URL
     downgrade(url)
@@ -844,7 +844,7 @@ def test_two_workers_share_a_polish_and_one_killed_mid_unit_loses_only_the_posit
     searched again), the other worker finishes the killed part from there, and the tree the progress file's positions
     make is the one a polish in one process makes."""
     from service import polishes
-    from service.migrate import downgrade, upgrade
+    from service.store.migrate import downgrade, upgrade
     from service.store.polish_positions import PolishPositionStore
     from solver.heuristics import get_strategy
     from solver.polish import polish

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select
 
-from service.migrate import downgrade, upgrade
 from service.services import get_db, services
+from service.store.migrate import downgrade, upgrade
 from service.store.models import Job, Position
 from tests.service.conftest import PG_URL, make_app
 from tests.service.test_positions_strategies import _line

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
 from service.app import create_app
-from service.migrate import upgrade
+from service.store.migrate import upgrade
 from tests.service.conftest import NO_LIMITS
 
 EXAMPLES = int(os.environ.get("BULLSCOWS_FUZZ_EXAMPLES", "25"))

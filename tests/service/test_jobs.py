@@ -363,7 +363,7 @@ def test_two_workers_share_a_job_and_cancel_stops_them(tmp_path: Path) -> None:
     """Two workers on one PostgreSQL, each in a working folder of its own (two machines as far as
     they can tell): every unit runs once, both take part; cancelling a long job stops its running
     units within a few heartbeats and leaves the workers ready for more."""
-    from service.migrate import downgrade, upgrade
+    from service.store.migrate import downgrade, upgrade
 
     url = PG_URL
     downgrade(url)
@@ -536,7 +536,7 @@ def test_jobs_api_errors_change_nothing(client: FlaskClient) -> None:
 
 
 def test_cli_submits_lists_shows_and_cancels(tmp_path: Path) -> None:
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
     upgrade(url)

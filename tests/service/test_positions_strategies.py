@@ -51,7 +51,7 @@ def test_export_import_round_trip(tapp: APIFlask, db_url: str, tmp_path: Any) ->
     assert lines and all(x["game"] == "4,6,1" for x in lines)
     assert _export(client, criterion="kmovers") == []
     # import into another database, then that instance answers from its cache
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
 
     other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
     upgrade(other)

@@ -599,9 +599,9 @@ def test_commands_with_parts_share_one_check(monkeypatch: pytest.MonkeyPatch, tm
     mine, theirs = names[::2], names[1::2]
     from service import checks
     from service.campaign_spec import CampaignSpec
-    from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
 
     upgrade(url)  # a job of the other parts, asked on this database by another command, not run yet
     db = store_db.Database(url)
@@ -628,9 +628,9 @@ def _stopped_inside(monkeypatch: pytest.MonkeyPatch, spec: str, path: str, url: 
     written from the job (as the command does every minute).  Returns the progress the unit kept last."""
     from service import checks
     from service.campaign_spec import CampaignSpec
-    from service.migrate import upgrade
     from service.store import db as store_db
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
     from tests.stopped_units import stop_a_unit_at_its_write
 
     campaign = CampaignSpec.check(Game.from_spec(spec), "001", 1, [part], path)

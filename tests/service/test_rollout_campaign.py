@@ -43,9 +43,9 @@ def test_a_progress_file_of_another_plan_or_a_broken_one_is_refused(tmp_path: Pa
     """The campaign's job is started from its progress file only when the file is this game's and plan's: another
     plan's, another game's, one already judged and a broken one are refused with the file's name, the file left as
     it was and no job submitted."""
-    from service.migrate import upgrade
     from service.store.db import Database
     from service.store.jobs import JobStore
+    from service.store.migrate import upgrade
     from solver.rollout import first_guess
 
     url = f"sqlite:///{tmp_path / 'jobs.sqlite'}"

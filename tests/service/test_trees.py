@@ -129,7 +129,7 @@ def test_tree_answers_carry_values(client: FlaskClient) -> None:
 def _bulls_cows_bot(tmp_path: Any, strategy: str, **extra: Any) -> tuple[list[int], FlaskClient]:
     """Every secret's game length, played over HTTP by an app on a fresh SQLite file (its client is
     returned too); every answer must come from the shipped tree."""
-    from service.migrate import upgrade
+    from service.store.migrate import upgrade
     from tests.service.conftest import make_app
 
     url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"

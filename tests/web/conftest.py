@@ -23,7 +23,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from service.app import create_app
-from service.migrate import upgrade
+from service.store.migrate import upgrade
 from tests.service.conftest import NO_LIMITS
 
 CHROMIUM = os.environ.get("BULLSCOWS_CHROMIUM", "/usr/bin/chromium")

@@ -12,7 +12,8 @@ from sqlalchemy.engine import make_url
 
 from service.filelock import exclusive
 
-ROOT = os.environ.get("BULLSCOWS_MIGRATIONS_DIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.environ.get("BULLSCOWS_MIGRATIONS_DIR") or os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 """Folder holding ``alembic.ini`` and ``migrations/`` (the source tree, or where an image copied them)."""
 
 
