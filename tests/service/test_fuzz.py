@@ -22,7 +22,7 @@ from apiflask import APIFlask
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
-from service.app import create_app
+from service.app import create_app, warm
 from service.store.migrate import upgrade
 from tests.service.conftest import NO_LIMITS
 
@@ -35,8 +35,13 @@ def _app() -> APIFlask:
     url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bullscows-fuzz-')) / 'fuzz.sqlite3'}"
     upgrade(url)
     # small budgets: a generated request may ask for any game the limits allow
-    return create_app({"DATABASE_URL": url, **NO_LIMITS, "SECRET_KEY": "fuzz", "MAX_TIME_BUDGET_MS": 200,
-                       "DEFAULT_TIME_BUDGET_MS": 100, "SOLVE_WAIT_MS": 0, "MAX_WAIT_MS": 100})
+    app = create_app({"DATABASE_URL": url, **NO_LIMITS, "SECRET_KEY": "fuzz", "MAX_TIME_BUDGET_MS": 200,
+                      "DEFAULT_TIME_BUDGET_MS": 100, "SOLVE_WAIT_MS": 0, "MAX_WAIT_MS": 100}, warm_in_background=False)
+    # warmed here, not in a thread beside the collection: the warm-up's imports parse Python source (numba's) while
+    # pytest parses the modules schemathesis imports, and CPython 3.11 can fail one of two parses that run in two
+    # threads at once ("AST constructor recursion depth mismatch")
+    warm(app)
+    return app
 
 
 APP = _app()
