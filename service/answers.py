@@ -121,7 +121,7 @@ class Move:
         """The keys of ``POST /v1/next-move`` and ``bullscows next --json`` (the service adds the job's)."""
         n = int(cands.shape[0])
         finished = self.guess is None
-        turn = len(history) + 1
+        turn = Position(game, tuple(history), cands).turn
         # counted as every position's value is (POST /v1/solve, POST /v1/explain, a tree's statistics): every
         # guess of the game, the history's included
         value = {"expected": None if self.remaining is None else average_of(
@@ -129,7 +129,7 @@ class Move:
                  "worst_case": None if self.worst_case is None else game_length(self.worst_case, turn)}
         return {
             "guess": None if self.guess is None else game.format_code(self.guess),
-            "guess_number": None if finished else len(history) + 1,
+            "guess_number": None if finished else turn,
             "candidates": n,
             "candidate_list": game.format_codes(cands) if n <= 20 else None,
             "solved": n == 1,

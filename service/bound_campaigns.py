@@ -60,6 +60,7 @@ from solver.bounds import lower_bound_tables
 from solver.game import Game, Turn
 from solver.lowerbound import LEAVES, root_classes, root_lower_bound
 from solver.partledger import EXACT_PLIES
+from solver.position import Position
 from solver.search import Searcher, SolveOptions
 from solver.sweep import Sweeper, SweepProgress, progress_from_json, progress_to_json
 from solver.symmetry import relabelling_onto
@@ -166,11 +167,11 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
     rows: list[dict[str, Any]] = []
     for r, _child in sorted(node.children.items(), key=lambda item: -item[1].size):
         history = [*turns, Turn(node.guess, r)]
-        cands = game.candidates(history)
-        n = len(cands)
-        upper = int(depths[cands].sum()) - paid(n, len(history) + 1)
+        at = Position.of(game, history)
+        n, offset = at.size, paid(at.size, at.turn)
+        upper = int(depths[at.cands].sum()) - offset
         started = time.perf_counter()
-        lower = root_lower_bound(game, history, depth, searcher=searcher).value - paid(n, len(history) + 1)
+        lower = root_lower_bound(game, history, depth, searcher=searcher).value - offset
         rows.append({"response": game.format_response(r), "codes": n, "upper": upper, "lower": lower,
                      "gap": upper - lower, "seconds": round(time.perf_counter() - started, 1)})
         log(f"{game.format_response(r)}: {n} codes, tree {upper}, bound {lower}")

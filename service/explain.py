@@ -25,6 +25,7 @@ from solver.bounds import searchable
 from solver.errors import SolverError
 from solver.game import CandidateSet, Code, Game, Response, Turn
 from solver.heuristics import partition
+from solver.position import Position
 from solver.search import SolveOptions
 from solver.vocabulary import Criterion, average_of
 
@@ -144,7 +145,7 @@ def explain(chain: AnswerChain, game: Game, history: Sequence[Turn], cands: Cand
     if game.won(history):
         raise GameFinishedError(f"the game was won at guess {len(history)}: there is no next guess to explain "
                                 "(the secret is the last guess)")
-    options.validate(game, len(history) + 1)
+    options.validate(game, Position(game, tuple(history), cands).turn)
     sizes = partition(game, guess, cands)
     parts = tuple(sorted(sizes.items(), key=lambda kv: (-kv[1], kv[0])))
     n = int(cands.shape[0])

@@ -19,6 +19,7 @@ import numpy as np
 
 from solver import kernels
 from solver.game import Code, Game, Turn
+from solver.position import Position
 from solver.search import InvalidSearchError, RootProgress, Searcher
 from solver.vocabulary import game_value
 
@@ -127,7 +128,8 @@ def search_share(searcher: Searcher, history: list[Turn], cands: np.ndarray, sha
             return None
         final[:] = [state]
         criterion = searcher.options.criterion
-        value = None if state.best_value is None else game_value(state.best_value, size, len(history) + 1, criterion)
+        turn = Position(searcher.game, tuple(history), cands).turn
+        value = None if state.best_value is None else game_value(state.best_value, size, turn, criterion)
         guess = state.best_guess
         if value is not None and state.best_per:  # the share's best guess, searched whole: each response's value
             per = {"per_response": {game.format_response(r): v for r, v in sorted(state.best_per.items())}}

@@ -239,6 +239,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
     """
     from tqdm import tqdm
 
+    from solver.position import Position
     from solver.question import SolveOptions
 
     g, history = game_and_turns(game, alphabet, turns)
@@ -246,7 +247,7 @@ def solve_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_f
                            mde=mde, from_set_only=from_set_only, upper_bound=upper_bound,
                            node_limit=node_limit)
     if not g.won(history):  # a finished game is checked and valued by the chain (solver.question.finished_result)
-        options.validate(g, len(history) + 1)
+        options.validate(g, Position.of(g, history).turn)
     if checkpoint is None and (shares != 1 or processes != 1 or scheduler is not None or max_units is not None):
         fail("--shares, --processes, --scheduler and --max-units run a search with --checkpoint: give it a FILE")
     if checkpoint is not None:

@@ -61,6 +61,7 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
 
     from solver.compare import write_steps
     from solver.heuristics import get_strategy
+    from solver.position import Position
     from solver.tree import build_tree, strategy_chooser, to_compact, to_json
     from solver.vocabulary import BEST_KNOWN
 
@@ -89,7 +90,7 @@ def tree_cmd(game: str, alphabet: str | None, turns: tuple[str, ...], history_fl
                 depth_count=depth_count, mde=mde, from_set_only=from_set_only,
                 upper_bound=upper_bound,
             )
-            options.validate(g, len(history) + 1)
+            options.validate(g, Position.of(g, history).turn)
             tree = optimal_tree(g, options, history, first=first_code, on_solved=bar.update)
         else:
             strat = get_strategy(strategy, from_set_only=from_set_only, seed=seed)

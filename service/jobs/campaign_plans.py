@@ -84,7 +84,7 @@ def polish_plan(req: JobRequest) -> tuple[Plan, list[UnitSpec]]:
         units = [UnitSpec("polish", int(root.guess), int(r), None, (*history, (int(root.guess), int(r))),
                           root.children[r].size, 0, root.children[r].size ** 2, len(parts) - i)
                  for i, r in enumerate(parts)]
-    return Plan(None, len(history) + 1, root.size, "polish", [{"guess": int(root.guess)}]), units
+    return Plan(None, tree.root_depth, root.size, "polish", [{"guess": int(root.guess)}]), units
 
 
 def check_parts(req: JobRequest) -> dict[int, int]:

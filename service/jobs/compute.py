@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from service.jobs.plan import JobRequest, Outcome, Plan, UnitState, aggregate, make_plan
 from solver.game import Game, Turn
 from solver.heuristics import get_strategy
+from solver.position import Position
 from solver.search import INF, Searcher, optimal_tree
 from solver.table import Entry, position_entries
 from solver.tree import Tree, build_tree, strategy_chooser
@@ -93,8 +94,9 @@ def compute_unit(searcher: Searcher, req: JobRequest, kind: str, g2: int | None,
     # a guess unit proves its responses only, not the position (another guess may be better)
     if not aborted and res.exact and (kind != "guess" or res.value is not None):
         best = res.best_guess if res.value is not None else None
-        entries.extend(position_entries(game, opts.table_key(game), game.candidates(history), len(history) + 1,
-                                        res.value, best, res.per_response, root=kind != "guess", cost=nodes))
+        at = Position.of(game, history)
+        entries.extend(position_entries(game, opts.table_key(game), at.cands, at.turn, res.value, best,
+                                        res.per_response, root=kind != "guess", cost=nodes))
     return UnitResult(res.value, res.exact and not aborted, res.possible, res.best_guess if kind != "guess" else g2,
                       nodes, seconds, aborted, dict(res.per_response), entries)
 
