@@ -80,8 +80,8 @@ def test_the_canonical_path_and_the_literal_path_agree(chain: AnswerChain, drawn
     if bad is not None:
         with pytest.raises(InconsistentHistoryError) as err:
             game.candidates(history)
-        # the turn named is the client's own, by its number and as it was written
-        assert f"turn {bad + 1} ({game.format_turn(history[bad])!r})" in str(err.value)
+        # the turn named is the client's own, by its number and in its game's words
+        assert f"turn {bad + 1} ({game.turn_words(history[bad])})" in str(err.value)
         return
     cands = game.candidates(history)
     assert game.format_codes(cands) == expected
