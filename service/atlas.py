@@ -362,7 +362,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         seconds = time.perf_counter() - started
     else:
         plan = rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, path)
-        progress = progress or rollouts.default_path(spec)
+        progress = progress or rollouts.FILE.default_path(spec)
         done = rollouts.finished(progress, spec, plan)
         if done is not None:
             raise rollouts.CampaignError(f"{progress} is a finished campaign (total {done.get('total')}); remove it "
@@ -396,7 +396,7 @@ def add_hybrid(spec: str, exact_at_most: int, strategy: str | None = None, *, pa
         f"{stats.worst_case} ({record['movers']} at it), {seconds:.1f} s")
     kept = ATLAS.keep_tree(spec, tree, stats, record, hybrid_fields(record), path=path, folder=folder, log=log)
     if rollout is not None and progress is not None:
-        rollouts.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
+        rollouts.FILE.finish(progress, {"total": stats.total, "worst_case": stats.worst_case, "kept": kept})
     return record if kept else None
 
 

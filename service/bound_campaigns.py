@@ -49,10 +49,9 @@ from service.bound_files import read as read  # re-exported: importers read the 
 from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import campaign_dir
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
 from service.filelock import exclusive, write_json
 from service.store.bound_parts import BoundPartStore, PartBounds
-from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver import kernels
@@ -371,7 +370,7 @@ class BoundKind(CampaignKind):
 
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         mine = spec.request().digest
-        return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).digest == mine]
+        return jobs_asking(jobs, spec.game, lambda r: r.digest == mine)
 
     def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         """The file's parts' bounds raised in the database (none falls; a file whose sets were valued another way

@@ -4,15 +4,21 @@ Why: the lower-bound campaigns (:mod:`service.bound_campaigns`), the rollout cam
 (:mod:`service.rollouts`) and the polishes (:mod:`service.polishes`) each keep a progress file, by default in
 the same folder, and each refuses a file it cannot continue.  One folder name and one exception class, defined
 here and nowhere else, mean that the files land side by side and that one ``except CampaignError`` catches
-every kind's refusal; :func:`read_json` says alike, for every kind, that a file cannot be read or is not JSON.
-This module imports none of the campaigns' modules, so any of them can import it.
+every kind's refusal; :func:`read_json` says alike, for every kind, that a file cannot be read or is not JSON, and
+:class:`ProgressFile` finds, checks, reads and closes a rollout's and a polish's files one way.  This module imports
+none of the campaigns' modules, so any of them can import it.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from service.filelock import exclusive, write_json
 
 CAMPAIGNS_ENV = "BULLSCOWS_CAMPAIGNS"
 """The environment variable naming the campaigns' folder (``bullscows --campaigns DIR`` sets it for one command)."""
@@ -54,3 +60,54 @@ def read_json(path: str) -> Any:
         raise CampaignError(f"{path} cannot be read: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CampaignError(f"{path} is not JSON: {exc}") from None
+
+
+@dataclass(frozen=True)
+class ProgressFile:
+    """What one kind of campaign's progress files share: their name in the campaigns folder, their format and the key
+    of what they accumulate, how they are read and how they are closed once the campaign's tree is judged.
+
+    Why one class: the rollouts' and the polishes' files (:mod:`service.rollouts`, :mod:`service.polishes`) differ
+    in what they hold, not in how they are found, checked, read and closed; each kind is one instance."""
+
+    prefix: str
+    """The files' name in the campaigns folder: ``<prefix>-5-10-0.json``."""
+    format: str
+    """Their ``format`` field."""
+    body: str
+    """The key of what they accumulate (a dict): a rollout's ``units``, a polish's ``positions``."""
+    what: str
+    """What such a file is, for an error: ``"a rollout campaign's progress file"``."""
+    holds: str
+    """What its body holds, for an error: ``"its units by response"``."""
+    kept: Callable[[dict[str, Any]], dict[str, Any]]
+    """What a closed file keeps of an item of its body (what the judged tree now holds need not be kept)."""
+    finished: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = lambda _doc, summary: summary
+    """The ``finished`` record of a closed file, from its document and the judgment's summary (the day is added)."""
+
+    def default_path(self, spec: str) -> str:
+        """The progress file of ``spec``'s campaign in the campaigns folder (:func:`campaign_dir`)."""
+        return os.path.join(campaign_dir(), f"{self.prefix}-{spec.replace(',', '-')}.json")
+
+    def read(self, path: str) -> dict[str, Any] | None:
+        """The file's document, or None when there is none yet.
+
+        :raises CampaignError: the file is unreadable, or not one of this kind's."""
+        if not os.path.exists(path):
+            return None
+        doc = read_json(path)
+        if not isinstance(doc, dict) or doc.get("format") != self.format or not isinstance(doc.get(self.body), dict):
+            raise CampaignError(f"{path}: not {self.what} (format {self.format!r}, {self.holds})")
+        return dict(doc)
+
+    def finish(self, path: str, summary: dict[str, Any]) -> None:
+        """Close a campaign whose tree was judged (shipped or not): ``summary`` kept in its ``finished`` record
+        (:attr:`finished`, with the day) and each item of its body reduced to what :attr:`kept` keeps, so that the
+        same campaign run again does nothing it did; under the file's lock, nothing when there is no file."""
+        with exclusive(path):
+            doc = self.read(path)
+            if doc is None:
+                return
+            doc["finished"] = {**self.finished(doc, summary), "date": datetime.date.today().isoformat()}
+            doc[self.body] = {k: self.kept(v) for k, v in doc[self.body].items()}
+            write_json(path, doc)

@@ -183,6 +183,13 @@ class CampaignSpec:
                 "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
 
 
+def jobs_asking(jobs: JobStore, game: Game, asks: Callable[[JobRequest], bool],
+                submitter: str = SUBMITTER) -> list[Job]:
+    """The jobs ``submitter`` asked of ``game`` (the campaigns', by default) whose request ``asks`` accepts, oldest
+    first: a campaign's jobs, whatever each took in from its file (:meth:`CampaignKind.jobs_of`)."""
+    return [j for j in jobs.submitted(submitter, game.spec) if asks(JobRequest.from_json(j.request))]
+
+
 class CampaignKind(abc.ABC):
     """One kind of campaign, as :func:`service.campaign_specs.run` drives it: how its job is asked from its progress
     file, how the file is written from the database, what the file says of it, and each unit's log line.  Each

@@ -26,7 +26,7 @@ import orjson
 
 from service import records
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import CampaignKind, CampaignSpec, jobs_asking
 from service.filelock import exclusive
 from service.jobs.kinds import check_parts_of
 from service.provenance import machine
@@ -219,7 +219,7 @@ class CheckKind(CampaignKind):
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
         """The check jobs of the spec's game in the store, oldest first (whatever their shares and parts: each started
         from what the records file held when it was asked, itself written from the earlier ones)."""
-        return [j for j in jobs.submitted(SUBMITTER, spec.game.spec) if JobRequest.from_json(j.request).kind == "check"]
+        return jobs_asking(jobs, spec.game, lambda r: r.kind == "check")
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """The check's outcome when the records file has every part it asks for already (nothing to search), else

@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from service.campaign_files import CampaignError, campaign_dir, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_files import CampaignError, ProgressFile
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import JobStore
@@ -41,9 +41,12 @@ from solver.tree import Tree, to_compact
 FORMAT = "bullscows-polish-campaign"
 
 
-def default_path(spec: str) -> str:
-    """The progress file of a game's polish in the campaigns folder: ``polish-5-10-0.json``."""
-    return os.path.join(campaign_dir(), f"polish-{spec.replace(',', '-')}.json")
+FILE = ProgressFile("polish", FORMAT, "positions", "a polish's progress file", "its positions by key",
+                    kept=lambda p: {key: v for key, v in p.items() if key != "tree"})
+"""A polish's progress file: ``polish-5-10-0.json`` in the campaigns folder by default.  Closed once its tree was
+judged (shipped or not), its positions' subtrees are dropped, the shipped tree holding them: the same command run
+again on the same tree replays it without searching, but for the positions a sweep left cut, which it sweeps on
+from their progress."""
 
 
 def digest(tree: Tree) -> str:
@@ -54,19 +57,6 @@ def digest(tree: Tree) -> str:
 def identity(game: Game, tree: Tree, params: dict[str, Any]) -> str:
     """The polish's name in the database (:attr:`JobRequest.polish_id`): its game, tree and parameters."""
     return JobRequest.polish_of(game, to_compact(tree), params).polish_id
-
-
-def read(path: str) -> dict[str, Any] | None:
-    """The progress file's document, or None when there is none.
-
-    :raises CampaignError: the file is not a polish's progress.
-    """
-    if not os.path.exists(path):
-        return None
-    doc = read_json(path)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("positions"), dict):
-        raise CampaignError(f"{path}: not a polish's progress file (format {FORMAT!r}, its positions by key)")
-    return doc
 
 
 def _mine(game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +85,7 @@ def _doc_of(path: str, game: Game, tree: Tree, params: dict[str, Any]) -> dict[s
     over them, and :func:`known`, which reads them once, need).
 
     :raises CampaignError: the file is unreadable, or an unfinished polish of another game, tree or parameters."""
-    doc = read(path)
+    doc = FILE.read(path)
     if doc is None:
         return None
     if not _same(doc, _mine(game, tree, params)):
@@ -156,14 +146,8 @@ def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], pa
     settled = len(store.load(pid))
     req = JobRequest.polish_of(game, text, params, settled)
     job, created = jobs.submit(req, submitter)
-    jobs.supersede(earlier_jobs(jobs, game, pid, submitter), job)
+    jobs.supersede(jobs_asking(jobs, game, lambda r: r.kind == "polish" and r.polish_id == pid, submitter), job)
     return job, created, f"{settled} position{'' if settled == 1 else 's'} settled before"
-
-
-def earlier_jobs(jobs: JobStore, game: Game, pid: str, submitter: str) -> list[Job]:
-    """The polish's jobs in the store (the same polish, whatever they took as settled), oldest first."""
-    return [j for j in jobs.submitted(submitter, game.spec)
-            if (r := JobRequest.from_json(j.request)).kind == "polish" and r.polish_id == pid]
 
 
 def export(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path: str) -> dict[str, Any]:
@@ -183,31 +167,6 @@ def export(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path:
     return doc
 
 
-def unit_done(game: Game, u: JobUnit) -> str:
-    """The log line of a finished unit: the part it polished and what it did there."""
-    counts = orjson.loads(u.output or "{}")
-    where = "the whole tree" if u.response is None else f"part {game.format_response(int(u.response))}"
-    resumed = int(counts.get("resumed", 0))
-    tried, gained = int(counts.get("tried", 0)), int(counts.get("gained", 0))
-    return (f"{game.spec}: {where} polished in {float(u.seconds):.1f} s: {tried} position{'' if tried == 1 else 's'}"
-            + (f" ({resumed} settled before)" if resumed else "")
-            + f", {counts.get('improved', 0)} improved ({gained} guess{'' if gained == 1 else 'es'} saved), "
-              f"{counts.get('optimal', 0)} proven optimal, {counts.get('cut', 0)} out of time")
-
-
-def finish(path: str, summary: dict[str, Any]) -> None:
-    """Close the polish once its tree was judged (shipped or not): the subtrees are dropped, the shipped tree holding
-    them, and ``summary`` is kept; the same command run again on the same tree replays it without searching, but
-    for the positions a sweep left cut, which it sweeps on from their progress."""
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            return
-        doc["finished"] = {**summary, "date": datetime.date.today().isoformat()}
-        doc["positions"] = {k: {key: v for key, v in p.items() if key != "tree"} for k, p in doc["positions"].items()}
-        write_json(path, doc)
-
-
 class PolishKind(CampaignKind):
     """A polish (kind ``polish``, given by ``records polish`` or ``atlas polish``, its tree the shipped one): a
     unit per part of the tree's first guess, each position settled kept in ``polish_positions`` and written to the
@@ -219,7 +178,9 @@ class PolishKind(CampaignKind):
         check(spec.progress, spec.game, spec.polish_tree, spec.plan)
 
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return earlier_jobs(jobs, spec.game, identity(spec.game, spec.polish_tree, spec.plan), SUBMITTER)
+        """The same polish's jobs, whatever they took as settled."""
+        pid = identity(spec.game, spec.polish_tree, spec.plan)
+        return jobs_asking(jobs, spec.game, lambda r: r.kind == "polish" and r.polish_id == pid)
 
     def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         return start_job(jobs, spec.game, spec.polish_tree, spec.plan, spec.progress, SUBMITTER)
@@ -234,7 +195,16 @@ class PolishKind(CampaignKind):
                                          "closed": "finished" in doc}
 
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
-        return unit_done(spec.game, unit)
+        """The part the unit polished and what it did there."""
+        game, counts = spec.game, orjson.loads(unit.output or "{}")
+        where = "the whole tree" if unit.response is None else f"part {game.format_response(int(unit.response))}"
+        resumed = int(counts.get("resumed", 0))
+        tried, gained = int(counts.get("tried", 0)), int(counts.get("gained", 0))
+        return (f"{game.spec}: {where} polished in {float(unit.seconds):.1f} s: "
+                f"{tried} position{'' if tried == 1 else 's'}"
+                + (f" ({resumed} settled before)" if resumed else "")
+                + f", {counts.get('improved', 0)} improved ({gained} guess{'' if gained == 1 else 'es'} saved), "
+                  f"{counts.get('optimal', 0)} proven optimal, {counts.get('cut', 0)} out of time")
 
 
 KIND = PolishKind()

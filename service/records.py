@@ -263,7 +263,7 @@ def add_rollout(spec: str, plan: RolloutPlan, progress: str, *, path: str = RECO
         seconds += merged["seconds"]
     record = add_tree(spec, lambda _game: tree, fields, command, path=path, folder=folder, seconds=seconds,
                       campaign={"units": len(doc["units"]), "progress": progress}, log=log)
-    rollouts.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})
+    rollouts.FILE.finish(progress, {k: record[k] for k in ("total", "average", "worst_case", "kept")})
     return {**record, "finished": True, "progress": progress}
 
 

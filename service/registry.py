@@ -337,7 +337,7 @@ class GameRegistry:
                                                         progress, log)
         record = self.keep_polished(spec, before, tree, field, f"{before['command']} && {command}", spent,
                                     path=path, folder=folder, log=log)
-        polishes.finish(progress, {"total": record["total"], "kept": record["kept"]})
+        polishes.FILE.finish(progress, {"total": record["total"], "kept": record["kept"]})
         return record
 
     def bound_fields(self, known: bool) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
-from service.campaign_files import campaign_dir, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_files import ProgressFile
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
 from service.filelock import exclusive, write_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
@@ -38,27 +38,29 @@ FORMAT = "bullscows-rollout-campaign"
 Log = Callable[[str], None]
 
 
-def default_path(spec: str) -> str:
-    """The progress file of a game's rollout campaign in the campaigns folder: ``rollout-5-10-0.json``."""
-    return os.path.join(campaign_dir(), f"rollout-{spec.replace(',', '-')}.json")
+FILE = ProgressFile("rollout", FORMAT, "units", "a rollout campaign's progress file", "its units by response",
+                    kept=lambda u: {"seconds": u["seconds"]},
+                    finished=lambda doc, summary: {**summary, "seconds": round(seconds(doc), 1)})
+"""A rollout campaign's progress file: ``rollout-5-10-0.json`` in the campaigns folder by default.  Closed once its
+tree was assembled and judged, its units' subtrees are dropped (the shipped tree, or the record that it was not
+better, is what is left to keep) and the judgment's summary is kept with the units' times, so that running the
+same plan again does nothing."""
 
 
 def read(path: str) -> dict[str, Any] | None:
-    """The progress file's document, or None when there is none yet.
+    """The progress file's document, or None when there is none yet, each unit checked (its subtree's compact text
+    and seconds).
 
     :raises CampaignError: the file is not a rollout campaign's progress.
     """
-    if not os.path.exists(path):
+    doc = FILE.read(path)
+    if doc is None:
         return None
-    doc = read_json(path)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("units"), dict):
-        raise CampaignError(f"{path}: not a rollout campaign's progress file (format {FORMAT!r}, its units by "
-                            "response)")
     for name, unit in doc["units"].items():
         if (not isinstance(unit, dict) or not isinstance(unit.get("seconds"), (int, float))
                 or not isinstance(unit.get("tree", ""), str)):
             raise CampaignError(f"{path}: unit {name} is not a unit (its subtree's compact text and seconds)")
-    return dict(doc)
+    return doc
 
 
 def read_of(game: Game, plan: RolloutPlan, path: str) -> dict[str, Any] | None:
@@ -156,17 +158,16 @@ def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitte
     return job, created, f"{0 if doc is None else len(doc['units'])} subtrees built before"
 
 
-def earlier_jobs(jobs: JobStore, game: Game, plan: RolloutPlan, submitter: str) -> list[Job]:
+def plan_jobs(jobs: JobStore, game: Game, plan: RolloutPlan, submitter: str) -> list[Job]:
     """The campaign's jobs in the store (same game and plan, whatever they skipped), oldest first."""
     asked = JobRequest.rollout_of(game, plan.as_dict()).rollout
-    return [j for j in jobs.submitted(submitter, game.spec)
-            if (r := JobRequest.from_json(j.request)).kind == "rollout" and r.rollout == asked]
+    return jobs_asking(jobs, game, lambda r: r.kind == "rollout" and r.rollout == asked, submitter)
 
 
 def export_all(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitter: str) -> list[Job]:
-    """Every job of the campaign (:func:`earlier_jobs`) exported to the progress file: a later job skipped what an
+    """Every job of the campaign (:func:`plan_jobs`) exported to the progress file: a later job skipped what an
     earlier one built, so the newest alone may hold none of it.  Returns those jobs."""
-    every = earlier_jobs(jobs, game, plan, submitter)
+    every = plan_jobs(jobs, game, plan, submitter)
     for job in every:
         export(jobs, game, plan, path, job)
     return every
@@ -251,19 +252,6 @@ def finished(path: str, spec: str, plan: RolloutPlan) -> dict[str, Any] | None:
     return dict(done) if isinstance(done, dict) else None
 
 
-def finish(path: str, summary: dict[str, Any]) -> None:
-    """Close a campaign whose tree was assembled and judged: its units' subtrees are dropped (the shipped
-    tree, or the record that it was not better, is what is left to keep) and ``summary`` is kept with the
-    units' times, so that running the same plan again does nothing."""
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            return
-        doc["finished"] = {**summary, "date": datetime.date.today().isoformat(), "seconds": round(seconds(doc), 1)}
-        doc["units"] = {k: {"seconds": u["seconds"]} for k, u in doc["units"].items()}
-        write_json(path, doc)
-
-
 def seconds(doc: dict[str, Any]) -> float:
     """The campaign's time: its first guess and every unit, as each process measured it (summed)."""
     return float(doc.get("first_guess_seconds", 0.0)) + sum(float(u["seconds"]) for u in doc["units"].values())
@@ -286,7 +274,7 @@ class RolloutKind(CampaignKind):
                 f"{kept}; give another progress file to build it again")
 
     def jobs_of(self, jobs: JobStore, spec: CampaignSpec) -> list[Job]:
-        return earlier_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER)
+        return plan_jobs(jobs, spec.game, spec.rollout_plan, SUBMITTER)
 
     def start(self, jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
         return start_job(jobs, spec.game, spec.rollout_plan, spec.progress, SUBMITTER, units)

@@ -245,7 +245,7 @@ def _closed(spec: CampaignSpec, index: int) -> dict[str, Any] | None:
     step, file = spec.steps[index], Folder(spec).step_file(index)
     if step.kind == "rollout":
         return rollouts.finished(file, spec.game.spec, step.rollout_plan)
-    doc = polishes.read(file) if step.kind == "polish" else None
+    doc = polishes.FILE.read(file) if step.kind == "polish" else None
     if doc is None or not isinstance(doc.get("finished"), dict) or not isinstance(doc.get("params"), dict):
         return None
     asked = {k: v for k, v in step.params.items() if k != "parts"}

@@ -247,7 +247,7 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
         try:
             file_of = None
             if rollout is not None:
-                file_of = progress or rollouts.default_path(spec)
+                file_of = progress or rollouts.FILE.default_path(spec)
                 plan = atlas.rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, file)
                 rollout_campaign(spec, plan, file_of, processes, scheduler, max_units, None, url)
             kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
@@ -294,7 +294,7 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     low = int(entry["hybrid"]["exact_at_most"]) if above is None else above
     if at_most <= low:
         fail(f"--at-most ({at_most}) must be above --above ({low})")
-    progress = progress or polishes.default_path(spec)
+    progress = progress or polishes.FILE.default_path(spec)
     try:
         tree, params = atlas.ATLAS.polish_target(spec, above=low, at_most=at_most, budget_s=budget,
                                                  max_guesses=max_guesses, path=file, folder=folder, sweep=sweep)

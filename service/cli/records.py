@@ -229,7 +229,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     plan = records_plan(spec, strategy, exact_at_most, width, from_turn, levels, min_size, max_guesses, over_width,
                          keep_width, judge_width, judge_turns, judge_pool, polish_units, play)
     _readable(path or records.RECORDS_FILE)
-    file = progress or rollouts.default_path(spec)
+    file = progress or rollouts.FILE.default_path(spec)
     asked = None if units is None else units.split(",")
     try:
         records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
@@ -317,7 +317,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
         fail(f"--at-most ({at_most}) must be above --above ({above})")
     _readable(path or records.RECORDS_FILE)
     file = path or records.RECORDS_FILE
-    progress = progress or polishes.default_path(spec)
+    progress = progress or polishes.FILE.default_path(spec)
     try:
         tree, params = records.RECORDS.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
                                                      max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,

@@ -48,7 +48,7 @@ def test_a_cut_sweep_goes_to_the_database_and_back_to_the_file_as_it_was(tmp_pat
     assert polishes.known(path, game, tree, PARAMS) == {"0123 0.2": cut}
     entry = json.loads(Path(path).read_text())["positions"]["0123 0.2"]
     assert entry["sweep"]["found"] == [1234, "4560"] and entry["sweep"]["refuted"]["1456"] == 1240
-    polishes.finish(path, {"total": 1, "kept": False})  # finished, the same tree's next run sweeps on from it
+    polishes.FILE.finish(path, {"total": 1, "kept": False})  # finished, the same tree's next run sweeps on from it
     assert polishes.known(path, game, tree, PARAMS) == {"0123 0.2": cut}
     again, created, taken = polishes.start_job(jobs, game, tree, PARAMS, path, "test")
     assert created and again.id != job.id and taken == "1 position settled before"
