@@ -236,6 +236,32 @@ def test_why_this_guess_shows_the_apis_partition_and_values(page: Any, live: Liv
     page.wait_for_selector("#p-why-box:not([hidden]) table.parts")
 
 
+def test_why_this_guess_counts_as_the_worst_case_strategy_does(page: Any, live: LiveServer) -> None:
+    """Playing for the fewest secrets at the worst case, the explanation measures the guess by that strategy's count
+    (the k-movers within the mode's depth limit), so the page's own move is an optimal one, not one that "needs"
+    more guesses in all than another."""
+    api = live.app.test_client()
+    game = choose(page, "bulls-cows")
+    page.select_option("#c-strategy", "optimal-kmovers")
+    limit = 7  # the article's seven-movers
+    page.fill("#c-max", str(limit))
+    page.click("#c-new")
+    guess = wait_turn(page, 1)
+    turns = []
+    for n, response in enumerate(["0.3", "0.1", "0.2"], start=1):  # where the two criteria part (a person's game)
+        turns.append(f"{guess} {response}")
+        answer(page, response)
+        guess = wait_turn(page, n + 1)
+    page.click("#c-why")
+    page.wait_for_selector("#c-why-box:not([hidden]) table.parts")
+    x = api.post("/v1/explain", json={"game": "bulls-cows", "history": turns, "guess": guess, "criterion": "kmovers",
+                                      "max_guesses": limit}).json
+    assert x["optimal"]["guess"]["is_best"] is True
+    text = page.text_content("#c-why-box") or ""
+    assert f"{x['optimal']['guess']['value']} secret" in text and f"all {limit} guesses" in text
+    assert "optimal move" in text and "guesses in all" not in text
+
+
 def test_super_mastermind_is_chosen_by_name_with_its_record_line(page: Any, live: LiveServer) -> None:
     api = live.app.test_client()
     info = api.get("/v1/games/super-mastermind").json

@@ -6,7 +6,16 @@
 import { $, api } from "./api.js";
 import { codeElement, responseElement } from "./codes.js";
 import { guarded } from "./errors.js";
-import { game } from "./game.js";
+import { depth, game } from "./game.js";
+
+// The question a mode's strategy answers, as /v1/explain asks it: the fewest secrets needing the last guess
+// within the mode's depth limit for the worst-case strategy, else the fewest guesses in all (what the one-step
+// strategies are measured against too).
+function question(prefix) {
+  const asked = depth.body(prefix);
+  if (asked.strategy !== "optimal-kmovers") return {};
+  return { criterion: "kmovers", ...(asked.max_guesses ? { max_guesses: asked.max_guesses } : {}) };
+}
 
 const el = (tag, props = {}, ...children) => {
   const node = Object.assign(document.createElement(tag), props);
@@ -34,7 +43,8 @@ export const why = {
     if (!guess) return;
     const seq = ++this.asked[prefix];
     button.setAttribute("aria-busy", "true");
-    const got = await guarded(() => api("POST", "/v1/explain", { game: game.body(), history, guess }), button);
+    const got = await guarded(
+      () => api("POST", "/v1/explain", { game: game.body(), history, guess, ...question(prefix) }), button);
     button.removeAttribute("aria-busy");
     if (!got || seq !== this.asked[prefix]) return;
     this.render(box, got);
@@ -69,8 +79,9 @@ export const why = {
     box.replaceChildren(...parts);
   },
 
-  // What optimal play is worth (fewest guesses in all, every guess of the game counted): with this
-  // guess and at best, when the service knows it within the request; else why not.
+  // What optimal play is worth, as the mode's strategy counts it: guesses in all (every guess of the game
+  // counted), or the secrets needing the last guess within the depth limit; with this guess and at best, when
+  // the service knows it within the request; else why not.
   optimal(x) {
     const o = x.optimal;
     const p = el("p", { className: "why-optimal" });
@@ -78,9 +89,19 @@ export const why = {
       p.textContent = `Optimal values: not known here${o && o.note ? ` (${o.note})` : ""}.`;
       return p;
     }
-    const each = (v) => (v / x.candidates).toFixed(3);
     const best = o.position;
     const mine = o.guess;
+    if (o.criterion === "kmovers") {
+      const movers = (v) => `${v} secret${v === 1 ? "" : "s"} needing all ${o.max_guesses} guesses`;
+      p.append(`With it, optimal play leaves ${movers(mine.value)} (the fewest at the worst case). `);
+      if (mine.is_best) {
+        p.append("No guess does better: it is an optimal move.");
+      } else {
+        p.append(`The best guess here leaves ${movers(best.value)}: `, codeElement(best.best_guess), ".");
+      }
+      return p;
+    }
+    const each = (v) => (v / x.candidates).toFixed(3);
     p.append(`With it, optimal play needs ${mine.value} guesses in all for the ${x.candidates} secrets left `
       + `(${each(mine.value)} each, the guesses so far included). `);
     if (mine.is_best) {
