@@ -128,13 +128,19 @@ export const game = {
 
 // The strategy menus' names for the chosen game: "Optimal" only where what the strategy plays is proven.  A
 // game whose fewest guesses in all are played by a tree not proven optimal (a records game, an unsolved atlas
-// game with a shipped hybrid) names that strategy in the service's few words for such a tree.
+// game with a shipped hybrid) names that strategy in the service's few words for such a tree; a game whose
+// fewest secrets at the worst case no shipped tree nor exact search answers (the same big games) is played by the
+// criterion's heuristic, and named so.
 function labelStrategies(info) {
   const tree = info.known && info.known.tree;
   const unproven = info.known && info.known.status !== "solved" && tree && tree.strategy === "best-known";
-  const label = unproven ? `Fewest guesses in all: ${service.sources["best-known"]}` : strategyLabel("optimal-total");
+  const labels = {
+    "optimal-total": unproven ? `Fewest guesses in all: ${service.sources["best-known"]}` : strategyLabel("optimal-total"),
+    "optimal-kmovers": game.optimalReachable() ? strategyLabel("optimal-kmovers")
+      : `Fewest games at the worst case: ${service.sources.heuristic}`,
+  };
   for (const sel of document.querySelectorAll("select.strategy")) {
-    for (const option of sel.options) if (option.value === "optimal-total") option.textContent = label;
+    for (const option of sel.options) if (option.value in labels) option.textContent = labels[option.value];
   }
 }
 
