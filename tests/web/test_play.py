@@ -226,6 +226,11 @@ def test_why_this_guess_shows_the_apis_partition_and_values(page: Any, live: Liv
     page.screenshot(path=str(ARTIFACTS / "why-this-guess.png"), full_page=True)
     page.click("#c-why")
     assert page.locator("#c-why-box").is_hidden()
+    # an answer typed while the explanation's button has the focus answers the guess, as it would after the guess
+    page.click("#c-why")
+    page.wait_for_selector("#c-why-box:not([hidden]) table.parts")
+    answer(page, "1.0")
+    wait_turn(page, 2)
     # the person's hint is explained the same way
     page.click("#tab-person")
     page.click("#p-new")

@@ -203,6 +203,11 @@ export const computer = {
       $(id).addEventListener("input", (e) => this.typed(e));
     }
     $("c-why").addEventListener("click", () => why.toggle("c", historyBody(this.turns), this.guess));
+    // the answer typed while the explanation has the focus goes to the answer's first field, as it would after
+    // the guess (a digit there starts the answer; Enter and Space still open and close the explanation)
+    $("c-why").addEventListener("keydown", (e) => {
+      if (/^\d$/.test(e.key) && !$("c-bulls").disabled && !$("c-play").hidden) $("c-bulls").focus();
+    });
     // Ctrl+Z (⌘Z) undoes the last answer wherever the focus is in this mode (after a win or a contradiction
     // too), except inside a field with text in it, where it undoes typing as usual
     $("panel-computer").addEventListener("keydown", (e) => {
