@@ -74,7 +74,7 @@ def submit(game: Game, history: list[Turn], options: SolveOptions, wait_s: float
     if game.won(history):
         raise InvalidSearchError(f"the game was won at guess {len(history)}: there is nothing to search "
                                  "(POST /v1/solve values a finished game at once)")
-    options.validate(game, Position(game, tuple(history), game.candidates(history)).turn)
+    options.validate(game, Position.of(game, history).turn)
     if not (history and big_position(game)):
         require_searchable(game)  # refused now rather than failing at planning
     return submit_request(JobRequest.of(game, history, options), wait_s)
