@@ -14,7 +14,7 @@ from flask import Response
 
 from service import calls
 from service.api import parse
-from service.api.submit import accepted
+from service.api.accepted import accepted
 from service.problems import problem
 from service.rules import max_guesses_of
 from service.schemas.jobs import JobIn, JobList, JobListQuery, JobOut, JobQuery

@@ -8,7 +8,7 @@ from apiflask import APIBlueprint
 
 from service import calls
 from service.api import parse
-from service.api.submit import accepted
+from service.api.accepted import accepted
 from service.rules import max_guesses_of
 from service.schemas.moves import SolveIn, SolveOut
 from solver.search import SolveOptions

@@ -16,8 +16,8 @@ from apiflask import APIBlueprint
 from flask import Response
 
 from service import calls
+from service.api.accepted import accepted
 from service.api.parse import game_of
-from service.api.submit import accepted
 from service.problems import fail, problem
 from service.schemas.strategies import TreeBuildIn, TreePartQuery, TreeQuery
 from service.services import services
