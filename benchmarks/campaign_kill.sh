@@ -3,11 +3,11 @@
 # Prints what the database held before the kill and at the end (units by worker, attempts, part bounds, wall time).
 #   bash benchmarks/campaign_kill.sh bound campaigns/bounds-8-3-1.campaign.json /tmp/kill/b831.json
 #   bash benchmarks/campaign_kill.sh rollout /tmp/kill/rollout-4-7-1.campaign.json /tmp/kill/r471.json
-#   bash benchmarks/campaign_kill.sh steps /tmp/kill/s/steps-8-3-1.campaign.json /tmp/kill/s/tree/steps.json
+#   bash benchmarks/campaign_kill.sh steps benchmarks/kill-steps-8-3-1.campaign.json /tmp/kill/s/tree/steps.json
 # (the rollout spec: kind rollout, game 4,7,1, plan entropy, exact_at_most 60, width 6, levels 3, min_size 20,
-# from_turn 2; the steps spec: kind steps, game 8,3,1, a rollout of most-parts, exact_at_most 40, width 2, levels 2,
-# min_size 400, from_turn 2, then a polish above 40 to 200 candidates at 2 s each; a steps campaign's units are
-# those of the job of the step under way).  Needs the machine's PostgreSQL (createdb, dropdb, psql as postgres on
+# from_turn 2; the steps spec, benchmarks/kill-steps-8-3-1.campaign.json: a rollout of most-parts, exact_at_most 40,
+# width 2, levels 2, min_size 400, from_turn 2, then a polish above 40 to 200 candidates at 2 s each; a steps
+# campaign's units are those of the job of the step under way).  Needs the machine's PostgreSQL (createdb, dropdb, psql as postgres on
 # 127.0.0.1).
 set -u
 B="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/bullscows"
