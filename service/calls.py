@@ -17,7 +17,6 @@ import orjson
 
 from service import auth
 from service.answers import Move
-from service.config import Settings
 from service.jobs import manage
 from service.problems import ProblemException
 from service.services import services
@@ -30,22 +29,17 @@ from solver.search import InvalidSearchError, SolveOptions, require_searchable, 
 from solver.vocabulary import Criterion
 
 
-def settings() -> Settings:
-    """The app's settings."""
-    return services().settings
-
-
 def wait_budget(asked: int | None, default: int) -> float:
     """Seconds to wait for a job, ``asked`` in milliseconds (``default`` when not asked), at most the
     configured maximum."""
     ms = default if asked is None else asked
-    return min(max(ms, 0), settings().max_wait_ms) / 1000.0
+    return min(max(ms, 0), services().settings.max_wait_ms) / 1000.0
 
 
 def big_position(game: Game) -> bool:
     """Whether a position of ``game`` (after one turn or more) is searched by a job although the whole game is past
     the deployment's exact search: the game is within ``position_search_max_codes`` (see its setting)."""
-    return not searchable(game) and game.size <= min(settings().position_search_max_codes, SEARCH_MAX_CODES)
+    return not searchable(game) and game.size <= min(services().settings.position_search_max_codes, SEARCH_MAX_CODES)
 
 
 def submit_request(req: JobRequest, wait_s: float) -> Job:
@@ -53,7 +47,7 @@ def submit_request(req: JobRequest, wait_s: float) -> Job:
     wait up to ``wait_s`` for it."""
     jobs = services().jobs
     client = auth.client_id()
-    free = settings().free_jobs
+    free = services().settings.free_jobs
     if jobs.find(req) is None and auth.token_for("jobs") is None and jobs.active_count(client) >= free:
         raise ProblemException(auth.unauthorized(
             f"this client already has {free} jobs queued or running, the free budget; "
@@ -107,7 +101,7 @@ def solve(game: Game, history: list[Turn], cands: CandidateSet, options: SolveOp
     limit = {"max_guesses": options.max_guesses}
 
     def as_job() -> Solved:
-        found = submit(game, history, options, wait_budget(wait_ms, settings().solve_wait_ms))
+        found = submit(game, history, options, wait_budget(wait_ms, services().settings.solve_wait_ms))
         return Solved({**job_answer(found), **limit}) if found.status == "done" else Solved(None, view_of(found))
 
     if game.won(history):
@@ -139,7 +133,7 @@ def next_move(game: Game, history: list[Turn], cands: CandidateSet, strategy: st
     answered exactly from the table."""
     move = services().answers.next_move(game, history, cands, strategy, max_guesses=max_guesses, budget_ms=budget_ms,
                                         seed=seed, from_set_only=from_set_only)
-    handed = (manage.hand_off(services().jobs, game, history, strategy, max_guesses, settings().handoff_jobs)
+    handed = (manage.hand_off(services().jobs, game, history, strategy, max_guesses, services().settings.handoff_jobs)
               if move.unfinished and job else None)
     return move, handed
 
@@ -170,12 +164,12 @@ def job_list(status: str | None, limit: int, offset: int) -> dict[str, Any]:
     """Jobs, newest first, and how many workers are alive."""
     jobs = services().jobs
     return {"jobs": [manage.view(jobs, j) for j in jobs.list_jobs(status, limit, offset)],
-            "workers_alive": len(jobs.live_workers(settings().worker_live_s))}
+            "workers_alive": len(jobs.live_workers(services().settings.worker_live_s))}
 
 
 def workers_alive() -> bool:
     """Whether a job worker is running on this service's database."""
-    return bool(services().jobs.live_workers(settings().worker_live_s))
+    return bool(services().jobs.live_workers(services().settings.worker_live_s))
 
 
 def cancel_job(job_id: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -18,6 +18,7 @@ from service.api.accepted import accepted
 from service.problems import problem
 from service.rules import max_guesses_of
 from service.schemas.jobs import JobIn, JobList, JobListQuery, JobOut, JobQuery
+from service.services import services
 from solver.search import SolveOptions
 
 bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
@@ -30,7 +31,7 @@ bp = APIBlueprint("jobs", __name__, tag="jobs", url_prefix="/v1")
 def post_job(body: JobIn) -> Any:
     """Submit a long solve.  Answers 200 when the job is already done (or finishes within
     ``wait_ms``), else 202 with ``Location: /v1/jobs/{id}``."""
-    settings = calls.settings()
+    settings = services().settings
     game = parse.game_of(body.game, settings)
     history, _ = parse.history_of(game, body.history, settings)
     criterion = parse.criterion_named(body.criterion)

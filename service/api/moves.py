@@ -12,6 +12,7 @@ from service import calls
 from service.api import parse
 from service.rules import max_guesses_of
 from service.schemas.moves import NextMoveIn, NextMoveOut
+from service.services import services
 from solver.vocabulary import criterion_of
 
 bp = APIBlueprint("moves", __name__, tag="moves", url_prefix="/v1")
@@ -31,7 +32,7 @@ def next_move(body: NextMoveIn) -> Any:
     A history that ends in the winning response is a finished game: ``finished``, the ``secret``, no
     ``guess``, nothing searched."""
     t0 = time.perf_counter()
-    settings = calls.settings()
+    settings = services().settings
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
     max_guesses = max_guesses_of(game, criterion_of(body.strategy), body.max_guesses)

@@ -11,6 +11,7 @@ from service.api import parse
 from service.api.accepted import accepted
 from service.rules import max_guesses_of
 from service.schemas.moves import SolveIn, SolveOut
+from service.services import services
 from solver.search import SolveOptions
 
 bp = APIBlueprint("solve", __name__, tag="solve", url_prefix="/v1")
@@ -31,7 +32,7 @@ def solve(body: SolveIn) -> Any:
     questions) it answers ``complete: false`` with no value instead.  ``search: true`` skips the trees
     and the table.
     """
-    settings = calls.settings()
+    settings = services().settings
     game = parse.game_of(body.game, settings)
     history, cands = parse.history_of(game, body.history, settings)
     criterion = parse.criterion_named(body.criterion)

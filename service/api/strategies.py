@@ -31,7 +31,7 @@ bp = APIBlueprint("strategies", __name__, tag="strategies", url_prefix="/v1")
 
 def _question(game_spec: str, strategy: str, max_guesses: int | None, first: str | None) -> TreeQuestion:
     """The question, validated: the game (within the service's limits), then the rest (:meth:`TreeQuestion.of`)."""
-    return TreeQuestion.of(game_of(game_spec, calls.settings()), strategy, max_guesses, first)
+    return TreeQuestion.of(game_of(game_spec, services().settings), strategy, max_guesses, first)
 
 
 def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion, FoundTree]:
@@ -41,7 +41,7 @@ def _tree(game_spec: str, strategy: str, query: TreeQuery) -> tuple[TreeQuestion
     found = trees.known(q)
     if found is not None:
         return q, found
-    reason = q.too_long_for_a_request(calls.settings())
+    reason = q.too_long_for_a_request(services().settings)
     if reason is not None:
         raise fail("strategy-too-expensive", reason)
     return q, trees.build(q)
@@ -76,7 +76,7 @@ def build(game: str, strategy: str, body: TreeBuildIn) -> Any:
     q = _question(game, strategy, body.max_guesses, None)  # errors: the app's solver handlers
     trees = services().strategy_trees
     found = trees.known(q)
-    if found is None and q.too_long_for_a_request(calls.settings()) is None:
+    if found is None and q.too_long_for_a_request(services().settings) is None:
         found = trees.build(q)
     if found is None:
         job = calls.tree_job(q.game, strategy, q.options(), q.max_guesses, body.wait_ms)
