@@ -48,7 +48,7 @@ from service.bound_files import (
 from service.bound_files import read as read  # re-exported: importers read the campaign's file here
 from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
-from service.campaign_files import campaign_dir
+from service.campaign_files import default_progress
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
 from service.filelock import exclusive, write_json
 from service.store.bound_parts import BoundPartStore, PartBounds
@@ -70,7 +70,7 @@ from solver.vocabulary import Criterion, paid
 
 def default_path(spec: str) -> str:
     """The progress file of a game's lower-bound campaign in the campaigns folder: ``bounds-5-6-1.json``."""
-    return os.path.join(campaign_dir(), f"bounds-{spec.replace(',', '-')}.json")
+    return default_progress("bounds", spec)
 
 
 def so_far(game: Game, path: str) -> dict[str, Any] | None:

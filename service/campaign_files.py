@@ -62,6 +62,12 @@ def read_json(path: str) -> Any:
         raise CampaignError(f"{path} is not JSON: {exc}") from None
 
 
+def default_progress(prefix: str, spec: str) -> str:
+    """The default progress file of ``spec``'s campaign of a kind in the campaigns folder (:func:`campaign_dir`):
+    ``<prefix>-5-10-0.json``."""
+    return os.path.join(campaign_dir(), f"{prefix}-{spec.replace(',', '-')}.json")
+
+
 @dataclass(frozen=True)
 class ProgressFile:
     """What one kind of campaign's progress files share: their name in the campaigns folder, their format and the key
@@ -86,8 +92,8 @@ class ProgressFile:
     """The ``finished`` record of a closed file, from its document and the judgment's summary (the day is added)."""
 
     def default_path(self, spec: str) -> str:
-        """The progress file of ``spec``'s campaign in the campaigns folder (:func:`campaign_dir`)."""
-        return os.path.join(campaign_dir(), f"{self.prefix}-{spec.replace(',', '-')}.json")
+        """The progress file of ``spec``'s campaign in the campaigns folder (:func:`default_progress`)."""
+        return default_progress(self.prefix, spec)
 
     def read(self, path: str) -> dict[str, Any] | None:
         """The file's document, or None when there is none yet.
