@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from service import bound_campaigns, rollouts
-from service.filelock import write_json
 from service.knowledge import Knowledge
 from service.provenance import machine
 from service.registry import (
@@ -27,6 +26,7 @@ from service.registry import (
     tree_name,
     with_better_branches,
 )
+from service.store.files import write_json
 from service.trees import TREE_DIR, TreeLibrary, campaign_games, read_manifest, ship_tree, write_manifest
 from solver.atlas import (
     LABELS,

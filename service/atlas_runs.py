@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 
 from service import atlas
+from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
-from service.filelock import exclusive
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -88,20 +88,23 @@ class AtlasKind(CampaignKind):
     def export(self, jobs: JobStore, spec: CampaignSpec, job: Job | None = None) -> dict[str, Any]:
         """Write the entries the spec's jobs computed to the atlas file (a later job's over an earlier one's; never
         over an entry the file holds finished); the entries."""
-        with exclusive(spec.progress):
-            entries = atlas.load(spec.progress)
+        computed = [orjson.loads(u.output) for each in self.jobs_of(jobs, spec) for u in jobs.units(each.id)
+                    if u.status == "done" and u.output]
+        written: dict[str, dict[str, Any]] = {}
+
+        def taken_in(entries: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+            assert entries is not None
+            written.update(entries)
             changed = False
-            for each in self.jobs_of(jobs, spec):
-                for u in jobs.units(each.id):
-                    if u.status != "done" or not u.output:
-                        continue
-                    entry = orjson.loads(u.output)
-                    if not atlas.finished(entries.get(entry["game"])) and entries.get(entry["game"]) != entry:
-                        entries[entry["game"]] = entry
-                        changed = True
-            if changed:
-                atlas.save(entries, spec.progress)
-        return entries
+            for entry in computed:
+                if not atlas.finished(entries.get(entry["game"])) and entries.get(entry["game"]) != entry:
+                    entries[entry["game"]] = entry
+                    changed = True
+            written.update(entries)
+            return entries if changed else None
+
+        ATLAS.rewrite(taken_in, spec.progress)
+        return written
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """How many of the spec's games the atlas file has finished."""

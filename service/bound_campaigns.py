@@ -50,8 +50,8 @@ from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import default_progress
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
-from service.filelock import exclusive, write_json
 from service.store.bound_parts import BoundPartStore, PartBounds
+from service.store.files import update_json
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
 from solver import kernels
@@ -224,13 +224,11 @@ def settle(spec: str, path: str, responses: list[str], *, seconds: float | None 
     wanted = list(parse_parts(game, responses))
     if not wanted:
         raise CampaignError("--parts: name the responses whose parts to settle")
-    with exclusive(path):
-        doc = read(path)
-        if doc is None:
-            doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(), "plan": None,
-                   "leaves": LEAVES, "parts": {}, "units": {}}
-            write_json(path, doc)
-        same_game(game, doc, path)
+    doc = update_json(path, lambda found: None if found is not None else {
+        "format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(), "plan": None,
+        "leaves": LEAVES, "parts": {}, "units": {}}, load=read)
+    assert doc is not None
+    same_game(game, doc, path)
     ledger_bounds(game, doc)
     ledger_below(game, doc, "seconds")
     for first in doc.get("settle", {}).values():
@@ -397,16 +395,18 @@ class BoundKind(CampaignKind):
         known = BoundPartStore(jobs.db).load(game.spec, LEAVES)
         units = [u for u in jobs.units(job.id) if u.status == "done" and u.value is not None]
         result = None if job.status != "done" or not job.result else json.loads(job.result)
-        doc = start_file(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
-        with exclusive(spec.progress):
-            doc = read(spec.progress) or doc
+        begun = start_file(game, spec.depth, spec.target, spec.progress)  # refuses another game's file
+        if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
+            units, result = [], None
+        job_id = job.id
+
+        def merged(doc: dict[str, Any] | None) -> dict[str, Any]:
+            doc = doc or begun
             below: dict[str, dict[tuple[int, ...], tuple[int, int]]] = {
                 "seconds": {tuple(k): v for k, v in known.seconds.items()},
                 "thirds": {tuple(k): v for k, v in known.thirds.items()}}
             merge(game, doc, known.parts, below)
             compact_seconds(doc)  # what the parts' bounds say already
-            if spec.parts:  # its parts' bounds are its result: no first guess is finished at the depth that way
-                units, result = [], None
             for u in units:
                 if u.response is not None:  # a part's unit: its bound is among the parts'; the guess's comes whole
                     continue
@@ -414,14 +414,17 @@ class BoundKind(CampaignKind):
             if result is not None and result.get("best_guess") and any(u.response is not None for u in units):
                 keep_unit(doc, result["best_guess"], int(result["value"]), int(result["work"]),
                           float(result["unit_seconds"]))
-            if result is not None and doc.get("finished", {}).get("job") != job.id:  # written once: no noisy diffs
+            if result is not None and doc.get("finished", {}).get("job") != job_id:  # written once: no noisy diffs
                 doc["finished"] = {"value": int(result["value"]), "depth": spec.depth,
                                    **({} if spec.target is None else {"target": spec.target}),
                                    "work": int(result["work"]), "seconds": float(result["unit_seconds"]),
                                    "units": int(result["units"]), "date": datetime.date.today().isoformat(),
-                                   "job": job.id}
-            write_json(spec.progress, doc)
-        return doc
+                                   "job": job_id}
+            return doc
+
+        written = update_json(spec.progress, merged, load=read)
+        assert written is not None
+        return written
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """The standing bound (what its parts prove as they are) and the finished one."""

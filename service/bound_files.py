@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from service.campaign_files import CampaignError
-from service.filelock import exclusive, write_json
+from service.store.files import update_json
 from solver import kernels
 from solver.bounds import lower_bound_tables
 from solver.errors import SolverError
@@ -63,14 +63,17 @@ def read(path: str) -> dict[str, Any] | None:
 
 
 def amend(path: str, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Change the progress file as it is now (re-read under its lock: other processes write to it too)."""
-    with exclusive(path):
-        doc = read(path)
+    """Change the progress file as it is now (re-read as one step with the write: other processes write to it
+    too)."""
+    def changed(doc: dict[str, Any] | None) -> dict[str, Any]:
         if doc is None:
             raise CampaignError(f"{path} disappeared while the campaign ran")
         change(doc)
-        write_json(path, doc)
         return doc
+
+    written = update_json(path, changed, load=read)
+    assert written is not None
+    return written
 
 
 def ledger_bounds(game: Game, doc: dict[str, Any]) -> dict[tuple[int, int], tuple[int, int]]:
@@ -178,8 +181,8 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
     :raises CampaignError: the file is another game's, or unreadable.
     """
     plan = plan_of(depth, target)
-    with exclusive(path):
-        doc = read(path)
+
+    def begun(doc: dict[str, Any] | None) -> dict[str, Any]:
         if doc is None:
             doc = {"format": FORMAT, "game": game.spec, "started": datetime.date.today().isoformat(),
                    "plan": plan, "leaves": LEAVES, "parts": {}, "units": {}}
@@ -204,8 +207,11 @@ def start(game: Game, depth: int, target: int | None, path: str, log: Log = lamb
                          **({"finished": doc.pop("finished")} if "finished" in doc else {})})
                     log(f"{game.spec}: the file's units were for {doc.get('plan')}; its parts' bounds are kept")
                 doc["plan"], doc["units"] = plan, {}
-        write_json(path, doc)
-    return doc
+        return doc
+
+    written = update_json(path, begun, load=read)
+    assert written is not None
+    return written
 
 
 def standing(game: Game, doc: dict[str, Any]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service.filelock import exclusive, write_json
+from service.store.files import update_json
 
 CAMPAIGNS_ENV = "BULLSCOWS_CAMPAIGNS"
 """The environment variable naming the campaigns' folder (``bullscows --campaigns DIR`` sets it for one command)."""
@@ -109,11 +109,12 @@ class ProgressFile:
     def finish(self, path: str, summary: dict[str, Any]) -> None:
         """Close a campaign whose tree was judged (shipped or not): ``summary`` kept in its ``finished`` record
         (:attr:`finished`, with the day) and each item of its body reduced to what :attr:`kept` keeps, so that the
-        same campaign run again does nothing it did; under the file's lock, nothing when there is no file."""
-        with exclusive(path):
-            doc = self.read(path)
+        same campaign run again does nothing it did; nothing when there is no file."""
+        def closed(doc: dict[str, Any] | None) -> dict[str, Any] | None:
             if doc is None:
-                return
+                return None
             doc["finished"] = {**self.finished(doc, summary), "date": datetime.date.today().isoformat()}
             doc[self.body] = {k: self.kept(v) for k, v in doc[self.body].items()}
-            write_json(path, doc)
+            return doc
+
+        update_json(path, closed, load=self.read)

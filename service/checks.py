@@ -27,10 +27,10 @@ import orjson
 from service import records
 from service.campaign_files import CampaignError
 from service.campaign_spec import CampaignKind, CampaignSpec, jobs_asking
-from service.filelock import exclusive
 from service.jobs.kinds import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
+from service.records import RECORDS
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -259,15 +259,21 @@ class CheckKind(CampaignKind):
         same search."""
         row, game, first = published_check(spec.game.spec)
         sizes = part_sizes(game, first)
-        with exclusive(spec.progress):
-            entries = records.load(spec.progress)
+        made: list[dict[str, Any]] = []
+
+        def checked(entries: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+            assert entries is not None
             check = _file_check(entries, spec.game.spec, row)
             parts, searching = _merged(jobs, spec, check, sizes)
             record = _record(spec.game.spec, row, parts, searching, sizes)
-            if record != {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
-                entries[spec.game.spec]["check"] = record
-                records.save(entries, spec.progress)
-        return record
+            made.append(record)
+            if record == {**check, "machine": record["machine"], "date": record["date"]}:  # no noisy rewrites
+                return None
+            entries[spec.game.spec]["check"] = record
+            return entries
+
+        RECORDS.rewrite(checked, spec.progress)
+        return made[0]
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """What the records file holds of the check: the parts solved, of how many, and the searches under way."""

@@ -29,7 +29,7 @@ import orjson
 
 from service.campaign_files import CampaignError, ProgressFile
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
-from service.filelock import exclusive, write_json
+from service.store.files import update_json
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -136,11 +136,9 @@ def start_job(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], pa
     :raises CampaignError: as :func:`check`."""
     store = PolishPositionStore(jobs.db)
     text = to_compact(tree)
-    with exclusive(path):
-        doc = check(path, game, tree, params)
-        if doc is None:
-            doc = {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
-            write_json(path, doc)
+    doc = update_json(path, lambda found: None if found is not None else _begun(game, tree, params),
+                      load=lambda p: check(p, game, tree, params))
+    assert doc is not None
     pid = JobRequest.polish_of(game, text, params).polish_id
     store.put(pid, game.spec, doc["positions"], f"file:{os.path.basename(path)}", replace=False)
     settled = len(store.load(pid))
@@ -156,15 +154,23 @@ def export(jobs: JobStore, game: Game, tree: Tree, params: dict[str, Any], path:
 
     :raises CampaignError: the file is an unfinished polish's of another game, tree or parameters."""
     settled = PolishPositionStore(jobs.db).load(identity(game, tree, params))
-    with exclusive(path):
-        doc = _doc_of(path, game, tree, params)
+
+    def merged(doc: dict[str, Any] | None) -> dict[str, Any] | None:
         if doc is None:
-            doc = {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
+            doc = _begun(game, tree, params)
         elif all(doc["positions"].get(k) == e for k, e in settled.items()):
-            return doc
+            return None
         doc["positions"].update(settled)
-        write_json(path, doc)
-    return doc
+        return doc
+
+    written = update_json(path, merged, load=lambda p: _doc_of(p, game, tree, params))
+    assert written is not None
+    return written
+
+
+def _begun(game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any]:
+    """A new progress file's document: the polish's identity, the day, no position yet."""
+    return {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
 
 
 class PolishKind(CampaignKind):

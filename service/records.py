@@ -20,13 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 from service import rollouts
-from service.filelock import write_json
 from service.provenance import machine
 from service.registry import (
     GameRegistry,
     tree_name,
     with_better_branches,
 )
+from service.store.files import write_json
 from service.trees import TREE_DIR, TreeLibrary
 from solver import presets
 from solver.atlas import hybrid_tree

@@ -20,9 +20,9 @@ from typing import Any
 from service import polishes
 from service.bound_campaigns import unfinished
 from service.campaign_files import CampaignError
-from service.filelock import exclusive
 from service.provenance import machine
 from service.rollouts import named_responses
+from service.store.files import update_json
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, ship_tree, write_manifest
 from solver.bounds import lower_bound_tables
 from solver.game import Game
@@ -35,6 +35,10 @@ from solver.tree import Tree, TreeStats
 from solver.vocabulary import BEST_KNOWN, Criterion
 
 Log = Callable[[str], None]
+Entries = dict[str, dict[str, Any]]
+"""A registry file's entries, by game spec."""
+Manifest = dict[tuple[str, str], dict[str, Any]]
+"""A trees folder's manifest: each tree's record, by (game, strategy)."""
 
 
 RECORD_KEYS = {"strategy", "total", "average", "worst_case", "movers", "histogram", "nodes", "first_guess", "seconds",
@@ -131,12 +135,16 @@ def ship_best_known(spec: str, tree: Tree, stats: TreeStats, folder: str, source
     ``source`` says which command made it, ``fields`` how it plays); returns the file's name.  Shared by the
     atlas's unsolved games and the records games."""
     name = best_known_file(spec)
-    with exclusive(os.path.join(folder, "manifest.json")):
-        manifest = read_manifest(folder)
+
+    def shipped(manifest: Manifest | None) -> Manifest:
+        manifest = manifest if manifest is not None else {}
         manifest[(spec, BEST_KNOWN)] = ship_tree(tree, stats, name, folder, {
             "game": spec, "strategy": BEST_KNOWN, "criterion": Criterion.TOTAL, "max_guesses": None, "mde": None,
             "from_set_only": False, "exact": False, "source": source, **fields, "built_by": tree.strategy})
-        write_manifest(manifest, folder)
+        return manifest
+
+    update_json(os.path.join(folder, "manifest.json"), shipped, load=lambda _path: read_manifest(folder),
+                save=lambda _path, manifest: write_manifest(manifest, folder))
     return name
 
 
@@ -228,20 +236,29 @@ class GameRegistry:
         """Keep a played-out strategy tree of the game when it beats the one recorded (:meth:`tree_beats`):
         shipped as the game's ``best-known`` tree (:func:`ship_best_known`, ``fields`` how it plays), its
         ``record`` given the file's name and kept under :attr:`tree_key`, and :meth:`tree_kept` applied.  The
-        file is re-read under its lock (another run may have rewritten it meanwhile).  Returns whether it was
-        kept."""
-        path = path or self.file
-        with exclusive(path):
-            entries = self.load(path)
+        file is read as it is when the tree is kept (another run may have rewritten it meanwhile).  Returns whether
+        it was kept."""
+        kept = []
+
+        def with_tree(entries: Entries | None) -> Entries | None:
+            assert entries is not None
             entry = entries[spec]
             if not self.tree_beats(spec, entry, stats, record, log):
-                return False
-            folder = folder or TREE_DIR
-            record["tree"] = ship_best_known(spec, tree, stats, folder, self.tree_source, fields)
-            self.tree_kept(entry, record, folder)
+                return None
+            where = folder or TREE_DIR
+            record["tree"] = ship_best_known(spec, tree, stats, where, self.tree_source, fields)
+            self.tree_kept(entry, record, where)
             entry[self.tree_key] = record
-            self.save(entries, path)
-        return True
+            kept.append(True)
+            return entries
+
+        self.rewrite(with_tree, path)
+        return bool(kept)
+
+    def rewrite(self, change: Callable[[Entries | None], Entries | None], path: str | None = None) -> None:
+        """Change the registry file (``path``, else the package's) as it is now, as one step against any other
+        process doing so (:func:`service.store.files.update_json`)."""
+        update_json(path or self.file, change, load=self.load, save=lambda where, entries: self.save(entries, where))
 
     def keep_lower_bound(self, spec: str, record: dict[str, Any], *, path: str | None = None,
                          log: Log = lambda _: None) -> bool:
@@ -259,9 +276,10 @@ class GameRegistry:
         if record.get("criterion", Criterion.TOTAL) != Criterion.TOTAL or record.get("max_guesses") is not None:
             raise ValueError(f"{spec}: a bound of {record.get('criterion')} within {record.get('max_guesses')} "
                              "guesses is not a bound of the optimal total")
-        path = path or self.file
-        with exclusive(path):  # the file as it is now: another run may have rewritten it meanwhile
-            entries = self.load(path)
+        kept = []
+
+        def with_bound(entries: Entries | None) -> Entries | None:  # as it is now: another run may have rewritten it
+            assert entries is not None
             entry = entries[spec]
             old = entry.get("lower_bound")
             partly = unfinished(record)
@@ -274,11 +292,14 @@ class GameRegistry:
             if old is not None and int(record["value"]) <= int(old["value"]) and not (same and (not partly or (
                     record["campaign"]["progress"] == old["campaign"]["progress"]
                     and record["seconds"] != old["seconds"]))):
-                return False
+                return None
             self.raise_to_bound(entry, int(record["value"]))
             entry["lower_bound"] = record
-            self.save(entries, path)
-            return True
+            kept.append(True)
+            return entries
+
+        self.rewrite(with_bound, path)
+        return bool(kept)
 
     build_command = ""
     """The command that builds a game's first best-known tree (``atlas hybrid``, ``records rollout``)."""

@@ -25,7 +25,7 @@ from typing import Any
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import ProgressFile
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
-from service.filelock import exclusive, write_json
+from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -144,9 +144,9 @@ def start_job(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, submitte
     if units is not None and doc is None:
         started = time.perf_counter()
         first = first_guess(game, plan)
-        with exclusive(path):
-            doc = read_of(game, plan, path) or begin(game, plan, first, time.perf_counter() - started)
-            write_json(path, doc)
+        seconds = time.perf_counter() - started
+        doc = update_json(path, lambda found: None if found is not None else begin(game, plan, first, seconds),
+                          load=lambda p: read_of(game, plan, p))
     skip = set() if doc is None else {game.parse_response(r) for r in doc["units"]}
     if units is not None and doc is not None:
         first = game.parse_code(doc["first_guess"])
@@ -180,23 +180,23 @@ def export(jobs: JobStore, game: Game, plan: RolloutPlan, path: str, job: Job) -
     :raises CampaignError: the file is another campaign's, or opens with another first guess than the job."""
     guess = None if job.plan is None else json.loads(job.plan)["guesses"][0]
     done = [u for u in jobs.units(job.id) if u.status == "done" and u.output]
-    with exclusive(path):
-        doc = read_of(game, plan, path)
+    def added(doc: dict[str, Any] | None) -> dict[str, Any] | None:
         if doc is None:
             if guess is None:
-                return {"units": {}}  # nothing to write yet: the job has no first guess before it is planned
+                return None  # nothing to write yet: the job has no first guess before it is planned
             doc = begin(game, plan, int(guess["guess"]), float(guess.get("seconds", 0.0)))
-        if guess is not None and doc["first_guess"] != game.format_code(int(guess["guess"])):
+        elif guess is not None and doc["first_guess"] != game.format_code(int(guess["guess"])):
             raise CampaignError(f"{path} plays {doc['first_guess']} first, the job "
                                 f"{game.format_code(int(guess['guess']))}: they are not one campaign's")
         new = [u for u in done if game.format_response(int(u.response or 0)) not in doc["units"]]
         if not new and os.path.exists(path):
-            return doc
+            return None
         for u in new:
             doc["units"][game.format_response(int(u.response or 0))] = {"tree": u.output,
                                                                        "seconds": round(float(u.seconds), 1)}
-        write_json(path, doc)
-    return doc
+        return doc
+
+    return update_json(path, added, load=lambda p: read_of(game, plan, p)) or {"units": {}}
 
 
 def units_left(game: Game, doc: dict[str, Any]) -> int | None:

@@ -21,10 +21,10 @@ import orjson
 
 from service.campaign_files import CampaignError, read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
-from service.filelock import exclusive, write_json
 from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
 from service.record_checks import share_key
 from service.searches import shares_into
+from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -149,14 +149,17 @@ class ScanKind(CampaignKind):
         def state_of(u: JobUnit) -> dict[str, Any] | None:
             return None if not u.output else {k: v for k, v in orjson.loads(u.output).items() if k in SCAN_STATE}
 
-        with exclusive(spec.progress):
-            doc = shares_into(read(spec) or {"question": question(spec), **_initial()}, jobs, self.jobs_of(jobs, spec),
+        def merged(doc: dict[str, Any] | None) -> dict[str, Any]:
+            doc = shares_into(doc or {"question": question(spec), **_initial()}, jobs, self.jobs_of(jobs, spec),
                               lambda req: int(req.scan_doc["shares"]), state_of)
             found = _found(doc)
             if found:  # a share's guess answers the whole scan
                 doc["found"] = found
-            write_json(spec.progress, doc)
-        return doc
+            return doc
+
+        written = update_json(spec.progress, merged, load=lambda _path: read(spec))
+        assert written is not None
+        return written
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """What the progress file holds: each share's next guess, and the answer once done."""

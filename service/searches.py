@@ -22,8 +22,8 @@ import orjson
 
 from service.campaign_files import CampaignError, read_json
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
-from service.filelock import exclusive, write_json
 from service.record_checks import SEARCH_KEY, share_key
+from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -156,11 +156,11 @@ class SearchKind(CampaignKind):
                 return None
             return {"search": kept["search"], "seconds": kept.get("seconds", 0.0)}
 
-        with exclusive(spec.progress):
-            doc = shares_into(read(spec) or question(spec.game, *_asked(spec)), jobs, self.jobs_of(jobs, spec),
-                              lambda req: int(req.search_doc["shares"]), state_of)
-            write_json(spec.progress, doc)
-        return doc
+        written = update_json(spec.progress, lambda doc: shares_into(
+            doc or question(spec.game, *_asked(spec)), jobs, self.jobs_of(jobs, spec),
+            lambda req: int(req.search_doc["shares"]), state_of), load=lambda _path: read(spec))
+        assert written is not None
+        return written
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """What the progress file holds: the searches' progress and the answer once done."""

@@ -34,10 +34,12 @@ from service import atlas, campaign_specs, polishes, records, rollouts
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError, read_json
 from service.campaign_spec import CampaignSpec, Step
-from service.filelock import alone, write_json
+from service.config import Settings
 from service.jobs.runner import signals_deferred
 from service.records import RECORDS
 from service.registry import GameRegistry, best_known_file, polish_command
+from service.store.claims import Claims
+from service.store.files import write_json
 from service.store.jobs import JobStore
 from service.trees import TREE_DIR, TreeLibrary, read_manifest, write_manifest
 from solver.polish import PolishParams
@@ -282,12 +284,20 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True, processes: i
 
     :raises CampaignError: before any work, what :func:`check` refuses."""
     check(spec)
-    with alone(spec.progress) as mine:
+    settings = Settings()
+    claims = Claims(jobs.db, stale_after=settings.job_stale_after_s, beat_every=settings.job_heartbeat_s)
+    with claims.held(claim_name(spec)) as mine:
         if not mine:
             raise CampaignError(f"another run of this steps campaign holds {Folder(spec).path}: wait for it, or stop "
                                 "it")
         return _steps(jobs, spec, worker=worker, processes=processes, export_every=export_every,
                       scheduler=scheduler, log=log)
+
+
+def claim_name(spec: CampaignSpec) -> str:
+    """The name a run of the steps campaign claims in the database (:class:`service.store.claims.Claims`): its
+    folder, so that two runs of it (on this machine or another sharing the database) never judge a step twice."""
+    return f"steps campaign {os.path.abspath(Folder(spec).path)}"[:256]
 
 
 def _steps(jobs: JobStore, spec: CampaignSpec, *, worker: bool, processes: int | None, export_every: float,

@@ -236,3 +236,19 @@ def test_the_readme_reads_in_sentences_a_person_can_follow() -> None:
     sentences = _prose_sentences((REPO / "README.md").read_text(encoding="utf-8"))
     assert len(sentences) > 30
     assert [s[:80] for s in sentences if len(s.split()) > README_MAX_WORDS] == []
+
+
+def test_only_the_store_takes_file_locks() -> None:
+    """Claims and leases of long work live in the database (``service.store.claims``, the job store); the one file
+    lock left serialises rewrites of a shared JSON file, inside :func:`service.store.files.update_json`: no other
+    module locks a file."""
+    locking = set()
+    for name, path in _modules().items():
+        if name.startswith("service.store"):
+            continue
+        for node in _import_nodes(path):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [f"{node.module}.{a.name}" for a in node.names])
+            if any(n == "fcntl" or n.startswith("fcntl.") or n.endswith(".one_writer") for n in names):
+                locking.add(name)
+    assert sorted(locking) == []

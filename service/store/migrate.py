@@ -10,7 +10,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import make_url
 
-from service.filelock import exclusive
+from service.store.files import one_writer
 
 ROOT = os.environ.get("BULLSCOWS_MIGRATIONS_DIR") or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -41,7 +41,7 @@ def _one_at_a_time(url: str | None) -> Iterator[None]:
     if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
         yield
         return
-    with exclusive(os.path.abspath(parsed.database)):
+    with one_writer(os.path.abspath(parsed.database)):
         yield
 
 

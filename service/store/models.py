@@ -246,6 +246,20 @@ class WorkerRow(Base):
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+class ClaimRow(Base):
+    """Work that one process at a time may drive (a steps campaign), held by the process named, which renews
+    ``beat_at`` while it holds it (:mod:`service.store.claims`)."""
+
+    __tablename__ = "claims"
+
+    name: Mapped[str] = mapped_column(String(256), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(128))
+    host: Mapped[str] = mapped_column(String(128))
+    pid: Mapped[int] = mapped_column(Integer)
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    beat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class ApiToken(Base):
     """A bearer token for writes.  Only its SHA-256 is stored: the token itself is shown once, when
     it is made (``bullscows tokens create``), and a database leak does not give it away."""

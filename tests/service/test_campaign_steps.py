@@ -20,8 +20,10 @@ from service.atlas import ATLAS
 from service.campaign_files import CampaignError
 from service.campaign_spec import load_spec
 from service.cli import main as cli
-from service.filelock import alone
 from service.records import RECORDS
+from service.store.claims import Claims
+from service.store.db import Database
+from service.store.migrate import upgrade
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = "4,6,1"
@@ -255,7 +257,6 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
     got = _invoke("campaign", "run", str(_spec(tmp_path, [STEPS[0], STEPS[2]])), "--progress",
                   str(REPO / "service" / "data" / "steps.json"), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
     assert got.exit_code == 2 and "keeps its files in a folder of its own" in got.output, got.output
-    assert not (REPO / "service" / "data" / "steps.json.lock").exists()
     for first in (STEPS[1], STEPS[2]):  # a first step that needs a tree: refused before any work
         got = _invoke("campaign", "run", str(_spec(tmp_path, [first])), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
         assert got.exit_code == 2 and "the first step builds one" in got.output, got.output
@@ -266,13 +267,15 @@ def test_bad_steps_specs_are_refused_in_their_own_words(small_records: str, tmp_
     got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
     assert got.exit_code == 2 and "another steps campaign's" in got.output
     (tmp_path / "tree" / "steps.json").unlink()
-    with alone(str(tmp_path / "tree" / "steps.json")) as mine:
+    url = f"sqlite:///{tmp_path / 'no.sqlite'}"
+    upgrade(url)
+    with Claims(Database(url)).held(step_runs.claim_name(load_spec(str(path)))) as mine:  # another run's claim
         assert mine
-        got = _invoke("campaign", "run", str(path), "--url", f"sqlite:///{tmp_path / 'no.sqlite'}")
+        got = _invoke("campaign", "run", str(path), "--url", url)
     assert got.exit_code == 2 and "another run of this steps campaign" in got.output
     keep = _invoke("campaign", "run", str(path), "--keep-in", "x.json")
     assert keep.exit_code == 2 and "--keep-in names where --keep keeps the tree" in keep.output
-    assert sorted(os.listdir(tmp_path / "tree")) == ["steps.json.lock"]
+    assert os.listdir(tmp_path / "tree") == []  # nothing written by a run refused
 
 
 def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs_what_it_says() -> None:
