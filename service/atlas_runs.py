@@ -20,7 +20,7 @@ import orjson
 from service import atlas
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -38,7 +38,7 @@ def todo(spec: CampaignSpec) -> list[str]:
     return [g for g in _games(spec) if not atlas.finished(entries.get(g))]
 
 
-class AtlasKind(CampaignKind):
+class AtlasKind(JobCampaignKind):
     """The atlas's games computed (kind ``atlas``, ``atlas run``): a unit per game the atlas file has not finished,
     each entry written to the file as its unit ends."""
 

@@ -49,7 +49,7 @@ from service.bound_files import read as read  # re-exported: importers read the 
 from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import default_progress
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.files import update_json
 from service.store.jobs import JobStore
@@ -331,7 +331,7 @@ def unit_line(game: Game, u: JobUnit) -> str:
             + ("" if u.exact else " (cut: its bound reached what it had to)"))
 
 
-class BoundKind(CampaignKind):
+class BoundKind(JobCampaignKind):
     """A lower-bound campaign (kind ``bound``): a bound job, a unit per first guess (or per part, or per second
     guess of a part), each part's bound kept in the ``bound_parts`` table as it is proven; its progress file
     (:mod:`service.bound_files`) gives the database its parts' bounds before the job is asked, and is written from

@@ -186,27 +186,45 @@ class CampaignSpec:
 def jobs_asking(jobs: JobStore, game: Game, asks: Callable[[JobRequest], bool],
                 submitter: str = SUBMITTER) -> list[Job]:
     """The jobs ``submitter`` asked of ``game`` (the campaigns', by default) whose request ``asks`` accepts, oldest
-    first: a campaign's jobs, whatever each took in from its file (:meth:`CampaignKind.jobs_of`)."""
+    first: a campaign's jobs, whatever each took in from its file (:meth:`JobCampaignKind.jobs_of`)."""
     return [j for j in jobs.submitted(submitter, game.spec) if asks(JobRequest.from_json(j.request))]
 
 
 class CampaignKind(abc.ABC):
-    """One kind of campaign, as :func:`service.campaign_specs.run` drives it: how its job is asked from its progress
-    file, how the file is written from the database, what the file says of it, and each unit's log line.  Each
-    kind's module has one (``KIND``); :data:`service.campaign_specs.KINDS` lists them.
+    """One kind of campaign, as ``campaign run``, ``campaign show`` and ``campaign export`` name it by its spec: its
+    name, what it refuses before any work, and what its progress says.  Most kinds are one job each
+    (:class:`JobCampaignKind`, driven by :func:`service.campaign_specs.run`); a steps campaign drives its steps
+    itself (:class:`service.step_runs.StepsKind`).  Each kind's module has one (``KIND``), registered under the
+    entry point group ``bullscows.campaign_kinds`` (:func:`service.campaign_specs.kinds`).
 
     Why: the runner is written once for every kind, so a new kind is one module and one entry, not a branch in
     each of the runner's steps."""
 
     name: ClassVar[str]
-    takes_in_earlier: ClassVar[bool] = False
-    """Whether what the campaign's earlier jobs in the database did is written to its file before anything is asked
-    (a kind whose job is asked from what its file holds); the others' :meth:`start` reads the database itself."""
 
     def check(self, spec: CampaignSpec) -> None:  # noqa: B027 (a kind with nothing to refuse keeps it)
         """Refuse, before any database is touched, a progress file that is not this campaign's.
 
         :raises CampaignError: what is wrong, in the file's words."""
+
+    @abc.abstractmethod
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the progress file holds of the campaign, in a few figures; None when there is no file."""
+
+    def status(self, jobs: JobStore, spec: CampaignSpec) -> dict[str, Any] | None:
+        """Where the campaign stands, when the kind says it itself (a steps campaign: the step under way's job);
+        None for a kind of one job, whose newest job :func:`service.campaign_specs.status` shows."""
+        return None
+
+
+class JobCampaignKind(CampaignKind):
+    """A kind of campaign that is one job, as :func:`service.campaign_specs.run` drives it: how its job is asked
+    from its progress file, how the file is written from the database, what the file says of it, and each unit's
+    log line."""
+
+    takes_in_earlier: ClassVar[bool] = False
+    """Whether what the campaign's earlier jobs in the database did is written to its file before anything is asked
+    (a kind whose job is asked from what its file holds); the others' :meth:`start` reads the database itself."""
 
     def finished(self, spec: CampaignSpec) -> dict[str, Any] | None:
         """The summary of the campaign when its progress file holds its answer already (nothing to do), else None:
@@ -252,10 +270,6 @@ class CampaignKind(abc.ABC):
 
         :raises CampaignError: the file is another campaign's, or (a kind whose file is written from one job) no
             job is given."""
-
-    @abc.abstractmethod
-    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
-        """What the progress file holds of the campaign, in a few figures; None when there is no file."""
 
     @abc.abstractmethod
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:

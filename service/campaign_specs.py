@@ -10,7 +10,7 @@ no file claims and no pid leases.
 The progress file the spec names is the committed form, in the format the file's other readers already read: a
 fresh clone continues from it, and :func:`export` writes it from the database as the job goes and when it ends.
 What differs from one kind to another (how its job is asked from the file, how the file is written, what the file
-says of it, each unit's log line) is its :class:`~service.campaign_spec.CampaignKind`, listed in :data:`KINDS`;
+says of it, each unit's log line) is its :class:`~service.campaign_spec.JobCampaignKind`, found by :func:`kinds`;
 this module is the one way every kind is run: the file checked, earlier jobs' work taken in, the job asked and
 followed by a worker started for it, the file written at the end (and, for a bound, the bound kept in the registry
 of games).  A rollout's or a polish's tree is assembled, judged and shipped from the finished file by the command
@@ -20,17 +20,19 @@ that runs it (``records rollout``, ``atlas hybrid --rollout-width``, ``records p
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
-from service import atlas_runs, bound_campaigns, checks, polishes, rollouts, scans, searches
+from service import bound_campaigns
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, load_spec
+from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, JobCampaignKind, load_spec
 from service.config import Settings
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
@@ -47,9 +49,45 @@ __all__ = ["SUBMITTER", "CampaignSpec", "RunOutcome", "check", "export", "follow
            "load_spec", "newest_job", "progress_of", "run", "start", "status"]
 
 
-KINDS: dict[str, CampaignKind] = {kind.name: kind for kind in (
-    bound_campaigns.KIND, rollouts.KIND, polishes.KIND, checks.KIND, searches.KIND, scans.KIND, atlas_runs.KIND)}
-"""Every kind of campaign, by name: what :func:`run` asks of each (:class:`service.campaign_spec.CampaignKind`)."""
+KIND_GROUP = "bullscows.campaign_kinds"
+"""The entry point group that names every kind of campaign: ``name = "module:KIND"`` (``pyproject.toml``)."""
+
+
+@functools.cache
+def kinds() -> dict[str, CampaignKind]:
+    """Every kind of campaign installed, by name (each its module's ``KIND``, found through :data:`KIND_GROUP`).
+
+    Why entry points: the runner names no kind, so a kind is added (or its package left out) without touching
+    it, and importing the runner imports none of the kinds' modules until a campaign of that kind is run."""
+    found: dict[str, CampaignKind] = {}
+    for point in entry_points(group=KIND_GROUP):
+        kind = point.load()
+        if not isinstance(kind, CampaignKind) or kind.name != point.name:
+            raise RuntimeError(f"entry point {point.name} = {point.value} is not the campaign kind {point.name!r}")
+        found[point.name] = kind
+    return found
+
+
+def kind_of(spec: CampaignSpec) -> CampaignKind:
+    """The spec's kind.
+
+    :raises CampaignError: no kind of that name is installed (the package is not installed: ``pip install -e .``)."""
+    found = kinds().get(spec.kind)
+    if found is None:
+        raise CampaignError(f"{spec.path}: no campaign kind {spec.kind!r} is installed (kinds: "
+                            f"{', '.join(sorted(kinds())) or 'none: install the package'})")
+    return found
+
+
+def job_kind(spec: CampaignSpec) -> JobCampaignKind:
+    """The spec's kind, one of those run as one job.
+
+    :raises CampaignError: it is not installed, or drives itself (a steps campaign: ``campaign run``)."""
+    found = kind_of(spec)
+    if not isinstance(found, JobCampaignKind):
+        raise CampaignError(f"{spec.path}: a {spec.kind} campaign is not one job: `bullscows campaign run SPEC` "
+                            "drives it")
+    return found
 
 
 def start(jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) -> tuple[Job, bool, str]:
@@ -59,7 +97,7 @@ def start(jobs: JobStore, spec: CampaignSpec, units: list[str] | None = None) ->
 
     :raises CampaignError: the progress file is unreadable, or another campaign's."""
     _take_in_earlier(jobs, spec)
-    return KINDS[spec.kind].start(jobs, spec, units)
+    return job_kind(spec).start(jobs, spec, units)
 
 
 def export(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any]:
@@ -70,7 +108,7 @@ def export(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any
         campaign's."""
     if job is None:
         raise CampaignError(f"the database has no job of this campaign: nothing to write to {spec.progress}")
-    return KINDS[spec.kind].export(jobs, spec, job)
+    return job_kind(spec).export(jobs, spec, job)
 
 
 def keeper(spec: CampaignSpec, file: str | None = None,
@@ -171,19 +209,22 @@ def follow(jobs: JobStore, spec: CampaignSpec, job: Job, *, export_every: float,
 
 def newest_job(jobs: JobStore, spec: CampaignSpec) -> Job | None:
     """The spec's newest job (a rollout's: whatever it skipped), None before the first run."""
-    found = KINDS[spec.kind].jobs_of(jobs, spec)
+    found = job_kind(spec).jobs_of(jobs, spec)
     return found[-1] if found else None
 
 
 def progress_of(spec: CampaignSpec) -> dict[str, Any] | None:
     """What the spec's progress file holds, in a few figures (a bound's standing and finished bound, a rollout's
     subtrees, a polish's positions, a check's parts...), None when there is none."""
-    return KINDS[spec.kind].progress(spec)
+    return kind_of(spec).progress(spec)
 
 
 def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
     """Where the spec's campaign stands: the spec, its progress file, and its newest job's view (None before the
     first run)."""
+    own = kind_of(spec).status(jobs, spec)  # a kind that drives itself says it
+    if own is not None:
+        return own
     job = newest_job(jobs, spec)
     return {"spec": spec.to_json(), "progress": progress_of(spec),
             "job": None if job is None else manage.view(jobs, job)}
@@ -193,7 +234,7 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
     """The summary of the campaign when its progress file holds its answer already (a bound of this plan, its sets
     valued this way; a check with every part it asks; a search's or a scan's answer; every atlas game finished),
     None when it does not: a fresh clone's database knows nothing of it, and the work must not be done again."""
-    return KINDS[spec.kind].finished(spec)
+    return job_kind(spec).finished(spec)
 
 
 def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
@@ -203,7 +244,7 @@ def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
     (:func:`keeper`).
 
     :raises CampaignError: either."""
-    KINDS[spec.kind].check(spec)
+    kind_of(spec).check(spec)
     if keep:
         keeper(spec, keep_in, registry)
 
@@ -243,13 +284,13 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
         log(taken)
     done = finished_in_file(spec)
     if done is not None:
-        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} {KINDS[spec.kind].finished_line(spec, done)}")
+        log(f"{spec.game.spec}: {os.path.basename(spec.progress)} {job_kind(spec).finished_line(spec, done)}")
         kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
                                                 progress_as=progress_as)
         if kept is not None:
             log(_kept_line(spec, kept))
         return RunOutcome(None, None, kept, done)
-    job, created, taken = KINDS[spec.kind].start(jobs, spec, units)  # earlier jobs' work taken in above
+    job, created, taken = job_kind(spec).start(jobs, spec, units)  # earlier jobs' work taken in above
     log(f"{spec.kind} campaign of {spec.game.spec}: {taken}; job {job.id} "
         f"({'submitted' if created else 'already known: ' + job.status})")
     if not created and job.status == "running":
@@ -262,7 +303,7 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
             if u.status != "done" or u.id in told:
                 continue
             told.add(u.id)
-            line = KINDS[spec.kind].unit_line(spec, u, units)
+            line = job_kind(spec).unit_line(spec, u, units)
             if line is not None:
                 log(line)
 
@@ -324,7 +365,7 @@ def _take_in_earlier(jobs: JobStore, spec: CampaignSpec) -> str | None:
     before anything is asked of it (what is left to do, or whether it is done, is read from the file): the line
     saying so, None when they add nothing.  Why: the database is where the units keep what they proved; a file
     copied, new, or older than the database's last run would otherwise ask for work done already."""
-    kind = KINDS[spec.kind]
+    kind = job_kind(spec)
     earlier = kind.jobs_of(jobs, spec) if kind.takes_in_earlier else []
     if not earlier:
         return None

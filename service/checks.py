@@ -26,7 +26,7 @@ import orjson
 
 from service import records
 from service.campaign_files import CampaignError
-from service.campaign_spec import CampaignKind, CampaignSpec, jobs_asking
+from service.campaign_spec import CampaignSpec, JobCampaignKind, jobs_asking
 from service.jobs.kinds import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
@@ -186,7 +186,7 @@ def status(spec: str, *, path: str = records.RECORDS_FILE, jobs: JobStore | None
     return report
 
 
-class CheckKind(CampaignKind):
+class CheckKind(JobCampaignKind):
     """A records check (kind ``check``): a unit per part of the first guess the records file lacks (or per share
     of a part), the file its progress file."""
 

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, ProgressFile
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
 from service.store.files import update_json
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import JobStore
@@ -173,7 +173,7 @@ def _begun(game: Game, tree: Tree, params: dict[str, Any]) -> dict[str, Any]:
     return {**_mine(game, tree, params), "started": datetime.date.today().isoformat(), "positions": {}}
 
 
-class PolishKind(CampaignKind):
+class PolishKind(JobCampaignKind):
     """A polish (kind ``polish``, given by ``records polish`` or ``atlas polish``, its tree the shipped one): a
     unit per part of the tree's first guess, each position settled kept in ``polish_positions`` and written to the
     progress file, replayed from it into the tree the command judges."""

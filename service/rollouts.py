@@ -24,7 +24,7 @@ from typing import Any
 
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import ProgressFile
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, jobs_asking
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
 from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
@@ -257,7 +257,7 @@ def seconds(doc: dict[str, Any]) -> float:
     return float(doc.get("first_guess_seconds", 0.0)) + sum(float(u["seconds"]) for u in doc["units"].values())
 
 
-class RolloutKind(CampaignKind):
+class RolloutKind(JobCampaignKind):
     """A rollout campaign (kind ``rollout``): a unit per subtree below the first guess, each subtree kept in its
     unit's row and added to the progress file where the file has none.  Its tree is assembled, judged and shipped
     from the finished file by the command that runs it (``records rollout``, ``atlas hybrid --rollout-width``)."""

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind
 from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
 from service.record_checks import share_key
 from service.searches import shares_into
@@ -90,7 +90,7 @@ def _initial() -> dict[str, Any]:
     return {"next": 0, "guesses": None, "proven": True, "found": None, "failed_on": {}}
 
 
-class ScanKind(CampaignKind):
+class ScanKind(JobCampaignKind):
     """A scan of a position's guesses against a limit (kind ``scan``, ``feasible --scan --progress``): one unit or
     one per share of the guesses, the first share to find a guess answering it."""
 

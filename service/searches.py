@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec
+from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind
 from service.record_checks import SEARCH_KEY, share_key
 from service.store.files import update_json
 from service.store.job_records import JobRequest
@@ -104,7 +104,7 @@ def shares_into(doc: dict[str, Any], jobs: JobStore, found: list[Job], shares_of
     return doc
 
 
-class SearchKind(CampaignKind):
+class SearchKind(JobCampaignKind):
     """A position's search from nothing (kind ``search``, ``solve --checkpoint``): one unit or one per share of its
     guesses, its progress file written from the units' kept progress and holding the answer once done."""
 

@@ -33,7 +33,7 @@ from typing import Any
 from service import atlas, campaign_specs, polishes, records, rollouts
 from service.atlas import ATLAS
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import CampaignSpec, Step
+from service.campaign_spec import CampaignKind, CampaignSpec, Step
 from service.config import Settings
 from service.jobs.runner import signals_deferred
 from service.records import RECORDS
@@ -125,43 +125,6 @@ def _atlas_rollout(step: Step) -> dict[str, int]:
     return {k: plan[k] for k in ("width", "from_turn", "levels", "min_size")}
 
 
-def check(spec: CampaignSpec) -> None:
-    """Refuse, before any work, a game no registry keeps a best-known tree of, steps its command would refuse, and a
-    folder holding another campaign's steps.
-
-    :raises CampaignError: what is wrong, in the spec's words."""
-    where = Folder(spec)
-    name = spec.game.spec
-    package = {os.path.realpath(p) for p in (os.path.dirname(RECORDS.file), os.path.dirname(ATLAS.file), TREE_DIR)}
-    if (os.path.basename(spec.progress) != STATE or where.path == os.path.dirname(spec.path)
-            or os.path.realpath(where.path) in package):
-        raise CampaignError(f"{spec.path}: progress {spec.progress}; a steps campaign keeps its files in a folder of "
-                            f"its own, beside or below its spec: give FOLDER/{STATE}")
-    if where.group == "atlas":
-        if not atlas.unsolved(ATLAS.shipped().get(name)):
-            raise CampaignError(f"{spec.path}: {name} is neither a records game nor an unsolved atlas game: no file "
-                                "keeps a best-known tree of it")
-        for i, step in enumerate(spec.steps):
-            extra = [k for k in RECORDS_ONLY if step.kind == "rollout" and step.params["plan"].get(k)]
-            if extra or (step.kind == "rollout" and step.params["units"] is not None) or (
-                    step.kind == "polish" and step.params["parts"] is not None):
-                raise CampaignError(f"{spec.path}: step {i + 1}: {', '.join(extra) or 'units or parts'}: only a "
-                                    "records game's steps take them (atlas hybrid and atlas polish do not)")
-    first = spec.steps[0]
-    if first.kind == "polish" or (first.kind == "rollout" and first.params["graft"]):
-        raise CampaignError(f"{spec.path}: step 1: a {first.kind}{' with graft' if first.kind == 'rollout' else ''} "
-                            "works on the tree as it stands, and the folder has none yet: the first step builds one (a "
-                            "hybrid, or a rollout of the whole tree)")
-    for i, step in enumerate(spec.steps):
-        if where.group == "records" and step.kind == "hybrid" and step.params["max_guesses"] is not None:
-            raise CampaignError(f"{spec.path}: step {i + 1}: max_guesses {step.params['max_guesses']}; records "
-                                "hybrid keeps to no limit: give null")
-    state = _state(spec)
-    if state is not None and state.get("steps_asked") != [s.to_json() for s in spec.steps][:len(state["steps_asked"])]:
-        raise CampaignError(f"{spec.progress} is another steps campaign's (its steps differ from the spec's): give "
-                            "another --progress, or remove its folder to start again")
-
-
 def _state(spec: CampaignSpec) -> dict[str, Any] | None:
     """The progress file (``steps.json``), None before the first run.
 
@@ -183,22 +146,6 @@ def _save_state(spec: CampaignSpec, done: list[dict[str, Any]]) -> None:
         "format": FORMAT, "game": spec.game.spec, "steps_asked": [s.to_json() for s in spec.steps[:len(done)]],
         "done": done, **({} if len(done) < len(spec.steps) or best is None else {"finished": {
             k: best.get(k) for k in ("total", "worst_case", "seconds")}})})
-
-
-def progress(spec: CampaignSpec) -> dict[str, Any] | None:
-    """What the folder holds: the steps done (each with its total and whether its tree was kept), the next, and the
-    tree as it stands; None before the first run."""
-    state = _state(spec)
-    if state is None:
-        return None
-    where = Folder(spec)
-    best = where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) if os.path.exists(
-        where.file) else None
-    done = len(state["done"])
-    return {"folder": where.path, "steps": len(spec.steps), "steps_done": done, "finished": done >= len(spec.steps),
-            "next": None if done >= len(spec.steps) else f"{done + 1}: {command(spec, spec.steps[done])}",
-            "done": state["done"],
-            "tree": None if best is None else {k: best.get(k) for k in ("total", "worst_case", "seconds")}}
 
 
 def _prepare(spec: CampaignSpec) -> list[dict[str, Any]]:
@@ -273,25 +220,6 @@ class StepsOutcome:
 
     done: list[dict[str, Any]]
     problem: str | None = None
-
-
-def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True, processes: int | None = None,
-        export_every: float = 300.0, scheduler: str | None = None, log: Log = lambda _: None) -> StepsOutcome:
-    """Take every step not done yet, in order: its campaign run as a job (:func:`service.campaign_specs.run`, a
-    ``bullscows worker`` started for it unless ``worker`` is False), then judged and kept in the folder's registry
-    file (:func:`_judge`).  Stopped (Ctrl-C, the worker gone, a job failed), it returns with why; run again, it goes
-    on from there.
-
-    :raises CampaignError: before any work, what :func:`check` refuses."""
-    check(spec)
-    settings = Settings()
-    claims = Claims(jobs.db, stale_after=settings.job_stale_after_s, beat_every=settings.job_heartbeat_s)
-    with claims.held(claim_name(spec)) as mine:
-        if not mine:
-            raise CampaignError(f"another run of this steps campaign holds {Folder(spec).path}: wait for it, or stop "
-                                "it")
-        return _steps(jobs, spec, worker=worker, processes=processes, export_every=export_every,
-                      scheduler=scheduler, log=log)
 
 
 def claim_name(spec: CampaignSpec) -> str:
@@ -455,72 +383,150 @@ def _relative_paths(spec: CampaignSpec) -> None:
         write_manifest(manifest, where.trees)
 
 
-def status(jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
-    """Where the steps campaign stands: its spec, its folder's progress, and the step under way's job on this
-    database (None before it was run here)."""
-    shown = progress(spec)
-    job = None
-    done = 0 if shown is None else int(shown["steps_done"])
-    under_way = None if done >= len(spec.steps) else spec.steps[done]
-    if under_way is not None and under_way.kind != "hybrid" and os.path.isdir(Folder(spec).trees):
-        sub = _sub_spec(spec, done)[0]
-        job = None if sub is None else campaign_specs.status(jobs, sub)["job"]
-    return {"spec": spec.to_json(), "progress": shown, "job": job,
-            "step": None if under_way is None else {"step": done + 1, "kind": under_way.kind,
-                                                    "job": under_way.kind != "hybrid"}}
-
-
-def keep(spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
-    """Keep the finished campaign's tree in the package's registry (``file``: another file of its kind, the trees
-    beside it in ``trees/``) when it beats the one recorded, by the registry's one rule
-    (:meth:`~service.registry.GameRegistry.keep_tree`): played through every secret again first, its record the
-    folder's with the figures of that play, its ``campaign`` the spec and its folder.  Returns the record, whether it
-    was kept, and the file.
-
-    :raises CampaignError: steps are left, the folder's tree is not the one its record says, or ``file`` is not a
-        file of the registry's kind."""
-    where = Folder(spec)
-    state = _state(spec)
-    if state is None or len(state["done"]) < len(spec.steps):
-        raise CampaignError(f"{spec.path}: {len(spec.steps) - len((state or {}).get('done', []))} of its steps are "
-                            "not done: its tree is kept once every step is")
-    record = dict(where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) or {})
-    stored = TreeLibrary(where.trees).get(spec.game, BEST_KNOWN, None)
-    if not record or stored is None:
-        raise CampaignError(f"{where.path} holds no best-known tree: nothing to keep")
-    tree = stored.tree
-    stats = tree.stats()
-    if stats.total != record["total"] or stats.worst_case != record["worst_case"]:
-        raise CampaignError(f"{where.path}: its tree needs {stats.total} guesses (worst case {stats.worst_case}), "
-                            f"not the {record['total']} its record says")
-    target = file or where.registry.file
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(where.registry.file))))
-
-    def named(path: str) -> str:  # from the checkout's root, as the package's records name their files
-        relative = os.path.relpath(path, repo)
-        return path if relative.startswith("..") else relative
-
-    record["campaign"] = {"spec": named(spec.path), "progress": named(spec.progress)}
-    for key in ("tree", "bytes"):
-        record.pop(key, None)
-    played = {"histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
-              "average": round(stats.total / spec.game.size, 5), "movers": stats.histogram.get(stats.worst_case, 0)}
-    record.update({k: v for k, v in played.items() if k in record})
-    if record.get("command") != chain(spec):
-        log(f"{spec.game.spec}: some steps kept no tree, so its record's chain is shorter than the spec's; "
-            "`campaign steps` of the game writes that chain")
-    try:
-        kept = where.registry.keep_tree(spec.game.spec, tree, stats, record, where.registry.tree_fields(record),
-                                        path=target, log=log,
-                                        folder=os.path.join(os.path.dirname(os.path.abspath(target)), "trees"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CampaignError(f"{target} is not a file of the {where.group} that keeps {spec.game.spec}: "
-                            f"{exc!r}") from None
-    return {"record": record, "kept": kept, "file": target}
-
-
 def tree_file(spec: CampaignSpec) -> str:
     """The folder's best-known tree (its registry file names its manifest entry)."""
     return os.path.join(Folder(spec).trees, best_known_file(spec.game.spec))
 
 
+class StepsKind(CampaignKind):
+    """The steps campaign as a kind of campaign: refused, shown and run as every kind is named by its spec
+    (``campaign run``, ``campaign show``), but driven here, step by step, rather than as one job: each step is a
+    campaign of its own kind (:func:`service.campaign_specs.run`) followed by the judgment of its tree."""
+
+    name = "steps"
+
+    def check(self, spec: CampaignSpec) -> None:
+        """Refuse, before any work, a game no registry keeps a best-known tree of, steps its command would refuse, and a
+        folder holding another campaign's steps.
+
+        :raises CampaignError: what is wrong, in the spec's words."""
+        where = Folder(spec)
+        name = spec.game.spec
+        package = {os.path.realpath(p) for p in (os.path.dirname(RECORDS.file), os.path.dirname(ATLAS.file), TREE_DIR)}
+        if (os.path.basename(spec.progress) != STATE or where.path == os.path.dirname(spec.path)
+                or os.path.realpath(where.path) in package):
+            raise CampaignError(f"{spec.path}: progress {spec.progress}; a steps campaign keeps its files in a "
+                                f"folder of its own, beside or below its spec: give FOLDER/{STATE}")
+        if where.group == "atlas":
+            if not atlas.unsolved(ATLAS.shipped().get(name)):
+                raise CampaignError(f"{spec.path}: {name} is neither a records game nor an unsolved atlas game: "
+                                    "no file keeps a best-known tree of it")
+            for i, step in enumerate(spec.steps):
+                extra = [k for k in RECORDS_ONLY if step.kind == "rollout" and step.params["plan"].get(k)]
+                if extra or (step.kind == "rollout" and step.params["units"] is not None) or (
+                        step.kind == "polish" and step.params["parts"] is not None):
+                    raise CampaignError(f"{spec.path}: step {i + 1}: {', '.join(extra) or 'units or parts'}: only a "
+                                        "records game's steps take them (atlas hybrid and atlas polish do not)")
+        first = spec.steps[0]
+        if first.kind == "polish" or (first.kind == "rollout" and first.params["graft"]):
+            graft = " with graft" if first.kind == "rollout" else ""
+            raise CampaignError(f"{spec.path}: step 1: a {first.kind}{graft} works on the tree as it stands, and the "
+                                "folder has none yet: the first step builds one (a hybrid, or a rollout of the whole "
+                                "tree)")
+        for i, step in enumerate(spec.steps):
+            if where.group == "records" and step.kind == "hybrid" and step.params["max_guesses"] is not None:
+                raise CampaignError(f"{spec.path}: step {i + 1}: max_guesses {step.params['max_guesses']}; records "
+                                    "hybrid keeps to no limit: give null")
+        state = _state(spec)
+        asked = [s.to_json() for s in spec.steps]
+        if state is not None and state.get("steps_asked") != asked[:len(state["steps_asked"])]:
+            raise CampaignError(f"{spec.progress} is another steps campaign's (its steps differ from the spec's): give "
+                                "another --progress, or remove its folder to start again")
+
+    def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:
+        """What the folder holds: the steps done (each with its total and whether its tree was kept), the next, and the
+        tree as it stands; None before the first run."""
+        state = _state(spec)
+        if state is None:
+            return None
+        where = Folder(spec)
+        best = where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) if os.path.exists(
+            where.file) else None
+        done = len(state["done"])
+        return {"folder": where.path, "steps": len(spec.steps), "steps_done": done, "finished": done >= len(spec.steps),
+                "next": None if done >= len(spec.steps) else f"{done + 1}: {command(spec, spec.steps[done])}",
+                "done": state["done"],
+                "tree": None if best is None else {k: best.get(k) for k in ("total", "worst_case", "seconds")}}
+
+    def status(self, jobs: JobStore, spec: CampaignSpec) -> dict[str, Any]:
+        """Where the steps campaign stands: its spec, its folder's progress, and the step under way's job on this
+        database (None before it was run here)."""
+        shown = self.progress(spec)
+        job = None
+        done = 0 if shown is None else int(shown["steps_done"])
+        under_way = None if done >= len(spec.steps) else spec.steps[done]
+        if under_way is not None and under_way.kind != "hybrid" and os.path.isdir(Folder(spec).trees):
+            sub = _sub_spec(spec, done)[0]
+            job = None if sub is None else campaign_specs.status(jobs, sub)["job"]
+        return {"spec": spec.to_json(), "progress": shown, "job": job,
+                "step": None if under_way is None else {"step": done + 1, "kind": under_way.kind,
+                                                        "job": under_way.kind != "hybrid"}}
+
+    def drive(self, jobs: JobStore, spec: CampaignSpec, *, worker: bool = True, processes: int | None = None,
+            export_every: float = 300.0, scheduler: str | None = None, log: Log = lambda _: None) -> StepsOutcome:
+        """Take every step not done yet, in order: its campaign run as a job (:func:`service.campaign_specs.run`, a
+        ``bullscows worker`` started for it unless ``worker`` is False), then judged and kept in the folder's registry
+        file (:func:`_judge`).  Stopped (Ctrl-C, the worker gone, a job failed), it returns with why; run again, it goes
+        on from there.
+
+        :raises CampaignError: before any work, what :func:`check` refuses."""
+        self.check(spec)
+        settings = Settings()
+        claims = Claims(jobs.db, stale_after=settings.job_stale_after_s, beat_every=settings.job_heartbeat_s)
+        with claims.held(claim_name(spec)) as mine:
+            if not mine:
+                raise CampaignError(f"another run of this steps campaign holds {Folder(spec).path}: wait for it, or "
+                                    "stop it")
+            return _steps(jobs, spec, worker=worker, processes=processes, export_every=export_every,
+                          scheduler=scheduler, log=log)
+
+    def keep(self, spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
+        """Keep the finished campaign's tree in the package's registry (``file``: another file of its kind, the trees
+        beside it in ``trees/``) when it beats the one recorded, by the registry's one rule
+        (:meth:`~service.registry.GameRegistry.keep_tree`): played through every secret again first, its record the
+        folder's with the figures of that play, its ``campaign`` the spec and its folder.  Returns the record, whether
+        it was kept, and the file.
+
+        :raises CampaignError: steps are left, the folder's tree is not the one its record says, or ``file`` is not a
+            file of the registry's kind."""
+        where = Folder(spec)
+        state = _state(spec)
+        if state is None or len(state["done"]) < len(spec.steps):
+            raise CampaignError(f"{spec.path}: {len(spec.steps) - len((state or {}).get('done', []))} of its steps are "
+                                "not done: its tree is kept once every step is")
+        record = dict(where.registry.load(where.file)[spec.game.spec].get(where.registry.tree_key) or {})
+        stored = TreeLibrary(where.trees).get(spec.game, BEST_KNOWN, None)
+        if not record or stored is None:
+            raise CampaignError(f"{where.path} holds no best-known tree: nothing to keep")
+        tree = stored.tree
+        stats = tree.stats()
+        if stats.total != record["total"] or stats.worst_case != record["worst_case"]:
+            raise CampaignError(f"{where.path}: its tree needs {stats.total} guesses (worst case {stats.worst_case}), "
+                                f"not the {record['total']} its record says")
+        target = file or where.registry.file
+        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(where.registry.file))))
+
+        def named(path: str) -> str:  # from the checkout's root, as the package's records name their files
+            relative = os.path.relpath(path, repo)
+            return path if relative.startswith("..") else relative
+
+        record["campaign"] = {"spec": named(spec.path), "progress": named(spec.progress)}
+        for key in ("tree", "bytes"):
+            record.pop(key, None)
+        played = {"histogram": {str(k): v for k, v in stats.histogram.items()}, "nodes": stats.nodes,
+                  "average": round(stats.total / spec.game.size, 5), "movers": stats.histogram.get(stats.worst_case, 0)}
+        record.update({k: v for k, v in played.items() if k in record})
+        if record.get("command") != chain(spec):
+            log(f"{spec.game.spec}: some steps kept no tree, so its record's chain is shorter than the spec's; "
+                "`campaign steps` of the game writes that chain")
+        try:
+            kept = where.registry.keep_tree(spec.game.spec, tree, stats, record, where.registry.tree_fields(record),
+                                            path=target, log=log,
+                                            folder=os.path.join(os.path.dirname(os.path.abspath(target)), "trees"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CampaignError(f"{target} is not a file of the {where.group} that keeps {spec.game.spec}: "
+                                f"{exc!r}") from None
+        return {"record": record, "kept": kept, "file": target}
+
+
+KIND = StepsKind()

@@ -75,3 +75,15 @@ def test_a_kinds_plan_makes_only_its_own_units(name: str, tmp_path: Path) -> Non
     assert {u.kind for u in units} <= set(kind.units)
     assert all(unit_kind(u.kind) is kind for u in units)
     assert plan.n == req.game_obj().candidates(req.turns()).size
+
+
+def test_every_campaign_kind_a_spec_may_name_is_installed() -> None:
+    """The campaign runner names no kind: each is found through its entry point, and a spec file may name every
+    one of them (a polish, asked by its command, has no spec file of its own)."""
+    from service.campaign_spec import FILE_KINDS, CampaignKind, JobCampaignKind
+    from service.campaign_specs import kinds
+
+    found = kinds()
+    assert set(FILE_KINDS) <= set(found) and set(found) - set(FILE_KINDS) == {"polish"}
+    assert all(isinstance(k, CampaignKind) and k.name == name for name, k in found.items())
+    assert [name for name, k in found.items() if not isinstance(k, JobCampaignKind)] == ["steps"]

@@ -400,18 +400,18 @@ def campaign_export(spec: str, progress: str | None, url: str | None, as_json: b
 def campaign_show(spec: str, progress: str | None, url: str | None, as_json: bool) -> None:
     """Where SPEC's campaign stands: the spec, what its progress file holds, and its newest job (status, progress,
     result) if it was ever run on this database."""
-    from service import campaign_specs, step_runs
+    from service import campaign_specs
     from service.campaign_files import CampaignError
 
     parsed = _spec(spec, progress)
     steps = parsed.kind == "steps"
     try:  # a file that is not the campaign's, said before any database is touched
-        step_runs.check(parsed) if steps else campaign_specs.check(parsed)
+        campaign_specs.check(parsed)
     except CampaignError as exc:
         fail(str(exc))
     jobs = campaign_jobs(url)
     try:
-        shown = step_runs.status(jobs, parsed) if steps else campaign_specs.status(jobs, parsed)
+        shown = campaign_specs.status(jobs, parsed)
     except CampaignError as exc:
         fail(str(exc))
 
@@ -444,18 +444,19 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
 
 def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_every: float, url: str | None,
                as_json: bool, keep: bool, keep_in: str | None) -> None:
-    """``campaign run`` of a steps spec: every step not done, in order (:func:`service.step_runs.run`), and with
-    ``keep`` its tree kept in the package's registry when it beats the one there (:func:`service.step_runs.keep`)."""
-    from service import step_runs
+    """``campaign run`` of a steps spec: every step not done, in order (:meth:`service.step_runs.StepsKind.drive`),
+    and with ``keep`` its tree kept in the package's registry when it beats the one there
+    (:meth:`service.step_runs.StepsKind.keep`)."""
     from service.campaign_files import CampaignError
+    from service.step_runs import KIND as steps
 
     try:
-        step_runs.check(parsed)
+        steps.check(parsed)
     except CampaignError as exc:
         fail(str(exc))
     jobs = campaign_jobs(url)
     try:
-        got = step_runs.run(jobs, parsed, worker=with_worker, processes=processes, export_every=export_every,
+        got = steps.drive(jobs, parsed, worker=with_worker, processes=processes, export_every=export_every,
                             log=say)
     except CampaignError as exc:
         fail(str(exc))
@@ -464,13 +465,13 @@ def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_eve
     kept = None
     if keep:
         try:
-            kept = step_runs.keep(parsed, keep_in, log=say)
+            kept = steps.keep(parsed, keep_in, log=say)
         except CampaignError as exc:
             fail(str(exc))
         record = kept["record"]
         say(f"{parsed.game.spec}: the tree of {record['total']} guesses "
              + ("kept" if kept["kept"] else "not kept (the one recorded is as good)") + f" in {kept['file']}")
-    emit({"game": parsed.game.spec, "kind": "steps", "progress": step_runs.progress(parsed),
+    emit({"game": parsed.game.spec, "kind": "steps", "progress": steps.progress(parsed),
            **({} if kept is None else {"kept": kept["kept"], "file": kept["file"]})}, as_json)
 
 

@@ -126,7 +126,7 @@ def campaign_steps(game: str, progress: str | None, spec: str, as_json: bool) ->
         fh.write("\n")
     try:
         parsed = load_spec(tmp)
-        step_runs.check(parsed)
+        step_runs.KIND.check(parsed)
         if step_runs.chain(parsed) != record["command"]:  # each step must say again what the record says was run
             fail("the steps read from the record do not give its command chain back: "
                   f"{step_runs.chain(parsed)!r}")

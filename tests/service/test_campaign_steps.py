@@ -167,7 +167,7 @@ def test_a_steps_campaign_is_judged_in_its_folder_kept_when_asked_and_finished_a
     assert again.exit_code == 0 and json.loads(again.stdout)["kept"] is False
     longer = load_spec(str(_spec(tmp_path, [*STEPS, STEPS[1]])))
     with pytest.raises(CampaignError, match="1 of its steps are not done"):
-        step_runs.keep(longer, str(package))
+        step_runs.KIND.keep(longer, str(package))
     path = _spec(tmp_path, STEPS)
 
     # a run killed while judging its last step: the copy it made is put back (a records file that was not there
@@ -286,7 +286,7 @@ def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs
     from solver.tree import from_compact
 
     spec = load_spec(str(REPO / "campaigns" / "tree-5-8-1.campaign.json"))
-    shown = step_runs.progress(spec)
+    shown = step_runs.KIND.progress(spec)
     assert shown is not None and shown["steps_done"] == len(spec.steps) == 3 and shown["finished"] is True
     assert [d["command"] for d in shown["done"]] == [step_runs.command(spec, s) for s in spec.steps]
     assert " && ".join(d["command"] for d in shown["done"]) == RECORDS.shipped()["5,8,1"]["best_known"]["command"]

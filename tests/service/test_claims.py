@@ -56,7 +56,7 @@ def test_a_killed_holders_claim_is_taken_over(db_url: str) -> None:
 
 def _add_many(path: str, who: int, n: int) -> None:
     for i in range(n):
-        update_json(path, lambda doc: {**(doc or {}), f"{who}-{i}": i})
+        update_json(path, lambda doc, key=f"{who}-{i}", i=i: {**(doc or {}), key: i})
 
 
 def test_concurrent_rewrites_of_one_file_lose_nothing(tmp_path: Path) -> None:
