@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.jobs.kinds import KINDS, SIDE_UNITS, UNIT_KINDS, JobKind, kind_of, unit_kind
+from service.jobs.kinds import JobKind, kind_of, kinds, side_units, unit_kind, unit_kinds
 from service.jobs.plan import JobRequest, UnitSpec
 from service.store.db import Database
 from service.store.migrate import upgrade
@@ -40,23 +40,23 @@ def _requests() -> dict[str, JobRequest]:
 
 def test_every_request_has_its_kind_and_every_kind_a_request() -> None:
     requests = _requests()
-    assert set(requests) == set(KINDS)
+    assert set(requests) == set(kinds())
     for name, req in requests.items():
         assert req.kind == name
-        assert kind_of(req) is KINDS[name]
-        assert kind_of(JobRequest.from_json(req.to_json())) is KINDS[name]  # as a worker reads it back
+        assert kind_of(req) is kinds()[name]
+        assert kind_of(JobRequest.from_json(req.to_json())) is kinds()[name]  # as a worker reads it back
 
 
 def test_each_unit_kind_belongs_to_one_job_kind() -> None:
     owners: dict[str, list[str]] = {}
-    for kind in KINDS.values():
+    for kind in kinds().values():
         assert isinstance(kind, JobKind)
         for u in kind.units:
             owners.setdefault(u, []).append(kind.name)
     assert all(len(names) == 1 for names in owners.values()), owners
-    assert set(UNIT_KINDS) == set(owners)
-    assert set(SIDE_UNITS) <= set(UNIT_KINDS)
-    assert SIDE_UNITS == ("tree",)  # an optimal tree searches: it runs with the searches, not beside them
+    assert set(unit_kinds()) == set(owners)
+    assert set(side_units()) <= set(unit_kinds())
+    assert side_units() == ("tree",)  # an optimal tree searches: it runs with the searches, not beside them
     with pytest.raises(KeyError):
         unit_kind("no-such-unit")
 

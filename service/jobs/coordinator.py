@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.jobs import manage
-from service.jobs.kinds import SIDE_UNITS, kind_of, unit_kind
+from service.jobs.kinds import kind_of, side_units, unit_kind
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.jobs.unit_kit import database
@@ -75,7 +75,7 @@ class Coordinator:
         self.scheduler = scheduler
         self.in_flight: dict[Any, Claim] = {}
         self.side: dict[concurrent.futures.Future[dict[str, Any]], Claim] = {}
-        """Units on the side lane (:data:`service.jobs.kinds.SIDE_UNITS`), one at a time."""
+        """Units on the side lane (:func:`service.jobs.kinds.side_units`), one at a time."""
         self._side_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="side-lane")
         self.stop = threading.Event()
         self._planners: OrderedDict[tuple[Any, ...], Searcher] = OrderedDict()
@@ -127,7 +127,7 @@ class Coordinator:
         """Claim a side-lane unit when the lane is free, and run it in this process."""
         if self.side or not self._share_left(1):
             return 0
-        claims = self.jobs.claim_units(self.id, 1, kinds=SIDE_UNITS, only=self.config.only_job)
+        claims = self.jobs.claim_units(self.id, 1, kinds=side_units(), only=self.config.only_job)
         self.units_taken += len(claims)
         for c in claims:
             fut = self._side_pool.submit(run_unit, self.url, c.unit_id, c.lease, self.config.heartbeat_s,
@@ -140,7 +140,7 @@ class Coordinator:
         free = self._share_left(self.slots() - len(self.in_flight))
         if free <= 0:
             return 0
-        claims = self.jobs.claim_units(self.id, free, other_than=SIDE_UNITS, only=self.config.only_job)
+        claims = self.jobs.claim_units(self.id, free, other_than=side_units(), only=self.config.only_job)
         self.units_taken += len(claims)
         outcomes: dict[str, Any] = {}
         for c in claims:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from service.jobs import manage, unit_kit
-from service.jobs.kinds import SIDE_UNITS
+from service.jobs.kinds import side_units
 from service.jobs.plan import JobRequest
 from service.jobs.runner import run_unit
 from service.store import db as store_db
@@ -91,8 +91,8 @@ def test_a_tree_too_big_for_a_request_is_built_by_a_job_and_kept(db_url: str) ->
     jobs, positions = _stores(db_url)
     _plan(jobs, positions)
     # its one unit is a side-lane unit: search slots never take it, the side lane does
-    assert jobs.claim_units("dask", 8, other_than=SIDE_UNITS) == []
-    (claim,) = jobs.claim_units("side", 8, kinds=SIDE_UNITS)
+    assert jobs.claim_units("dask", 8, other_than=side_units()) == []
+    (claim,) = jobs.claim_units("side", 8, kinds=side_units())
     assert claim.kind == "tree"
     # progress counts the secrets placed
     assert jobs.heartbeat(claim.unit_id, claim.lease, 30)
@@ -138,8 +138,8 @@ def test_an_optimal_tree_job_searches_on_the_dask_slots(db_url: str, monkeypatch
     assert resp.status_code == 202
     jobs, positions = _stores(db_url)
     _plan(jobs, positions)
-    assert jobs.claim_units("side", 8, kinds=SIDE_UNITS) == []  # a search: not for the side lane
-    (claim,) = jobs.claim_units("dask", 8, other_than=SIDE_UNITS)
+    assert jobs.claim_units("side", 8, kinds=side_units()) == []  # a search: not for the side lane
+    (claim,) = jobs.claim_units("dask", 8, other_than=side_units())
     assert claim.kind == "opt-tree"
     assert run_unit(db_url, claim.unit_id, claim.lease, heartbeat_s=0.2)["status"] == "done"
     assert manage.refresh(jobs, positions, resp.json["id"]) == "done"
