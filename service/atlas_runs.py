@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from service import atlas
-from service.atlas import ATLAS
+from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind
 from service.store.job_records import JobRequest
@@ -103,7 +103,7 @@ class AtlasKind(JobCampaignKind):
             written.update(entries)
             return entries if changed else None
 
-        ATLAS.rewrite(taken_in, spec.progress)
+        ATLAS_KEEPER.rewrite(taken_in, spec.progress)
         return written
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:

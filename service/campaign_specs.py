@@ -30,15 +30,15 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from service import bound_campaigns
-from service.atlas import ATLAS
+from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError
 from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, JobCampaignKind, load_spec
 from service.config import Settings
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
 from service.jobs.runner import signals_deferred, stopped_by_sigterm
-from service.records import RECORDS
-from service.registry import GameRegistry, record_of
+from service.keeping import KeptRegistry, record_of
+from service.records_keeping import RECORDS_KEEPER
 from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
 
@@ -112,7 +112,7 @@ def export(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any
 
 
 def keeper(spec: CampaignSpec, file: str | None = None,
-           registry: GameRegistry | None = None) -> tuple[GameRegistry, str]:
+           registry: KeptRegistry | None = None) -> tuple[KeptRegistry, str]:
     """The registry that keeps the bound campaign's result, and its file (``file``, or the package's): asked before
     the campaign runs, so that a bound nothing could keep is refused before any work.
 
@@ -121,11 +121,11 @@ def keeper(spec: CampaignSpec, file: str | None = None,
         raise CampaignError("only a bound campaign's result is kept in the atlas or the records (a rollout's tree "
                             "is assembled and judged by `records rollout` or `atlas hybrid --rollout-width`)")
     named = registry is not None  # a command of the registry's group: its file may be new (a records file)
-    registry = registry or next((r for r in (ATLAS, RECORDS) if spec.game.spec in r.shipped()), None)
+    registry = registry or next((r for r in (ATLAS_KEEPER, RECORDS_KEEPER) if spec.game.spec in r.shipped()), None)
     if registry is None:
         raise CampaignError(f"{spec.game.spec} is neither an atlas game nor a record game: no file keeps its bound")
     where = file or registry.file
-    kind = "the atlas" if registry is ATLAS else "the records"
+    kind = "the atlas" if registry is ATLAS_KEEPER else "the records"
     if not named and not os.path.isfile(where):
         raise CampaignError(f"{where} is not there: give a file of {kind}, which keeps {spec.game.spec}'s bound")
     try:
@@ -142,13 +142,13 @@ def keeper(spec: CampaignSpec, file: str | None = None,
 
 
 def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
-               registry: GameRegistry | None = None, command: str | None = None,
+               registry: KeptRegistry | None = None, command: str | None = None,
                progress_as: str | None = None, jobs: JobStore | None = None) -> dict[str, Any]:
     """Keep what the bound campaign proved in the registry of games that lists its game (the atlas, or the
     records, or ``registry``; ``file``: another file of that kind than the package's): the job's bound once it is
     done, else what the progress file's parts prove so far (marked unfinished; a campaign of named parts is never
     done otherwise), kept only when it beats the bound recorded
-    (:meth:`service.registry.GameRegistry.keep_lower_bound`).  The record's command is ``command``, by default
+    (:meth:`service.registry.KeptRegistry.keep_lower_bound`).  The record's command is ``command``, by default
     the spec's (``bullscows campaign run SPEC``), and its progress file is named ``progress_as``, by default
     relative to the spec's parent folder.  An unfinished record counts the units ``jobs`` has done of ``job``
     (their sets and time); with no job, a progress file that finished this plan is kept as finished.  Returns the
@@ -238,7 +238,7 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
 
 
 def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
-          registry: GameRegistry | None = None) -> None:
+          registry: KeptRegistry | None = None) -> None:
     """What :func:`run` refuses before it touches any database: a progress file that is not the campaign's
     (:meth:`~service.campaign_spec.CampaignKind.check`), or with ``keep`` a bound nothing could keep
     (:func:`keeper`).
@@ -263,7 +263,7 @@ class RunOutcome:
 
 def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
         processes: int | None = None, export_every: float = 300.0, max_units: int | None = None,
-        keep: bool = False, keep_in: str | None = None, registry: GameRegistry | None = None,
+        keep: bool = False, keep_in: str | None = None, registry: KeptRegistry | None = None,
         command: str | None = None, progress_as: str | None = None, units: list[str] | None = None,
         scheduler: str | None = None, log: Callable[[str], None] = lambda _: None) -> RunOutcome:
     """Run the spec's campaign as a job: take in its progress file (:func:`start`; a rollout's ``units``: only

@@ -30,7 +30,7 @@ from service.campaign_spec import CampaignSpec, JobCampaignKind, jobs_asking
 from service.jobs.campaign_kinds import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key
-from service.records import RECORDS
+from service.records_keeping import RECORDS_KEEPER
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit
@@ -272,7 +272,7 @@ class CheckKind(JobCampaignKind):
             entries[spec.game.spec]["check"] = record
             return entries
 
-        RECORDS.rewrite(checked, spec.progress)
+        RECORDS_KEEPER.rewrite(checked, spec.progress)
         return made[0]
 
     def progress(self, spec: CampaignSpec) -> dict[str, Any] | None:

@@ -30,14 +30,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service import atlas, campaign_specs, polishes, records, rollouts
-from service.atlas import ATLAS
+from service import atlas, atlas_keeping, campaign_specs, polishes, records, records_keeping, rollouts
+from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError, read_json
 from service.campaign_spec import CampaignKind, CampaignSpec, Step
 from service.config import Settings
 from service.jobs.runner import signals_deferred
-from service.records import RECORDS
-from service.registry import GameRegistry, best_known_file, polish_command
+from service.keeping import KeptRegistry, best_known_file, polish_command
+from service.records_keeping import RECORDS_KEEPER
 from service.store.claims import Claims
 from service.store.files import write_json
 from service.store.jobs import JobStore
@@ -71,7 +71,7 @@ class Folder:
         return os.path.dirname(self.spec.progress)
 
     @property
-    def registry(self) -> GameRegistry:
+    def registry(self) -> KeptRegistry:
         return registry_of(self.spec.game.spec)
 
     @property
@@ -92,10 +92,10 @@ class Folder:
         return os.path.join(self.path, self.spec.steps[index].file(index))
 
 
-def registry_of(game: str) -> GameRegistry:
+def registry_of(game: str) -> KeptRegistry:
     """The registry that keeps a best-known tree of ``game``: the records for a records game, else the atlas
     (:func:`check` refuses a game that is not one of its unsolved games)."""
-    return RECORDS if game in records.PUBLISHED else ATLAS
+    return RECORDS_KEEPER if game in records.PUBLISHED else ATLAS_KEEPER
 
 
 def command(spec: CampaignSpec, step: Step) -> str:
@@ -111,8 +111,8 @@ def command(spec: CampaignSpec, step: Step) -> str:
                                                     params["max_guesses"])
     plan = step.rollout_plan
     if group == "records":
-        return records.rollout_command(game, plan, params["units"], params["graft"])
-    return ATLAS.hybrid_command(game, plan.strategy, plan.exact_at_most, plan.max_guesses, _atlas_rollout(step))
+        return records_keeping.rollout_command(game, plan, params["units"], params["graft"])
+    return ATLAS_KEEPER.hybrid_command(game, plan.strategy, plan.exact_at_most, plan.max_guesses, _atlas_rollout(step))
 
 
 def chain(spec: CampaignSpec) -> str:
@@ -154,8 +154,8 @@ def _prepare(spec: CampaignSpec) -> list[dict[str, Any]]:
     where = Folder(spec)
     os.makedirs(where.trees, exist_ok=True)
     if where.group == "atlas" and not os.path.exists(where.file):
-        entry = {k: v for k, v in ATLAS.shipped()[spec.game.spec].items() if k != ATLAS.tree_key}
-        ATLAS.save({spec.game.spec: entry}, where.file)
+        entry = {k: v for k, v in ATLAS_KEEPER.shipped()[spec.game.spec].items() if k != ATLAS_KEEPER.tree_key}
+        ATLAS_KEEPER.save({spec.game.spec: entry}, where.file)
     state = _state(spec)
     done = [] if state is None else list(state["done"])
     before = os.path.join(where.path, BEFORE)
@@ -281,7 +281,7 @@ def _refuse_graft(spec: CampaignSpec, index: int) -> None:
     :raises CampaignError: either."""
     where, plan = Folder(spec), spec.steps[index].rollout_plan
     try:
-        records.refuse_graft(spec.game.spec, spec.steps[index].params["units"], True, where.file)
+        records_keeping.refuse_graft(spec.game.spec, spec.steps[index].params["units"], True, where.file)
     except CampaignError as exc:
         raise CampaignError(f"step {index + 1}: {exc}") from None
     tree = where.registry.load(where.file)[spec.game.spec][where.registry.tree_key]
@@ -342,19 +342,19 @@ def _judged(spec: CampaignSpec, index: int, tree: Any, params: dict[str, Any] | 
         if step.kind == "polish":
             where.registry.add_polish(name, tree, params or {}, file, path=where.file, folder=where.trees, log=log)
         elif where.group == "records" and step.kind == "rollout":
-            records.add_rollout(name, step.rollout_plan, file, path=where.file, folder=where.trees,
-                                units=p["units"], graft=p["graft"], log=log)
+            records_keeping.add_rollout(name, step.rollout_plan, file, path=where.file, folder=where.trees,
+                                        units=p["units"], graft=p["graft"], log=log)
         elif where.group == "records":
-            record = records.add_hybrid(name, p["strategy"], p["exact_at_most"], path=where.file, folder=where.trees,
-                                        log=log)
+            record = records_keeping.add_hybrid(name, p["strategy"], p["exact_at_most"], path=where.file,
+                                                folder=where.trees, log=log)
             return {"total": record["total"], "kept": record["kept"]}
         elif step.kind == "rollout":
             plan = step.rollout_plan
-            atlas.add_hybrid(name, plan.exact_at_most, plan.strategy, path=where.file, folder=where.trees,
-                             rollout=_atlas_rollout(step), max_guesses=plan.max_guesses, progress=file, log=log)
+            atlas_keeping.add_hybrid(name, plan.exact_at_most, plan.strategy, path=where.file, folder=where.trees,
+                                     rollout=_atlas_rollout(step), max_guesses=plan.max_guesses, progress=file, log=log)
         else:
-            kept = atlas.add_hybrid(name, p["exact_at_most"], p["strategy"], path=where.file, folder=where.trees,
-                                    max_guesses=p["max_guesses"], log=log)
+            kept = atlas_keeping.add_hybrid(name, p["exact_at_most"], p["strategy"], path=where.file,
+                                            folder=where.trees, max_guesses=p["max_guesses"], log=log)
             return {"kept": False} if kept is None else {"total": kept["total"], "kept": True}
     except ValueError as exc:  # CampaignError among them: a step its command refuses at this point
         raise CampaignError(f"step {index + 1}: {exc}") from None
@@ -402,13 +402,14 @@ class StepsKind(CampaignKind):
         :raises CampaignError: what is wrong, in the spec's words."""
         where = Folder(spec)
         name = spec.game.spec
-        package = {os.path.realpath(p) for p in (os.path.dirname(RECORDS.file), os.path.dirname(ATLAS.file), TREE_DIR)}
+        package = {os.path.realpath(p)
+                   for p in (os.path.dirname(RECORDS_KEEPER.file), os.path.dirname(ATLAS_KEEPER.file), TREE_DIR)}
         if (os.path.basename(spec.progress) != STATE or where.path == os.path.dirname(spec.path)
                 or os.path.realpath(where.path) in package):
             raise CampaignError(f"{spec.path}: progress {spec.progress}; a steps campaign keeps its files in a "
                                 f"folder of its own, beside or below its spec: give FOLDER/{STATE}")
         if where.group == "atlas":
-            if not atlas.unsolved(ATLAS.shipped().get(name)):
+            if not atlas.unsolved(ATLAS_KEEPER.shipped().get(name)):
                 raise CampaignError(f"{spec.path}: {name} is neither a records game nor an unsolved atlas game: "
                                     "no file keeps a best-known tree of it")
             for i, step in enumerate(spec.steps):
@@ -483,7 +484,7 @@ class StepsKind(CampaignKind):
     def keep(self, spec: CampaignSpec, file: str | None = None, log: Log = lambda _: None) -> dict[str, Any]:
         """Keep the finished campaign's tree in the package's registry (``file``: another file of its kind, the trees
         beside it in ``trees/``) when it beats the one recorded, by the registry's one rule
-        (:meth:`~service.registry.GameRegistry.keep_tree`): played through every secret again first, its record the
+        (:meth:`~service.registry.KeptRegistry.keep_tree`): played through every secret again first, its record the
         folder's with the figures of that play, its ``campaign`` the spec and its folder.  Returns the record, whether
         it was kept, and the file.
 

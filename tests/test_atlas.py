@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from service import atlas
+from service import atlas, atlas_keeping
 from service.cli import main as cli
 from solver.atlas import NAMES, Value, atlas_games, solve_game
 from solver.game import DEFAULT_ALPHABET, Game
@@ -113,7 +113,7 @@ def test_the_shipped_mastermind_entry_is_the_published_one(published: dict[str, 
 
 @pytest.mark.slow  # seconds: the whole Mastermind entry searched again
 def test_the_atlas_recomputes_mastermind(published: dict[str, Any]) -> None:
-    entry = atlas.compute("4,6,1", 120.0, None)
+    entry = atlas_keeping.compute("4,6,1", 120.0, None)
     numbers = {k: entry["values"][k]["value"] for k in NAMES}
     assert numbers == {k: SHIPPED["4,6,1"]["values"][k]["value"] for k in NAMES}
     assert numbers["total"] == published["min_total"]["mastermind"]["optimum_total_unlimited"]
@@ -186,11 +186,11 @@ def test_a_run_keeps_finished_games_and_resumes_bounded_ones(tmp_path: Path) -> 
     """``atlas run`` computes, as a job of one unit per game, only the games the file has not finished, each from
     its entry there, and writes each entry to the file; a run with nothing left asks no job."""
     path = str(tmp_path / "atlas.json")
-    done = atlas.compute("2,2,0", 10.0, None)
+    done = atlas_keeping.compute("2,2,0", 10.0, None)
     done["seconds"] = 12345.0  # a mark: a finished game is not computed again
-    bounded = atlas.compute("2,2,1", 10.0, None)
+    bounded = atlas_keeping.compute("2,2,1", 10.0, None)
     bounded["values"]["total"] = Value(7, 9).as_dict()
-    atlas.save({"2,2,0": done, "2,2,1": bounded}, path)
+    atlas_keeping.save({"2,2,0": done, "2,2,1": bounded}, path)
     assert not atlas.finished(atlas.load(path)["2,2,1"])
     args = ["atlas", "run", "-g", "2,2,0", "-g", "2,2,1", "--budget", "10", "--file", path, "--url",
             f"sqlite:///{tmp_path / 'jobs.sqlite'}"]
@@ -233,7 +233,7 @@ def test_the_one_step_command_restores_an_entrys_upper_bounds(tmp_path: Path) ->
     del stripped["one_step"]
     for name in ("total_within_worst_case", "worst_case_movers"):
         stripped["values"][name].update(upper=None, exact=False, value=None)
-    atlas.save(entries, str(path))
+    atlas_keeping.save(entries, str(path))
     runner = CliRunner()
     ran = runner.invoke(cli, ["atlas", "one-step", "--file", str(path)])
     assert ran.exit_code == 0 and "1 entries" in ran.output, ran.output
@@ -359,7 +359,7 @@ def test_a_depth_past_the_worst_case_is_found_under_a_bound() -> None:
     """Bulls-and-Cows with 3 digits needs a seventh guess to reach its optimal total, one more than its
     worst case: past W the search only asks whether T_k reaches T (pruning at T + 1), and still finds the
     numbers that full searches of every k found for the shipped file."""
-    entry = atlas.compute("3,10,0", 120.0, None)
+    entry = atlas_keeping.compute("3,10,0", 120.0, None)
     numbers = {k: entry["values"][k]["value"] for k in NAMES}
     assert numbers["total_depth"] == numbers["worst_case"] + 1
     assert numbers == {k: SHIPPED["3,10,0"]["values"][k]["value"] for k in NAMES}
@@ -416,7 +416,7 @@ def test_every_open_entry_carries_its_best_known_tree() -> None:
         e = SHIPPED[spec]
         trees = {name: OneStep(**t) for name, t in e["one_step"].items()}
         values = {n: Value.from_dict(e["values"][n]) for n in NAMES}
-        trees.update(atlas.played_hybrid(e.get("hybrid")))
+        trees.update(atlas_keeping.played_hybrid(e.get("hybrid")))
         assert tighten(values, trees) == values, spec  # nothing left to lower
         best = atlas.best_known(e)
         assert best is not None
@@ -451,7 +451,7 @@ def test_the_hybrid_command_ships_a_tree_and_can_close_a_bracket(tmp_path: Path)
     optimum = entry["values"]["total"]["value"]
     upper = min(t["total"] for t in entry["one_step"].values())
     entry["values"]["total"].update(exact=False, value=None, upper=upper)
-    atlas.save({"4,3,1": entry}, str(path))
+    atlas_keeping.save({"4,3,1": entry}, str(path))
     runner = CliRunner()
     ran = runner.invoke(cli, ["atlas", "hybrid", "-g", "4,3,1", "--exact-at-most", "81", "--file", str(path),
                               "--trees", str(folder)])
@@ -481,7 +481,7 @@ def test_the_hybrid_command_rolls_out_when_asked(tmp_path: Path) -> None:
     entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
     optimum = entry["values"]["total"]["value"]
     entry["values"]["total"].update(exact=False, value=None, upper=min(t["total"] for t in entry["one_step"].values()))
-    atlas.save({"4,3,1": entry}, str(path))
+    atlas_keeping.save({"4,3,1": entry}, str(path))
     plain = hybrid_tree(Game.from_spec("4,3,1"), "entropy", 3).stats().total
     progress = tmp_path / "campaign.json"
     args = ["atlas", "hybrid", "-g", "4,3,1", "--strategy", "entropy", "--exact-at-most", "3", "--rollout-width", "3",
@@ -530,7 +530,7 @@ def test_the_bounds_command_raises_lower_bounds_and_keeps_them_in_a_table(tmp_pa
     size_only = 23590  # the level-fill bound of 5040 codes and 11 non-winning responses
     for name in ("total", "total_within_worst_case"):
         entry["values"][name]["lower"] = size_only
-    atlas.save(entries, str(path))
+    atlas_keeping.save(entries, str(path))
     url = f"sqlite:///{tmp_path / 'table.sqlite3'}"
     runner = CliRunner()
     ran = runner.invoke(cli, ["atlas", "bounds", "-g", "6,7,0", "--depth", "2", "--file", str(path), "--url", url,
@@ -566,7 +566,7 @@ def test_a_bound_asked_for_a_target_records_it(tmp_path: Path) -> None:
     entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
     truth = entry["values"]["total"]["value"]
     entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
-    atlas.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(SHIPPED["3,3,1"]))}, str(path))
+    atlas_keeping.save({"4,3,1": entry, "3,3,1": json.loads(json.dumps(SHIPPED["3,3,1"]))}, str(path))
     runner = CliRunner()
     ran = runner.invoke(cli, ["atlas", "bounds", "-g", "4,3,1", "--depth", "3", "--target", str(truth - 3),
                               "--file", str(path), "--json"])
@@ -594,7 +594,7 @@ def test_a_lower_bound_past_an_upper_one_is_refused() -> None:
 def test_a_hybrid_finishing_keeps_what_another_run_wrote_meanwhile(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Two long commands on one atlas file (two games, two cores): the one that finishes last re-reads the
-    file under its lock, so the other's result is not overwritten by the copy it read when it started."""
+    file as it keeps its own, so the other's result is not overwritten by the copy it read when it started."""
     from solver import atlas as solver_atlas
 
     path, folder = tmp_path / "atlas.json", tmp_path / "trees"
@@ -602,16 +602,16 @@ def test_a_hybrid_finishing_keeps_what_another_run_wrote_meanwhile(tmp_path: Pat
     entry = json.loads(json.dumps(SHIPPED["4,3,1"]))
     entry["values"]["total"].update(exact=False, value=None, upper=min(t["total"] for t in entry["one_step"].values()))
     other = json.loads(json.dumps(SHIPPED["3,3,1"]))
-    atlas.save({"4,3,1": entry, "3,3,1": other}, str(path))
+    atlas_keeping.save({"4,3,1": entry, "3,3,1": other}, str(path))
 
     def meanwhile(game: Game, strategy: str, exact_at_most: int, **kwargs: Any) -> object:
         entries = atlas.load(str(path))  # another run finishes while this one computes
         entries["3,3,1"]["hybrid"] = {"written": "by the other run"}
-        atlas.save(entries, str(path))
+        atlas_keeping.save(entries, str(path))
         return solver_atlas.hybrid_tree(game, strategy, exact_at_most, **kwargs)
 
-    monkeypatch.setattr(atlas, "hybrid_tree", meanwhile)
-    record = atlas.add_hybrid("4,3,1", 81, "entropy", path=str(path), folder=str(folder))
+    monkeypatch.setattr(atlas_keeping, "hybrid_tree", meanwhile)
+    record = atlas_keeping.add_hybrid("4,3,1", 81, "entropy", path=str(path), folder=str(folder))
     got = atlas.load(str(path))
     assert record is not None and got["4,3,1"]["hybrid"]["total"] == record["total"]
     assert got["3,3,1"]["hybrid"] == {"written": "by the other run"}
@@ -635,7 +635,7 @@ def test_the_hybrid_command_keeps_to_a_worst_case_when_asked(tmp_path: Path) -> 
     for tree in entry["one_step"].values():  # a stand-in entry whose known trees are worse than this hybrid
         tree["total"] = max(tree["total"], within.total + 1)
     entry["values"]["total"].update(exact=False, value=None, upper=within.total + 1)
-    atlas.save({"4,4,0": entry}, str(path))
+    atlas_keeping.save({"4,4,0": entry}, str(path))
     ran = CliRunner().invoke(cli, ["atlas", "hybrid", "-g", "4,4,0", "--strategy", "entropy", "--exact-at-most", "5",
                                    "--max-guesses", str(w), "--file", str(path), "--trees", str(folder)])
     assert ran.exit_code == 0, ran.output
@@ -655,13 +655,13 @@ def test_the_polish_command_lowers_a_best_known_tree(tmp_path: Path) -> None:
     for tree in entry["one_step"].values():  # a stand-in entry whose one-step trees are worse than any hybrid
         tree["total"] = 999
     entry["values"]["total"].update(exact=False, value=None, upper=999)
-    atlas.save({"4,3,1": entry}, str(path))
+    atlas_keeping.save({"4,3,1": entry}, str(path))
     runner = CliRunner()
     progress = str(tmp_path / "polish.json")
     refused = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--file", str(path), "--trees", str(folder),
                                   "--progress", progress])
     assert refused.exit_code == 2 and "best-known tree" in refused.output
-    weak = atlas.add_hybrid("4,3,1", 2, "minimax", path=str(path), folder=str(folder))
+    weak = atlas_keeping.add_hybrid("4,3,1", 2, "minimax", path=str(path), folder=str(folder))
     assert weak is not None and weak["total"] > optimum
     ran = runner.invoke(cli, ["atlas", "polish", "-g", "4,3,1", "--at-most", "81", "--budget", "60",
                               "--file", str(path), "--trees", str(folder), "--progress", progress,

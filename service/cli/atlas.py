@@ -167,7 +167,7 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
     """Build the one-step strategies' whole trees of the entries that lack them (entropy, most parts,
     minimax, expected size): they give the best strategy known of an unsolved game, and lower its open
     upper bounds to what a played-out tree proves.  No search; seconds per game."""
-    from service import atlas
+    from service import atlas_keeping
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -179,7 +179,7 @@ def atlas_one_step(games: tuple[str, ...], path: str | None, as_json: bool) -> N
     missing = [s for s in specs or [] if s not in entries]
     if missing:
         fail(f"not in the atlas file: {', '.join(missing)}")
-    changed = atlas.add_one_step(specs, path=file, log=say)
+    changed = atlas_keeping.add_one_step(specs, path=file, log=say)
     emit({"changed": changed}, as_json,
           lambda out: click.echo(f"{len(out['changed'])} entries given their one-step trees"
                                  + (f": {', '.join(out['changed'])}" if out["changed"] else "")))
@@ -220,7 +220,7 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
     same command on the same database continues it.
     Prints, game by game, the tree kept (or that none was); --json: each game's record, null when none was
     kept or units are left."""
-    from service import atlas, rollouts
+    from service import atlas, atlas_keeping, rollouts
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -248,10 +248,10 @@ def atlas_hybrid(games: tuple[str, ...], exact_at_most: int, strategy: str | Non
             file_of = None
             if rollout is not None:
                 file_of = progress or rollouts.FILE.default_path(spec)
-                plan = atlas.rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, file)
+                plan = atlas_keeping.rollout_plan(spec, exact_at_most, strategy, rollout, max_guesses, file)
                 rollout_campaign(spec, plan, file_of, processes, scheduler, max_units, None, url)
-            kept[spec] = atlas.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder, rollout=rollout,
-                                          max_guesses=max_guesses, progress=file_of, log=say)
+            kept[spec] = atlas_keeping.add_hybrid(spec, exact_at_most, strategy, path=file, folder=folder,
+                                                  rollout=rollout, max_guesses=max_guesses, progress=file_of, log=say)
         except rollouts.CampaignError as exc:
             fail(str(exc))
     emit({"games": kept}, as_json, lambda out: _print_kept(out["games"], "no better tree kept (or units left)"))
@@ -286,7 +286,7 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
     needs fewer guesses.  The polish runs as a job (one unit per part of the first guess) in --url's database, by
     a worker the command starts; each settled position is kept there at once and written to --progress every
     minute: stopped or killed, the same command continues where it was."""
-    from service import atlas, polishes
+    from service import atlas, atlas_keeping, polishes
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or atlas.finished(entry) or entry.get("hybrid") is None:
@@ -296,13 +296,14 @@ def atlas_polish(game: str, above: int | None, at_most: int, budget: float, max_
         fail(f"--at-most ({at_most}) must be above --above ({low})")
     progress = progress or polishes.FILE.default_path(spec)
     try:
-        tree, params = atlas.ATLAS.polish_target(spec, above=low, at_most=at_most, budget_s=budget,
-                                                 max_guesses=max_guesses, path=file, folder=folder, sweep=sweep)
+        tree, params = atlas_keeping.ATLAS_KEEPER.polish_target(spec, above=low, at_most=at_most, budget_s=budget,
+                                                                max_guesses=max_guesses, path=file, folder=folder,
+                                                                sweep=sweep)
         stopped = polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
             emit(stopped, as_json)
             return
-        judged = atlas.ATLAS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=say)
+        judged = atlas_keeping.ATLAS_KEEPER.add_polish(spec, tree, params, progress, path=file, folder=folder, log=say)
     except ValueError as exc:
         fail(str(exc))
     record = judged if judged.pop("kept") else None
@@ -347,7 +348,7 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
     campaign's progress (``finished: false``), and the same command continues it; workers started on other
     machines sharing the database (--url) take units of it too.
     Prints each game's bound record (--json: as JSON, one line per game)."""
-    from service import atlas
+    from service import atlas, atlas_keeping
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -370,7 +371,8 @@ def atlas_bounds(games: tuple[str, ...], depth: int, target: int | None, url: st
         return
     for spec in specs:
         known, keep = (None, None) if url is None else _table_of(spec, url)
-        record, got = atlas.ATLAS.add_lower_bound(spec, depth, path=file, known=known, target=target, log=say)
+        record, got = atlas_keeping.ATLAS_KEEPER.add_lower_bound(spec, depth, path=file, known=known, target=target,
+                                                                 log=say)
         if keep is not None:
             kept = keep(got)
             click.echo(f"# {spec}: {kept} root parts' bounds kept in the positions table", err=True)
@@ -451,7 +453,7 @@ def atlas_show(markdown: bool, path: str | None, as_json: bool) -> None:
 def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) -> None:
     """Build the optimal trees of the atlas's exact games (total, and fewest W-movers) into the shipped
     trees, each checked against the atlas's numbers: next-move then answers those games from them."""
-    from service import atlas
+    from service import atlas_keeping
     from solver.errors import SolverError
     from solver.game import Game
 
@@ -461,7 +463,7 @@ def atlas_trees(games: tuple[str, ...], folder: str | None, path: str | None) ->
         fail(str(exc))
     file, _ = _atlas_entries(path)
     try:
-        atlas.build_trees(specs, path=file, folder=folder, log=lambda line: click.echo(line, err=True))
+        atlas_keeping.build_trees(specs, path=file, folder=folder, log=lambda line: click.echo(line, err=True))
     except RuntimeError as exc:
         fail(str(exc))
 
@@ -487,15 +489,15 @@ def atlas_settle(game: str, responses: str, progress: str | None, seconds: float
     kept in the lower-bound campaign's progress file as the part's exact bound.  The root's bound the file then
     proves is recorded when it beats the atlas's.  Long: each guess's progress is kept as it is proven, and
     the same command continues a run stopped by --seconds or a kill."""
-    from service import atlas, bound_campaigns
+    from service import atlas_keeping, bound_campaigns
 
     file, spec, entry = _entry_of(game, path)
     if entry is None or entry["values"]["total"]["exact"]:
         fail(f"{spec} is not an atlas game with an unproven total")
     parts = parts_list(responses) or []
     try:
-        rows, record = atlas.settle_parts(spec, parts, progress=progress, seconds=seconds,
-                                          kernel_at_most=kernel_at_most, path=file, log=say)
+        rows, record = atlas_keeping.settle_parts(spec, parts, progress=progress, seconds=seconds,
+                                                  kernel_at_most=kernel_at_most, path=file, log=say)
     except bound_campaigns.CampaignError as exc:
         fail(str(exc))
     emit({"game": spec, "parts": rows, "lower_bound": record}, as_json)

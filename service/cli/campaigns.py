@@ -157,12 +157,12 @@ def bound_campaign(group: str, spec: str, depth: int, target: int | None, progre
     (:func:`service.campaign_specs.run`, a worker of ``processes`` processes on ``url``'s database), its bound kept
     in ``group``'s file ``path``, and its outcome printed (:func:`_emit_campaign`)."""
     from service import bound_campaigns, bound_files, campaign_specs
-    from service.atlas import ATLAS
+    from service.atlas_keeping import ATLAS_KEEPER
     from service.campaign_files import CampaignError
-    from service.records import RECORDS
+    from service.records_keeping import RECORDS_KEEPER
     from solver.game import Game
 
-    registry = ATLAS if group == "atlas" else RECORDS
+    registry = ATLAS_KEEPER if group == "atlas" else RECORDS_KEEPER
     game = Game.from_spec(spec)
     file = progress or bound_campaigns.default_path(spec)
     try:

@@ -108,15 +108,15 @@ def records_bound(game: str, depth: int, target: int | None, campaign: bool, pro
     spec file): it prints the record once every unit is done, else the campaign's progress (``finished: false``),
     and the same command continues it; workers started on other machines sharing the database (--url) take
     units of it too."""
-    from service import records
+    from service import records, records_keeping
 
     spec = _spec(game)
     refuse_campaign_options(campaign, progress, processes, max_units, only_parts)
     file = path or records.RECORDS_FILE
     _readable(file)
     if not campaign:
-        emit({"game": spec, **records.RECORDS.add_lower_bound(spec, depth, target=target, path=file, log=say)[0]},
-              as_json)
+        record = records_keeping.RECORDS_KEEPER.add_lower_bound(spec, depth, target=target, path=file, log=say)[0]
+        emit({"game": spec, **record}, as_json)
         return
     bound_campaign("records", spec, depth, target, progress, processes, max_units, only_parts, file, url,
                     as_json)
@@ -137,13 +137,13 @@ def records_hybrid(game: str, strategy: str, exact_at_most: int, path: str | Non
     below), play every secret through it, and ship it as the game's best-known tree when it needs fewer
     guesses than the one recorded.  Prints its record (--json: as JSON; ``kept`` says whether it was
     shipped)."""
-    from service import records
+    from service import records, records_keeping
 
     spec = _spec(game)
     one_step_checked(strategy)
     _readable(path or records.RECORDS_FILE)
-    record = records.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
-                                log=say)
+    record = records_keeping.add_hybrid(spec, strategy, exact_at_most, path=path or records.RECORDS_FILE, folder=folder,
+                                        log=say)
     emit({"game": spec, **record}, as_json)
 
 
@@ -223,7 +223,7 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     those parts and puts them into the shipped tree.  --judge-width with --judge-turns judges the best guesses
     at those turns by the rollout below them instead of the hybrid (the best of --judge-pool guesses there).
     --polish-units polishes each unit built."""
-    from service import records, rollouts
+    from service import records, records_keeping, rollouts
 
     spec = _spec(game)
     plan = records_plan(spec, strategy, exact_at_most, width, from_turn, levels, min_size, max_guesses, over_width,
@@ -232,10 +232,10 @@ def records_rollout(game: str, strategy: str, exact_at_most: int, width: int, fr
     file = progress or rollouts.FILE.default_path(spec)
     asked = None if units is None else units.split(",")
     try:
-        records.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
+        records_keeping.refuse_graft(spec, asked, graft, path or records.RECORDS_FILE)
         rollout_campaign(spec, plan, file, processes, scheduler, max_units, asked, url)
-        record = records.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder, units=asked,
-                                     graft=graft, log=say)
+        record = records_keeping.add_rollout(spec, plan, file, path=path or records.RECORDS_FILE, folder=folder,
+                                             units=asked, graft=graft, log=say)
     except rollouts.CampaignError as exc:
         fail(str(exc))
     emit({"game": spec, **record}, as_json)
@@ -310,7 +310,7 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     is logged on stderr.  The polish runs as a job (one unit per part of the first guess) in --url's database,
     by a worker the command starts; each settled position is kept there at once and written to --progress every
     minute: stopped or killed, the same command continues where it was."""
-    from service import polishes, records
+    from service import polishes, records, records_keeping
 
     spec = _spec(game)
     if at_most <= above:
@@ -319,14 +319,15 @@ def records_polish(game: str, above: int, at_most: int, budget: float, max_guess
     file = path or records.RECORDS_FILE
     progress = progress or polishes.FILE.default_path(spec)
     try:
-        tree, params = records.RECORDS.polish_target(spec, above=above, at_most=at_most, budget_s=budget,
-                                                     max_guesses=max_guesses, path=file, folder=folder, sweep=sweep,
-                                                     parts=None if parts is None else parts.split(","))
+        tree, params = records_keeping.RECORDS_KEEPER.polish_target(
+            spec, above=above, at_most=at_most, budget_s=budget, max_guesses=max_guesses, path=file, folder=folder,
+            sweep=sweep, parts=None if parts is None else parts.split(","))
         stopped = polish_campaign(spec, tree, params, progress, processes, scheduler, max_units, url)
         if stopped is not None:
             emit(stopped, as_json)
             return
-        record = records.RECORDS.add_polish(spec, tree, params, progress, path=file, folder=folder, log=say)
+        record = records_keeping.RECORDS_KEEPER.add_polish(spec, tree, params, progress, path=file, folder=folder,
+                                                           log=say)
     except ValueError as exc:
         fail(str(exc))
     emit({"game": spec, **record}, as_json)

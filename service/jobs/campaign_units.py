@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from service import atlas
+from service import atlas, atlas_keeping
 from service.config import Settings
 from service.jobs.campaign_plans import polish_parts, polish_tree_of, rollout_plan_of
 from service.jobs.ledger import StoreLedger, UnitStopped
@@ -375,7 +375,7 @@ def run_atlas_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest, lease
     beat = Heartbeat(jobs, unit.id, lease, heartbeat_s, lambda: 0)
     started = time.perf_counter()
     try:
-        entry = atlas.compute(spec, float(doc["budget_s"]), (doc.get("known") or {}).get(spec))
+        entry = atlas_keeping.compute(spec, float(doc["budget_s"]), (doc.get("known") or {}).get(spec))
     except Exception as err:
         beat.stop()
         return unit_failed(jobs, unit.id, lease, err, max_attempts)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from service import atlas, bound_campaigns, bound_files, campaign_specs
+from service import atlas, atlas_keeping, bound_campaigns, bound_files, campaign_specs
 from service.campaign_files import CampaignError
 from service.cli import main
 from service.store.db import Database
@@ -168,7 +168,7 @@ def _unproven_atlas(path: Path, spec: str, below: int = 40) -> int:
     entry = json.loads(json.dumps(atlas.load()[spec]))
     truth = int(entry["values"]["total"]["value"])
     entry["values"]["total"].update(exact=False, value=None, lower=truth - below, upper=truth + 10)
-    atlas.save({spec: entry}, str(path))
+    atlas_keeping.save({spec: entry}, str(path))
     return truth
 
 
@@ -504,7 +504,7 @@ def _unsolved_copy(tmp_path: Path, spec: str) -> tuple[Path, int]:
     entry = json.loads(json.dumps(atlas.load()[spec]))
     truth = entry["values"]["total"]["value"]
     entry["values"]["total"].update(exact=False, value=None, lower=truth - 40, upper=truth + 10)
-    atlas.save({spec: entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
+    atlas_keeping.save({spec: entry, "3,3,1": json.loads(json.dumps(atlas.load()["3,3,1"]))}, str(path))
     return path, truth
 
 
@@ -545,10 +545,10 @@ def test_settled_parts_are_kept_exact_and_raise_the_bound_the_file_proves(tmp_pa
     assert kept["lower_bound"]["command"].startswith(f"bullscows atlas settle -g {spec} --parts 1.0,0.1")
     # the same unfinished campaign's record, at the same bound after more time, replaces it; another file's does not
     later = {**kept["lower_bound"], "seconds": kept["lower_bound"]["seconds"] + 5}
-    assert atlas.keep_lower_bound(spec, later, path=str(path))
+    assert atlas_keeping.keep_lower_bound(spec, later, path=str(path))
     assert atlas.load(str(path))[spec]["lower_bound"]["seconds"] == later["seconds"]
     other = {**later, "seconds": later["seconds"] + 5, "campaign": {**later["campaign"], "progress": "other.json"}}
-    assert not atlas.keep_lower_bound(spec, other, path=str(path))
+    assert not atlas_keeping.keep_lower_bound(spec, other, path=str(path))
     again = runner.invoke(main, args)
     assert again.exit_code == 0 and "settled already" in again.output
     assert bound_campaigns.read(progress) == doc

@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 from service import records, step_runs
-from service.atlas import ATLAS
+from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError
 from service.campaign_spec import load_spec
 from service.cli import main as cli
-from service.records import RECORDS
+from service.records_keeping import RECORDS_KEEPER
 from service.store.claims import Claims
 from service.store.db import Database
 from service.store.migrate import upgrade
@@ -61,15 +61,15 @@ def test_every_recorded_chain_is_a_steps_spec_that_says_it_again(tmp_path: Path)
     """`campaign steps` reads every best-known tree's command chain, of the records and of the atlas, into steps by
     each command's own options and renders them back into the same chain (it refuses to write a spec otherwise); the
     committed specs are what it writes today."""
-    games = [*(s for s, e in RECORDS.shipped().items() if e.get("best_known")),
-             *(s for s, e in ATLAS.shipped().items() if e.get("hybrid"))]
+    games = [*(s for s, e in RECORDS_KEEPER.shipped().items() if e.get("best_known")),
+             *(s for s, e in ATLAS_KEEPER.shipped().items() if e.get("hybrid"))]
     assert {"5,8,1", "5,10,0", "4,9,1", "5,8,0", "6,7,0", "8,3,1"} <= set(games)
     for game in games:
         out = tmp_path / f"{game}.campaign.json"
         got = _invoke("campaign", "steps", "-g", game, str(out), "--json")
         assert got.exit_code == 0, got.output
         spec = load_spec(str(out))
-        registry = RECORDS if game in RECORDS.shipped() else ATLAS
+        registry = RECORDS_KEEPER if game in RECORDS_KEEPER.shipped() else ATLAS_KEEPER
         record = registry.shipped()[game][registry.tree_key]
         assert step_runs.chain(spec) == record["command"]
         name = game.replace(",", "-")
@@ -289,13 +289,14 @@ def test_the_committed_replay_of_super_mastermind_is_finished_and_its_tree_needs
     shown = step_runs.KIND.progress(spec)
     assert shown is not None and shown["steps_done"] == len(spec.steps) == 3 and shown["finished"] is True
     assert [d["command"] for d in shown["done"]] == [step_runs.command(spec, s) for s in spec.steps]
-    assert " && ".join(d["command"] for d in shown["done"]) == RECORDS.shipped()["5,8,1"]["best_known"]["command"]
+    chain = " && ".join(d["command"] for d in shown["done"])
+    assert chain == RECORDS_KEEPER.shipped()["5,8,1"]["best_known"]["command"]
     stats = from_compact(Path(step_runs.tree_file(spec)).read_text()).stats()
     kept = records.load(str(REPO / "campaigns" / "tree-5-8-1" / "records.json"))["5,8,1"]["best_known"]
     assert stats.secrets == 32768 and stats.total == shown["tree"]["total"] == kept["total"]
     assert stats.worst_case == kept["worst_case"] == 7
     assert {str(k): v for k, v in stats.histogram.items()} == kept["histogram"]
-    shipped = RECORDS.shipped()["5,8,1"]["best_known"]  # `campaign run --keep` shipped it
+    shipped = RECORDS_KEEPER.shipped()["5,8,1"]["best_known"]  # `campaign run --keep` shipped it
     assert shipped["campaign"] == {"spec": "campaigns/tree-5-8-1.campaign.json",
                                    "progress": "campaigns/tree-5-8-1/steps.json"}
     assert (REPO / "service" / "data" / "trees" / shipped["tree"]).read_text() == Path(
@@ -319,11 +320,11 @@ def test_a_graft_with_no_tree_to_graft_into_is_refused_before_anything_is_made(s
 def test_a_polish_step_is_replayed_as_it_was_run_whatever_the_commands_default_is_now() -> None:
     """8×3's record was polished with no limit before its W was proven 6; `atlas polish` with no --max-guesses now
     keeps to W, so a steps campaign asks its polish as given (no limit), as the record ran it."""
-    from service import atlas
+    from service import atlas_keeping
 
-    entry = ATLAS.shipped()["8,3,1"]
+    entry = ATLAS_KEEPER.shipped()["8,3,1"]
     assert entry["values"]["worst_case"]["exact"] and entry["hybrid"]["worst_case"] <= 6
-    _, today = atlas.ATLAS.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0)
-    _, replayed = atlas.ATLAS.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0, as_given=True)
+    _, today = atlas_keeping.ATLAS_KEEPER.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0)
+    _, replayed = atlas_keeping.ATLAS_KEEPER.polish_target("8,3,1", above=40, at_most=400, budget_s=20.0, as_given=True)
     assert (today["max_guesses"], today["keep_movers"]) == (6, True)
     assert (replayed["max_guesses"], replayed["keep_movers"]) == (None, False)

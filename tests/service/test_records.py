@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
-from service import records
+from service import records, records_keeping
 from service.trees import TreeLibrary, read_manifest
 from solver.game import Game, Turn
 from solver.search import Searcher, SolveOptions
@@ -36,7 +36,7 @@ def test_a_records_tree_is_kept_only_when_it_improves(small_records: str, tmp_pa
     recorded; a second tree that is no better leaves file and tree as they were."""
     path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
     folder.mkdir()
-    worse = records.add_hybrid(SMALL, "first-consistent", 1, path=path, folder=str(folder))
+    worse = records_keeping.add_hybrid(SMALL, "first-consistent", 1, path=path, folder=str(folder))
     assert worse["kept"] and (folder / worse["tree"]).exists()
     meta = read_manifest(str(folder))[(SMALL, BEST_KNOWN)]
     assert meta["total"] == worse["total"] and meta["exact"] is False
@@ -44,9 +44,9 @@ def test_a_records_tree_is_kept_only_when_it_improves(small_records: str, tmp_pa
     assert stored is not None and stored.tree.stats().total == worse["total"]
 
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
-    better = records.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))  # exact everywhere
+    better = records_keeping.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))  # exact everywhere
     assert better["kept"] and better["total"] == optimum <= worse["total"]
-    again = records.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))
+    again = records_keeping.add_hybrid(SMALL, "entropy", 64, path=path, folder=str(folder))
     assert not again["kept"]
     kept = records.load(path)[SMALL]["best_known"]
     assert kept["total"] == optimum and kept["command"].startswith(f"bullscows records hybrid -g {SMALL}")
@@ -68,16 +68,17 @@ def test_a_records_tree_within_the_published_worst_case_beats_a_cheaper_one_beyo
     monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": [
         {"total": 999, "worst_case": stated, "first_guess": None, "how": "made up", "source": "this test"},
         {"total": 9999, "worst_case": 4, "first_guess": None, "how": "dearer", "source": "this test"}]})
-    assert records.worst_case_target(spec) == stated
+    assert records_keeping.worst_case_target(spec) == stated
     path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
     folder.mkdir()
-    cheap = records.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
+    cheap = records_keeping.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
     assert cheap["kept"] and cheap["worst_case"] > 5
-    within = records.add_tree(spec, lambda game: build_tree(game, feasible_chooser(game, 5), strategy="within 5"),
-                              {}, "a test's", path=path, folder=str(folder))
+    within = records_keeping.add_tree(
+        spec, lambda game: build_tree(game, feasible_chooser(game, 5), strategy="within 5"), {}, "a test's", path=path,
+        folder=str(folder))
     assert within["worst_case"] == 5 and within["total"] > cheap["total"]
     assert within["kept"] is (stated is not None)
-    again = records.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
+    again = records_keeping.add_hybrid(spec, "first-consistent", 1, path=path, folder=str(folder))
     assert not again["kept"]
     shipped = records.load(path)[spec]["best_known"]
     assert shipped["total"] == (within if stated is not None else cheap)["total"]
@@ -88,10 +89,10 @@ def test_a_records_tree_within_the_published_worst_case_beats_a_cheaper_one_beyo
 def test_a_records_bound_is_below_the_optimum_and_only_rises(small_records: str, tmp_path: Path) -> None:
     path = str(tmp_path / "records.json")
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
-    one = records.RECORDS.add_lower_bound(SMALL, 1, path=path)[0]
-    two = records.RECORDS.add_lower_bound(SMALL, 2, path=path)[0]
+    one = records_keeping.RECORDS_KEEPER.add_lower_bound(SMALL, 1, path=path)[0]
+    two = records_keeping.RECORDS_KEEPER.add_lower_bound(SMALL, 2, path=path)[0]
     assert one["size_only"] <= one["value"] <= two["value"] <= optimum
-    records.RECORDS.add_lower_bound(SMALL, 1, path=path)
+    records_keeping.RECORDS_KEEPER.add_lower_bound(SMALL, 1, path=path)
     assert records.load(path)[SMALL]["lower_bound"]["value"] == two["value"]
     table = records.markdown(records.load(path))
     assert f"≥ {two['value']}" in table and "made up" in table
@@ -166,7 +167,7 @@ def test_a_records_bound_asked_for_a_target_records_it(small_records: str, tmp_p
 
     path = str(tmp_path / "records.json")
     full = root_lower_bound(Game.from_spec(SMALL), (), 2).value
-    asked = records.RECORDS.add_lower_bound(SMALL, 2, target=full - 3, path=path)[0]
+    asked = records_keeping.RECORDS_KEEPER.add_lower_bound(SMALL, 2, target=full - 3, path=path)[0]
     assert full - 3 <= asked["value"] <= full and asked["target"] == full - 3
     assert asked["command"].endswith(f"--depth 2 --target {full - 3}")
     assert f"asked for {full - 3}) | ≥ {asked['value']}" in records.markdown(records.load(path))
@@ -334,7 +335,7 @@ def test_polish_ships_a_cheaper_tree_with_its_command_chain(small_records: str, 
             "--file", str(path), "--trees", str(folder), "--progress", str(tmp_path / "polish.json"), "--url", db_url]
     missing = CliRunner().invoke(main, args)
     assert missing.exit_code == 2 and "no best-known tree to polish" in missing.output and not path.exists()
-    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    first = records_keeping.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
     optimum = Searcher(Game.from_spec(SMALL), SolveOptions("total")).solve(()).value
     assert first["total"] > optimum
     ran = CliRunner().invoke(main, args)
@@ -374,7 +375,7 @@ def test_a_polish_stopped_midway_continues_where_it_was(small_records: str, tmp_
 
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "polish.json"
     folder.mkdir()
-    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    first = records_keeping.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
     shutil.copytree(folder, tmp_path / "whole")
     shutil.copy(path, tmp_path / "whole.json")
 
@@ -437,7 +438,7 @@ def test_a_polish_of_some_parts_leaves_the_others_as_they_were(small_records: st
 
     path, folder, progress = tmp_path / "records.json", tmp_path / "trees", tmp_path / "polish.json"
     folder.mkdir()
-    first = records.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
+    first = records_keeping.add_hybrid(SMALL, "first-consistent", 1, path=str(path), folder=str(folder))
     game = Game.from_spec(SMALL)
     library = TreeLibrary(str(folder))
     before = library.get(game, BEST_KNOWN, None)
@@ -673,7 +674,7 @@ def test_a_check_stopped_inside_a_part_continues_from_where_it_was(monkeypatch: 
     assert records.load(path)[spec]["check"] == partly  # it only reads
     entries = records.load(path)  # as if the command was killed before it wrote the file: the database is ahead
     del entries[spec]["check"]["searching"]
-    records.save(entries, path)
+    records_keeping.save(entries, path)
     ahead = json.loads(_check(path, url, "--status").stdout)
     assert [w["done"] for w in ahead["searching"]] == [kept["search"]["done"]]
     alone_file = json.loads(_check(path, f"sqlite:///{tmp_path / 'none.sqlite'}", "--status").stdout)
@@ -755,7 +756,7 @@ def test_records_compare_names_where_another_strategy_parts_from_the_shipped_tre
 
     path, folder = str(tmp_path / "records.json"), tmp_path / "trees"
     folder.mkdir()
-    records.add_hybrid(SMALL, "entropy", 1, path=path, folder=str(folder))
+    records_keeping.add_hybrid(SMALL, "entropy", 1, path=path, folder=str(folder))
     game = Game.from_spec(SMALL)
     stored = TreeLibrary(str(folder)).get(game, BEST_KNOWN, None)
     assert stored is not None

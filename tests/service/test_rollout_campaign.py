@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from service import records, rollouts
+from service import records, records_keeping, rollouts
 from service.cli import main
 from solver.game import Game
 from solver.rollout import RolloutPlan, branch_responses, plan_chooser, rollout_tree
@@ -255,7 +255,7 @@ def test_a_rollout_keeps_the_shipped_trees_better_branches(tmp_path: Path, monke
     monkeypatch.setitem(records.PUBLISHED, spec, {"name": "a small stand-in", "published": []})
     path, folder = tmp_path / "records.json", tmp_path / "trees"
     folder.mkdir()
-    first = records.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
+    first = records_keeping.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
     game = Game.from_spec(spec)
     alone = rollout_tree(game, "entropy", 3, width=2, levels=3, min_size=3, from_turn=2)
     combined, taken = best_branches(alone, hybrid_tree(game, "most-parts", 6))
@@ -294,7 +294,7 @@ def test_units_grafted_into_the_shipped_tree(tmp_path: Path, monkeypatch: pytest
     assert alone.exit_code == 2 and "--graft puts the units of --units into the shipped tree" in alone.output
     nothing = runner.invoke(main, [*args, "--units", "1.0", "--graft"])
     assert nothing.exit_code == 2 and "has none yet" in nothing.output and not progress.exists()
-    first = records.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
+    first = records_keeping.add_hybrid(spec, "most-parts", 6, path=str(path), folder=str(folder))
     game = Game.from_spec(spec)
     old = hybrid_tree(game, "most-parts", 6)
     plan = RolloutPlan("entropy", 3, 2, 3, 3, from_turn=2)
