@@ -20,7 +20,8 @@ import orjson
 from service import atlas
 from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind
+from service.campaign_kind import JobCampaignKind
+from service.campaign_spec import SUBMITTER, CampaignSpec
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore
 from service.store.models import Job, JobUnit

@@ -49,7 +49,8 @@ from service.bound_files import read as read  # re-exported: importers read the 
 from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import default_progress
-from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
+from service.campaign_kind import JobCampaignKind
+from service.campaign_spec import SUBMITTER, CampaignSpec, jobs_asking
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.files import update_json
 from service.store.jobs import JobStore
@@ -178,11 +179,6 @@ def gaps_below(game: Game, tree: Any, path: list[int], depth: int,
             "moves": [game.format_code(t.guess) for t in turns] + [game.format_code(node.guess)], "depth": depth,
             "upper": sum(row["upper"] for row in rows), "lower": sum(row["lower"] for row in rows),
             "gap": sum(row["gap"] for row in rows), "parts": rows}
-
-
-def unfinished(record: dict[str, Any]) -> bool:
-    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
-    return record.get("campaign", {}).get("finished") is False
 
 
 # -- settling root parts exactly -------------------------------------------------------------------------------------
@@ -439,3 +435,5 @@ class BoundKind(JobCampaignKind):
 
 
 KIND = BoundKind()
+"""The bound kind as the job engine runs it; the campaign kind, which also keeps its bound, is
+:data:`service.bound_keeping.KIND`."""

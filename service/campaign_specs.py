@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import json
 import os
 import time
 from collections.abc import Callable
@@ -29,23 +28,20 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from service import bound_campaigns
-from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError
-from service.campaign_spec import SUBMITTER, CampaignKind, CampaignSpec, JobCampaignKind, load_spec
+from service.campaign_kind import CampaignKind, JobCampaignKind
+from service.campaign_spec import SUBMITTER, CampaignSpec, load_spec
 from service.config import Settings
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
 from service.jobs.runner import signals_deferred, stopped_by_sigterm
-from service.keeping import KeptRegistry, record_of
-from service.records_keeping import RECORDS_KEEPER
 from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
 
 STOPPED = ("stopped; every unit done is kept, and the progress of those under way as they last kept it: run the same "
            "command again to continue")
 
-__all__ = ["SUBMITTER", "CampaignSpec", "RunOutcome", "check", "export", "follow", "keep_bound", "keeper",
+__all__ = ["SUBMITTER", "CampaignSpec", "RunOutcome", "check", "export", "follow",
            "load_spec", "newest_job", "progress_of", "run", "start", "status"]
 
 
@@ -111,78 +107,6 @@ def export(jobs: JobStore, spec: CampaignSpec, job: Job | None) -> dict[str, Any
     return job_kind(spec).export(jobs, spec, job)
 
 
-def keeper(spec: CampaignSpec, file: str | None = None,
-           registry: KeptRegistry | None = None) -> tuple[KeptRegistry, str]:
-    """The registry that keeps the bound campaign's result, and its file (``file``, or the package's): asked before
-    the campaign runs, so that a bound nothing could keep is refused before any work.
-
-    :raises CampaignError: a rollout spec, a game neither registry lists, or one whose total is proven exactly."""
-    if spec.kind != "bound":
-        raise CampaignError("only a bound campaign's result is kept in the atlas or the records (a rollout's tree "
-                            "is assembled and judged by `records rollout` or `atlas hybrid --rollout-width`)")
-    named = registry is not None  # a command of the registry's group: its file may be new (a records file)
-    registry = registry or next((r for r in (ATLAS_KEEPER, RECORDS_KEEPER) if spec.game.spec in r.shipped()), None)
-    if registry is None:
-        raise CampaignError(f"{spec.game.spec} is neither an atlas game nor a record game: no file keeps its bound")
-    where = file or registry.file
-    kind = "the atlas" if registry is ATLAS_KEEPER else "the records"
-    if not named and not os.path.isfile(where):
-        raise CampaignError(f"{where} is not there: give a file of {kind}, which keeps {spec.game.spec}'s bound")
-    try:
-        entries = registry.load(where)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CampaignError(f"{where} is not a file of {kind}, which keeps {spec.game.spec}'s bound: {exc!r}") from None
-    if spec.game.spec not in entries:
-        raise CampaignError(f"{where} has no entry for {spec.game.spec}: give a file of {kind}, which keeps its bound")
-    try:
-        registry.refuse_solved(spec.game.spec, where)
-    except ValueError as exc:
-        raise CampaignError(str(exc)) from None
-    return registry, where
-
-
-def keep_bound(spec: CampaignSpec, job: Job | None, file: str | None = None, *,
-               registry: KeptRegistry | None = None, command: str | None = None,
-               progress_as: str | None = None, jobs: JobStore | None = None) -> dict[str, Any]:
-    """Keep what the bound campaign proved in the registry of games that lists its game (the atlas, or the
-    records, or ``registry``; ``file``: another file of that kind than the package's): the job's bound once it is
-    done, else what the progress file's parts prove so far (marked unfinished; a campaign of named parts is never
-    done otherwise), kept only when it beats the bound recorded
-    (:meth:`service.registry.KeptRegistry.keep_lower_bound`).  The record's command is ``command``, by default
-    the spec's (``bullscows campaign run SPEC``), and its progress file is named ``progress_as``, by default
-    relative to the spec's parent folder.  An unfinished record counts the units ``jobs`` has done of ``job``
-    (their sets and time); with no job, a progress file that finished this plan is kept as finished.  Returns the
-    record, whether it was kept, and the file.
-
-    :raises CampaignError: a rollout spec, a game neither registry lists, one whose total is proven exactly, or a
-        progress file with nothing in it yet."""
-    registry, where = keeper(spec, file, registry)
-    game = spec.game
-    finished = job is not None and job.status == "done" and bool(job.result) and not spec.parts
-    done_before = finished_in_file(spec) if job is None else None
-    if finished and job is not None and job.result:
-        result = json.loads(job.result)
-        summary = {"value": result["value"], "work": result["work"], "seconds": result["unit_seconds"],
-                   "units": result["units"]}
-    elif done_before is not None:
-        finished, summary = True, done_before
-    else:
-        summary = bound_campaigns.so_far(game, spec.progress) or {}
-        if not summary:
-            raise CampaignError(f"{spec.progress}: nothing proven yet to keep")
-        if job is not None and jobs is not None:  # the job's units so far (a part's is no first guess's)
-            done = [u for u in jobs.units(job.id) if u.status == "done"]
-            summary.update(units=len(done), work=sum(int(u.nodes) for u in done),
-                           seconds=round(sum(float(u.seconds) for u in done), 1))
-    repo = os.path.dirname(os.path.dirname(spec.path))
-    command = command or f"bullscows campaign run {os.path.relpath(spec.path, repo)}"
-    record = registry.campaign_bound(record_of(game, spec.depth, spec.target,
-                                               progress_as or os.path.relpath(spec.progress, repo), command, summary,
-                                               finished))
-    kept = registry.keep_lower_bound(game.spec, record, path=where)
-    return {"record": record, "kept": kept, "file": where}
-
-
 def follow(jobs: JobStore, spec: CampaignSpec, job: Job, *, export_every: float,
            poll: float = 0.5, stop_if: Callable[[], str | None] = lambda: None,
            enough: Callable[[Job], bool] = lambda _job: False,
@@ -238,7 +162,7 @@ def finished_in_file(spec: CampaignSpec) -> dict[str, Any] | None:
 
 
 def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
-          registry: KeptRegistry | None = None) -> None:
+          registry: Any = None) -> None:
     """What :func:`run` refuses before it touches any database: a progress file that is not the campaign's
     (:meth:`~service.campaign_spec.CampaignKind.check`), or with ``keep`` a bound nothing could keep
     (:func:`keeper`).
@@ -246,13 +170,14 @@ def check(spec: CampaignSpec, *, keep: bool = False, keep_in: str | None = None,
     :raises CampaignError: either."""
     kind_of(spec).check(spec)
     if keep:
-        keeper(spec, keep_in, registry)
+        job_kind(spec).check_keep(spec, keep_in, registry)
 
 
 @dataclass
 class RunOutcome:
-    """How :func:`run` ended: the job as it was, why it stopped short (None when it did not), the bound kept
-    (:func:`keep_bound`'s answer) when one was asked, and the progress file's summary when it had finished."""
+    """How :func:`run` ended: the job as it was, why it stopped short (None when it did not), the bound kept (its
+    kind's :meth:`~service.campaign_spec.JobCampaignKind.keep`) when one was asked, and the progress file's summary
+    when it had finished."""
 
     job: Job | None
     """None when the progress file had finished the campaign already (``finished``)."""
@@ -263,7 +188,7 @@ class RunOutcome:
 
 def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
         processes: int | None = None, export_every: float = 300.0, max_units: int | None = None,
-        keep: bool = False, keep_in: str | None = None, registry: KeptRegistry | None = None,
+        keep: bool = False, keep_in: str | None = None, registry: Any = None,
         command: str | None = None, progress_as: str | None = None, units: list[str] | None = None,
         scheduler: str | None = None, log: Callable[[str], None] = lambda _: None) -> RunOutcome:
     """Run the spec's campaign as a job: take in its progress file (:func:`start`; a rollout's ``units``: only
@@ -272,7 +197,7 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
     with ``scheduler``, it runs them on that Dask cluster), wait for the job writing the file every ``export_every``
     seconds (:func:`follow`), and at the end, or when stopped (Ctrl-C, SIGTERM, the worker gone or its share
     done), stop the worker, write the file and, with
-    ``keep``, keep the bound (:func:`keep_bound`, with ``keep_in``, ``registry``, ``command`` and ``progress_as``).
+    ``keep``, keep the bound (its kind's ``keep``, with ``keep_in``, ``registry``, ``command`` and ``progress_as``).
 
     Why one function for every command that runs a campaign (``campaign run``, ``atlas bounds --campaign``,
     ``records bound --campaign``): they differ in how they name the campaign, not in how it runs.
@@ -285,7 +210,7 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
     done = finished_in_file(spec)
     if done is not None:
         log(f"{spec.game.spec}: {os.path.basename(spec.progress)} {job_kind(spec).finished_line(spec, done)}")
-        kept = None if not keep else keep_bound(spec, None, keep_in, registry=registry, command=command,
+        kept = None if not keep else job_kind(spec).keep(spec, None, keep_in, registry=registry, command=command,
                                                 progress_as=progress_as)
         if kept is not None:
             log(_kept_line(spec, kept))
@@ -332,7 +257,7 @@ def run(jobs: JobStore, spec: CampaignSpec, *, worker: bool = True,
                     tell(out.job)
                 export(jobs, spec, out.job)
                 if keep:  # also when stopped early: what the parts prove so far is a proof too
-                    out.kept = keep_bound(spec, out.job, keep_in, registry=registry, command=command,
+                    out.kept = job_kind(spec).keep(spec, out.job, keep_in, registry=registry, command=command,
                                           progress_as=progress_as, jobs=jobs)
                     log(_kept_line(spec, out.kept))
             except CampaignError as exc:

@@ -26,7 +26,8 @@ import orjson
 
 from service import records
 from service.campaign_files import CampaignError
-from service.campaign_spec import CampaignSpec, JobCampaignKind, jobs_asking
+from service.campaign_kind import JobCampaignKind
+from service.campaign_spec import CampaignSpec, jobs_asking
 from service.jobs.campaign_kinds import check_parts_of
 from service.provenance import machine
 from service.record_checks import part_record, share_key

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from service import polishes
-from service.bound_campaigns import unfinished
 from service.campaign_files import CampaignError
 from service.provenance import machine
 from service.registry import Entries, GameRegistry, Log
@@ -145,6 +144,11 @@ def ship_best_known(spec: str, tree: Tree, stats: TreeStats, folder: str, source
     update_json(os.path.join(folder, "manifest.json"), shipped, load=lambda _path: read_manifest(folder),
                 save=lambda _path, manifest: write_manifest(manifest, folder))
     return name
+
+
+def unfinished(record: dict[str, Any]) -> bool:
+    """Whether a lower bound's record is an unfinished campaign's (the bound its parts proved so far)."""
+    return record.get("campaign", {}).get("finished") is False
 
 
 class KeptRegistry(GameRegistry):

@@ -28,7 +28,8 @@ from typing import Any
 import orjson
 
 from service.campaign_files import CampaignError, ProgressFile
-from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
+from service.campaign_kind import JobCampaignKind
+from service.campaign_spec import SUBMITTER, CampaignSpec, jobs_asking
 from service.store.files import update_json
 from service.store.job_records import JobRequest, tree_digest
 from service.store.jobs import JobStore

@@ -24,7 +24,8 @@ from typing import Any
 
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import ProgressFile
-from service.campaign_spec import SUBMITTER, CampaignSpec, JobCampaignKind, jobs_asking
+from service.campaign_kind import JobCampaignKind
+from service.campaign_spec import SUBMITTER, CampaignSpec, jobs_asking
 from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore

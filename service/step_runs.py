@@ -33,7 +33,8 @@ from typing import Any
 from service import atlas, atlas_keeping, campaign_specs, polishes, records, records_keeping, rollouts
 from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError, read_json
-from service.campaign_spec import CampaignKind, CampaignSpec, Step
+from service.campaign_kind import CampaignKind
+from service.campaign_spec import CampaignSpec, Step
 from service.config import Settings
 from service.jobs.runner import signals_deferred
 from service.keeping import KeptRegistry, best_known_file, polish_command

@@ -80,7 +80,8 @@ def test_a_kinds_plan_makes_only_its_own_units(name: str, tmp_path: Path) -> Non
 def test_every_campaign_kind_a_spec_may_name_is_installed() -> None:
     """The campaign runner names no kind: each is found through its entry point, and a spec file may name every
     one of them (a polish, asked by its command, has no spec file of its own)."""
-    from service.campaign_spec import FILE_KINDS, CampaignKind, JobCampaignKind
+    from service.campaign_kind import CampaignKind, JobCampaignKind
+    from service.campaign_spec import FILE_KINDS
     from service.campaign_specs import kinds
 
     found = kinds()

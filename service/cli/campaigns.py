@@ -257,8 +257,9 @@ def _emit_campaign(game: str, record: dict[str, Any] | None, progress: str, as_j
     """A bound campaign's outcome: its record once every first guess is done, else where it stands (the bound
     its unfinished record says its file proves)."""
     from service import bound_campaigns
+    from service.keeping import unfinished
 
-    if record is not None and not bound_campaigns.unfinished(record):
+    if record is not None and not unfinished(record):
         emit({"game": game, "finished": True, **record}, as_json)
         return
     doc = bound_campaigns.read(progress) or {}
