@@ -38,7 +38,6 @@ from service.bound_files import (
     ledger_seconds,
     ledger_thirds,
     merge,
-    parse_parts,
     plan_of,
     raise_bound,
     same_game,
@@ -50,7 +49,7 @@ from service.bound_files import start as start_file
 from service.campaign_files import CampaignError as CampaignError  # re-exported: importers name it here
 from service.campaign_files import default_progress
 from service.campaign_kind import JobCampaignKind
-from service.campaign_spec import SUBMITTER, CampaignSpec, jobs_asking
+from service.campaign_spec import SUBMITTER, CampaignSpec, jobs_asking, parse_parts
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.files import update_json
 from service.store.jobs import JobStore

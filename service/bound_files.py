@@ -309,25 +309,6 @@ def _count_plies_anew(doc: dict[str, Any]) -> None:
     doc["leaves"] = LEAVES
 
 
-def parse_parts(game: Game, parts: Any, where: str = "--parts") -> tuple[int, ...]:
-    """The responses whose parts a campaign refines (``["0.5", "1.4"]``, from ``--parts`` or a spec's ``parts``),
-    sorted; empty when none is named.
-
-    :raises CampaignError: not a list of the game's responses, or a winning one (it has no part to refine), in
-        the words of ``where``.
-    """
-    if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
-        raise CampaignError(f"{where}: {json.dumps(parts)}; give a list of responses, e.g. [\"0.5\", \"1.4\"]")
-    try:
-        out = tuple(sorted({game.parse_response(p.strip()) for p in parts}))
-    except SolverError as exc:
-        raise CampaignError(f"{where}: {exc}") from None
-    if game.all_bulls in out:
-        raise CampaignError(f"{where}: {game.format_response(game.all_bulls)} is the winning response: it leaves no "
-                            "part to refine")
-    return out
-
-
 def keep_unit(doc: dict[str, Any], guess: str, value: int, work: int, seconds: float) -> None:
     """Put a finished unit (a first guess's bound under the file's plan) in a progress document, unless it holds
     a higher one: two runs finished it, both bounds hold, the higher is kept."""

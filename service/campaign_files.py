@@ -29,6 +29,25 @@ MAX_SHARES = 64
 """The most shares a check, search or scan may cut its position into (``--shares``, a spec's ``shares``)."""
 
 
+SEARCH_KEY = "search"
+"""The name a search job's position goes by in its progress (a check's parts go by their responses)."""
+
+
+def share_key(name: str, share: tuple[int, int]) -> str:
+    """Where a check keeps the progress of one share of a part (the part's own name for the whole search)."""
+    mine, shares = share
+    return name if shares == 1 else f"{name} share {mine + 1}/{shares}"
+
+
+SCAN_KEY = "scan"
+"""A scan job's progress key (its shares': :func:`share_key` of it)."""
+
+
+SCAN_STATE = ("next", "guesses", "proven", "found", "failed_on")
+"""A scan share's progress as its file keeps it (the unit's output adds the guess it settled ``last``, and how many
+it ``tried``)."""
+
+
 class CampaignError(ValueError):
     """A progress file that cannot be continued (unreadable, another game's or plan's, finished)."""
 

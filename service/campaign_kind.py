@@ -121,3 +121,26 @@ class JobCampaignKind(CampaignKind):
     @abc.abstractmethod
     def unit_line(self, spec: CampaignSpec, unit: JobUnit, units: list[JobUnit]) -> str | None:
         """The log line of a unit done (``units``: its job's), None when it has nothing to say."""
+
+
+class DrivenCampaignKind(CampaignKind):
+    """A kind of campaign that drives its own work rather than being one job (a steps campaign: each step a
+    campaign of its own kind, then judged), as ``campaign run`` runs it."""
+
+    @abc.abstractmethod
+    def drive(self, jobs: JobStore, spec: CampaignSpec, *, worker: bool = True, processes: int | None = None,
+              export_every: float = 300.0, scheduler: str | None = None,
+              log: Callable[[str], None] = lambda _: None) -> Any:
+        """Do every part of the work not done yet; an outcome whose ``problem`` says why it stopped short (None
+        when it did not).
+
+        :raises CampaignError: before any work, what :meth:`check` refuses."""
+
+    @abc.abstractmethod
+    def keep(self, spec: CampaignSpec, file: str | None = None,
+             log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+        """Keep the finished campaign's result in the package's registry (``file``: another file of its kind) when
+        it beats the one recorded: the record, whether it was kept, and the file.
+
+        :raises CampaignError: the work is not finished, or ``file`` is not a file of that kind."""
+

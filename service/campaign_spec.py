@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from service import bound_files
 from service.campaign_files import MAX_SHARES, CampaignError, read_json
 from service.store.job_records import JobRequest
 from solver.errors import SolverError
@@ -180,6 +179,25 @@ class CampaignSpec:
             params["parts"] = [self.game.format_response(r) for r in self.parts]
         return {"format": SPEC_FORMAT, "version": SPEC_VERSION, "kind": self.kind, "game": self.game.spec, **params,
                 "progress": os.path.relpath(self.progress, os.path.dirname(self.path))}
+
+
+def parse_parts(game: Game, parts: Any, where: str = "--parts") -> tuple[int, ...]:
+    """The responses whose parts a campaign refines (``["0.5", "1.4"]``, from ``--parts`` or a spec's ``parts``),
+    sorted; empty when none is named.
+
+    :raises CampaignError: not a list of the game's responses, or a winning one (it has no part to refine), in
+        the words of ``where``.
+    """
+    if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+        raise CampaignError(f"{where}: {json.dumps(parts)}; give a list of responses, e.g. [\"0.5\", \"1.4\"]")
+    try:
+        out = tuple(sorted({game.parse_response(p.strip()) for p in parts}))
+    except SolverError as exc:
+        raise CampaignError(f"{where}: {exc}") from None
+    if game.all_bulls in out:
+        raise CampaignError(f"{where}: {game.format_response(game.all_bulls)} is the winning response: it leaves no "
+                            "part to refine")
+    return out
 
 
 def jobs_asking(jobs: JobStore, game: Game, asks: Callable[[JobRequest], bool],
@@ -362,7 +380,7 @@ def _options(where: str, game: Game, turns: list[Turn], options: Any) -> dict[st
 
 
 def _parts(path: str, game: Game, parts: Any) -> tuple[int, ...]:
-    return bound_files.parse_parts(game, parts, f"{path}: parts")
+    return parse_parts(game, parts, f"{path}: parts")
 
 
 def _rollout_plan(path: str, plan: Any, game: Game) -> dict[str, Any]:

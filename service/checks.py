@@ -25,12 +25,12 @@ from typing import Any
 import orjson
 
 from service import records
-from service.campaign_files import CampaignError
+from service.campaign_files import CampaignError, share_key
 from service.campaign_kind import JobCampaignKind
 from service.campaign_spec import CampaignSpec, jobs_asking
 from service.jobs.campaign_kinds import check_parts_of
 from service.provenance import machine
-from service.record_checks import part_record, share_key
+from service.record_checks import part_record
 from service.records_keeping import RECORDS_KEEPER
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from service.campaign_files import share_key
 from solver import kernels
 from solver.game import Code, Game, Turn
 from solver.position import Position
@@ -27,16 +28,6 @@ CHECK_PROGRESS_EVERY_S = 10.0
 """How often a position being searched keeps how far it has come: a stopped unit loses at most this much (or, when
 one part of the guess it tries takes longer, that part: progress is told between parts).  A row of the job store
 each time, a few hundred bytes."""
-
-
-SEARCH_KEY = "search"
-"""The name a search job's position goes by in its progress (a check's parts go by their responses)."""
-
-
-def share_key(name: str, share: tuple[int, int]) -> str:
-    """Where a check keeps the progress of one share of a part (the part's own name for the whole search)."""
-    mine, shares = share
-    return name if shares == 1 else f"{name} share {mine + 1}/{shares}"
 
 
 def part_candidates(game: Game, first: Code, response: int) -> np.ndarray:

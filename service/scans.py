@@ -19,11 +19,9 @@ from typing import Any
 
 import orjson
 
-from service.campaign_files import CampaignError, read_json
+from service.campaign_files import SCAN_KEY, SCAN_STATE, CampaignError, read_json, share_key
 from service.campaign_kind import JobCampaignKind
 from service.campaign_spec import SUBMITTER, CampaignSpec
-from service.jobs.campaign_units import SCAN_KEY, SCAN_STATE
-from service.record_checks import share_key
 from service.searches import shares_into
 from service.store.files import update_json
 from service.store.job_records import JobRequest

@@ -20,10 +20,9 @@ from typing import Any
 
 import orjson
 
-from service.campaign_files import CampaignError, read_json
+from service.campaign_files import SEARCH_KEY, CampaignError, read_json, share_key
 from service.campaign_kind import JobCampaignKind
 from service.campaign_spec import SUBMITTER, CampaignSpec
-from service.record_checks import SEARCH_KEY, share_key
 from service.store.files import update_json
 from service.store.job_records import JobRequest
 from service.store.jobs import JobStore

@@ -33,7 +33,7 @@ from typing import Any
 from service import atlas, atlas_keeping, campaign_specs, polishes, records, records_keeping, rollouts
 from service.atlas_keeping import ATLAS_KEEPER
 from service.campaign_files import CampaignError, read_json
-from service.campaign_kind import CampaignKind
+from service.campaign_kind import DrivenCampaignKind
 from service.campaign_spec import CampaignSpec, Step
 from service.config import Settings
 from service.jobs.runner import signals_deferred
@@ -389,7 +389,7 @@ def tree_file(spec: CampaignSpec) -> str:
     return os.path.join(Folder(spec).trees, best_known_file(spec.game.spec))
 
 
-class StepsKind(CampaignKind):
+class StepsKind(DrivenCampaignKind):
     """The steps campaign as a kind of campaign: refused, shown and run as every kind is named by its spec
     (``campaign run``, ``campaign show``), but driven here, step by step, rather than as one job: each step is a
     campaign of its own kind (:func:`service.campaign_specs.run`) followed by the judgment of its tree."""

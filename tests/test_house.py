@@ -135,6 +135,23 @@ def test_the_answer_chain_carries_no_research() -> None:
     assert len(reached) <= 45
 
 
+KEEPING = ("service.keeping", "service.atlas_keeping", "service.records_keeping", "service.bound_keeping",
+           "service.bound_campaigns", "service.bound_files", "service.atlas_runs", "service.checks",
+           "service.record_checks", "service.polishes", "service.rollouts", "service.step_runs", "service.cli.atlas",
+           "service.cli.records", "service.cli.steps", "service.cli.improving", "service.jobs.campaign_kinds",
+           "service.jobs.campaign_units", "service.jobs.campaign_plans")
+"""The service's modules that make and keep shipped knowledge (the atlas's and the records' keepers, the
+campaigns' kinds and commands): found through entry points (``pyproject.toml``), never imported by the product."""
+
+
+def test_the_product_imports_none_of_the_lab() -> None:
+    """The HTTP app, the worker's engine and the command line reach the lab's kinds and commands only through their
+    entry points: none of their imports, however indirect, is one of the lab's modules."""
+    for start in ("service.app", "service.wsgi", "service.cli", "service.jobs.coordinator"):
+        assert sorted(set(KEEPING) & _reach(start)) == [], start
+    assert all(name in _modules() for name in KEEPING)
+
+
 def test_routes_call_the_service_layer_not_the_store_or_the_job_engine() -> None:
     """A route parses, calls one function of the service layer (:mod:`service.calls`, the answer chain...) and
     answers: no module of ``service.api`` imports the store or the job engine, nor reads the settings by a string

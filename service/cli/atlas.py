@@ -6,17 +6,7 @@ from typing import Any
 
 import click
 
-from service.cli.campaigns import (
-    bound_campaign,
-    bound_options,
-    campaign_options,
-    parts_list,
-    polish_campaign,
-    polish_options,
-    refuse_campaign_options,
-    rollout_campaign,
-    run_campaign,
-)
+from service.cli.campaigns import campaign_options, refuse_campaign_options, run_campaign
 from service.cli.common import (
     emit,
     emit_json,
@@ -30,6 +20,14 @@ from service.cli.common import (
     say,
     shown_value,
     trees_option,
+)
+from service.cli.improving import (
+    bound_campaign,
+    bound_options,
+    parts_list,
+    polish_campaign,
+    polish_options,
+    rollout_campaign,
 )
 from solver.vocabulary import Criterion
 

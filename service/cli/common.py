@@ -293,7 +293,38 @@ def _input_error(exc: Exception) -> str | None:
     return None
 
 
-class _Main(click.Group):
+COMMANDS_GROUP = "bullscows.commands"
+"""The entry point group of the commands the package does not import itself (the lab's: ``atlas``, ``records``,
+``campaign steps``), each named by its path (``atlas``, ``campaign.steps``) and imported only when it is asked for,
+or when help lists it."""
+
+
+class PluggedGroup(click.Group):
+    """A group whose commands are its own plus those entry points name under its path (:data:`COMMANDS_GROUP`):
+    the product names none of the lab's commands, and a command that runs none of them imports none of them."""
+
+    def _path(self) -> str:
+        return "" if self.name in (None, "main", "bullscows") else f"{self.name}."
+
+    def _plugged(self) -> dict[str, Any]:
+        from importlib.metadata import entry_points
+
+        path = self._path()
+        return {p.name[len(path):]: p for p in entry_points(group=COMMANDS_GROUP)
+                if p.name.startswith(path) and "." not in p.name[len(path):]}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self._plugged()))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in (plugged := self._plugged()):
+            command = plugged[cmd_name].load()  # a module that adds its command to this group as it loads
+            found = super().get_command(ctx, cmd_name) or (command if isinstance(command, click.Command) else None)
+        return found
+
+
+class _Main(PluggedGroup):
     """The ``bullscows`` group: every command's input errors end as one ``error:`` line with status 2, however
     deep they are raised (see :func:`_input_error`)."""
 

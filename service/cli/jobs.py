@@ -10,6 +10,7 @@ import click
 
 from service.cli.campaigns import campaign_jobs
 from service.cli.common import (
+    PluggedGroup,
     criterion_parsed,
     database_url,
     emit,
@@ -148,7 +149,7 @@ CAMPAIGN_STAGES: dict[Criterion, list[tuple[str, int | None, bool]]] = {
 }
 
 
-@main.group("campaign", invoke_without_command=True)
+@main.group("campaign", cls=PluggedGroup, invoke_without_command=True)
 @game_options
 @click.option("--criterion", "-c", "criteria", multiple=True, type=click.Choice(CRITERION_NAMES),
               callback=criterion_parsed, help="What to solve (repeat for both; default both, totals first).")
@@ -444,13 +445,16 @@ def campaign_show(spec: str, progress: str | None, url: str | None, as_json: boo
 
 def _run_steps(parsed: Any, with_worker: bool, processes: int | None, export_every: float, url: str | None,
                as_json: bool, keep: bool, keep_in: str | None) -> None:
-    """``campaign run`` of a steps spec: every step not done, in order (:meth:`service.step_runs.StepsKind.drive`),
-    and with ``keep`` its tree kept in the package's registry when it beats the one there
-    (:meth:`service.step_runs.StepsKind.keep`)."""
+    """``campaign run`` of a steps spec: every step not done, in order (its kind's
+    :meth:`~service.campaign_kind.DrivenCampaignKind.drive`), and with ``keep`` its tree kept in the package's
+    registry when it beats the one there (:meth:`~service.campaign_kind.DrivenCampaignKind.keep`)."""
+    from service import campaign_specs
     from service.campaign_files import CampaignError
-    from service.step_runs import KIND as steps
+    from service.campaign_kind import DrivenCampaignKind
 
     try:
+        steps = campaign_specs.kind_of(parsed)
+        assert isinstance(steps, DrivenCampaignKind)
         steps.check(parsed)
     except CampaignError as exc:
         fail(str(exc))

@@ -10,17 +10,7 @@ from typing import Any
 import click
 
 from service.campaign_files import MAX_SHARES
-from service.cli.campaigns import (
-    bound_campaign,
-    bound_options,
-    campaign_options,
-    parts_list,
-    polish_campaign,
-    polish_options,
-    refuse_campaign_options,
-    rollout_campaign,
-    run_campaign,
-)
+from service.cli.campaigns import campaign_options, refuse_campaign_options, run_campaign
 from service.cli.common import (
     NOT_KNOWN,
     database_url,
@@ -35,6 +25,14 @@ from service.cli.common import (
     say,
     shown_value,
     trees_option,
+)
+from service.cli.improving import (
+    bound_campaign,
+    bound_options,
+    parts_list,
+    polish_campaign,
+    polish_options,
+    rollout_campaign,
 )
 
 _game_option = click.option("-g", "--game", required=True, help="A records game: 5,8,1 or 5,10,0.")

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from service import atlas, atlas_keeping
+from service.campaign_files import SCAN_KEY, SEARCH_KEY, share_key
 from service.config import Settings
 from service.jobs.campaign_plans import polish_parts, polish_tree_of, rollout_plan_of
 from service.jobs.ledger import StoreLedger, UnitStopped
@@ -30,7 +31,7 @@ from service.jobs.unit_kit import (
     unit_given_back,
     unit_raised,
 )
-from service.record_checks import CHECK_PROGRESS_EVERY_S, SEARCH_KEY, part_candidates, search_share, share_key
+from service.record_checks import CHECK_PROGRESS_EVERY_S, part_candidates, search_share
 from service.store.bound_parts import BoundPartStore, PartBounds
 from service.store.db import Database
 from service.store.jobs import JobStore
@@ -296,15 +297,6 @@ def run_root_search_unit(db: Database, unit: JobUnit, job: Job, req: JobRequest,
 
 
 _FEASIBILITY: dict[tuple[str, str], Feasibility] = {}
-SCAN_KEY = "scan"
-"""A scan job's progress key (its shares': :func:`service.record_checks.share_key` of it)."""
-
-
-SCAN_STATE = ("next", "guesses", "proven", "found", "failed_on")
-"""A scan share's progress as its file keeps it (the unit's output adds the guess it settled ``last``, and how many
-it ``tried``)."""
-
-
 def scan_state(done: int = 0) -> dict[str, Any]:
     """A scan share's progress before its first guess."""
     return {"next": done, "guesses": None, "proven": True, "found": None, "failed_on": {}}
