@@ -55,9 +55,9 @@ from numba import njit
 from solver.kernels import best_guess, digit_classes, is_canonical
 from solver.searchparts import (
     branching,
+    count_parts,
     mark_set,
     most_found,
-    part_counts,
     part_hash,
     parts_largest_first,
     perfect_candidate,
@@ -326,7 +326,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         g_in = True
         if g < 0 and not fso and n < prm[P_VALID_RESPONSES]:
             # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
-            part_counts(table, S, ws_acc, pcs)
+            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
             have_masks = True
             stats[S_MASK_ROWS] += n
             g = perfect_other(pcs, n, inset, codes, absent, uncalled)
@@ -373,7 +373,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         lbc[c] = lb_tab[child_m, c]
     if crit == 0 and lbb.shape[0] > 0:
         if not have_masks:
-            part_counts(table, S, ws_acc, pcs)
+            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
             have_masks = True
             stats[S_MASK_ROWS] += n
         b = branching(pcs, inset, n_codes, lbb.shape[0] - 1)
@@ -476,7 +476,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 # the pools of the first two plies (large sets), or candidates whose masks are known:
                 # only the codes whose most even partition stays below beta are read in full
                 if not have_masks:
-                    part_counts(table, S, ws_acc, pcs)
+                    count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 hi = prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
@@ -487,7 +487,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 # Every code's parts counted at once; the codes whose bound may stay below beta are
                 # ordered by it and read only when reached (equivalent splits skipped then).
                 if not have_masks:
-                    part_counts(table, S, ws_acc, pcs)
+                    count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 nk = prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,

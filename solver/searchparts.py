@@ -34,30 +34,48 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return x(x), codegen
 
 
-@njit(cache=True)
-def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def part_counts(table, S, acc, pc, width):  # type: ignore[no-untyped-def]
     """``pc[g]``: into how many parts code ``g`` splits ``S``, for every code at once.
 
     Each code's responses from the secrets of ``S`` are collected as one bit each of ``acc[g]``, one
     candidate's row after another: each pass reads a contiguous row of the table and ORs one bit per
-    code, a loop the compiler turns into vector instructions (a quarter of a microsecond per candidate
-    on 5040 codes), and the last pass stores the popcounts.  One count answers both "does g split S
-    into singletons" and "how low can g's partition bound be" for every code, where reading
-    responses code by code, with a branch per read, cost most of the search's time.  Needs fewer
-    than 64 responses (:func:`solver.bounds.compact_responses`).
+    code, a loop the compiler turns into vector instructions, and the last pass stores the popcounts.
+    One count answers both "does g split S into singletons" and "how low can g's partition bound be"
+    for every code, where reading responses code by code, with a branch per read, cost most of the
+    search's time.
+
+    ``acc`` (one word per code) is as narrow as the responses allow (:func:`count_parts` picks it): its
+    words' width bounds the responses (16, 32 or 64 bits), and the narrower the word the more codes one
+    vector instruction ORs.  The responses are masked to the word's width (a no-op on valid ones) so that
+    the compiler knows the shift stays inside the word and shifts the narrow lanes themselves: with 16-bit
+    words a row of 5040 codes took a quarter of the 64-bit words' time (``benchmarks/profile_search.py``).
     """
     one = np.uint64(1)
     n = S.shape[0]
     row = table[S[0]]
     for g in range(acc.shape[0]):
-        acc[g] = one << row[g]
+        acc[g] = one << (row[g] & width)
     for k in range(1, n - 1):
         row = table[S[k]]
         for g in range(acc.shape[0]):
-            acc[g] |= one << row[g]
+            acc[g] |= one << (row[g] & width)
     row = table[S[n - 1]]
     for g in range(acc.shape[0]):
-        pc[g] = popcount(acc[g] | (one << row[g]))  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
+        pc[g] = popcount(acc[g] | (one << (row[g] & width)))  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
+
+
+@njit(cache=True)
+def count_parts(table, S, acc, pc, n_codes, n_resp):  # type: ignore[no-untyped-def]
+    """:func:`part_counts` of ``S`` into ``pc`` for the ``n_codes`` codes, in the narrowest words of ``acc`` (uint64,
+    at least ``n_codes`` long: scratch) that hold ``n_resp`` responses as bits: 16, 32 or 64 (at most 64
+    responses: :func:`solver.bounds.mask_bits`)."""
+    if n_resp <= 16:  # solver.bounds.mask_bits
+        part_counts(table, S, acc.view(np.uint16)[:n_codes], pc, 15)
+    elif n_resp <= 32:
+        part_counts(table, S, acc.view(np.uint32)[:n_codes], pc, 31)
+    else:
+        part_counts(table, S, acc[:n_codes], pc, 63)
 
 
 LOW_BYTES = np.uint64(0x0101010101010101)

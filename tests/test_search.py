@@ -500,10 +500,12 @@ def test_part_counts_and_perfect_splits_agree_with_the_partitions(
     game, cands, absent, uncalled = position
     a = game.arrays(table=True)
     S = np.array(cands, dtype=np.int32)
-    pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)  # whole words, as the searcher's rows
-    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
     parts = _partitions(game, cands)
-    assert list(pc[:game.size]) == [len(p) for p in parts] and not pc[game.size:].any()
+    # in every word width the responses fit (16, 32 and 64 bits: the kernel takes the narrowest)
+    for bits in (b for b in (16, 32, 64) if int(a.table.max()) < b):
+        pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)  # whole words, as the searcher's rows
+        sk.count_parts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc, game.size, bits)
+        assert list(pc[:game.size]) == [len(p) for p in parts] and not pc[game.size:].any(), bits
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
     perfect = [g for g in range(game.size) if len(parts[g]) == len(cands)]
@@ -540,7 +542,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     base = n if crit == 0 else 0
     beta = data.draw(st.integers(0, 6 * n + 2))
     pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)
-    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
+    sk.count_parts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc, game.size, game.n_responses)
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
     keys = np.zeros(game.size, dtype=np.int64)
