@@ -54,6 +54,7 @@ from numba import njit
 
 from solver.kernels import best_guess, digit_classes, is_canonical
 from solver.searchparts import (
+    bound_reaches,
     branching,
     count_parts,
     mark_set,
@@ -509,6 +510,14 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     if lbg < fail[0]:
                         fail[0] = lbg
                     break
+            if lazy:
+                # an other code: most are proven too costly by a part of their responses, before any split
+                proven = bound_reaches(table, S, n, g, lbc, base, 1 - crit, cur_beta, cnt, touched)
+                if proven >= 0:
+                    stats[S_READS_OTHERS] += n  # counted per guess, as _collect does
+                    if proven < fail[0]:
+                        fail[0] = proven
+                    continue
             split_parts(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts)
             if lazy:
                 stats[S_READS_OTHERS] += n

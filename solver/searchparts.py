@@ -231,6 +231,37 @@ def prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, can
 
 
 @njit(cache=True)
+def bound_reaches(table, S, n, g, lbrow, base, step, beta, cnt, touched):  # type: ignore[no-untyped-def]
+    """A bound of at least ``beta`` on guess ``g`` (a code outside ``S``), proven by reading as few of its
+    responses as it takes, or -1 when its partition bound stays below ``beta``.
+
+    :func:`solver.searchkernels._collect`'s running bound, for the other codes the search reads lazily: the parts
+    seen so far cost at least their ``lbrow`` values, and every code not yet read adds at least ``step`` more
+    (``lbrow`` grows by at least ``step`` a code).  Most of those codes are proven too costly by their partition
+    alone (three quarters of them after 0123 1.1 in Bulls-and-Cows), so they are dropped after a part of their
+    responses, where splitting ``S`` by them (:func:`split_parts`) read them all and wrote every part.
+    ``cnt`` (zero, left zero) and ``touched``: scratch, one entry per response."""
+    nt = 0
+    lb = base
+    got = np.int64(-1)
+    for k in range(n):
+        r = table[S[k], g]
+        c = cnt[r]
+        if c == 0:
+            touched[nt] = r
+            nt += 1
+        cnt[r] = c + 1
+        lb += lbrow[c + 1] - lbrow[c]
+        bound = lb + (n - 1 - k) * step
+        if bound >= beta:
+            got = bound if bound < INF else INF
+            break
+    for t in range(nt):
+        cnt[touched[t]] = 0
+    return got
+
+
+@njit(cache=True)
 def part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
     """One part's term of a split's signature: ``c`` codes whose ``z1`` keys sum to ``z``.
 

@@ -561,6 +561,41 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
         assert beta <= fail[0] <= min(dropped)
 
 
+@settings(max_examples=60, deadline=None)
+@given(positions(), st.data())
+def test_a_code_is_dropped_early_only_when_its_partition_bound_reaches_beta(
+        position: tuple[Game, list[int], int, int], data: st.DataObject) -> None:
+    """What the search's early reading of an other code's responses proves (``searchparts.bound_reaches``) is what
+    its exact partition bound (every part's size read) proves: at least ``beta`` exactly when that bound is, and
+    never more than it; its scratch is left zero."""
+    import numpy as np
+
+    from solver import searchparts as sk
+    from solver.bounds import lower_bound_tables
+    from solver.question import INF
+
+    game, cands, _, _ = position
+    a = game.arrays(table=True)
+    S = np.array(cands, dtype=np.int32)
+    n = len(cands)
+    crit = data.draw(st.integers(0, 1))
+    lb = lower_bound_tables(game, game.size)[0, crit]
+    lbrow = lb[data.draw(st.integers(1, lb.shape[0] - 2))]
+    base = n if crit == 0 else 0
+    beta = data.draw(st.integers(0, 6 * n + 2))
+    cnt = np.zeros(game.n_responses + 1, dtype=np.int64)
+    touched = np.zeros(game.n_responses + 1, dtype=np.int64)
+    for g, p in enumerate(_partitions(game, cands)):
+        if g in cands:
+            continue
+        exact = min(INF, base + sum(int(lbrow[c]) for c in p.values()))
+        got = sk.bound_reaches(a.table, S, n, g, lbrow, np.int64(base), np.int64(1 - crit), np.int64(beta), cnt,
+                               touched)
+        assert (got >= 0) == (exact >= beta) and not cnt.any()
+        if got >= 0:
+            assert beta <= got <= exact
+
+
 def test_lower_bound_rows_are_convex() -> None:
     """The prefilter's bound for a code with P parts is the most even P parts' (see
     ``searchparts.prefilter``), which holds because every row of the bound tables is zero for no
