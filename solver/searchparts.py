@@ -40,7 +40,8 @@ def part_counts(table, S, acc, pc, width):  # type: ignore[no-untyped-def]
 
     Each code's responses from the secrets of ``S`` are collected as one bit each of ``acc[g]``, one
     candidate's row after another: each pass reads a contiguous row of the table and ORs one bit per
-    code, a loop the compiler turns into vector instructions, and the last pass stores the popcounts.
+    code (two rows a pass), a loop the compiler turns into vector instructions, and a last pass stores the
+    popcounts.
     One count answers both "does g split S into singletons" and "how low can g's partition bound be"
     for every code, where reading responses code by code, with a branch per read, cost most of the
     search's time.
@@ -53,16 +54,23 @@ def part_counts(table, S, acc, pc, width):  # type: ignore[no-untyped-def]
     """
     one = np.uint64(1)
     n = S.shape[0]
-    row = table[S[0]]
-    for g in range(acc.shape[0]):
-        acc[g] = one << (row[g] & width)
-    for k in range(1, n - 1):
+    m = acc.shape[0]
+    k = n % 2  # rows two at a time (one load and store of ``acc`` per pair), an odd one first
+    if k == 1:
+        row = table[S[0]]
+        for g in range(m):
+            acc[g] = one << (row[g] & width)
+    else:
+        for g in range(m):
+            acc[g] = 0
+    while k < n:
         row = table[S[k]]
-        for g in range(acc.shape[0]):
-            acc[g] |= one << (row[g] & width)
-    row = table[S[n - 1]]
-    for g in range(acc.shape[0]):
-        pc[g] = popcount(acc[g] | (one << (row[g] & width)))  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
+        nxt = table[S[k + 1]]
+        for g in range(m):
+            acc[g] |= (one << (row[g] & width)) | (one << (nxt[g] & width))
+        k += 2
+    for g in range(m):
+        pc[g] = popcount(acc[g])  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
 
 
 @njit(cache=True)
