@@ -319,41 +319,27 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     nc_floor = np.int64(0)
     pcs = ws_pc[ply]
     have_masks = False
-    if n <= prm[P_VALID_RESPONSES]:
-        # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
-        # which is also the bound when no candidate does it): the fast estimates and the
-        # penultimate-turn algorithm of the article in one.
+    # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses, which is also the
+    # bound when no candidate does it): the fast estimates and the penultimate-turn algorithm of the article in one.
+    # A candidate is looked for first (n² reads at most), the table next, and a non-candidate last: it needs every
+    # code's part counts, which a set the table answers is spared.
+    small = n <= prm[P_VALID_RESPONSES]
+    if small:
         g = perfect_candidate(table, S)
-        g_in = True
-        if g < 0 and not fso and n < prm[P_VALID_RESPONSES]:
-            # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
-            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
-            have_masks = True
-            stats[S_MASK_ROWS] += n
-            g = perfect_other(pcs, n, inset, codes, absent, uncalled)
-            g_in = False
         if g >= 0:
             mark_set(S, n, inset, 0)
             stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
-                return np.int64(2 * n - 1) if g_in else np.int64(2 * n)
+                return np.int64(2 * n - 1)
             if m > 2:
                 return np.int64(0)
-            return np.int64(n - 1) if g_in else np.int64(n)
-        # No code splits S into singletons, so a non-candidate leaves a part of two or more behind
-        # one of at most n - 1 responses: it costs at least n + sum(2|part| - 1) >= 2n + 1.
-        nc_floor = np.int64(2 * n + 1)
-    if m == 2:
-        # Penultimate guess and no code splits S into singletons: nothing finishes in time.
-        mark_set(S, n, inset, 0)
-        return INF
-    if crit == 0 and lb_node < 2 * n:
-        lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
+            return np.int64(n - 1)
     # -- transposition table ---------------------------------------------------------------------
     ctx = turn if prm[P_TURN_KEYED] == 1 else 0
     k1, k2 = set_keys(S, z1, z2, ctx)
     slot = tt_find(tt_k1, tt_k2, k1, k2)
+    lo = np.int64(0)
     if slot >= 0:
         lo, hi, tbest = tt_bounds(tt_info, slot, m, crit, mmax)
         # An exact value known without its guess (a job stores its parts' values so) answers any
@@ -364,8 +350,33 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             mark_set(S, n, inset, 0)
             ws_best[ply] = tbest if lo == hi else -1
             return lo
-        if lo > lb_node:
-            lb_node = lo
+    if small:
+        if not fso and n < prm[P_VALID_RESPONSES]:
+            # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
+            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
+            have_masks = True
+            stats[S_MASK_ROWS] += n
+            g = perfect_other(pcs, n, inset, codes, absent, uncalled)
+            if g >= 0:
+                mark_set(S, n, inset, 0)
+                stats[S_FAST_ESTIMATES] += 1
+                ws_best[ply] = g
+                if crit == 0:
+                    return np.int64(2 * n)
+                if m > 2:
+                    return np.int64(0)
+                return np.int64(n)
+        # No code splits S into singletons, so a non-candidate leaves a part of two or more behind
+        # one of at most n - 1 responses: it costs at least n + sum(2|part| - 1) >= 2n + 1.
+        nc_floor = np.int64(2 * n + 1)
+    if m == 2:
+        # Penultimate guess and no code splits S into singletons: nothing finishes in time.
+        mark_set(S, n, inset, 0)
+        return INF
+    if crit == 0 and lb_node < 2 * n:
+        lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
+    if lo > lb_node:
+        lb_node = lo
     # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
     # ``lbc``: the bound of each size a part of S can have (up to n), one row for every use below
     width = n + 2 if n + 2 <= lb_tab.shape[1] else lb_tab.shape[1]
@@ -397,6 +408,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
             mark_set(S, n, inset, 0)
+            if slot < 0:  # kept (at cost 0: the first entry a full bucket gives up): S met again needs no counts
+                tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_LOWER, lb_node, -1, 0, turn)
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
