@@ -180,15 +180,14 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
         for k in range(n):
             r = table[S[k], g]
             c = cnt[r]
-            if c == 0:
-                touched[nt] = r
-                nt += 1
+            touched[nt] = r  # kept when it is a new part: no branch to mispredict
+            nt += c == 0
             cnt[r] = c + 1
-            if r != win:
-                lb += lbrow[c + 1] - lbrow[c]
+            d = lbrow[c + 1] - lbrow[c]
+            lb += d if r != win else 0
             rest = n - 1 - k - unread_win
-            if lb + (rest if rest > 0 else 0) * step >= beta:
-                bound = lb + (rest if rest > 0 else 0) * step
+            bound = lb + (rest if rest > 0 else 0) * step
+            if bound >= beta:
                 if bound < fail[0]:
                     fail[0] = bound if bound < INF else INF
                 cut = True

@@ -255,9 +255,8 @@ def bound_reaches(table, S, n, g, lbrow, base, step, beta, cnt, touched):  # typ
     for k in range(n):
         r = table[S[k], g]
         c = cnt[r]
-        if c == 0:
-            touched[nt] = r
-            nt += 1
+        touched[nt] = r  # kept when it is a new part: no branch to mispredict
+        nt += c == 0
         cnt[r] = c + 1
         lb += lbrow[c + 1] - lbrow[c]
         bound = lb + (n - 1 - k) * step
