@@ -324,12 +324,11 @@ def branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
     """The most non-winning parts any code makes of the node's set (``pc``: :func:`part_counts`; a code of the
     set has its winning part among them), at most ``b_max``: no guess splits any set below this one into more
     (a subset's parts under a guess are among the set's), so its counting bound holds for every one of them."""
-    b = np.int64(1)
-    for g in range(n_codes):
-        p = np.int64(pc[g]) - np.int64(inset[g])
-        if p > b:
-            b = p
-    return b if b < b_max else np.int64(b_max)
+    b = np.uint8(1)
+    for g in range(n_codes):  # in bytes (a code of the set has its winning part): the loop is vectorized
+        p = np.uint8(pc[g] - inset[g])
+        b = p if p > b else b
+    return np.int64(b) if b < b_max else np.int64(b_max)
 
 
 @njit(cache=True)
