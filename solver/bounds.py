@@ -172,6 +172,28 @@ def compact_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDA
     return kernel_responses(game, table)
 
 
+def mask_bits(n_resp: int) -> int:
+    """The width of the words the search kernel marks ``n_resp`` responses in, one bit each
+    (``searchparts.count_parts``): 16, 32 or 64 bits."""
+    return 16 if n_resp <= 16 else 32 if n_resp <= 32 else MASK_BITS
+
+
+def search_responses(game: Game, table: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """(table, size of the response encoding, winning response) as the exact search kernel reads them:
+    :func:`compact_responses`, renumbered densely too when that lets the responses fit narrower words of
+    :func:`mask_bits` (Mastermind and Bulls-and-Cows: 14 responses, 16 bits, of an encoding 25 wide, 32 bits), in
+    a game of at most :data:`DENSE_MAX_CODES` codes.  The renumbering keeps the responses' order, so every value,
+    bound and tie of the search is the same.
+
+    Why: the kernel counts every code's parts of each node's set as one bit per response
+    (``searchparts.count_parts``, the most of its time), and a row of 16-bit words takes a third of the 64-bit
+    words' time (``benchmarks/profile_search.py``)."""
+    compact = compact_responses(game, table)
+    if game.size <= DENSE_MAX_CODES and mask_bits(valid_response_count(game)) < mask_bits(compact[1]):
+        return _dense_responses(game.positions, game.symbols, game.repetition)
+    return compact
+
+
 def require_searchable(game: Game) -> None:
     """Refuse a game whose response table would not fit its budget, without building the table.
 

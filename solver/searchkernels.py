@@ -54,10 +54,11 @@ from numba import njit
 
 from solver.kernels import best_guess, digit_classes, is_canonical
 from solver.searchparts import (
+    bound_reaches,
     branching,
+    count_parts,
     mark_set,
     most_found,
-    part_counts,
     part_hash,
     parts_largest_first,
     perfect_candidate,
@@ -179,15 +180,14 @@ def _collect(S, n, phase, g_lo, g_hi, pool, use_pool, inset, table, codes, absen
         for k in range(n):
             r = table[S[k], g]
             c = cnt[r]
-            if c == 0:
-                touched[nt] = r
-                nt += 1
+            touched[nt] = r  # kept when it is a new part: no branch to mispredict
+            nt += c == 0
             cnt[r] = c + 1
-            if r != win:
-                lb += lbrow[c + 1] - lbrow[c]
+            d = lbrow[c + 1] - lbrow[c]
+            lb += d if r != win else 0
             rest = n - 1 - k - unread_win
-            if lb + (rest if rest > 0 else 0) * step >= beta:
-                bound = lb + (rest if rest > 0 else 0) * step
+            bound = lb + (rest if rest > 0 else 0) * step
+            if bound >= beta:
                 if bound < fail[0]:
                     fail[0] = bound if bound < INF else INF
                 cut = True
@@ -318,41 +318,27 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
     nc_floor = np.int64(0)
     pcs = ws_pc[ply]
     have_masks = False
-    if n <= prm[P_VALID_RESPONSES]:
-        # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses,
-        # which is also the bound when no candidate does it): the fast estimates and the
-        # penultimate-turn algorithm of the article in one.
+    # A code splitting S into singletons is optimal (2n-1 or, for a non-candidate, 2n guesses, which is also the
+    # bound when no candidate does it): the fast estimates and the penultimate-turn algorithm of the article in one.
+    # A candidate is looked for first (n² reads at most), the table next, and a non-candidate last: it needs every
+    # code's part counts, which a set the table answers is spared.
+    small = n <= prm[P_VALID_RESPONSES]
+    if small:
         g = perfect_candidate(table, S)
-        g_in = True
-        if g < 0 and not fso and n < prm[P_VALID_RESPONSES]:
-            # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
-            part_counts(table, S, ws_acc, pcs)
-            have_masks = True
-            stats[S_MASK_ROWS] += n
-            g = perfect_other(pcs, n, inset, codes, absent, uncalled)
-            g_in = False
         if g >= 0:
             mark_set(S, n, inset, 0)
             stats[S_FAST_ESTIMATES] += 1
             ws_best[ply] = g
             if crit == 0:
-                return np.int64(2 * n - 1) if g_in else np.int64(2 * n)
+                return np.int64(2 * n - 1)
             if m > 2:
                 return np.int64(0)
-            return np.int64(n - 1) if g_in else np.int64(n)
-        # No code splits S into singletons, so a non-candidate leaves a part of two or more behind
-        # one of at most n - 1 responses: it costs at least n + sum(2|part| - 1) >= 2n + 1.
-        nc_floor = np.int64(2 * n + 1)
-    if m == 2:
-        # Penultimate guess and no code splits S into singletons: nothing finishes in time.
-        mark_set(S, n, inset, 0)
-        return INF
-    if crit == 0 and lb_node < 2 * n:
-        lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
+            return np.int64(n - 1)
     # -- transposition table ---------------------------------------------------------------------
     ctx = turn if prm[P_TURN_KEYED] == 1 else 0
     k1, k2 = set_keys(S, z1, z2, ctx)
     slot = tt_find(tt_k1, tt_k2, k1, k2)
+    lo = np.int64(0)
     if slot >= 0:
         lo, hi, tbest = tt_bounds(tt_info, slot, m, crit, mmax)
         # An exact value known without its guess (a job stores its parts' values so) answers any
@@ -363,8 +349,33 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             mark_set(S, n, inset, 0)
             ws_best[ply] = tbest if lo == hi else -1
             return lo
-        if lo > lb_node:
-            lb_node = lo
+    if small:
+        if not fso and n < prm[P_VALID_RESPONSES]:
+            # a non-candidate has at most n_valid - 1 parts, so it cannot split a set that large
+            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
+            have_masks = True
+            stats[S_MASK_ROWS] += n
+            g = perfect_other(pcs, n, inset, codes, absent, uncalled)
+            if g >= 0:
+                mark_set(S, n, inset, 0)
+                stats[S_FAST_ESTIMATES] += 1
+                ws_best[ply] = g
+                if crit == 0:
+                    return np.int64(2 * n)
+                if m > 2:
+                    return np.int64(0)
+                return np.int64(n)
+        # No code splits S into singletons, so a non-candidate leaves a part of two or more behind
+        # one of at most n - 1 responses: it costs at least n + sum(2|part| - 1) >= 2n + 1.
+        nc_floor = np.int64(2 * n + 1)
+    if m == 2:
+        # Penultimate guess and no code splits S into singletons: nothing finishes in time.
+        mark_set(S, n, inset, 0)
+        return INF
+    if crit == 0 and lb_node < 2 * n:
+        lb_node = np.int64(2 * n)  # no candidate splits S perfectly: at most one secret pays once
+    if lo > lb_node:
+        lb_node = lo
     # -- the set's own branching: its parts, and the sets below them, are valued by its counting bound ----------
     # ``lbc``: the bound of each size a part of S can have (up to n), one row for every use below
     width = n + 2 if n + 2 <= lb_tab.shape[1] else lb_tab.shape[1]
@@ -373,7 +384,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
         lbc[c] = lb_tab[child_m, c]
     if crit == 0 and lbb.shape[0] > 0:
         if not have_masks:
-            part_counts(table, S, ws_acc, pcs)
+            count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
             have_masks = True
             stats[S_MASK_ROWS] += n
         b = branching(pcs, inset, n_codes, lbb.shape[0] - 1)
@@ -396,6 +407,8 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
             nc_floor = lbb1[b, n]
         if lb_node >= beta:
             mark_set(S, n, inset, 0)
+            if slot < 0:  # kept (at cost 0: the first entry a full bucket gives up): S met again needs no counts
+                tt_store(tt_k1, tt_k2, tt_info, k1, k2, m, FLAG_LOWER, lb_node, -1, 0, turn)
             return lb_node
     nodes_before = stats[S_NODES]
     keys = ws_keys[ply]
@@ -476,7 +489,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 # the pools of the first two plies (large sets), or candidates whose masks are known:
                 # only the codes whose most even partition stays below beta are read in full
                 if not have_masks:
-                    part_counts(table, S, ws_acc, pcs)
+                    count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 hi = prefilter_list(pcs, n, phase, src, hi if pooled else n, inset, codes, absent, uncalled,
@@ -487,7 +500,7 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                 # Every code's parts counted at once; the codes whose bound may stay below beta are
                 # ordered by it and read only when reached (equivalent splits skipped then).
                 if not have_masks:
-                    part_counts(table, S, ws_acc, pcs)
+                    count_parts(table, S, ws_acc, pcs, n_codes, n_resp)
                     have_masks = True
                     stats[S_MASK_ROWS] += n
                 nk = prefilter(pcs, n, inset, codes, absent, uncalled, lbc, base, cur_beta,
@@ -509,6 +522,14 @@ def search(S, ply, turn, m, beta, prm, table, codes, masks, counts, lb_tab, nc_t
                     if lbg < fail[0]:
                         fail[0] = lbg
                     break
+            if lazy:
+                # an other code: most are proven too costly by a part of their responses, before any split
+                proven = bound_reaches(table, S, n, g, lbc, base, 1 - crit, cur_beta, cnt, touched)
+                if proven >= 0:
+                    stats[S_READS_OTHERS] += n  # counted per guess, as _collect does
+                    if proven < fail[0]:
+                        fail[0] = proven
+                    continue
             split_parts(table, codes, masks, counts, g, S, n, n_resp, buf, starts, fill, parts)
             if lazy:
                 stats[S_READS_OTHERS] += n

@@ -34,30 +34,56 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return x(x), codegen
 
 
-@njit(cache=True)
-def part_counts(table, S, acc, pc):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def part_counts(table, S, acc, pc, width):  # type: ignore[no-untyped-def]
     """``pc[g]``: into how many parts code ``g`` splits ``S``, for every code at once.
 
     Each code's responses from the secrets of ``S`` are collected as one bit each of ``acc[g]``, one
     candidate's row after another: each pass reads a contiguous row of the table and ORs one bit per
-    code, a loop the compiler turns into vector instructions (a quarter of a microsecond per candidate
-    on 5040 codes), and the last pass stores the popcounts.  One count answers both "does g split S
-    into singletons" and "how low can g's partition bound be" for every code, where reading
-    responses code by code, with a branch per read, cost most of the search's time.  Needs fewer
-    than 64 responses (:func:`solver.bounds.compact_responses`).
+    code (two rows a pass), a loop the compiler turns into vector instructions, and a last pass stores the
+    popcounts.
+    One count answers both "does g split S into singletons" and "how low can g's partition bound be"
+    for every code, where reading responses code by code, with a branch per read, cost most of the
+    search's time.
+
+    ``acc`` (one word per code) is as narrow as the responses allow (:func:`count_parts` picks it): its
+    words' width bounds the responses (16, 32 or 64 bits), and the narrower the word the more codes one
+    vector instruction ORs.  The responses are masked to the word's width (a no-op on valid ones) so that
+    the compiler knows the shift stays inside the word and shifts the narrow lanes themselves: with 16-bit
+    words a row of 5040 codes took a quarter of the 64-bit words' time (``benchmarks/profile_search.py``).
     """
     one = np.uint64(1)
     n = S.shape[0]
-    row = table[S[0]]
-    for g in range(acc.shape[0]):
-        acc[g] = one << row[g]
-    for k in range(1, n - 1):
+    m = acc.shape[0]
+    k = n % 2  # rows two at a time (one load and store of ``acc`` per pair), an odd one first
+    if k == 1:
+        row = table[S[0]]
+        for g in range(m):
+            acc[g] = one << (row[g] & width)
+    else:
+        for g in range(m):
+            acc[g] = 0
+    while k < n:
         row = table[S[k]]
-        for g in range(acc.shape[0]):
-            acc[g] |= one << row[g]
-    row = table[S[n - 1]]
-    for g in range(acc.shape[0]):
-        pc[g] = popcount(acc[g] | (one << row[g]))  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
+        nxt = table[S[k + 1]]
+        for g in range(m):
+            acc[g] |= (one << (row[g] & width)) | (one << (nxt[g] & width))
+        k += 2
+    for g in range(m):
+        pc[g] = popcount(acc[g])  # type: ignore[call-arg]  # an intrinsic: numba supplies the context
+
+
+@njit(cache=True)
+def count_parts(table, S, acc, pc, n_codes, n_resp):  # type: ignore[no-untyped-def]
+    """:func:`part_counts` of ``S`` into ``pc`` for the ``n_codes`` codes, in the narrowest words of ``acc`` (uint64,
+    at least ``n_codes`` long: scratch) that hold ``n_resp`` responses as bits: 16, 32 or 64 (at most 64
+    responses: :func:`solver.bounds.mask_bits`)."""
+    if n_resp <= 16:  # solver.bounds.mask_bits
+        part_counts(table, S, acc.view(np.uint16)[:n_codes], pc, 15)
+    elif n_resp <= 32:
+        part_counts(table, S, acc.view(np.uint32)[:n_codes], pc, 31)
+    else:
+        part_counts(table, S, acc[:n_codes], pc, 63)
 
 
 LOW_BYTES = np.uint64(0x0101010101010101)
@@ -213,6 +239,36 @@ def prefilter_list(pc, n, phase, src, count, inset, codes, absent, uncalled, can
 
 
 @njit(cache=True)
+def bound_reaches(table, S, n, g, lbrow, base, step, beta, cnt, touched):  # type: ignore[no-untyped-def]
+    """A bound of at least ``beta`` on guess ``g`` (a code outside ``S``), proven by reading as few of its
+    responses as it takes, or -1 when its partition bound stays below ``beta``.
+
+    :func:`solver.searchkernels._collect`'s running bound, for the other codes the search reads lazily: the parts
+    seen so far cost at least their ``lbrow`` values, and every code not yet read adds at least ``step`` more
+    (``lbrow`` grows by at least ``step`` a code).  Most of those codes are proven too costly by their partition
+    alone (three quarters of them after 0123 1.1 in Bulls-and-Cows), so they are dropped after a part of their
+    responses, where splitting ``S`` by them (:func:`split_parts`) read them all and wrote every part.
+    ``cnt`` (zero, left zero) and ``touched``: scratch, one entry per response."""
+    nt = 0
+    lb = base
+    got = np.int64(-1)
+    for k in range(n):
+        r = table[S[k], g]
+        c = cnt[r]
+        touched[nt] = r  # kept when it is a new part: no branch to mispredict
+        nt += c == 0
+        cnt[r] = c + 1
+        lb += lbrow[c + 1] - lbrow[c]
+        bound = lb + (n - 1 - k) * step
+        if bound >= beta:
+            got = bound if bound < INF else INF
+            break
+    for t in range(nt):
+        cnt[touched[t]] = 0
+    return got
+
+
+@njit(cache=True)
 def part_hash(c, z, is_win):  # type: ignore[no-untyped-def]
     """One part's term of a split's signature: ``c`` codes whose ``z1`` keys sum to ``z``.
 
@@ -268,12 +324,11 @@ def branching(pc, inset, n_codes, b_max):  # type: ignore[no-untyped-def]
     """The most non-winning parts any code makes of the node's set (``pc``: :func:`part_counts`; a code of the
     set has its winning part among them), at most ``b_max``: no guess splits any set below this one into more
     (a subset's parts under a guess are among the set's), so its counting bound holds for every one of them."""
-    b = np.int64(1)
-    for g in range(n_codes):
-        p = np.int64(pc[g]) - np.int64(inset[g])
-        if p > b:
-            b = p
-    return b if b < b_max else np.int64(b_max)
+    b = np.uint8(1)
+    for g in range(n_codes):  # in bytes (a code of the set has its winning part): the loop is vectorized
+        p = np.uint8(pc[g] - inset[g])
+        b = p if p > b else b
+    return np.int64(b) if b < b_max else np.int64(b_max)
 
 
 @njit(cache=True)

@@ -20,9 +20,9 @@ from solver import kernels
 from solver import searchkernels as sk
 from solver.bounds import (
     branching_tables,
-    compact_responses,
     lower_bound_tables,
     require_response_table,
+    search_responses,
     valid_response_count,
 )
 from solver.codes import GameArrays
@@ -58,7 +58,7 @@ class SearchState:
         """The question of a call that names none (never reassigned: a call passes its own down instead)."""
         self.arrays: GameArrays = require_response_table(game)
         self.n_valid = valid_response_count(game)
-        self._ktable, self._kresponses, self._kwin = compact_responses(game, self.arrays.table)
+        self._ktable, self._kresponses, self._kwin = search_responses(game, self.arrays.table)
         self._lb = lower_bound_tables(game, game.size)
         self._lbb = branching_tables(game, game.size)
         """The totals' bounds by each set's own branching (the kernel values a node with no depth limit by its own);

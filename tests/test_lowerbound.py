@@ -642,3 +642,24 @@ def test_a_parts_second_guesses_one_after_another_with_one_memo_refine_what_the_
     ledger = PartLedger()
     root_lower_bound(game, (), depth, guesses=[first], only_parts=[r], ledger=ledger)
     assert best == ledger.get(first, r)[0] and work == whole.work
+
+
+@pytest.mark.parametrize(("spec", "bits"), [("mastermind", 16), ("bulls-cows", 16), ("4,7,1", 16), ("6,3,1", 32)])
+def test_the_search_reads_responses_renumbered_in_order_as_narrow_as_they_fit(spec: str, bits: int) -> None:
+    """The search kernel's table (:func:`solver.bounds.search_responses`) holds every response in the narrowest
+    word that fits them (Mastermind's and Bulls-and-Cows' 14 in 16 bits where the encoding needs 25), renumbered
+    in the game's order: the same partitions, the same order of parts, the same winning part."""
+    import numpy as np
+
+    from solver.bounds import mask_bits, search_responses, valid_response_count
+
+    game = Game.from_spec(spec)
+    raw = game.search_arrays().table
+    table, n_resp, win = search_responses(game, raw)
+    assert mask_bits(n_resp) == bits and n_resp == valid_response_count(game) and int(table[0, 0]) == win
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, game.size, 20)
+    for r in rows:
+        a, b = raw[r].astype(np.int64), table[r].astype(np.int64)
+        order = np.argsort(a, kind="stable")
+        assert (np.diff(b[order]) >= 0).all() and ((np.diff(a[order]) == 0) == (np.diff(b[order]) == 0)).all()

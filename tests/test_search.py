@@ -500,10 +500,12 @@ def test_part_counts_and_perfect_splits_agree_with_the_partitions(
     game, cands, absent, uncalled = position
     a = game.arrays(table=True)
     S = np.array(cands, dtype=np.int32)
-    pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)  # whole words, as the searcher's rows
-    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
     parts = _partitions(game, cands)
-    assert list(pc[:game.size]) == [len(p) for p in parts] and not pc[game.size:].any()
+    # in every word width the responses fit (16, 32 and 64 bits: the kernel takes the narrowest)
+    for bits in (b for b in (16, 32, 64) if int(a.table.max()) < b):
+        pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)  # whole words, as the searcher's rows
+        sk.count_parts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc, game.size, bits)
+        assert list(pc[:game.size]) == [len(p) for p in parts] and not pc[game.size:].any(), bits
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
     perfect = [g for g in range(game.size) if len(parts[g]) == len(cands)]
@@ -540,7 +542,7 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     base = n if crit == 0 else 0
     beta = data.draw(st.integers(0, 6 * n + 2))
     pc = np.zeros(-(-game.size // 8) * 8, dtype=np.uint8)
-    sk.part_counts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc)
+    sk.count_parts(a.table, S, np.zeros(game.size, dtype=np.uint64), pc, game.size, game.n_responses)
     inset = np.zeros(game.size, dtype=np.uint8)
     inset[S] = 1
     keys = np.zeros(game.size, dtype=np.int64)
@@ -557,6 +559,41 @@ def test_the_prefilter_drops_only_codes_whose_partition_bound_reaches_beta(
     dropped = [exact[g] for g in canonical if g not in kept]  # the others are one per class
     if dropped:
         assert beta <= fail[0] <= min(dropped)
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions(), st.data())
+def test_a_code_is_dropped_early_only_when_its_partition_bound_reaches_beta(
+        position: tuple[Game, list[int], int, int], data: st.DataObject) -> None:
+    """What the search's early reading of an other code's responses proves (``searchparts.bound_reaches``) is what
+    its exact partition bound (every part's size read) proves: at least ``beta`` exactly when that bound is, and
+    never more than it; its scratch is left zero."""
+    import numpy as np
+
+    from solver import searchparts as sk
+    from solver.bounds import lower_bound_tables
+    from solver.question import INF
+
+    game, cands, _, _ = position
+    a = game.arrays(table=True)
+    S = np.array(cands, dtype=np.int32)
+    n = len(cands)
+    crit = data.draw(st.integers(0, 1))
+    lb = lower_bound_tables(game, game.size)[0, crit]
+    lbrow = lb[data.draw(st.integers(1, lb.shape[0] - 2))]
+    base = n if crit == 0 else 0
+    beta = data.draw(st.integers(0, 6 * n + 2))
+    cnt = np.zeros(game.n_responses + 1, dtype=np.int64)
+    touched = np.zeros(game.n_responses + 1, dtype=np.int64)
+    for g, p in enumerate(_partitions(game, cands)):
+        if g in cands:
+            continue
+        exact = min(INF, base + sum(int(lbrow[c]) for c in p.values()))
+        got = sk.bound_reaches(a.table, S, n, g, lbrow, np.int64(base), np.int64(1 - crit), np.int64(beta), cnt,
+                               touched)
+        assert (got >= 0) == (exact >= beta) and not cnt.any()
+        if got >= 0:
+            assert beta <= got <= exact
 
 
 def test_lower_bound_rows_are_convex() -> None:
