@@ -44,6 +44,9 @@ QUESTIONS: dict[str, tuple[str, list[str], str, int | None]] = {
     "bc-0.2-total": ("bulls-cows", ["0123 0.2"], "total", None),
     "bc-0.1-7movers": ("bulls-cows", ["0123 0.1"], "kmovers", 7),
     "mastermind-4x7-total": ("4,7,1", [], "total", None),
+    # parts of bracketed atlas games: what their whole-game proofs are made of
+    "atlas-4x9-0012-2.0": ("4,9,1", ["0012 2.0"], "total", None),
+    "atlas-5x8-01234-1.1": ("5,8,0", ["01234 1.1"], "total", None),
 }
 
 CHILD = """
