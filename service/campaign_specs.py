@@ -25,7 +25,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from service.campaign_files import CampaignError
@@ -35,6 +34,7 @@ from service.config import Settings
 from service.jobs import manage
 from service.jobs.local_worker import LocalWorker
 from service.jobs.runner import signals_deferred, stopped_by_sigterm
+from service.plugins import installed
 from service.store.jobs import FINAL, JobStore, as_aware
 from service.store.models import Job
 
@@ -55,13 +55,7 @@ def kinds() -> dict[str, CampaignKind]:
 
     Why entry points: the runner names no kind, so a kind is added (or its package left out) without touching
     it, and importing the runner imports none of the kinds' modules until a campaign of that kind is run."""
-    found: dict[str, CampaignKind] = {}
-    for point in entry_points(group=KIND_GROUP):
-        kind = point.load()
-        if not isinstance(kind, CampaignKind) or kind.name != point.name:
-            raise RuntimeError(f"entry point {point.name} = {point.value} is not the campaign kind {point.name!r}")
-        found[point.name] = kind
-    return found
+    return installed(KIND_GROUP, CampaignKind, "campaign kind")  # type: ignore[type-abstract]
 
 
 def kind_of(spec: CampaignSpec) -> CampaignKind:

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
 from service.jobs.plan import JobRequest, Outcome, Plan, UnitSpec, make_plan, tree_plan
 from service.jobs.unit_runs import run_search_unit, run_tree_unit
+from service.plugins import installed
 from service.store.db import Database
 from service.store.jobs import Claim
 from service.store.models import Job, JobUnit
@@ -260,12 +260,7 @@ def kinds() -> dict[str, JobKind]:
     """Every kind of long work installed, by name: the one list the engine reads (each found through
     :data:`JOB_KIND_GROUP`, so that the engine names none of the campaigns' kinds and imports none of their modules
     before a job of theirs is run or shown)."""
-    found: dict[str, JobKind] = {}
-    for point in entry_points(group=JOB_KIND_GROUP):
-        kind = point.load()
-        if not isinstance(kind, JobKind) or kind.name != point.name:
-            raise RuntimeError(f"entry point {point.name} = {point.value} is not the job kind {point.name!r}")
-        found[point.name] = kind
+    found = installed(JOB_KIND_GROUP, JobKind, "job kind")
     owners = [u for k in found.values() for u in k.units]
     if len(set(owners)) != len(owners):
         raise RuntimeError("a unit kind belongs to one job kind")
